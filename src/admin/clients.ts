@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  type AuthMethod,
+  ClientCreateSchema,
+  ClientMetadataPatchSchema,
+  ClientRecordError,
+  type ClientMetadata,
+  newClientMetadata,
+  patchClientMetadata,
+} from '../clients/record.js';
+import { randomSecret, sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { scopeNames } from '../oauth/scope.js';
+import type { Client, SecretChange } from '../store/clients.js';
+import type { AdminDeps } from './index.js';
+import { conflict, notFound, parseInput } from './validate.js';
+
+type Params = { Params: { realm: string; client_id: string } };
+
+/** Methods that authenticate with the generated client secret. */
+const SECRET_METHODS: ReadonlySet<AuthMethod> = new Set(['client_secret_basic', 'client_secret_post']);
+
+export function clientView(client: Client) {
+  const { realm: _realm, secretHash: _secretHash, createdAt, ...record } = client;
+  return { ...record, client_id_issued_at: Math.floor(createdAt.getTime() / 1000) };
+}
+
+/** The response that reveals a new secret: the only time it is ever shown (RFC 7591 §3.2.1). */
+const withSecret = (client: Client, secret: string | undefined) =>
+  secret === undefined ? clientView(client) : { ...clientView(client), client_secret: secret, client_secret_expires_at: 0 };
+
+function checkedMetadata(build: () => ClientMetadata): ClientMetadata {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof ClientRecordError) throw new OAuthError('invalid_request', error.message);
+    throw error;
+  }
+}
+
+/** `/admin/realms/{realm}/clients` (CONTRACT.md §5). */
+export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
+  const checkScopesExist = async (realm: string, scope: string | undefined): Promise<void> => {
+    if (scope === undefined) return;
+    const missing = await store.scopes.missing(realm, scopeNames(scope));
+    if (missing.length > 0) throw new OAuthError('invalid_request', `scope: not defined in this realm: ${missing.join(' ')}`);
+  };
+
+  return async (app) => {
+    app.get<Params>('/clients', async (request) => (await store.clients.list(request.params.realm)).map(clientView));
+
+    app.post<Params>('/clients', async (request, reply) => {
+      const realm = request.params.realm;
+      const { client_id: requestedId, ...input } = parseInput(ClientCreateSchema, request.body);
+      const metadata = checkedMetadata(() => newClientMetadata(input));
+      await checkScopesExist(realm, metadata.scope);
+      const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
+      const client = await store.clients.create(realm, requestedId ?? randomUUID(), metadata, secret ? sha256(secret) : undefined);
+      if (!client) throw conflict('a client with this client_id exists in the realm');
+      return reply.code(201).send(withSecret(client, secret));
+    });
+
+    app.get<Params>('/clients/:client_id', async (request) => {
+      const client = await store.clients.get(request.params.realm, request.params.client_id);
+      if (!client) throw notFound('client');
+      return clientView(client);
+    });
+
+    app.patch<Params>('/clients/:client_id', async (request) => {
+      const { realm, client_id: clientId } = request.params;
+      const patch = parseInput(ClientMetadataPatchSchema, request.body);
+      await checkScopesExist(realm, patch.scope);
+      let newSecret: string | undefined;
+      const client = await store.clients.update(realm, clientId, (current) => {
+        const metadata = checkedMetadata(() => patchClientMetadata(current, patch));
+        let secret: SecretChange = { keep: true };
+        if (!SECRET_METHODS.has(metadata.token_endpoint_auth_method)) {
+          secret = { hash: null };
+        } else if (!current.secretHash) {
+          newSecret = randomSecret(); // it now authenticates with a secret it never had
+          secret = { hash: sha256(newSecret) };
+        }
+        return { metadata, secret };
+      });
+      if (!client) throw notFound('client');
+      return withSecret(client, newSecret);
+    });
+
+    app.delete<Params>('/clients/:client_id', async (request, reply) => {
+      if (!(await store.clients.delete(request.params.realm, request.params.client_id))) throw notFound('client');
+      return reply.code(204).send();
+    });
+
+    app.post<Params>('/clients/:client_id/secret', async (request) => {
+      const { realm, client_id: clientId } = request.params;
+      const current = await store.clients.get(realm, clientId);
+      if (!current) throw notFound('client');
+      if (!SECRET_METHODS.has(current.token_endpoint_auth_method)) {
+        throw new OAuthError('invalid_request', `a client using ${current.token_endpoint_auth_method} has no secret`);
+      }
+      const secret = randomSecret();
+      if (!(await store.clients.rotateSecret(realm, clientId, sha256(secret)))) throw notFound('client');
+      return { client_id: clientId, client_secret: secret };
+    });
+  };
+}

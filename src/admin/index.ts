@@ -1,0 +1,34 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Store } from '../store/index.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { resolveRealmFromPath } from '../realms/resolve.js';
+import { requireAdminToken } from './auth.js';
+import { clientRoutes } from './clients.js';
+import { keyRoutes } from './keys.js';
+import { realmRoutes } from './realms.js';
+import { scopeRoutes } from './scopes.js';
+import { userRoutes } from './users.js';
+
+export const ADMIN_BODY_LIMIT = 256 * 1024;
+
+export interface AdminDeps {
+  store: Store;
+  encryption: KeyEncryption;
+  baseUrl: string;
+}
+
+/** The admin API (CONTRACT.md §5): JSON only, behind the admin token. */
+export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
+  return async (app) => {
+    requireAdminToken(app, deps.adminTokenHash);
+    app.removeContentTypeParser('text/plain');
+    await app.register(realmRoutes(deps));
+    await app.register(async (realmScope) => {
+      resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');
+      await realmScope.register(clientRoutes(deps));
+      await realmScope.register(userRoutes(deps));
+      await realmScope.register(scopeRoutes(deps));
+      await realmScope.register(keyRoutes(deps));
+    }, { prefix: '/realms/:realm' });
+  };
+}

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
+import { RealmSettingsPatchSchema } from '../realms/settings.js';
+import type { Realm } from '../store/realms.js';
+import { generateRealmKeys } from '../tokens/signing-keys.js';
+import type { AdminDeps } from './index.js';
+import { conflict, notFound, parseInput } from './validate.js';
+
+const RealmCreateSchema = z.strictObject({
+  name: z.string().superRefine((name, ctx) => {
+    const problem = realmNameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  settings: RealmSettingsPatchSchema.optional(),
+});
+const RealmPatchSchema = z.strictObject({ settings: RealmSettingsPatchSchema });
+
+export function realmView(realm: Realm, baseUrl: string) {
+  return {
+    name: realm.name,
+    issuer: issuerOf(baseUrl, realm.name),
+    settings: realm.settings,
+    created_at: realm.createdAt.toISOString(),
+  };
+}
+
+/** `/admin/realms`: list, create (with its keys and built-in scopes), read, merge settings, delete. */
+export function realmRoutes({ store, encryption, baseUrl }: AdminDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/realms', async () => (await store.realms.list()).map((realm) => realmView(realm, baseUrl)));
+
+    app.post('/realms', async (request, reply) => {
+      const input = parseInput(RealmCreateSchema, request.body);
+      if (await store.realms.get(input.name)) throw conflict('a realm with this name exists');
+      const keys = await generateRealmKeys(input.name, encryption);
+      const realm = await store.realms.create(input.name, input.settings ?? {}, keys);
+      if (!realm) throw conflict('a realm with this name exists');
+      return reply.code(201).send(realmView(realm, baseUrl));
+    });
+
+    app.get<{ Params: { realm: string } }>('/realms/:realm', async (request) => {
+      const realm = await store.realms.get(request.params.realm);
+      if (!realm) throw notFound('realm');
+      return realmView(realm, baseUrl);
+    });
+
+    app.patch<{ Params: { realm: string } }>('/realms/:realm', async (request) => {
+      const input = parseInput(RealmPatchSchema, request.body);
+      const realm = await store.realms.updateSettings(request.params.realm, input.settings);
+      if (!realm) throw notFound('realm');
+      return realmView(realm, baseUrl);
+    });
+
+    app.delete<{ Params: { realm: string } }>('/realms/:realm', async (request, reply) => {
+      if (request.params.realm === ROOT_REALM) throw conflict('the root realm always exists and cannot be deleted');
+      if (!(await store.realms.delete(request.params.realm))) throw notFound('realm');
+      return reply.code(204).send();
+    });
+  };
+}

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../oauth/scope.js';
+import type { AdminDeps } from './index.js';
+import { conflict, notFound, parseInput } from './validate.js';
+
+type Params = { Params: { realm: string; name: string } };
+
+const ScopeNameSchema = z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)');
+const ScopePutSchema = z.strictObject({ description: z.string().max(1000) });
+const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
+
+/** `/admin/realms/{realm}/scopes`: what clients may request, with the text the consent page shows. */
+export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get<Params>('/scopes', async (request) => store.scopes.list(request.params.realm));
+
+    app.get<Params>('/scopes/:name', async (request) => {
+      const scope = await store.scopes.get(request.params.realm, request.params.name);
+      if (!scope) throw notFound('scope');
+      return scope;
+    });
+
+    app.put<Params>('/scopes/:name', async (request, reply) => {
+      const name = parseInput(ScopeNameSchema, request.params.name);
+      const { description } = parseInput(ScopePutSchema, request.body);
+      const { scope, created } = await store.scopes.put(request.params.realm, name, description);
+      return reply.code(created ? 201 : 200).send(scope);
+    });
+
+    app.delete<Params>('/scopes/:name', async (request, reply) => {
+      const { realm, name } = request.params;
+      if (BUILTIN.has(name)) throw conflict(`${name} exists in every realm and cannot be deleted`);
+      const users = await store.clients.usingScope(realm, name);
+      if (users.length > 0) throw conflict(`the scope is used by clients: ${users.join(', ')}`);
+      if (!(await store.scopes.delete(realm, name))) throw notFound('scope');
+      return reply.code(204).send();
+    });
+  };
+}

@@ -1,0 +1,73 @@
+import type { ServerOptions as HttpsServerOptions } from 'node:https';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
+import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
+import type { Config } from './config.js';
+import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
+import { clientCredentialsGrant } from './grants/client-credentials.js';
+import { GrantRegistry } from './grants/grant-handler.js';
+import { errorHandling } from './http/error-handler.js';
+import { healthRoutes } from './http/health.js';
+import { metrics } from './http/metrics.js';
+import { requestLog } from './http/request-log.js';
+import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
+import type { Store } from './store/index.js';
+import { TokenIssuer } from './tokens/issuer.js';
+import type { KeyEncryption } from './tokens/key-encryption.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'baseUrl' | 'trustProxy'>;
+  store: Store;
+  encryption: KeyEncryption;
+  adminTokenHash: Buffer;
+  logger?: FastifyBaseLogger;
+  https?: HttpsServerOptions;
+  /** Expired-row cleanup; `false` turns it off. */
+  cleanup?: CleanupOptions | false;
+}
+
+/**
+ * The application, apart from the process that runs it: every plugin registered
+ * explicitly. It owns the store from here on and closes it in `onClose`.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, store } = deps;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    ...(deps.https ? { https: deps.https } : {}),
+    trustProxy: config.trustProxy,
+    bodyLimit: ADMIN_BODY_LIMIT,
+    // src/http/request-log.ts logs one redacted line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
+
+  const issuer = new TokenIssuer(store.tokens);
+  const grants = new GrantRegistry([clientCredentialsGrant(issuer)]);
+  const endpointDeps = {
+    store,
+    baseUrl: config.baseUrl,
+    grants,
+    capabilities: { grantTypes: grants.types, clientAuthMethods: [...CLIENT_AUTH_METHODS.keys()] },
+  };
+
+  await app.register(errorHandling);
+  await app.register(requestLog);
+  await app.register(metrics);
+  await app.register(healthRoutes(store));
+  await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2' });
+  await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
+  await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
+  await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
+  await app.register(
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash }),
+    { prefix: '/admin' },
+  );
+
+  const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
+  const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log as never }) : undefined;
+  app.addHook('onClose', async () => {
+    await stopCleanup?.();
+    await store.close();
+  });
+  return app;
+}

@@ -1,0 +1,52 @@
+import type { Logger } from 'pino';
+import { type AdminToken, resolveAdminToken } from './admin/admin-token.js';
+import { type Config, ConfigError } from './config.js';
+import { ROOT_REALM } from './realms/names.js';
+import type { Db } from './store/db.js';
+import { type Store, createStore } from './store/index.js';
+import { migrate } from './store/migrate.js';
+import { createPgDb } from './store/pg.js';
+import { createPgliteDb } from './store/pglite.js';
+import { insertRealm } from './store/realms.js';
+import { KeyEncryption } from './tokens/key-encryption.js';
+import { decryptSigningKey, generateRealmKeys } from './tokens/signing-keys.js';
+
+export function openDb(config: Config, logger?: Logger): Promise<Db> {
+  return config.databaseUrl
+    ? Promise.resolve(createPgDb(config.databaseUrl, logger ? { logger } : {}))
+    : createPgliteDb(config.dataDir);
+}
+
+export interface Prepared {
+  store: Store;
+  encryption: KeyEncryption;
+  adminToken: AdminToken;
+}
+
+/**
+ * Makes a database ready to serve: migrations applied, the root realm present with its
+ * keys, MASTER_KEY checked against them, the admin token known.
+ */
+export async function prepare(db: Db, options: { masterKey: Buffer; adminToken: string | undefined; logger?: Logger }): Promise<Prepared> {
+  const applied = await migrate(db);
+  if (applied.length > 0) options.logger?.info({ migrations: applied }, 'migrations applied');
+  const store = await createStore(db, options.logger);
+  const encryption = new KeyEncryption(options.masterKey);
+  await ensureRootRealm(store, encryption);
+  const adminToken = await resolveAdminToken(options.adminToken, store.serverState);
+  return { store, encryption, adminToken };
+}
+
+async function ensureRootRealm(store: Store, encryption: KeyEncryption): Promise<void> {
+  if (!(await store.realms.get(ROOT_REALM))) {
+    const keys = await generateRealmKeys(ROOT_REALM, encryption);
+    // Of instances starting together, one inserts; the others' keys are discarded.
+    await store.db.transaction((tx) => insertRealm(tx, ROOT_REALM, {}, keys));
+  }
+  const [key] = await store.signingKeys.current(ROOT_REALM);
+  try {
+    if (key) await decryptSigningKey(ROOT_REALM, key, encryption);
+  } catch {
+    throw new ConfigError('invalid configuration: MASTER_KEY: it does not decrypt the stored signing keys');
+  }
+}

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { SCOPE_TOKEN } from '../oauth/scope.js';
+
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:openid:params:grant-type:ciba',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:saml2-bearer',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+export const AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'tls_client_auth',
+  'self_signed_tls_client_auth',
+  'none',
+] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** RFC 6749 Appendix A.1 allows any VSCHAR; we keep to characters that need no escaping in a URL path. */
+const CLIENT_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:']);
+
+/**
+ * A redirect URI is absolute and has no fragment (RFC 6749 §3.1.2); https, http on a loopback
+ * host, or a private-use scheme of a native app (RFC 8252 §7).
+ */
+const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
+    return;
+  }
+  if (url.hash || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) ctx.addIssue({ code: 'custom', message: `the ${url.protocol} scheme is not allowed` });
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    ctx.addIssue({ code: 'custom', message: 'http is allowed only for loopback hosts; use https' });
+  }
+});
+
+const jwk = z.looseObject({ kty: z.string() });
+
+/** The client record of CONTRACT.md §5, every field named as RFC 7591 names it. */
+const clientFields = {
+  client_type: z.enum(['confidential', 'public']),
+  client_name: z.string().max(200),
+  redirect_uris: z.array(redirectUri).max(50),
+  post_logout_redirect_uris: z.array(redirectUri).max(50),
+  scope: z
+    .string()
+    .max(4000)
+    .refine((value) => value === '' || value.split(' ').every((token) => SCOPE_TOKEN.test(token)), {
+      error: 'must be scope names separated by single spaces',
+    }),
+  grant_types: z
+    .array(z.enum(GRANT_TYPES))
+    .refine((types) => new Set(types).size === types.length, 'grant types must not repeat'),
+  token_endpoint_auth_method: z.enum(AUTH_METHODS),
+  require_pkce: z.boolean(),
+  skip_consent: z.boolean(),
+  jwks: z.strictObject({ keys: z.array(jwk).max(20) }).optional(),
+  jwks_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
+  tls_client_auth_subject_dn: z.string().min(1).max(1000).optional(),
+  tls_client_certificate_bound_access_tokens: z.boolean(),
+  introspect_any_token: z.boolean(),
+  id_token_signed_response_alg: z.enum(['RS256', 'ES256']),
+};
+
+const ClientMetadataSchema = z.strictObject(clientFields);
+export type ClientMetadata = z.output<typeof ClientMetadataSchema>;
+export interface ClientRecord extends ClientMetadata {
+  client_id: string;
+}
+
+const CLEARABLE = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn'] as const;
+
+/**
+ * What an admin may send: any subset of the metadata; `client_id` only when creating.
+ * `null` clears an optional field.
+ */
+export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
+  jwks: clientFields.jwks.nullable(),
+  jwks_uri: clientFields.jwks_uri.nullable(),
+  tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),
+});
+export type ClientMetadataPatch = z.output<typeof ClientMetadataPatchSchema>;
+export const ClientCreateSchema = ClientMetadataPatchSchema.extend({
+  client_id: z.string().regex(CLIENT_ID, 'must be 1 to 128 characters of A-Z a-z 0-9 . _ ~ : @ -').optional(),
+});
+
+function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
+  return {
+    client_type: type,
+    client_name: '',
+    redirect_uris: [],
+    post_logout_redirect_uris: [],
+    scope: '',
+    grant_types: ['authorization_code'], // RFC 7591 §2
+    token_endpoint_auth_method: type === 'public' ? 'none' : 'client_secret_basic',
+    require_pkce: false,
+    skip_consent: false,
+    tls_client_certificate_bound_access_tokens: false,
+    introspect_any_token: false,
+    id_token_signed_response_alg: 'RS256',
+  };
+}
+
+/** Rules between fields; each problem names its field. */
+function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMetadata; message: string }> {
+  const problems: Array<{ field: keyof ClientMetadata; message: string }> = [];
+  const isPublic = m.client_type === 'public';
+  if (isPublic !== (m.token_endpoint_auth_method === 'none')) {
+    problems.push({
+      field: 'token_endpoint_auth_method',
+      message: isPublic ? 'a public client authenticates with "none"' : 'a confidential client cannot use "none"',
+    });
+  }
+  if (isPublic && m.grant_types.includes('client_credentials')) {
+    problems.push({ field: 'grant_types', message: 'client_credentials is for confidential clients only (RFC 6749 §4.4)' });
+  }
+  if (isPublic && m.introspect_any_token) {
+    problems.push({ field: 'introspect_any_token', message: 'public clients cannot introspect' });
+  }
+  if (m.grant_types.includes('authorization_code') && m.redirect_uris.length === 0) {
+    problems.push({ field: 'redirect_uris', message: 'at least one is required for authorization_code' });
+  }
+  if (m.jwks && m.jwks_uri) problems.push({ field: 'jwks_uri', message: 'give jwks or jwks_uri, not both' });
+  const needsKeys = m.token_endpoint_auth_method === 'private_key_jwt' || m.token_endpoint_auth_method === 'self_signed_tls_client_auth';
+  if (needsKeys && !m.jwks && !m.jwks_uri) {
+    problems.push({ field: 'jwks', message: `${m.token_endpoint_auth_method} needs jwks or jwks_uri` });
+  }
+  if (m.token_endpoint_auth_method === 'tls_client_auth' && !m.tls_client_auth_subject_dn) {
+    problems.push({ field: 'tls_client_auth_subject_dn', message: 'tls_client_auth needs it' });
+  }
+  return problems;
+}
+
+function merge(base: ClientMetadata, patch: ClientMetadataPatch): ClientMetadata {
+  const merged = { ...base } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null && (CLEARABLE as readonly string[]).includes(field)) delete merged[field];
+    else merged[field] = value;
+  }
+  return merged as unknown as ClientMetadata;
+}
+
+export class ClientRecordError extends Error {
+  override name = 'ClientRecordError';
+}
+
+function checked(metadata: ClientMetadata): ClientMetadata {
+  const problems = consistencyProblems(metadata);
+  if (problems.length > 0) {
+    throw new ClientRecordError(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
+  }
+  return metadata;
+}
+
+/** The full metadata of a new client: what was sent, defaults for the rest, fields consistent. */
+export function newClientMetadata(input: ClientMetadataPatch): ClientMetadata {
+  return checked(merge(defaultsFor(input.client_type ?? 'confidential'), input));
+}
+
+/** PATCH merges: only the fields sent change. A change of type brings that type's default auth method. */
+export function patchClientMetadata(current: ClientMetadata, patch: ClientMetadataPatch): ClientMetadata {
+  const merged = merge(current, patch);
+  if (patch.client_type && patch.client_type !== current.client_type && !patch.token_endpoint_auth_method) {
+    merged.token_endpoint_auth_method = defaultsFor(patch.client_type).token_endpoint_auth_method;
+  }
+  return checked(merged);
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/** The environment variables of CONTRACT.md §1, parsed once into a frozen Config. */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'], { error: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const port = z.coerce
+  .number({ error: 'expected a port number' })
+  .int('expected a port number')
+  .min(0, 'expected a port number between 0 and 65535')
+  .max(65535, 'expected a port number between 0 and 65535');
+
+const publicOrigin = z
+  .url({ protocol: /^https?$/, error: 'expected an http(s) origin such as https://auth.example.com' })
+  .transform((value) => new URL(value))
+  .refine((url) => (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash, {
+    error: 'expected an origin without path, query or fragment',
+  })
+  .transform((url) => url.origin);
+
+const masterKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}$/, 'expected 32 bytes encoded as base64url (43 characters)')
+  .transform((value) => Buffer.from(value, 'base64url'));
+
+const EnvSchema = z.object({
+  PORT: port.default(9000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: optionalText.pipe(publicOrigin.optional()),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })
+      .optional(),
+  ),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'expected at least 16 characters').optional()),
+  MASTER_KEY: optionalText.pipe(masterKey.optional()),
+  TRUST_PROXY: booleanFlag.default(false),
+  CLIENT_CERT_HEADER: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'expected an HTTP header name')
+      .transform((name) => name.toLowerCase())
+      .optional(),
+  ),
+  TLS_CERT: optionalText,
+  TLS_KEY: optionalText,
+  TLS_CA: optionalText,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Public origin; every issuer and public URL derives from it, never from the Host header. */
+  readonly baseUrl: string;
+  readonly databaseUrl: string | undefined;
+  /** Embedded store location, or `memory://`. */
+  readonly dataDir: string;
+  readonly adminToken: string | undefined;
+  readonly masterKey: Buffer | undefined;
+  readonly trustProxy: boolean;
+  readonly clientCertHeader: string | undefined;
+  readonly tls: { readonly cert: string; readonly key: string; readonly ca: string | undefined } | undefined;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.TLS_CERT) !== Boolean(e.TLS_KEY)) {
+    throw new ConfigError(`invalid configuration: ${e.TLS_CERT ? 'TLS_KEY' : 'TLS_CERT'}: TLS_CERT and TLS_KEY go together`);
+  }
+  if (e.DATABASE_URL && !e.MASTER_KEY) {
+    throw new ConfigError('invalid configuration: MASTER_KEY: required with DATABASE_URL (32 bytes, base64url)');
+  }
+  const scheme = e.TLS_CERT ? 'https' : 'http';
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: e.BASE_URL ?? `${scheme}://localhost:${e.PORT}`,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    adminToken: e.ADMIN_TOKEN,
+    masterKey: e.MASTER_KEY,
+    trustProxy: e.TRUST_PROXY,
+    clientCertHeader: e.CLIENT_CERT_HEADER,
+    tls: e.TLS_CERT && e.TLS_KEY ? Object.freeze({ cert: e.TLS_CERT, key: e.TLS_KEY, ca: e.TLS_CA }) : undefined,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,51 @@
+import formBody from '@fastify/formbody';
+import type { FastifyPluginAsync } from 'fastify';
+import type { GrantRegistry } from '../grants/grant-handler.js';
+import { resolveRealmFromPath } from '../realms/resolve.js';
+import type { Store } from '../store/index.js';
+import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
+import { introspectionEndpoint } from './introspect.js';
+import { jwksEndpoint } from './jwks.js';
+import { revocationEndpoint } from './revoke.js';
+import { tokenEndpoint } from './token.js';
+
+/** Form bodies of OAuth endpoints are small; SAML assertions are the largest expected. */
+export const OAUTH_BODY_LIMIT = 64 * 1024;
+
+export interface EndpointDeps {
+  store: Store;
+  baseUrl: string;
+  grants: GrantRegistry;
+  capabilities: ServerCapabilities;
+}
+
+/**
+ * Every endpoint of a realm, below its issuer path (mounted at `/oauth2` for the root
+ * realm and `/oauth2/:realm` for the others). Bodies are form-encoded only; responses
+ * are `no-store` unless an endpoint says otherwise.
+ */
+export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
+  const { store } = deps;
+  return async (app) => {
+    resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
+    app.removeAllContentTypeParsers();
+    await app.register(formBody, { bodyLimit: OAUTH_BODY_LIMIT });
+    app.addHook('onSend', async (_request, reply) => {
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    });
+
+    await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
+    await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
+    await app.register(tokenEndpoint({ grants: deps.grants, clients: store.clients }));
+    await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens }));
+    await app.register(revocationEndpoint({ clients: store.clients, tokens: store.tokens }));
+  };
+}
+
+/** RFC 8414 §3: `{BASE_URL}/.well-known/oauth-authorization-server/oauth2[/realm]`. */
+export function wellKnownMetadata(deps: EndpointDeps): FastifyPluginAsync {
+  return async (app) => {
+    resolveRealmFromPath(app, deps.store.realms, deps.baseUrl, 'endpoints');
+    await app.register(discoveryEndpoint({ scopes: deps.store.scopes, capabilities: deps.capabilities }, '/'));
+  };
+}

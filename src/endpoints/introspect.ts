@@ -1,0 +1,48 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { authenticateClient } from '../client-auth/authenticate.js';
+import { sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { formParams } from '../http/form-params.js';
+import type { ClientStore } from '../store/clients.js';
+import type { TokenStore } from '../store/tokens.js';
+
+const INACTIVE = Object.freeze({ active: false });
+
+/**
+ * Token introspection (RFC 7662). A confidential client of the realm may introspect the
+ * tokens issued to it, or any token of the realm with `introspect_any_token`. Whatever is
+ * not an active token it may see is `{active: false}` alone.
+ */
+export function introspectionEndpoint(deps: { clients: ClientStore; tokens: TokenStore }): FastifyPluginAsync {
+  return async (app) => {
+    app.post('/introspect', async (request) => {
+      const realm = request.realm;
+      const client = await authenticateClient(request, realm, deps.clients);
+      if (client.client_type === 'public') throw new OAuthError('invalid_client', 'public clients cannot introspect');
+      const { token } = formParams(request.body, ['token', 'token_type_hint']);
+      if (!token) throw new OAuthError('invalid_request', 'token is required');
+
+      const stored = await deps.tokens.find(sha256(token));
+      if (
+        !stored ||
+        stored.realm !== realm.name ||
+        stored.revokedAt ||
+        stored.expiresAt.getTime() <= Date.now() ||
+        (stored.clientId !== client.client_id && !client.introspect_any_token)
+      ) {
+        return INACTIVE;
+      }
+      return {
+        active: true,
+        scope: stored.scope,
+        client_id: stored.clientId,
+        sub: stored.subject,
+        token_type: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
+        exp: Math.floor(stored.expiresAt.getTime() / 1000),
+        iat: Math.floor(stored.issuedAt.getTime() / 1000),
+        iss: realm.issuer,
+        realm: realm.name,
+      };
+    });
+  };
+}

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { authenticateClient } from '../client-auth/authenticate.js';
+import { sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { formParams } from '../http/form-params.js';
+import type { ClientStore } from '../store/clients.js';
+import type { TokenStore } from '../store/tokens.js';
+
+/**
+ * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
+ * revokes its whole grant. Unknown, expired and already revoked tokens answer 200 too.
+ */
+export function revocationEndpoint(deps: { clients: ClientStore; tokens: TokenStore }): FastifyPluginAsync {
+  return async (app) => {
+    app.post('/token/revoke', async (request, reply) => {
+      const realm = request.realm;
+      const client = await authenticateClient(request, realm, deps.clients);
+      const { token } = formParams(request.body, ['token', 'token_type_hint']);
+      if (!token) throw new OAuthError('invalid_request', 'token is required');
+
+      const hash = sha256(token);
+      const stored = await deps.tokens.find(hash);
+      const live = stored && stored.realm === realm.name && !stored.revokedAt && stored.expiresAt.getTime() > Date.now();
+      if (live) {
+        // RFC 7009 §2.1: the server verifies the token was issued to the client making the request.
+        if (stored.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+        if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId);
+        else await deps.tokens.revoke(hash);
+      }
+      return reply.code(200).send();
+    });
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The one error type of the server. Its code is what the client sees; its description is
+ * written for the client and never carries secrets or internal detail; `cause` is for logs.
+ */
+export type ErrorCode =
+  // RFC 6749 §5.2 and §4.1.2.1
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  // RFC 6750 §3.1
+  | 'invalid_token'
+  | 'insufficient_scope'
+  // RFC 7009 §2.2.1
+  | 'unsupported_token_type'
+  // admin API and routing (CONTRACT.md §5)
+  | 'not_found'
+  | 'conflict';
+
+const defaultStatus: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  access_denied: 403,
+  unsupported_response_type: 400,
+  server_error: 500,
+  temporarily_unavailable: 503,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  unsupported_token_type: 400,
+  not_found: 404,
+  conflict: 409,
+};
+
+export interface OAuthErrorOptions {
+  status?: number;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly description?: string,
+    options: OAuthErrorOptions = {},
+  ) {
+    super(description ?? code, { cause: options.cause });
+    this.status = options.status ?? defaultStatus[code];
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): { error: ErrorCode; error_description?: string } {
+    return this.description === undefined ? { error: this.code } : { error: this.code, error_description: this.description };
+  }
+}
+
+/** The store could not be reached: the request may succeed later (503). */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}

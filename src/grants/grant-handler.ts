@@ -1,0 +1,39 @@
+import type { GrantType } from '../clients/record.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import type { TokenResponse } from '../tokens/issuer.js';
+
+export interface GrantRequest<Param extends string> {
+  readonly realm: RequestRealm;
+  /** Authenticated, and allowed this grant type by its record. */
+  readonly client: Client;
+  /** The grant's own parameters, each present at most once; all others stripped. */
+  readonly params: Readonly<Partial<Record<Param, string>>>;
+}
+
+/**
+ * One grant type at the token endpoint. The endpoint authenticates the client, checks
+ * that its record lists the grant type, and passes only the parameters named here.
+ */
+export interface GrantHandler<Param extends string = string> {
+  readonly type: GrantType;
+  readonly parameters: readonly Param[];
+  handle(request: GrantRequest<Param>): Promise<TokenResponse>;
+}
+
+/** The grant handlers of the token endpoint, by grant type. */
+export class GrantRegistry {
+  private readonly handlers: ReadonlyMap<string, GrantHandler>;
+
+  constructor(handlers: readonly GrantHandler[]) {
+    this.handlers = new Map(handlers.map((handler) => [handler.type, handler]));
+  }
+
+  get(type: string): GrantHandler | undefined {
+    return this.handlers.get(type);
+  }
+
+  get types(): GrantType[] {
+    return [...this.handlers.values()].map((handler) => handler.type);
+  }
+}

@@ -1,0 +1,47 @@
+import type { FastifyError } from 'fastify';
+import fp from 'fastify-plugin';
+import { OAuthError, StoreUnavailableError } from '../errors.js';
+
+/** Fastify's own request errors, answered in the contract's shape without echoing input. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; description: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, description: 'the request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, description: 'unsupported content type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, description: 'the content length does not match the body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, description: 'the JSON body is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, description: 'the body is not valid JSON' },
+};
+
+/** Maps anything thrown to the error a client may see; internal detail stays in the log. */
+export function toClientError(error: unknown): OAuthError {
+  if (error instanceof OAuthError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new OAuthError('temporarily_unavailable', 'the service is temporarily unavailable', { headers: { 'retry-after': '1' } });
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (known) return new OAuthError('invalid_request', known.description, { status: known.status });
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new OAuthError('invalid_request', 'the body is not valid JSON');
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new OAuthError('invalid_request', 'the request is malformed', { status: fastifyError.statusCode });
+  }
+  return new OAuthError('server_error', 'an internal error occurred');
+}
+
+export const errorHandling = fp(
+  async (app) => {
+    app.setErrorHandler(async (error, request, reply) => {
+      const clientError = toClientError(error);
+      if (clientError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply
+        .code(clientError.status)
+        .headers({ ...clientError.headers, 'cache-control': 'no-store' })
+        .send(clientError.toJSON());
+    });
+    app.setNotFoundHandler(async (_request, reply) =>
+      reply.code(404).header('cache-control', 'no-store').send(new OAuthError('not_found', 'no such resource').toJSON()),
+    );
+  },
+  { name: 'realmgate-errors' },
+);

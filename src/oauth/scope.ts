@@ -1,0 +1,24 @@
+/** scope-token of RFC 6749 §3.3: printable ASCII except space, `"` and `\`. */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** The scope names of a space-separated scope string, each once, in their first order. */
+export function scopeNames(scope: string): string[] {
+  return [...new Set(scope.split(' ').filter((name) => name !== ''))];
+}
+
+export function isScopeString(scope: string): boolean {
+  return scope.split(' ').every((name) => name === '' || SCOPE_TOKEN.test(name));
+}
+
+/** Names in `requested` that `allowed` does not contain. */
+export function scopesOutside(requested: readonly string[], allowed: readonly string[]): string[] {
+  const permitted = new Set(allowed);
+  return requested.filter((name) => !permitted.has(name));
+}
+
+/** Scopes that exist in every realm (CONTRACT.md §5); their descriptions may be changed, not removed. */
+export const BUILTIN_SCOPES: ReadonlyArray<{ name: string; description: string }> = [
+  { name: 'openid', description: 'Sign you in with your account' },
+  { name: 'profile', description: 'See your name and basic profile' },
+  { name: 'email', description: 'See your email address' },
+];

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
+const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);
+
+/** Realm settings of CONTRACT.md §5. */
+const settingFields = {
+  oauth2_enabled: z.boolean(),
+  code_lifetime: seconds,
+  access_token_lifetime: seconds,
+  refresh_token_lifetime: seconds,
+  issue_refresh_tokens: z.boolean(),
+  rotate_refresh_tokens: z.boolean(),
+  stateless_tokens: z.boolean(),
+  signing_alg: z.enum(['ES256', 'RS256']),
+  require_pkce: z.boolean(),
+  allow_consent_bypass: z.boolean(),
+  require_par: z.boolean(),
+  par_lifetime: seconds,
+  device_code_lifetime: seconds,
+  device_poll_interval: seconds,
+  ciba_lifetime: seconds,
+  ciba_poll_interval: seconds,
+  open_registration: z.boolean(),
+  authentication: z
+    .array(z.enum(['password', 'otp', 'passkey']))
+    .min(1)
+    .refine((steps) => new Set(steps).size === steps.length, 'steps must not repeat'),
+};
+
+export type RealmSettings = Readonly<{ [K in keyof typeof settingFields]: z.output<(typeof settingFields)[K]> }>;
+
+export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
+  oauth2_enabled: true,
+  code_lifetime: 120,
+  access_token_lifetime: 3600,
+  refresh_token_lifetime: 604800,
+  issue_refresh_tokens: true,
+  rotate_refresh_tokens: true,
+  stateless_tokens: false,
+  signing_alg: 'ES256',
+  require_pkce: false,
+  allow_consent_bypass: false,
+  require_par: false,
+  par_lifetime: 90,
+  device_code_lifetime: 300,
+  device_poll_interval: 5,
+  ciba_lifetime: 600,
+  ciba_poll_interval: 2,
+  open_registration: false,
+  authentication: ['password'],
+});
+
+/** Settings as sent by an admin: any subset, each value checked, unknown names refused. */
+export const RealmSettingsPatchSchema = z.strictObject(settingFields).partial();
+export type RealmSettingsPatch = z.output<typeof RealmSettingsPatchSchema>;
+
+/**
+ * A realm stores only the settings an admin set; the defaults (including settings added by
+ * later versions) fill the rest when it is read.
+ */
+export function resolveSettings(stored: RealmSettingsPatch): RealmSettings {
+  return Object.freeze({ ...DEFAULT_SETTINGS, ...stored });
+}

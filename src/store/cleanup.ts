@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Db } from './db.js';
+
+/**
+ * Deleting expired rows in small batches keeps each statement short, so that the cleanup
+ * never holds locks or I/O long enough to be felt by the token endpoint; instances running
+ * it together skip each other's rows.
+ */
+const BATCH_STATEMENTS = {
+  tokens: `DELETE FROM tokens WHERE ctid = ANY (ARRAY(
+             SELECT ctid FROM tokens WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED))`,
+  signing_keys: `DELETE FROM signing_keys WHERE ctid = ANY (ARRAY(
+                   SELECT ctid FROM signing_keys WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED))`,
+} as const;
+
+export interface CleanupOptions {
+  intervalMs: number;
+  batchSize: number;
+  /** Pause between two batches of one run. */
+  pauseMs: number;
+  logger?: Logger;
+}
+
+export const DEFAULT_CLEANUP: CleanupOptions = { intervalMs: 60_000, batchSize: 500, pauseMs: 20 };
+
+/** Deletes every expired row, a batch at a time; returns how many were deleted. */
+export async function deleteExpired(db: Db, options: Pick<CleanupOptions, 'batchSize' | 'pauseMs'>, stopped = () => false): Promise<number> {
+  let total = 0;
+  for (const statement of Object.values(BATCH_STATEMENTS)) {
+    for (;;) {
+      const { rowCount } = await db.query(statement, [options.batchSize]);
+      total += rowCount;
+      if (rowCount < options.batchSize || stopped()) break;
+      await sleep(options.pauseMs);
+    }
+  }
+  return total;
+}
+
+/** Runs `deleteExpired` periodically until the returned stop function is called. */
+export function startCleanup(db: Db, options: CleanupOptions): () => Promise<void> {
+  let stopping = false;
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return; // the previous run is still deleting
+    running = deleteExpired(db, options, () => stopping)
+      .then((deleted) => {
+        if (deleted > 0) options.logger?.debug({ deleted }, 'expired rows deleted');
+      })
+      .catch((error: unknown) => options.logger?.warn({ err: error }, 'expired row cleanup failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, options.intervalMs);
+  timer.unref();
+  return async () => {
+    stopping = true;
+    clearInterval(timer);
+    await running;
+  };
+}

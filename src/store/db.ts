@@ -1,0 +1,53 @@
+/**
+ * What the SQL store needs from a database: the PostgreSQL pool and the embedded PGlite
+ * store each implement it in a thin adapter, so every statement is written once.
+ *
+ * Conventions the SQL follows so that both adapters return the same values:
+ * no int8 in results (cast counts to int), bytea comes back as a Uint8Array or Buffer
+ * (use `bytes()`), timestamps as Date.
+ */
+export interface Queryable {
+  /** One statement with $n parameters (prepared and reused where the adapter can). */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** A script of several statements without parameters: migrations. */
+  exec(script: string): Promise<void>;
+}
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to a NOTIFY channel. `onReset` runs whenever notifications may have been
+   * missed (the listening connection was lost), so that caches can drop what they hold.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReset: () => void): Promise<void>;
+  /** True while notifications are being received; caches bypass themselves otherwise. */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+export function bytes(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError('expected a bytea value');
+}
+
+/** PostgreSQL SQLSTATE classes and client errors that mean "the database is not reachable now". */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code.startsWith('08')) return true; // connection_exception
+    if (code === '57P01' || code === '57P02' || code === '57P03') return true; // admin/crash shutdown, cannot connect now
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    error.message,
+  );
+}

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import { type Realm, RealmStore } from './realms.js';
+import { type Client, ClientStore } from './clients.js';
+import { SharedCache, listenForInvalidations } from './cache.js';
+import type { Db } from './db.js';
+import { ScopeStore } from './scopes.js';
+import { ServerStateStore } from './server-state.js';
+import { SigningKeyStore } from './signing-keys.js';
+import { TokenStore } from './tokens.js';
+import { UserStore } from './users.js';
+
+/** Bounded, so that memory stays flat however many realms and clients there are. */
+const CACHE_LIMITS = {
+  realms: { max: 10_000, ttlMs: 5 * 60_000 },
+  clients: { max: 50_000, ttlMs: 5 * 60_000 },
+};
+
+/** The SQL store: one repository per aggregate, over either database adapter. */
+export interface Store {
+  readonly db: Db;
+  readonly realms: RealmStore;
+  readonly clients: ClientStore;
+  readonly users: UserStore;
+  readonly scopes: ScopeStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly tokens: TokenStore;
+  readonly serverState: ServerStateStore;
+  /** True when the database answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export async function createStore(db: Db, logger?: Logger): Promise<Store> {
+  const realmCache = new SharedCache<Realm>('realms', db, CACHE_LIMITS.realms);
+  const clientCache = new SharedCache<Client>('clients', db, CACHE_LIMITS.clients);
+  await listenForInvalidations(db, [realmCache, clientCache]);
+  return {
+    db,
+    realms: new RealmStore(db, realmCache, clientCache),
+    clients: new ClientStore(db, clientCache),
+    users: new UserStore(db),
+    scopes: new ScopeStore(db),
+    signingKeys: new SigningKeyStore(db),
+    tokens: new TokenStore(db),
+    serverState: new ServerStateStore(db),
+    async ping() {
+      try {
+        await db.query('SELECT 1');
+        return true;
+      } catch (error) {
+        logger?.warn({ err: error }, 'database ping failed');
+        return false;
+      }
+    },
+    close: () => db.close(),
+  };
+}

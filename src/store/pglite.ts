@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { Db, Queryable, QueryResult } from './db.js';
+
+/** The embedded adapter: PostgreSQL compiled to WebAssembly, in memory or in `dataDir`. */
+export async function createPgliteDb(dataDir: string): Promise<Db> {
+  let location = dataDir;
+  if (dataDir !== 'memory://') {
+    location = join(dataDir, 'pglite');
+    mkdirSync(location, { recursive: true, mode: 0o700 });
+  }
+  const db = await PGlite.create(location);
+
+  const queryable = (target: PGlite | Transaction): Queryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+      const result = await withoutParams(() => target.query<Row>(sql, params as unknown[]));
+      return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    },
+    async exec(script: string): Promise<void> {
+      await withoutParams(() => target.exec(script));
+    },
+  });
+
+  return {
+    kind: 'pglite',
+    ...queryable(db),
+    listening: true, // one process: every notification is our own
+    transaction: (fn) => db.transaction((tx) => fn(queryable(tx))),
+    async listen(channel, onMessage) {
+      await db.listen(channel, onMessage);
+    },
+    close: () => db.close(),
+  };
+}
+
+/** PGlite attaches the query's parameters to its errors; they may be secrets and must not reach a log. */
+async function withoutParams<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof Error) {
+      for (const key of ['params', 'query', 'queryOptions']) {
+        if (key in error) Object.defineProperty(error, key, { value: undefined, enumerable: false });
+      }
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+import type { Db } from './db.js';
+
+export type Claims = Record<string, unknown>;
+
+export interface User {
+  readonly realm: string;
+  /** Stable subject identifier (`sub`). */
+  readonly id: string;
+  readonly username: string;
+  readonly passwordHash: string | undefined;
+  readonly claims: Claims;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+interface UserRow {
+  realm: string;
+  id: string;
+  username: string;
+  password_hash: string | null;
+  claims: Claims;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'realm, id, username, password_hash, claims, created_at, updated_at';
+
+const toUser = (row: UserRow): User => ({
+  realm: row.realm,
+  id: row.id,
+  username: row.username,
+  passwordHash: row.password_hash ?? undefined,
+  claims: row.claims,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Usernames are unique within a realm regardless of case. */
+export class UserStore {
+  constructor(private readonly db: Db) {}
+
+  async get(realm: string, username: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND lower(username) = lower($2)`, [
+      realm,
+      username,
+    ]);
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
+  /** Undefined when the username is taken. */
+  async create(realm: string, username: string, passwordHash: string, claims: Claims): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(
+      `INSERT INTO users (realm, username, password_hash, claims) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [realm, username, passwordHash, JSON.stringify(claims)],
+    );
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
+  /**
+   * Changes what is given: a new password hash, and claims merged into the stored ones
+   * (a claim set to null is removed, as in JSON Merge Patch).
+   */
+  async update(realm: string, username: string, change: { passwordHash?: string; claims?: Claims }): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(
+      `UPDATE users SET password_hash = coalesce($3, password_hash),
+                        claims = jsonb_strip_nulls(claims || $4::jsonb), updated_at = now()
+        WHERE realm = $1 AND lower(username) = lower($2) RETURNING ${COLUMNS}`,
+      [realm, username, change.passwordHash ?? null, JSON.stringify(change.claims ?? {})],
+    );
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
+  async delete(realm: string, username: string): Promise<boolean> {
+    const result = await this.db.query('DELETE FROM users WHERE realm = $1 AND lower(username) = lower($2)', [realm, username]);
+    return result.rowCount > 0;
+  }
+}

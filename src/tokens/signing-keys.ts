@@ -1,0 +1,39 @@
+import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
+import type { KeyEncryption } from './key-encryption.js';
+
+/** Every realm keeps one current key of each (CONTRACT.md §5). */
+export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+
+export interface NewSigningKey {
+  kid: string;
+  alg: SigningAlg;
+  publicJwk: JWK;
+  privateJwkEncrypted: Buffer;
+}
+
+/** The encryption context binds a private key's ciphertext to its realm and key id. */
+const contextOf = (realm: string, kid: string): string => `signing-key:${realm}:${kid}`;
+
+export async function generateSigningKey(realm: string, alg: SigningAlg, encryption: KeyEncryption): Promise<NewSigningKey> {
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
+  const exported = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(exported);
+  const publicJwk: JWK = { ...exported, kid, alg, use: 'sig' };
+  const privateJwk = Buffer.from(JSON.stringify(await exportJWK(privateKey)));
+  return { kid, alg, publicJwk, privateJwkEncrypted: encryption.encrypt(privateJwk, contextOf(realm, kid)) };
+}
+
+export function generateRealmKeys(realm: string, encryption: KeyEncryption): Promise<NewSigningKey[]> {
+  return Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(realm, alg, encryption)));
+}
+
+/** The private key, for signing; throws when MASTER_KEY is not the one that encrypted it. */
+export async function decryptSigningKey(
+  realm: string,
+  key: { kid: string; alg: string; privateJwkEncrypted: Buffer },
+  encryption: KeyEncryption,
+): Promise<CryptoKey> {
+  const jwk = JSON.parse(encryption.decrypt(key.privateJwkEncrypted, contextOf(realm, key.kid)).toString('utf8')) as JWK;
+  return (await importJWK(jwk, key.alg)) as CryptoKey;
+}
