@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { prepare } from '../../src/bootstrap.js';
+import type { Store } from '../../src/store/index.js';
+import { createTestDb } from './store.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const BASE_URL = 'https://auth.test';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  baseUrl: string;
+  admin: AdminClient;
+  close(): Promise<void>;
+}
+
+/** The application on a fresh database, driven through `inject`; or listening, when asked. */
+export async function startTestApp(options: { baseUrl?: string; listen?: boolean } = {}): Promise<TestApp> {
+  const testDb = await createTestDb();
+  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
+  const port = options.listen ? await freePort() : undefined;
+  const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
+  const app = await buildApp({
+    config: { baseUrl, trustProxy: false },
+    store,
+    encryption,
+    adminTokenHash: adminToken.hash,
+    cleanup: false,
+  });
+  // The issuer derives from BASE_URL, so the port is chosen before the app is built.
+  if (port) await app.listen({ port, host: '127.0.0.1' });
+  return {
+    app,
+    store,
+    baseUrl,
+    admin: new AdminClient(app),
+    async close() {
+      await app.close();
+      await testDb.dispose();
+    },
+  };
+}
+
+/** The admin API, as its callers use it. */
+export class AdminClient {
+  constructor(private readonly app: FastifyInstance) {}
+
+  request(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse> {
+    return this.app.inject({
+      method,
+      url: `/admin${url}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+  }
+
+  private async ok<T>(method: 'POST' | 'PUT' | 'PATCH', url: string, body: unknown): Promise<T> {
+    const response = await this.request(method, url, body);
+    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json() as T;
+  }
+
+  createRealm(name: string, settings: Record<string, unknown> = {}) {
+    return this.ok<{ name: string; issuer: string }>('POST', '/realms', { name, settings });
+  }
+
+  putScope(realm: string, name: string, description = `The ${name} scope`) {
+    return this.ok('PUT', `/realms/${realm}/scopes/${encodeURIComponent(name)}`, { description });
+  }
+
+  createClient(realm: string, record: Record<string, unknown>) {
+    return this.ok<{ client_id: string; client_secret?: string } & Record<string, unknown>>('POST', `/realms/${realm}/clients`, record);
+  }
+
+  /** A confidential client of the client credentials grant, with its scopes defined in the realm. */
+  async serviceClient(realm: string, scope = '', extra: Record<string, unknown> = {}) {
+    for (const name of scope.split(' ').filter(Boolean)) await this.putScope(realm, name);
+    const client = await this.createClient(realm, { grant_types: ['client_credentials'], scope, ...extra });
+    return { clientId: client.client_id, secret: client.client_secret as string };
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Db } from '../../src/store/db.js';
+import { createPgDb } from '../../src/store/pg.js';
+import { createPgliteDb } from '../../src/store/pglite.js';
+
+export const testStoreKind = (): 'pglite' | 'postgres' => (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'pglite');
+
+export interface TestDb {
+  db: Db;
+  /** Options for a second adapter or a server process on the same database. */
+  databaseUrl: string | undefined;
+  searchPath: string | undefined;
+  /** Drops what the test created (its PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+/** A fresh, empty database: an in-memory PGlite, or a new schema of TEST_DATABASE_URL. */
+export async function createTestDb(): Promise<TestDb> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (testStoreKind() === 'pglite' || !url) {
+    return { db: await createPgliteDb('memory://'), databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  await withAdminClient(url, (client) => client.query(`CREATE SCHEMA ${schema}`));
+  return {
+    db: createPgDb(url, { searchPath: schema, poolSize: 5 }),
+    databaseUrl: url,
+    searchPath: schema,
+    dispose: () => withAdminClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`)).then(() => {}),
+  };
+}
+
+async function withAdminClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}

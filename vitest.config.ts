@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The integration suite runs on the embedded PGlite store, and once more on PostgreSQL
+ * when TEST_DATABASE_URL is set (each test file in its own schema there).
+ */
+const suite = (store: 'pglite' | 'postgres') => ({
+  test: {
+    name: store,
+    include: ['test/**/*.test.ts'],
+    env: { TEST_STORE: store },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [suite('pglite'), ...(process.env.TEST_DATABASE_URL ? [suite('postgres')] : [])],
+  },
+});
