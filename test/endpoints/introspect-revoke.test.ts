@@ -1,0 +1,171 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/crypto/hash.js';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { type ServiceClient, accessToken, basic, introspect, postForm, revoke } from '../support/oauth.js';
+
+describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
+  let t: TestApp;
+  let svc: ServiceClient;
+  let other: ServiceClient;
+  let auditor: ServiceClient;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.admin.createRealm('alpha', { access_token_lifetime: 600 });
+    svc = await t.admin.serviceClient('alpha', 'api:read');
+    other = await t.admin.serviceClient('alpha');
+    auditor = await t.admin.serviceClient('alpha', '', { introspect_any_token: true });
+  });
+  afterAll(() => t.close());
+
+  it('describes an active token to the client it was issued to', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const token = await accessToken(t.app, 'alpha', svc);
+    const response = await introspect(t.app, 'alpha', svc, token);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const body = response.json();
+    expect(body).toEqual({
+      active: true,
+      scope: 'api:read',
+      client_id: svc.clientId,
+      sub: svc.clientId,
+      token_type: 'Bearer',
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+      iss: 'https://auth.test/oauth2/alpha',
+      realm: 'alpha',
+    });
+    expect(body.iat).toBeGreaterThanOrEqual(before);
+    expect(body.exp - body.iat).toBe(600);
+    expect(body.username).toBeUndefined(); // no person behind a client credentials token
+  });
+
+  it('shows another client a token only with introspect_any_token', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    expect((await introspect(t.app, 'alpha', other, token)).json()).toEqual({ active: false });
+    const seen = (await introspect(t.app, 'alpha', auditor, token)).json();
+    expect(seen).toMatchObject({ active: true, client_id: svc.clientId });
+  });
+
+  it('answers {active: false} alone for unknown, malformed and expired tokens', async () => {
+    for (const token of ['unknown', randomBytes(32).toString('base64url'), 'a.b.c', '%00\u0000']) {
+      const response = await introspect(t.app, 'alpha', svc, token);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ active: false });
+    }
+    const expired = randomBytes(32).toString('base64url');
+    await t.store.tokens.insert(sha256(expired), {
+      realm: 'alpha',
+      clientId: svc.clientId,
+      kind: 'access_token',
+      grantId: randomUUID(),
+      grantType: 'client_credentials',
+      subject: svc.clientId,
+      userId: undefined,
+      scope: '',
+      issuedAt: new Date(Date.now() - 120_000),
+      expiresAt: new Date(Date.now() - 60_000),
+    });
+    expect((await introspect(t.app, 'alpha', svc, expired)).json()).toEqual({ active: false });
+  });
+
+  it('requires the token parameter', async () => {
+    const response = await postForm(t.app, '/oauth2/alpha/introspect', {}, { authorization: basic(svc.clientId, svc.secret) });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('invalid_request');
+  });
+
+  it('refuses an unauthenticated or wrongly authenticated caller', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    const anonymous = await postForm(t.app, '/oauth2/alpha/introspect', { token });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error).toBe('invalid_client');
+    const wrong = await introspect(t.app, 'alpha', { clientId: svc.clientId, secret: 'nope' }, token);
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.headers['www-authenticate']).toBe('Basic realm="alpha"');
+  });
+
+  it('refuses public clients', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    const spa = await t.admin.createClient('alpha', {
+      client_type: 'public',
+      redirect_uris: ['https://spa.test/cb'],
+    });
+    const response = await postForm(t.app, '/oauth2/alpha/introspect', { token, client_id: spa.client_id });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error).toBe('invalid_client');
+  });
+
+  it('revokes a token: 200, then it introspects inactive', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    const response = await revoke(t.app, 'alpha', svc, token);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect((await introspect(t.app, 'alpha', svc, token)).json()).toEqual({ active: false });
+    expect((await introspect(t.app, 'alpha', auditor, token)).json()).toEqual({ active: false });
+  });
+
+  it('answers 200 for unknown and already revoked tokens', async () => {
+    expect((await revoke(t.app, 'alpha', svc, 'never-issued')).statusCode).toBe(200);
+    const token = await accessToken(t.app, 'alpha', svc);
+    expect((await revoke(t.app, 'alpha', svc, token)).statusCode).toBe(200);
+    expect((await revoke(t.app, 'alpha', svc, token)).statusCode).toBe(200);
+  });
+
+  it('does not let a client revoke a token issued to another client', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    const response = await revoke(t.app, 'alpha', other, token);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('unauthorized_client');
+    expect((await introspect(t.app, 'alpha', svc, token)).json().active).toBe(true);
+  });
+
+  it('revokes the whole grant when a refresh token is revoked', async () => {
+    const grantId = randomUUID();
+    const now = Date.now();
+    const row = (kind: 'access_token' | 'refresh_token') => ({
+      realm: 'alpha',
+      clientId: svc.clientId,
+      kind,
+      grantId,
+      grantType: 'refresh_token',
+      subject: svc.clientId,
+      userId: undefined,
+      scope: 'api:read',
+      issuedAt: new Date(now),
+      expiresAt: new Date(now + 600_000),
+    });
+    const access = randomBytes(32).toString('base64url');
+    const refresh = randomBytes(32).toString('base64url');
+    await t.store.tokens.insert(sha256(access), row('access_token'));
+    await t.store.tokens.insert(sha256(refresh), row('refresh_token'));
+    expect((await introspect(t.app, 'alpha', svc, refresh)).json()).toMatchObject({ active: true, token_type: 'refresh_token' });
+
+    expect((await revoke(t.app, 'alpha', svc, refresh)).statusCode).toBe(200);
+    expect((await introspect(t.app, 'alpha', svc, refresh)).json()).toEqual({ active: false });
+    expect((await introspect(t.app, 'alpha', svc, access)).json()).toEqual({ active: false });
+  });
+
+  it('requires the token parameter and client authentication to revoke', async () => {
+    const missing = await postForm(t.app, '/oauth2/alpha/token/revoke', {}, { authorization: basic(svc.clientId, svc.secret) });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toBe('invalid_request');
+    const token = await accessToken(t.app, 'alpha', svc);
+    const anonymous = await postForm(t.app, '/oauth2/alpha/token/revoke', { token });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error).toBe('invalid_client');
+    expect((await introspect(t.app, 'alpha', svc, token)).json().active).toBe(true);
+  });
+
+  it('refuses repeated parameters at both endpoints', async () => {
+    const token = await accessToken(t.app, 'alpha', svc);
+    for (const path of ['introspect', 'token/revoke']) {
+      const response = await postForm(t.app, `/oauth2/alpha/${path}`, { token: [token, token] }, { authorization: basic(svc.clientId, svc.secret) });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toBe('invalid_request');
+    }
+    expect((await introspect(t.app, 'alpha', svc, token)).json().active).toBe(true);
+  });
+});

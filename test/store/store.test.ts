@@ -1,0 +1,157 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { prepare } from '../../src/bootstrap.js';
+import { sha256 } from '../../src/crypto/hash.js';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { deleteExpired } from '../../src/store/cleanup.js';
+import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { createPgDb } from '../../src/store/pg.js';
+import type { TokenRecord } from '../../src/store/tokens.js';
+import { ADMIN_TOKEN, AdminClient, type TestApp, startTestApp } from '../support/app.js';
+import { accessToken, clientCredentials, introspect, revoke } from '../support/oauth.js';
+import { createTestDb, testStoreKind } from '../support/store.js';
+
+describe('store', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('records every migration once, and applies nothing the second time', async () => {
+    const applied = await t.store.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(applied.rows.map((row) => row.version)).toEqual(readMigrations().map((migration) => migration.version));
+    expect(await migrate(t.store.db)).toEqual([]);
+  });
+
+  it('deletes expired tokens in batches and keeps the others', async () => {
+    await t.admin.createRealm('cleanup');
+    const svc = await t.admin.serviceClient('cleanup');
+    const row = (expiresInMs: number): TokenRecord => ({
+      realm: 'cleanup',
+      clientId: svc.clientId,
+      kind: 'access_token',
+      grantId: randomUUID(),
+      grantType: 'client_credentials',
+      subject: svc.clientId,
+      userId: undefined,
+      scope: '',
+      issuedAt: new Date(Date.now() - 3_600_000),
+      expiresAt: new Date(Date.now() + expiresInMs),
+    });
+    for (let i = 0; i < 23; i++) await t.store.tokens.insert(sha256(`expired-${i}`), row(-1000));
+    const live = await accessToken(t.app, 'cleanup', svc);
+
+    const deleted = await deleteExpired(t.store.db, { batchSize: 5, pauseMs: 0 });
+    expect(deleted).toBe(23);
+    const left = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'cleanup'");
+    expect(left.rows[0]!.n).toBe(1);
+    expect((await introspect(t.app, 'cleanup', svc, live)).json().active).toBe(true);
+  });
+
+  it('deletes retired signing keys once they expire', async () => {
+    await t.admin.createRealm('keys');
+    const before = await t.store.signingKeys.published('keys');
+    await t.admin.request('POST', '/realms/keys/keys/rotate');
+    await t.store.db.query("UPDATE signing_keys SET expires_at = now() - interval '1 second' WHERE realm = 'keys' AND retired_at IS NOT NULL");
+    await deleteExpired(t.store.db, { batchSize: 100, pauseMs: 0 });
+    const after = await t.store.signingKeys.published('keys');
+    expect(after).toHaveLength(2);
+    expect(after.map((key) => key.kid)).not.toContain(before[0]!.kid);
+  });
+});
+
+describe('store outages', () => {
+  it('reports an unreachable PostgreSQL as StoreUnavailableError', async () => {
+    const db = createPgDb('postgres://postgres@127.0.0.1:1/none');
+    await expect(db.query('SELECT 1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(db.transaction(async (tx) => tx.query('SELECT 1'))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await db.close();
+  });
+
+  it('turns /readyz to 503 when the store does not answer', async () => {
+    const t = await startTestApp();
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      await t.store.db.close();
+      const response = await t.app.inject({ method: 'GET', url: '/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await t.app.close().catch(() => {});
+    }
+  });
+});
+
+/** Two instances on one PostgreSQL database, as behind a load balancer. */
+describe.skipIf(testStoreKind() !== 'postgres')('many instances on one database', () => {
+  const instances: Array<{ app: Awaited<ReturnType<typeof buildApp>>; admin: AdminClient }> = [];
+  let dispose: () => Promise<void>;
+  let migrationRows: Array<{ version: number }>;
+
+  beforeAll(async () => {
+    const first = await createTestDb();
+    dispose = first.dispose;
+    const masterKey = randomBytes(32);
+    const dbs = [first.db, createPgDb(first.databaseUrl!, { searchPath: first.searchPath! })];
+    // Both migrate at once: the advisory lock lets one apply the migrations and the other wait.
+    const prepared = await Promise.all(dbs.map((db) => prepare(db, { masterKey, adminToken: ADMIN_TOKEN })));
+    migrationRows = (await first.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows;
+    for (const { store, encryption, adminToken } of prepared) {
+      const app = await buildApp({ config: { baseUrl: 'https://auth.test', trustProxy: false }, store, encryption, adminTokenHash: adminToken.hash, cleanup: false });
+      instances.push({ app, admin: new AdminClient(app) });
+    }
+  });
+  afterAll(async () => {
+    for (const { app } of instances) await app.close();
+    await dispose();
+  });
+
+  it('migrated once though both started together', () => {
+    expect(instances).toHaveLength(2);
+    expect(migrationRows.map((row) => row.version)).toEqual(readMigrations().map((migration) => migration.version));
+  });
+
+  const eventually = async (check: () => Promise<boolean>, withinMs: number): Promise<number> => {
+    const start = Date.now();
+    while (!(await check())) {
+      if (Date.now() - start > withinMs) throw new Error(`not within ${withinMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return Date.now() - start;
+  };
+
+  it('honours a client change made on one instance on the other within a second', async () => {
+    const [a, b] = instances;
+    await a!.admin.createRealm('shared');
+    const svc = await a!.admin.serviceClient('shared');
+    // B caches the client by using it.
+    expect((await clientCredentials(b!.app, 'shared', svc)).statusCode).toBe(200);
+
+    const rotated = await a!.admin.request('POST', `/realms/shared/clients/${svc.clientId}/secret`);
+    const secret = rotated.json().client_secret as string;
+    await eventually(async () => (await clientCredentials(b!.app, 'shared', svc)).statusCode === 401, 1000);
+    expect((await clientCredentials(b!.app, 'shared', { clientId: svc.clientId, secret })).statusCode).toBe(200);
+  });
+
+  it('honours a realm disabled on one instance on the other within a second', async () => {
+    const [a, b] = instances;
+    await a!.admin.createRealm('switch');
+    const url = '/oauth2/switch/.well-known/openid-configuration';
+    expect((await b!.app.inject({ method: 'GET', url })).statusCode).toBe(200);
+    await a!.admin.request('PATCH', '/realms/switch', { settings: { oauth2_enabled: false } });
+    await eventually(async () => (await b!.app.inject({ method: 'GET', url })).statusCode === 404, 1000);
+  });
+
+  it('honours a revocation made on one instance on the other at once', async () => {
+    const [a, b] = instances;
+    await a!.admin.createRealm('revocation');
+    const svc = await a!.admin.serviceClient('revocation');
+    const token = await accessToken(a!.app, 'revocation', svc);
+    expect((await introspect(b!.app, 'revocation', svc, token)).json().active).toBe(true);
+    expect((await revoke(a!.app, 'revocation', svc, token)).statusCode).toBe(200);
+    expect((await introspect(b!.app, 'revocation', svc, token)).json()).toEqual({ active: false });
+  });
+});
