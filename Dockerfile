@@ -2,11 +2,10 @@
 # Build: compile TypeScript, then keep only production dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# npm ci runs the prepare script, which compiles src/ into dist/.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 # Run: compiled code, migrations and production dependencies, as the unprivileged node user.
 FROM node:20-bookworm-slim
