@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/crypto/hash.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, revoke } from '../support/oauth.js';
+import { storeToken } from '../support/tokens.js';
 
 describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
   let t: TestApp;
@@ -55,19 +55,7 @@ describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ active: false });
     }
-    const expired = randomBytes(32).toString('base64url');
-    await t.store.tokens.insert(sha256(expired), {
-      realm: 'alpha',
-      clientId: svc.clientId,
-      kind: 'access_token',
-      grantId: randomUUID(),
-      grantType: 'client_credentials',
-      subject: svc.clientId,
-      userId: undefined,
-      scope: '',
-      issuedAt: new Date(Date.now() - 120_000),
-      expiresAt: new Date(Date.now() - 60_000),
-    });
+    const expired = await storeToken(t.store, { realm: 'alpha', clientId: svc.clientId, expiresInMs: -60_000 });
     expect((await introspect(t.app, 'alpha', svc, expired)).json()).toEqual({ active: false });
   });
 
@@ -123,24 +111,9 @@ describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
   });
 
   it('revokes the whole grant when a refresh token is revoked', async () => {
-    const grantId = randomUUID();
-    const now = Date.now();
-    const row = (kind: 'access_token' | 'refresh_token') => ({
-      realm: 'alpha',
-      clientId: svc.clientId,
-      kind,
-      grantId,
-      grantType: 'refresh_token',
-      subject: svc.clientId,
-      userId: undefined,
-      scope: 'api:read',
-      issuedAt: new Date(now),
-      expiresAt: new Date(now + 600_000),
-    });
-    const access = randomBytes(32).toString('base64url');
-    const refresh = randomBytes(32).toString('base64url');
-    await t.store.tokens.insert(sha256(access), row('access_token'));
-    await t.store.tokens.insert(sha256(refresh), row('refresh_token'));
+    const grant = { realm: 'alpha', clientId: svc.clientId, grantId: randomUUID(), grantType: 'refresh_token', scope: 'api:read' };
+    const access = await storeToken(t.store, { ...grant, kind: 'access_token' });
+    const refresh = await storeToken(t.store, { ...grant, kind: 'refresh_token' });
     expect((await introspect(t.app, 'alpha', svc, refresh)).json()).toMatchObject({ active: true, token_type: 'refresh_token' });
 
     expect((await revoke(t.app, 'alpha', svc, refresh)).statusCode).toBe(200);

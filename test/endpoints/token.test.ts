@@ -143,10 +143,11 @@ describe('token endpoint: client credentials', () => {
 
   it('answers any repeated parameter with invalid_request, and issues nothing', async () => {
     const before = await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens');
-    for (const form of [
+    const forms: Array<Record<string, string | string[]>> = [
       { grant_type: ['client_credentials', 'client_credentials'] },
       { grant_type: 'client_credentials', scope: ['api:read', 'api:write'] },
-    ]) {
+    ];
+    for (const form of forms) {
       const response = await clientCredentials(t.app, 'alpha', svc, form);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('repeated') });

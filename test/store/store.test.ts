@@ -1,16 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
-import { sha256 } from '../../src/crypto/hash.js';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { deleteExpired } from '../../src/store/cleanup.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { createPgDb } from '../../src/store/pg.js';
-import type { TokenRecord } from '../../src/store/tokens.js';
 import { ADMIN_TOKEN, AdminClient, type TestApp, startTestApp } from '../support/app.js';
 import { accessToken, clientCredentials, introspect, revoke } from '../support/oauth.js';
 import { createTestDb, testStoreKind } from '../support/store.js';
+import { storeToken } from '../support/tokens.js';
 
 describe('store', () => {
   let t: TestApp;
@@ -29,19 +28,7 @@ describe('store', () => {
   it('deletes expired tokens in batches and keeps the others', async () => {
     await t.admin.createRealm('cleanup');
     const svc = await t.admin.serviceClient('cleanup');
-    const row = (expiresInMs: number): TokenRecord => ({
-      realm: 'cleanup',
-      clientId: svc.clientId,
-      kind: 'access_token',
-      grantId: randomUUID(),
-      grantType: 'client_credentials',
-      subject: svc.clientId,
-      userId: undefined,
-      scope: '',
-      issuedAt: new Date(Date.now() - 3_600_000),
-      expiresAt: new Date(Date.now() + expiresInMs),
-    });
-    for (let i = 0; i < 23; i++) await t.store.tokens.insert(sha256(`expired-${i}`), row(-1000));
+    for (let i = 0; i < 23; i++) await storeToken(t.store, { realm: 'cleanup', clientId: svc.clientId, expiresInMs: -1000 });
     const live = await accessToken(t.app, 'cleanup', svc);
 
     const deleted = await deleteExpired(t.store.db, { batchSize: 5, pauseMs: 0 });

@@ -1,0 +1,29 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sha256 } from '../../src/crypto/hash.js';
+import type { Store } from '../../src/store/index.js';
+import type { TokenRecord } from '../../src/store/tokens.js';
+
+/**
+ * Stores a token directly, for states the grants built so far cannot produce (expired
+ * tokens, refresh tokens); returns its value.
+ */
+export async function storeToken(
+  store: Store,
+  token: Pick<TokenRecord, 'realm' | 'clientId'> & Partial<TokenRecord> & { expiresInMs?: number },
+): Promise<string> {
+  const value = randomBytes(32).toString('base64url');
+  const now = Date.now();
+  const { expiresInMs = 600_000, ...fields } = token;
+  await store.tokens.insert(sha256(value), {
+    kind: 'access_token',
+    grantId: randomUUID(),
+    grantType: 'client_credentials',
+    subject: token.clientId,
+    userId: undefined,
+    scope: '',
+    issuedAt: new Date(now - 1000),
+    expiresAt: new Date(now + expiresInMs),
+    ...fields,
+  });
+  return value;
+}
