@@ -35,6 +35,11 @@ const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:']
  * host, or a private-use scheme of a native app (RFC 8252 §7).
  */
 const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
+  // The URL parser would forgive these; the stored value must be what /authorize compares exactly.
+  if (/[\s\x00-\x1f\x7f]/.test(value)) {
+    ctx.addIssue({ code: 'custom', message: 'must not contain whitespace or control characters' });
+    return;
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -49,7 +54,12 @@ const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
   }
 });
 
-const jwk = z.looseObject({ kty: z.string() });
+/** Members that only private or symmetric keys have (RFC 7518 §6): a client publishes public keys only. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+const jwk = z.looseObject({ kty: z.string() }).refine((key) => PRIVATE_JWK_MEMBERS.every((member) => !(member in key)), {
+  error: 'must be a public key (no private or symmetric key members)',
+});
 
 /** The client record of CONTRACT.md §5, every field named as RFC 7591 names it. */
 const clientFields = {

@@ -62,11 +62,15 @@ export class UserStore {
    * (a claim set to null is removed, as in JSON Merge Patch).
    */
   async update(realm: string, username: string, change: { passwordHash?: string; claims?: Claims }): Promise<User | undefined> {
+    // Only top-level nulls remove claims: a null inside a claim's value is part of that value.
+    const sent = Object.entries(change.claims ?? {});
+    const set = Object.fromEntries(sent.filter(([, value]) => value !== null));
+    const removed = sent.filter(([, value]) => value === null).map(([name]) => name);
     const result = await this.db.query<UserRow>(
       `UPDATE users SET password_hash = coalesce($3, password_hash),
-                        claims = jsonb_strip_nulls(claims || $4::jsonb), updated_at = now()
+                        claims = (claims || $4::jsonb) - $5::text[], updated_at = now()
         WHERE realm = $1 AND lower(username) = lower($2) RETURNING ${COLUMNS}`,
-      [realm, username, change.passwordHash ?? null, JSON.stringify(change.claims ?? {})],
+      [realm, username, change.passwordHash ?? null, JSON.stringify(set), removed],
     );
     return result.rows[0] && toUser(result.rows[0]);
   }

@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+
+/** Realm settings and their defaults, as CONTRACT.md §5 lists them. */
+export const DEFAULT_SETTINGS = {
+  oauth2_enabled: true,
+  code_lifetime: 120,
+  access_token_lifetime: 3600,
+  refresh_token_lifetime: 604800,
+  issue_refresh_tokens: true,
+  rotate_refresh_tokens: true,
+  stateless_tokens: false,
+  signing_alg: 'ES256',
+  require_pkce: false,
+  allow_consent_bypass: false,
+  require_par: false,
+  par_lifetime: 90,
+  device_code_lifetime: 300,
+  device_poll_interval: 5,
+  ciba_lifetime: 600,
+  ciba_poll_interval: 2,
+  open_registration: false,
+  authentication: ['password'],
+} as const;
+
+/** The settings that are lifetimes or intervals: positive whole seconds. */
+export const SECONDS_SETTINGS = [
+  'code_lifetime',
+  'access_token_lifetime',
+  'refresh_token_lifetime',
+  'par_lifetime',
+  'device_code_lifetime',
+  'device_poll_interval',
+  'ciba_lifetime',
+  'ciba_poll_interval',
+] as const;
+
+/** Parts of a private JWK (RFC 7518 §6.2.2, §6.3.2) that a published key must never carry. */
+export const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+export const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Every admin error is exactly `{error, error_description}` JSON (CONTRACT.md §5). */
+export function expectAdminError(response: LightMyRequestResponse, status: number, error: string): void {
+  expect({ status: response.statusCode, body: response.body }).toMatchObject({ status });
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(response.json()).toEqual({ error, error_description: expect.stringMatching(/\S/) });
+}
