@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { freePort, log, runToCompletion, startProcess, stopProcess, waitForHttp } from '../processes.js';
+import type { Target } from './target.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REALM = 'bench';
+
+const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
+
+/** realmgate as built by `npm run build`, on PostgreSQL at `databaseUrl` (a fresh database), else on in-memory PGlite. */
+export async function startRealmgate(databaseUrl: string | undefined): Promise<Target> {
+  log('building realmgate');
+  await runToCompletion('npm', ['run', '--silent', 'build'], ROOT);
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const adminToken = random(24);
+  const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: random(32) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
+  const child = startProcess('realmgate', process.execPath, [`${ROOT}dist/server.js`], {
+    ...process.env,
+    ...store,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: baseUrl,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+  });
+  await waitForHttp(`${baseUrl}/healthz`, child);
+
+  const credentials = await provision(baseUrl, adminToken);
+  const issuer = `${baseUrl}/oauth2/${REALM}`;
+  return {
+    token: { url: `${issuer}/access_token`, ...credentials },
+    introspection: { url: `${issuer}/introspect`, ...credentials },
+    stop: () => stopProcess(child),
+  };
+}
+
+/** Through the admin API: the realm, its `api` scope, and a confidential client allowed client credentials. */
+async function provision(baseUrl: string, adminToken: string): Promise<{ clientId: string; clientSecret: string }> {
+  const admin = async (method: string, path: string, body: unknown): Promise<unknown> => {
+    const response = await fetch(`${baseUrl}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`admin API: ${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response.json();
+  };
+  await admin('POST', '/realms', { name: REALM });
+  await admin('PUT', `/realms/${REALM}/scopes/api`, { description: 'API' });
+  const client = (await admin('POST', `/realms/${REALM}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as {
+    client_id: string;
+    client_secret: string;
+  };
+  return { clientId: client.client_id, clientSecret: client.client_secret };
+}
