@@ -1,3 +1,4 @@
+import { BatchedWriter } from './batched-writer.js';
 import type { Db } from './db.js';
 
 export type TokenKind = 'access_token' | 'refresh_token';
@@ -35,28 +36,49 @@ interface TokenRow {
   revoked_at: Date | null;
 }
 
+/**
+ * One statement inserts any number of tokens: parallel arrays, one element per row (text
+ * for every type, so that both adapters pass them alike).
+ */
+const INSERT_MANY = `
+  INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at)
+  SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
+         issued_at::timestamptz, expires_at::timestamptz
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::text[], $10::text[], $11::text[])
+      AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at)`;
+
+type NewToken = TokenRecord & { hash: Buffer };
+
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
-  constructor(private readonly db: Db) {}
+  /** Tokens issued at the same time share a statement and a commit (src/store/batched-writer.ts). */
+  private readonly writer: BatchedWriter<NewToken>;
 
-  async insert(hash: Buffer, token: TokenRecord): Promise<void> {
-    await this.db.query(
-      `INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        hash,
-        token.realm,
-        token.clientId,
-        token.kind,
-        token.grantId,
-        token.grantType,
-        token.subject,
-        token.userId ?? null,
-        token.scope,
-        token.issuedAt,
-        token.expiresAt,
-      ],
-    );
+  constructor(private readonly db: Db) {
+    this.writer = new BatchedWriter((tokens) => this.insertMany(tokens));
+  }
+
+  /** Resolves once the token is committed. */
+  insert(hash: Buffer, token: TokenRecord): Promise<void> {
+    return this.writer.add({ ...token, hash });
+  }
+
+  private async insertMany(tokens: readonly NewToken[]): Promise<void> {
+    const column = <T>(value: (token: NewToken) => T) => tokens.map(value);
+    await this.db.query(INSERT_MANY, [
+      column((t) => t.hash.toString('hex')),
+      column((t) => t.realm),
+      column((t) => t.clientId),
+      column((t) => t.kind),
+      column((t) => t.grantId),
+      column((t) => t.grantType),
+      column((t) => t.subject),
+      column((t) => t.userId ?? null),
+      column((t) => t.scope),
+      column((t) => t.issuedAt.toISOString()),
+      column((t) => t.expiresAt.toISOString()),
+    ]);
   }
 
   async find(hash: Buffer): Promise<StoredToken | undefined> {

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { BatchedWriter } from '../../src/store/batched-writer.js';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { clientCredentials, introspect } from '../support/oauth.js';
+
+describe('batched writer', () => {
+  /** A write that takes a while, like a commit, and records each batch it was given. */
+  const recordingWrite = (batches: number[][], fail?: (rows: readonly number[]) => Error | undefined) => async (rows: readonly number[]) => {
+    batches.push([...rows]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const error = fail?.(rows);
+    if (error) throw error;
+  };
+
+  it('sends the first row at once and coalesces the rows that arrive meanwhile', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => writer.add(i)));
+    expect(batches).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+  });
+
+  it('settles each caller only once its batch is written', async () => {
+    const batches: number[][] = [];
+    const written: number[] = [];
+    const writer = new BatchedWriter(async (rows: readonly number[]) => {
+      await recordingWrite(batches)(rows);
+      written.push(...rows);
+    }, { maxBatch: 100, maxInFlight: 1 });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => writer.add(i).then(() => expect(written).toContain(i))));
+  });
+
+  it('keeps batches within maxBatch', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 3, maxInFlight: 1 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => writer.add(i)));
+    expect(Math.max(...batches.map((batch) => batch.length))).toBe(3);
+    expect(batches.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('fails only the caller of a bad row: the others are written one by one', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(
+      recordingWrite(batches, (rows) => (rows.includes(5) ? new Error('bad row') : undefined)),
+      { maxBatch: 100, maxInFlight: 1 },
+    );
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => writer.add(i)));
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled',
+    ]);
+  });
+
+  it('fails the whole batch at once during an outage, without retrying row by row', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(recordingWrite(batches, () => new StoreUnavailableError('down')), { maxBatch: 100, maxInFlight: 1 });
+    const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => writer.add(i)));
+    expect(results.every((result) => result.status === 'rejected' && result.reason instanceof StoreUnavailableError)).toBe(true);
+    expect(batches).toEqual([[0], [1, 2, 3]]);
+  });
+});
+
+describe('tokens issued concurrently', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.admin.createRealm('busy');
+  });
+  afterAll(() => t.close());
+
+  it('are each committed before they are returned, and each distinct', async () => {
+    const svc = await t.admin.serviceClient('busy');
+    const responses = await Promise.all(Array.from({ length: 40 }, () => clientCredentials(t.app, 'busy', svc)));
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(40).fill(200));
+    const tokens = responses.map((response) => response.json().access_token as string);
+    expect(new Set(tokens).size).toBe(40);
+    const stored = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'busy'");
+    expect(stored.rows[0]!.n).toBe(40);
+    for (const token of tokens.slice(0, 5)) expect((await introspect(t.app, 'busy', svc, token)).json().active).toBe(true);
+  });
+});
