@@ -1,8 +1,21 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+const SECRET_BYTES = 32;
+/** Entropy is drawn from the CSPRNG in blocks, one call for many secrets, as crypto.randomUUID does. */
+const BLOCK_BYTES = SECRET_BYTES * 128;
+let block = Buffer.alloc(0);
+let offset = 0;
+
 /** 256 bits of randomness, base64url: opaque tokens, client secrets, generated admin tokens. */
 export function randomSecret(): string {
-  return randomBytes(32).toString('base64url');
+  if (offset + SECRET_BYTES > block.length) {
+    block = randomBytes(BLOCK_BYTES);
+    offset = 0;
+  }
+  const secret = block.toString('base64url', offset, offset + SECRET_BYTES);
+  block.fill(0, offset, offset + SECRET_BYTES); // a secret handed out is not kept
+  offset += SECRET_BYTES;
+  return secret;
 }
 
 export function sha256(value: string): Buffer {
