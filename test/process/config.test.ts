@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/app.js';
+import { buildOnce, randomMasterKey, runToExit, serverEnv, startServer, stopAll } from '../support/process.js';
+import { testStoreKind } from '../support/store.js';
+
+/** A refusal to start: a non-zero exit and exactly one line on stderr, naming the variable, with no stack trace. */
+function expectRefusal(result: { code: number | null; stdout: string; stderr: string }, variable: string): void {
+  expect(result.code, `exit code; stderr: ${result.stderr}`).not.toBe(0);
+  expect(result.code).not.toBeNull(); // it exited by itself, not by a signal
+  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  expect(lines, 'stderr').toHaveLength(1);
+  expect(result.stderr.endsWith('\n')).toBe(true);
+  expect(lines[0]).toContain(variable);
+  expect(result.stdout).not.toMatch(/\n\s+at /); // no stack trace anywhere
+}
+
+// Not about the store: run once, in the pglite project.
+describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the process with one line naming the variable', () => {
+  beforeAll(() => buildOnce());
+  afterAll(() => stopAll()); // not afterEach: the cases run concurrently
+
+  const cases: [variable: string, vars: Record<string, string>][] = [
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '70000' }],
+    ['BASE_URL', { BASE_URL: 'not-a-url' }],
+    ['BASE_URL', { BASE_URL: 'https://x.example/path' }],
+    ['MASTER_KEY', { MASTER_KEY: 'short' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    // A PostgreSQL store needs the key: there is no data dir to keep a generated one in.
+    ['MASTER_KEY', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/realmgate' }],
+    ['TLS_KEY', { TLS_CERT: '/nonexistent/cert.pem' }],
+  ];
+
+  it.concurrent.each(cases)('%s: %o', async (variable, vars) => {
+    // A valid baseline around the bad value, so that nothing else can be the reason to stop.
+    const port = await freePort();
+    const env = serverEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: 'memory://', ...vars });
+    expectRefusal(await runToExit(env), variable);
+  });
+});
+
+describe.skipIf(testStoreKind() === 'postgres')('MASTER_KEY on an existing data dir', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    await buildOnce();
+    dataDir = mkdtempSync(join(tmpdir(), 'realmgate-data-'));
+  });
+  afterAll(async () => {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses to start with another MASTER_KEY than the one that encrypted the signing keys', async () => {
+    const first = await startServer({ DATA_DIR: dataDir, MASTER_KEY: randomMasterKey() });
+    expect(await first.process.stop()).toEqual({ code: 0, signal: null });
+
+    const port = await freePort();
+    const env = serverEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, MASTER_KEY: randomMasterKey() });
+    expectRefusal(await runToExit(env), 'MASTER_KEY');
+  }, 45_000);
+});

@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/app.js';
+import { type ServerProcess, buildOnce, serverEnv, spawnServer, stopAll, waitForStatus } from '../support/process.js';
+import { testStoreKind } from '../support/store.js';
+
+const ADMIN_TOKEN_LINE = /admin token[^\n]*?:\s*(\S+)/g;
+
+/** The generated admin tokens printed on stdout. */
+const printedTokens = (stdout: string): string[] => [...stdout.matchAll(ADMIN_TOKEN_LINE)].map((match) => match[1]!);
+
+async function rootKids(baseUrl: string): Promise<string[]> {
+  const response = await fetch(`${baseUrl}/oauth2/connect/jwk_uri`);
+  expect(response.status).toBe(200);
+  const { keys } = (await response.json()) as { keys: { kid: string }[] };
+  return keys.map((key) => key.kid).sort();
+}
+
+const adminRealms = (baseUrl: string, token: string) =>
+  fetch(`${baseUrl}/admin/realms`, { headers: { authorization: `Bearer ${token}` } });
+
+describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: the embedded store in a fresh DATA_DIR', () => {
+  let dataDir: string;
+  let baseUrl: string;
+  let env: NodeJS.ProcessEnv;
+  let first: ServerProcess;
+  let adminToken: string;
+  let kids: string[];
+
+  beforeAll(async () => {
+    // Built ahead, so that npm's own prestart build is a no-op, and test files running in
+    // parallel do not rebuild dist/ under each other.
+    await buildOnce();
+    dataDir = mkdtempSync(join(tmpdir(), 'realmgate-data-'));
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    // No DATABASE_URL, ADMIN_TOKEN or MASTER_KEY: serverEnv passes none through.
+    env = serverEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, DATA_DIR: dataDir });
+  });
+
+  afterAll(async () => {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the root realm discovery, issuer {BASE_URL}/oauth2, within 15 s', async () => {
+    first = spawnServer(env, 'npm-start');
+    const response = await waitForStatus(first, `${baseUrl}/oauth2/.well-known/openid-configuration`, 200, first.spawnedAt + 15_000);
+    expect(((await response.json()) as { issuer: string }).issuer).toBe(`${baseUrl}/oauth2`);
+  }, 30_000);
+
+  it('prints the generated admin token once on stdout, and that token opens the admin API', async () => {
+    const printed = printedTokens(first.stdout);
+    expect(printed).toHaveLength(1);
+    adminToken = printed[0]!;
+    expect(first.stdout.split(adminToken)).toHaveLength(2); // once, and not in any log line
+    expect(first.stderr).not.toContain(adminToken);
+
+    expect((await adminRealms(baseUrl, adminToken)).status).toBe(200);
+    expect((await adminRealms(baseUrl, `${adminToken}x`)).status).toBe(401);
+  });
+
+  it('generates master.key into the data dir, readable by its owner only', () => {
+    const file = join(dataDir, 'master.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url')).toHaveLength(32);
+  });
+
+  it('starts again on the same DATA_DIR: no new token printed, the token and the signing keys persist', async () => {
+    kids = await rootKids(baseUrl);
+    expect(kids.length).toBeGreaterThan(0);
+    // As Ctrl-C would: the whole group (npm dies of the signal itself, so its exit code says nothing).
+    expect((await first.stop()).signal).not.toBe('SIGKILL');
+
+    const second = spawnServer(env, 'dist');
+    // Starting at all means MASTER_KEY (from master.key) still decrypts the stored keys.
+    await waitForStatus(second, `${baseUrl}/healthz`, 200, second.spawnedAt + 15_000);
+    expect(printedTokens(second.stdout)).toEqual([]);
+    expect(second.output).not.toContain(adminToken);
+    expect((await adminRealms(baseUrl, adminToken)).status).toBe(200);
+    expect(await rootKids(baseUrl)).toEqual(kids);
+    expect(await second.stop()).toEqual({ code: 0, signal: null });
+  }, 30_000);
+});
