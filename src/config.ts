@@ -10,11 +10,11 @@ const optionalText = z
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
-const port = z.coerce
-  .number({ error: 'expected a port number' })
-  .int('expected a port number')
-  .min(0, 'expected a port number between 0 and 65535')
-  .max(65535, 'expected a port number between 0 and 65535');
+const port = z
+  .string()
+  .regex(/^\d{1,5}$/, 'expected a port number')
+  .transform(Number)
+  .pipe(z.number().min(1, 'expected a port number from 1 to 65535').max(65535, 'expected a port number from 1 to 65535'));
 
 const publicOrigin = z
   .url({ protocol: /^https?$/, error: 'expected an http(s) origin such as https://auth.example.com' })
@@ -30,7 +30,7 @@ const masterKey = z
   .transform((value) => Buffer.from(value, 'base64url'));
 
 const EnvSchema = z.object({
-  PORT: port.default(9000),
+  PORT: optionalText.pipe(port.optional()).transform((value) => value ?? 9000),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: optionalText.pipe(publicOrigin.optional()),
   DATABASE_URL: optionalText.pipe(

@@ -1,56 +1,83 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import type { ServerOptions as HttpsServerOptions } from 'node:https';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { openDb, prepare } from './bootstrap.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { StoreUnavailableError } from './errors.js';
 import { createLogger } from './logger.js';
+import type { Db } from './store/db.js';
 import { resolveMasterKey } from './tokens/master-key.js';
+
+/** What SIGTERM has to close: the app once it exists, else the database if it is open. */
+const running: { app?: FastifyInstance; db?: Db } = {};
+let stopping = false;
+
+function stop(signal: string): void {
+  if (stopping) return;
+  stopping = true;
+  running.app?.log.info({ signal }, 'stopping: finishing in-flight requests');
+  const closing = running.app ? running.app.close() : running.db?.close();
+  Promise.resolve(closing).then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+}
 
 /** The process: configuration, logger, store, listening, and a graceful stop on SIGTERM. */
 async function main(): Promise<void> {
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const config = loadConfig();
+  const https = readTls(config);
   const logger = createLogger(config.logLevel);
   const masterKey = resolveMasterKey(config);
   const db = await openDb(config, logger);
+  running.db = db;
   const { store, encryption, adminToken } = await prepare(db, { masterKey, adminToken: config.adminToken, logger });
   if (adminToken.generated) {
     // Printed once, outside the log: only its hash is stored.
     process.stdout.write(`\nrealmgate admin token (shown once, keep it safe): ${adminToken.generated}\n\n`);
   }
-
-  const https = config.tls && {
-    cert: readFileSync(config.tls.cert),
-    key: readFileSync(config.tls.key),
-    ...(config.tls.ca ? { ca: readFileSync(config.tls.ca) } : {}),
-    // Mutual TLS client authentication: ask for a certificate, let the endpoint decide.
-    requestCert: true,
-    rejectUnauthorized: false,
-  };
   const app = await buildApp({ config, store, encryption, adminTokenHash: adminToken.hash, logger, ...(https ? { https } : {}) });
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing in-flight requests');
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  running.app = app;
 
   await app.listen({ port: config.port, host: config.host });
   logger.info({ baseUrl: config.baseUrl, store: db.kind }, 'realmgate is serving');
 }
 
-main().catch((error: unknown) => {
-  // One line naming what is wrong: a bad variable, an unreachable database.
-  const message = error instanceof ConfigError ? error.message : `cannot start: ${(error as Error).message ?? String(error)}`;
-  process.stderr.write(`realmgate: ${message}\n`);
+/** HTTPS with requested (not required) client certificates, for mutual-TLS client authentication. */
+function readTls(config: Config): HttpsServerOptions | undefined {
+  if (!config.tls) return undefined;
+  const read = (variable: string, path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  };
+  return {
+    cert: read('TLS_CERT', config.tls.cert),
+    key: read('TLS_KEY', config.tls.key),
+    ...(config.tls.ca ? { ca: read('TLS_CA', config.tls.ca) } : {}),
+    requestCert: true,
+    rejectUnauthorized: false,
+  };
+}
+
+/** One line naming what is wrong: a bad variable, an unreachable database. */
+function describeStartFailure(error: unknown): string {
+  if (error instanceof ConfigError) return error.message;
+  if (error instanceof StoreUnavailableError) {
+    return `cannot start: DATABASE_URL: the database is unavailable (${(error.cause as Error | undefined)?.message ?? 'no answer'})`;
+  }
+  return `cannot start: ${(error as Error).message ?? String(error)}`;
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`realmgate: ${describeStartFailure(error).replace(/\s+/g, ' ')}\n`);
+  await running.db?.close().catch(() => {});
   process.exit(1);
 });

@@ -1,16 +1,17 @@
 import fp from 'fastify-plugin';
 
-/** Query parameters whose values are safe to log; every other value is redacted. */
+/** Query parameters that are safe to log; all others are left out, names and values. */
 const LOGGABLE_QUERY = new Set(['response_type', 'client_id', 'redirect_uri', 'scope', 'prompt', 'response_mode', 'display']);
 
+/** The path, and of the query only what is safe: a secret may sit in any other parameter, even in its name. */
 export function redactedUrl(url: string): string {
   const question = url.indexOf('?');
   if (question === -1) return url;
   const query = new URLSearchParams(url.slice(question + 1));
-  const parts: string[] = [];
-  for (const [name, value] of query) {
-    parts.push(`${encodeURIComponent(name)}=${LOGGABLE_QUERY.has(name) ? encodeURIComponent(value) : '[redacted]'}`);
-  }
+  const kept = [...query].filter(([name]) => LOGGABLE_QUERY.has(name));
+  const omitted = [...query.keys()].length - kept.length;
+  const parts = kept.map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+  if (omitted > 0) parts.push(`[${omitted} more]`);
   return `${url.slice(0, question)}?${parts.join('&')}`;
 }
 

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
-import { buildOnce, randomMasterKey, runToExit, serverEnv, startServer, stopAll } from '../support/process.js';
+import { buildOnce, randomMasterKey, runToExit, serverEnv, spawnServer, startServer, stopAll } from '../support/process.js';
 import { testStoreKind } from '../support/store.js';
 
 /** A refusal to start: a non-zero exit and exactly one line on stderr, naming the variable, with no stack trace. */
@@ -25,6 +26,7 @@ describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the p
   const cases: [variable: string, vars: Record<string, string>][] = [
     ['PORT', { PORT: 'abc' }],
     ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: '0x50' }],
     ['BASE_URL', { BASE_URL: 'not-a-url' }],
     ['BASE_URL', { BASE_URL: 'https://x.example/path' }],
     ['MASTER_KEY', { MASTER_KEY: 'short' }],
@@ -34,6 +36,8 @@ describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the p
     // A PostgreSQL store needs the key: there is no data dir to keep a generated one in.
     ['MASTER_KEY', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/realmgate' }],
     ['TLS_KEY', { TLS_CERT: '/nonexistent/cert.pem' }],
+    ['TLS_CERT', { TLS_CERT: '/nonexistent/cert.pem', TLS_KEY: '/nonexistent/key.pem' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/realmgate', MASTER_KEY: randomMasterKey() }],
   ];
 
   it.concurrent.each(cases)('%s: %o', async (variable, vars) => {
@@ -64,4 +68,24 @@ describe.skipIf(testStoreKind() === 'postgres')('MASTER_KEY on an existing data 
     const env = serverEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, MASTER_KEY: randomMasterKey() });
     expectRefusal(await runToExit(env), 'MASTER_KEY');
   }, 45_000);
+});
+
+describe.skipIf(testStoreKind() === 'postgres')('SIGTERM while starting', () => {
+  beforeAll(() => buildOnce());
+  afterAll(() => stopAll());
+
+  it('exits 0 rather than dying by the signal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'realmgate-data-'));
+    try {
+      const port = await freePort();
+      const server = spawnServer(serverEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir }));
+      // A fresh embedded store takes seconds to create: the signal arrives in the middle of it.
+      await delay(700);
+      expect(server.exit).toBeUndefined();
+      server.signal('SIGTERM');
+      expect(await server.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -110,6 +110,7 @@ describe('the log of a full run, at the most verbose level, holds no secret', ()
 
     // Secrets in query strings, where a careless client puts them.
     const query = new URLSearchParams({ token: postToken, client_secret: postClient.client_secret, access_token: postToken });
+    query.append(remember('secret used as a parameter name', secret()), '');
     const discovery = await fetch(`${issuer}/.well-known/openid-configuration?${query}`);
     expect(discovery.status).toBe(200);
     const introspectByQuery = await postForm(`${issuer}/introspect?${query}`, { token: postToken }, { authorization: basicAuth });
