@@ -39,7 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: ADMIN_BODY_LIMIT,
     // src/http/request-log.ts logs one redacted line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-  }) as unknown as FastifyInstance;
+  });
 
   const issuer = new TokenIssuer(store.tokens);
   const grants = new GrantRegistry([clientCredentialsGrant(issuer)]);
@@ -64,7 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
-  const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log as never }) : undefined;
+  const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log }) : undefined;
   app.addHook('onClose', async () => {
     await stopCleanup?.();
     await store.close();

@@ -2,8 +2,8 @@ import pino, { type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Secrets never reach the log: request bodies are not logged at all, URLs are logged with
- * their query values redacted (src/http/request-log.ts), and these paths are censored in
- * anything else that is.
+ * only their safe query parameters (src/http/request-log.ts), and these fields are censored
+ * in anything else that is. (Not `code`: errors carry their SQLSTATE or errno there.)
  */
 const SECRET_FIELDS = [
   'password',
@@ -13,7 +13,6 @@ const SECRET_FIELDS = [
   'refresh_token',
   'id_token',
   'token',
-  'code',
   'code_verifier',
   'assertion',
   'subject_token',

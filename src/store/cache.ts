@@ -3,14 +3,6 @@ import type { Db, Queryable } from './db.js';
 
 export const INVALIDATION_CHANNEL = 'realmgate_invalidate';
 
-/**
- * A bounded read-through cache of rows that any instance may change. Writers go through
- * `writeThrough`, which notifies inside the transaction: PostgreSQL delivers the
- * notification to every instance when (and only if) the transaction commits. While
- * notifications cannot be received, the cache is bypassed.
- *
- * A key ending in "/" invalidates every key that starts with it.
- */
 /** What invalidation needs of a cache, whatever it holds. */
 export interface Invalidatable {
   readonly name: string;
@@ -19,6 +11,14 @@ export interface Invalidatable {
   clear(): void;
 }
 
+/**
+ * A bounded read-through cache of rows that any instance may change. Writers go through
+ * `writeThrough`, which notifies inside the transaction: PostgreSQL delivers the
+ * notification to every instance when (and only if) the transaction commits. While
+ * notifications cannot be received, the cache is bypassed.
+ *
+ * A key ending in "/" invalidates every key that starts with it.
+ */
 export class SharedCache<V extends object> implements Invalidatable {
   private readonly entries: LRUCache<string, V>;
   /** Bumped by every invalidation, so that a load that raced one is not stored. */

@@ -19,7 +19,7 @@ export interface CleanupOptions {
   batchSize: number;
   /** Pause between two batches of one run. */
   pauseMs: number;
-  logger?: Logger;
+  logger?: Pick<Logger, 'warn' | 'debug'>;
 }
 
 export const DEFAULT_CLEANUP: CleanupOptions = { intervalMs: 60_000, batchSize: 500, pauseMs: 20 };
