@@ -50,6 +50,26 @@ describe('store', () => {
   });
 });
 
+describe('the periodic cleanup job', () => {
+  it('deletes expired rows while the server runs', async () => {
+    const t = await startTestApp({ cleanup: { intervalMs: 50, batchSize: 4, pauseMs: 0 } });
+    try {
+      await t.admin.createRealm('periodic');
+      const svc = await t.admin.serviceClient('periodic');
+      for (let i = 0; i < 10; i++) await storeToken(t.store, { realm: 'periodic', clientId: svc.clientId, expiresInMs: -1000 });
+      const live = await accessToken(t.app, 'periodic', svc);
+      const count = async () =>
+        (await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'periodic'")).rows[0]!.n;
+      const deadline = Date.now() + 5000;
+      while ((await count()) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await count()).toBe(1);
+      expect((await introspect(t.app, 'periodic', svc, live)).json().active).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('store outages', () => {
   it('reports an unreachable PostgreSQL as StoreUnavailableError', async () => {
     const db = createPgDb('postgres://postgres@127.0.0.1:1/none');

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
+import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import { createTestDb } from './store.js';
 
@@ -18,7 +19,7 @@ export interface TestApp {
 }
 
 /** The application on a fresh database, driven through `inject`; or listening, when asked. */
-export async function startTestApp(options: { baseUrl?: string; listen?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(options: { baseUrl?: string; listen?: boolean; cleanup?: CleanupOptions } = {}): Promise<TestApp> {
   const testDb = await createTestDb();
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = options.listen ? await freePort() : undefined;
@@ -28,7 +29,7 @@ export async function startTestApp(options: { baseUrl?: string; listen?: boolean
     store,
     encryption,
     adminTokenHash: adminToken.hash,
-    cleanup: false,
+    cleanup: options.cleanup ?? false,
   });
   // The issuer derives from BASE_URL, so the port is chosen before the app is built.
   if (port) await app.listen({ port, host: '127.0.0.1' });
