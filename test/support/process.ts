@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { freePort } from './app.js';
-import { testStoreKind } from './store.js';
+import { testStoreKind, withAdminClient } from './store.js';
 
 /**
  * realmgate as an operator runs it: a child process configured by its environment,
@@ -293,24 +292,14 @@ export async function createProcessStore(): Promise<ProcessStore> {
     return { kind: 'pglite', env: { DATA_DIR: 'memory://' }, dispose: async () => {} };
   }
   const name = `realmgate_proc_${randomBytes(6).toString('hex')}`;
-  await onServer(url, (client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdminClient(url, (client) => client.query(`CREATE DATABASE ${name}`));
   const databaseUrl = new URL(url);
   databaseUrl.pathname = `/${name}`;
   return {
     kind: 'postgres',
     env: { DATABASE_URL: databaseUrl.href, MASTER_KEY: randomMasterKey() },
-    dispose: () => onServer(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+    dispose: () => withAdminClient(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
   };
-}
-
-async function onServer<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ export async function createTestDb(): Promise<TestDb> {
   };
 }
 
-async function withAdminClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs fn on a connection of its own to the server of `url`: creating and dropping databases and schemas. */
+export async function withAdminClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
