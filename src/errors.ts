@@ -71,3 +71,8 @@ export class OAuthError extends Error {
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
+
+/** Text the database cannot hold (a NUL character): whatever input carried it is malformed (400). */
+export class UnstorableTextError extends Error {
+  override name = 'UnstorableTextError';
+}

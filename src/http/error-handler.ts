@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
-import { OAuthError, StoreUnavailableError } from '../errors.js';
+import { OAuthError, StoreUnavailableError, UnstorableTextError } from '../errors.js';
 
 /** Fastify's own request errors, answered in the contract's shape without echoing input. */
 const FRAMEWORK_ERRORS: Record<string, { status: number; description: string }> = {
@@ -14,6 +14,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; description: string }> 
 /** Maps anything thrown to the error a client may see; internal detail stays in the log. */
 export function toClientError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (error instanceof UnstorableTextError) return new OAuthError('invalid_request', 'the request holds a NUL character');
   if (error instanceof StoreUnavailableError) {
     return new OAuthError('temporarily_unavailable', 'the service is temporarily unavailable', { headers: { 'retry-after': '1' } });
   }

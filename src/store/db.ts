@@ -1,3 +1,5 @@
+import { StoreUnavailableError, UnstorableTextError } from '../errors.js';
+
 /**
  * What the SQL store needs from a database: the PostgreSQL pool and the embedded PGlite
  * store each implement it in a thin adapter, so every statement is written once.
@@ -38,8 +40,20 @@ export function bytes(value: unknown): Buffer {
   throw new TypeError('expected a bytea value');
 }
 
+/**
+ * What a database error means for the request, as both adapters report it: the database
+ * is unreachable, or the input held text PostgreSQL cannot store; else the error itself.
+ */
+export function classifyDbError(error: unknown): unknown {
+  if (isConnectionFailure(error)) return new StoreUnavailableError('the database is unavailable', { cause: error });
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // 22021: NUL in a text value; 22P05: \u0000 in a jsonb value.
+  if (code === '22021' || code === '22P05') return new UnstorableTextError('the input holds a NUL character', { cause: error });
+  return error;
+}
+
 /** PostgreSQL SQLSTATE classes and client errors that mean "the database is not reachable now". */
-export function isConnectionFailure(error: unknown): boolean {
+function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { StoreUnavailableError } from '../errors.js';
-import { type Db, type Queryable, type QueryResult, isConnectionFailure } from './db.js';
+import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
 
 export interface PgDbOptions {
   /** Schema to use instead of `public` (the test suite isolates each file in its own). */
@@ -119,7 +118,6 @@ async function guard<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (isConnectionFailure(error)) throw new StoreUnavailableError('the database is unavailable', { cause: error });
-    throw error;
+    throw classifyDbError(error);
   }
 }

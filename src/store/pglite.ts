@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Db, Queryable, QueryResult } from './db.js';
+import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
 
 /** The embedded adapter: PostgreSQL compiled to WebAssembly, in memory or in `dataDir`. */
 export async function createPgliteDb(dataDir: string): Promise<Db> {
@@ -14,11 +14,11 @@ export async function createPgliteDb(dataDir: string): Promise<Db> {
 
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await withoutParams(() => target.query<Row>(sql, params as unknown[]));
+      const result = await guard(() => target.query<Row>(sql, params as unknown[]));
       return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
     },
     async exec(script: string): Promise<void> {
-      await withoutParams(() => target.exec(script));
+      await guard(() => target.exec(script));
     },
   });
 
@@ -34,8 +34,11 @@ export async function createPgliteDb(dataDir: string): Promise<Db> {
   };
 }
 
-/** PGlite attaches the query's parameters to its errors; they may be secrets and must not reach a log. */
-async function withoutParams<T>(operation: () => Promise<T>): Promise<T> {
+/**
+ * PGlite attaches the query's parameters to its errors; they may be secrets and must not
+ * reach a log. The error is then classified as the pg adapter's are.
+ */
+async function guard<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
@@ -44,6 +47,6 @@ async function withoutParams<T>(operation: () => Promise<T>): Promise<T> {
         if (key in error) Object.defineProperty(error, key, { value: undefined, enumerable: false });
       }
     }
-    throw error;
+    throw classifyDbError(error);
   }
 }
