@@ -4,7 +4,7 @@ import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { ClientStore } from '../store/clients.js';
-import type { TokenStore } from '../store/tokens.js';
+import { type TokenStore, isLive } from '../store/tokens.js';
 
 const INACTIVE = Object.freeze({ active: false });
 
@@ -19,19 +19,12 @@ export function introspectionEndpoint(deps: { clients: ClientStore; tokens: Toke
       const realm = request.realm;
       const client = await authenticateClient(request, realm, deps.clients);
       if (client.client_type === 'public') throw new OAuthError('invalid_client', 'public clients cannot introspect');
+      // The hint is only a hint (RFC 7662 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
 
       const stored = await deps.tokens.find(sha256(token));
-      if (
-        !stored ||
-        stored.realm !== realm.name ||
-        stored.revokedAt ||
-        stored.expiresAt.getTime() <= Date.now() ||
-        (stored.clientId !== client.client_id && !client.introspect_any_token)
-      ) {
-        return INACTIVE;
-      }
+      if (!isLive(stored, realm.name) || (stored.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
       return {
         active: true,
         scope: stored.scope,

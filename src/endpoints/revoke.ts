@@ -4,7 +4,7 @@ import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { ClientStore } from '../store/clients.js';
-import type { TokenStore } from '../store/tokens.js';
+import { type TokenStore, isLive } from '../store/tokens.js';
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
@@ -15,13 +15,13 @@ export function revocationEndpoint(deps: { clients: ClientStore; tokens: TokenSt
     app.post('/token/revoke', async (request, reply) => {
       const realm = request.realm;
       const client = await authenticateClient(request, realm, deps.clients);
+      // The hint is only a hint (RFC 7009 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
 
       const hash = sha256(token);
       const stored = await deps.tokens.find(hash);
-      const live = stored && stored.realm === realm.name && !stored.revokedAt && stored.expiresAt.getTime() > Date.now();
-      if (live) {
+      if (isLive(stored, realm.name)) {
         // RFC 7009 §2.1: the server verifies the token was issued to the client making the request.
         if (stored.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
         if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId);

@@ -22,6 +22,11 @@ export interface StoredToken extends TokenRecord {
   revokedAt: Date | undefined;
 }
 
+/** A token of this realm that is neither revoked nor expired: the only kind a client may learn about. */
+export function isLive(token: StoredToken | undefined, realm: string): token is StoredToken {
+  return token !== undefined && token.realm === realm && !token.revokedAt && token.expiresAt.getTime() > Date.now();
+}
+
 interface TokenRow {
   realm: string;
   client_id: string;

@@ -134,10 +134,16 @@ describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
 
   it('refuses repeated parameters at both endpoints', async () => {
     const token = await accessToken(t.app, 'alpha', svc);
+    const forms: Array<Record<string, string | string[]>> = [
+      { token: [token, token] },
+      { token, token_type_hint: ['access_token', 'refresh_token'] },
+    ];
     for (const path of ['introspect', 'token/revoke']) {
-      const response = await postForm(t.app, `/oauth2/alpha/${path}`, { token: [token, token] }, { authorization: basic(svc.clientId, svc.secret) });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().error).toBe('invalid_request');
+      for (const form of forms) {
+        const response = await postForm(t.app, `/oauth2/alpha/${path}`, form, { authorization: basic(svc.clientId, svc.secret) });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().error).toBe('invalid_request');
+      }
     }
     expect((await introspect(t.app, 'alpha', svc, token)).json().active).toBe(true);
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRIVATE_JWK_MEMBERS } from '../admin/helpers.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, accessToken, clientCredentials, introspect, postForm, revoke } from '../support/oauth.js';
 
-const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
 describe('realms: issuers, discovery, keys, isolation, disabled provider', () => {
   let t: TestApp;
