@@ -6,7 +6,7 @@ import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; name: string } };
 
-const ScopeNameSchema = z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)');
+const ScopePathSchema = z.object({ name: z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)') });
 const ScopePutSchema = z.strictObject({ description: z.string().max(1000) });
 const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 
@@ -22,7 +22,7 @@ export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
     });
 
     app.put<Params>('/scopes/:name', async (request, reply) => {
-      const name = parseInput(ScopeNameSchema, request.params.name);
+      const { name } = parseInput(ScopePathSchema, { name: request.params.name });
       const { description } = parseInput(ScopePutSchema, request.body);
       const { scope, created } = await store.scopes.put(request.params.realm, name, description);
       return reply.code(created ? 201 : 200).send(scope);
@@ -31,8 +31,8 @@ export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
     app.delete<Params>('/scopes/:name', async (request, reply) => {
       const { realm, name } = request.params;
       if (BUILTIN.has(name)) throw conflict(`${name} exists in every realm and cannot be deleted`);
-      const users = await store.clients.usingScope(realm, name);
-      if (users.length > 0) throw conflict(`the scope is used by clients: ${users.join(', ')}`);
+      const clientIds = await store.clients.usingScope(realm, name);
+      if (clientIds.length > 0) throw conflict(`the scope is used by clients: ${clientIds.join(', ')}`);
       if (!(await store.scopes.delete(realm, name))) throw notFound('scope');
       return reply.code(204).send();
     });

@@ -34,7 +34,7 @@ export type SecretChange = { keep: true } | { hash: Buffer | null };
 export class ClientStore {
   constructor(
     private readonly db: Db,
-    readonly cache: SharedCache<Client>,
+    private readonly cache: SharedCache<Client>,
   ) {}
 
   private static key(realm: string, clientId: string): string {

@@ -7,9 +7,8 @@ import { insertSigningKey } from './signing-keys.js';
 
 export interface Realm {
   readonly name: string;
+  /** What an admin set, with the defaults for the rest. */
   readonly settings: RealmSettings;
-  /** Only the settings an admin set; `settings` adds the defaults. */
-  readonly storedSettings: RealmSettingsPatch;
   readonly createdAt: Date;
 }
 
@@ -20,12 +19,12 @@ interface RealmRow {
 }
 
 const toRealm = (row: RealmRow): Realm =>
-  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), storedSettings: row.settings, createdAt: row.created_at });
+  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), createdAt: row.created_at });
 
 export class RealmStore {
   constructor(
     private readonly db: Db,
-    readonly cache: SharedCache<Realm>,
+    private readonly cache: SharedCache<Realm>,
     /** Clients are keyed "{realm}/{client_id}": deleting a realm drops them all. */
     private readonly clientCache: Invalidatable,
   ) {}

@@ -273,7 +273,9 @@ describe('admin API: users, scopes and signing keys', () => {
       ['a space', 'two words'],
       ['a non-ASCII character', 'café'],
     ])('refuses a scope name with %s: 400 invalid_request, nothing created', async (_rule, name) => {
-      expectAdminError(await putScope(name, { description: 'x' }), 400, 'invalid_request');
+      const response = await putScope(name, { description: 'x' });
+      expectAdminError(response, 400, 'invalid_request');
+      expect(response.json().error_description).toMatch(/^name: /);
       expect((await listScopes()).map((scope) => scope.name)).not.toContain(name);
     });
 
