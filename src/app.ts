@@ -13,6 +13,7 @@ import { requestLog } from './http/request-log.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
 import { TokenIssuer } from './tokens/issuer.js';
+import { RealmSigner } from './tokens/signer.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
 
 export interface AppDeps {
@@ -41,7 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
 
-  const issuer = new TokenIssuer(store.tokens);
+  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption));
   const grants = new GrantRegistry([clientCredentialsGrant(issuer)]);
   const endpointDeps = {
     store,

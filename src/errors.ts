@@ -14,6 +14,11 @@ export type ErrorCode =
   | 'unsupported_response_type'
   | 'server_error'
   | 'temporarily_unavailable'
+  // OpenID Connect Core §3.1.2.6
+  | 'login_required'
+  | 'consent_required'
+  | 'interaction_required'
+  | 'request_not_supported'
   // RFC 6750 §3.1
   | 'invalid_token'
   | 'insufficient_scope'
@@ -32,6 +37,10 @@ const defaultStatus: Record<ErrorCode, number> = {
   invalid_scope: 400,
   access_denied: 403,
   unsupported_response_type: 400,
+  login_required: 400,
+  consent_required: 400,
+  interaction_required: 400,
+  request_not_supported: 400,
   server_error: 500,
   temporarily_unavailable: 503,
   invalid_token: 401,

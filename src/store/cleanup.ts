@@ -7,12 +7,18 @@ import type { Db } from './db.js';
  * never holds locks or I/O long enough to be felt by the token endpoint; instances running
  * it together skip each other's rows.
  */
-const BATCH_STATEMENTS = {
-  tokens: `DELETE FROM tokens WHERE ctid = ANY (ARRAY(
-             SELECT ctid FROM tokens WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED))`,
-  signing_keys: `DELETE FROM signing_keys WHERE ctid = ANY (ARRAY(
-                   SELECT ctid FROM signing_keys WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED))`,
-} as const;
+const deleteBatch = (table: string, expired = 'expires_at < now()') =>
+  `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE ${expired} LIMIT $1 FOR UPDATE SKIP LOCKED))`;
+
+const BATCH_STATEMENTS = [
+  deleteBatch('tokens'),
+  deleteBatch('signing_keys'),
+  deleteBatch('sessions'),
+  deleteBatch('authorization_transactions'),
+  deleteBatch('pushed_requests'),
+  // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
+  deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
+];
 
 export interface CleanupOptions {
   intervalMs: number;
@@ -27,7 +33,7 @@ export const DEFAULT_CLEANUP: CleanupOptions = { intervalMs: 60_000, batchSize: 
 /** Deletes every expired row, a batch at a time; returns how many were deleted. */
 export async function deleteExpired(db: Db, options: Pick<CleanupOptions, 'batchSize' | 'pauseMs'>, stopped = () => false): Promise<number> {
   let total = 0;
-  for (const statement of Object.values(BATCH_STATEMENTS)) {
+  for (const statement of BATCH_STATEMENTS) {
     for (;;) {
       const { rowCount } = await db.query(statement, [options.batchSize]);
       total += rowCount;

@@ -3,6 +3,10 @@ import { type Realm, RealmStore } from './realms.js';
 import { type Client, ClientStore } from './clients.js';
 import { SharedCache, listenForInvalidations } from './cache.js';
 import type { Db } from './db.js';
+import { AuthorizationCodeStore } from './authorization-codes.js';
+import { AuthorizationFlowStore } from './authorization-flow.js';
+import { ConsentStore } from './consents.js';
+import { SessionStore } from './sessions.js';
 import { ScopeStore } from './scopes.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore } from './signing-keys.js';
@@ -24,6 +28,10 @@ export interface Store {
   readonly scopes: ScopeStore;
   readonly signingKeys: SigningKeyStore;
   readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
+  readonly consents: ConsentStore;
+  readonly authorizationFlow: AuthorizationFlowStore;
+  readonly codes: AuthorizationCodeStore;
   readonly serverState: ServerStateStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
@@ -42,6 +50,10 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     scopes: new ScopeStore(db),
     signingKeys: new SigningKeyStore(db),
     tokens: new TokenStore(db),
+    sessions: new SessionStore(db),
+    consents: new ConsentStore(db),
+    authorizationFlow: new AuthorizationFlowStore(db),
+    codes: new AuthorizationCodeStore(db),
     serverState: new ServerStateStore(db),
     async ping() {
       try {

@@ -16,15 +16,31 @@ export interface TokenRecord {
   scope: string;
   issuedAt: Date;
   expiresAt: Date;
+  /** The sign-in behind a person's token, for the ID tokens of later refreshes. */
+  signIn?: SignIn;
+}
+
+/** When and how the person behind a grant signed in, and in which session. */
+export interface SignIn {
+  authTime: Date;
+  amr: readonly string[];
+  sid: string;
 }
 
 export interface StoredToken extends TokenRecord {
   revokedAt: Date | undefined;
+  /** When a rotated refresh token was exchanged for a new one. */
+  usedAt: Date | undefined;
+  /** The username of the person behind the token, when there is one. */
+  username: string | undefined;
 }
 
-/** A token of this realm that is neither revoked nor expired: the only kind a client may learn about. */
+/**
+ * A token of this realm that is neither revoked, replaced by rotation, nor expired: the only
+ * kind a client may learn about.
+ */
 export function isLive(token: StoredToken | undefined, realm: string): token is StoredToken {
-  return token !== undefined && token.realm === realm && !token.revokedAt && token.expiresAt.getTime() > Date.now();
+  return token !== undefined && token.realm === realm && !token.revokedAt && !token.usedAt && token.expiresAt.getTime() > Date.now();
 }
 
 interface TokenRow {
@@ -39,19 +55,46 @@ interface TokenRow {
   issued_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  used_at: Date | null;
+  auth_time: Date | null;
+  amr: string[] | null;
+  sid: string | null;
+  username: string | null;
 }
+
+const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid`;
+
+const toToken = (row: TokenRow): StoredToken => ({
+  realm: row.realm,
+  clientId: row.client_id,
+  kind: row.kind,
+  grantId: row.grant_id,
+  grantType: row.grant_type,
+  subject: row.subject,
+  userId: row.user_id ?? undefined,
+  scope: row.scope,
+  issuedAt: row.issued_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at ?? undefined,
+  usedAt: row.used_at ?? undefined,
+  signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], sid: row.sid } : undefined,
+  username: row.username ?? undefined,
+});
 
 /**
  * One statement inserts any number of tokens: parallel arrays, one element per row (text
  * for every type, so that both adapters pass them alike).
  */
 const INSERT_MANY = `
-  INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at)
+  INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
+                      auth_time, amr, sid)
   SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
-         issued_at::timestamptz, expires_at::timestamptz
+         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[], $11::text[])
-      AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at)`;
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+      AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
+           auth_time, amr, sid)`;
 
 type NewToken = TokenRecord & { hash: Buffer };
 
@@ -83,31 +126,45 @@ export class TokenStore {
       column((t) => t.scope),
       column((t) => t.issuedAt.toISOString()),
       column((t) => t.expiresAt.toISOString()),
+      column((t) => t.signIn?.authTime.toISOString() ?? null),
+      column((t) => t.signIn?.amr.join(' ') ?? null),
+      column((t) => t.signIn?.sid ?? null),
     ]);
   }
 
   async find(hash: Buffer): Promise<StoredToken | undefined> {
     const result = await this.db.query<TokenRow>(
-      `SELECT realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at, revoked_at
-         FROM tokens WHERE token_hash = $1`,
+      `SELECT ${COLUMNS}, u.username FROM tokens t LEFT JOIN users u ON u.realm = t.realm AND u.id = t.user_id
+        WHERE t.token_hash = $1`,
       [hash],
     );
-    const row = result.rows[0];
-    return (
-      row && {
-        realm: row.realm,
-        clientId: row.client_id,
-        kind: row.kind,
-        grantId: row.grant_id,
-        grantType: row.grant_type,
-        subject: row.subject,
-        userId: row.user_id ?? undefined,
-        scope: row.scope,
-        issuedAt: row.issued_at,
-        expiresAt: row.expires_at,
-        revokedAt: row.revoked_at ?? undefined,
-      }
+    return result.rows[0] && toToken(result.rows[0]);
+  }
+
+  /**
+   * Uses a refresh token of this client once (rotation, RFC 9700 §4.14.2). The database
+   * decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL` returns the
+   * row. A token that was used already comes back as `replayed`, for its grant to be revoked.
+   */
+  async useRefreshToken(
+    hash: Buffer,
+    realm: string,
+    clientId: string,
+  ): Promise<{ token: StoredToken } | { replayedGrantId: string } | undefined> {
+    const used = await this.db.query<TokenRow>(
+      `UPDATE tokens t SET used_at = now()
+        WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
+          AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+        RETURNING ${COLUMNS}, NULL::text AS username`,
+      [hash, realm, clientId],
     );
+    if (used.rows[0]) return { token: toToken(used.rows[0]) };
+    const replayed = await this.db.query<{ grant_id: string }>(
+      `SELECT grant_id FROM tokens
+        WHERE token_hash = $1 AND realm = $2 AND client_id = $3 AND kind = 'refresh_token' AND used_at IS NOT NULL`,
+      [hash, realm, clientId],
+    );
+    return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
   }
 
   async revoke(hash: Buffer): Promise<void> {

@@ -47,6 +47,11 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
+  async getById(realm: string, id: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid`, [realm, id]);
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
   /** Undefined when the username is taken. */
   async create(realm: string, username: string, passwordHash: string, claims: Claims): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -18,6 +18,14 @@ export class KeyEncryption {
     const cipher = createCipheriv('aes-256-gcm', this.masterKey, iv).setAAD(Buffer.from(context));
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+  }
+
+  /**
+   * A 256-bit key for another purpose (cookie signatures, CSRF tokens), derived from
+   * MASTER_KEY with HKDF-SHA256 (RFC 5869), so that every instance derives the same one.
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.masterKey, Buffer.alloc(0), `realmgate ${purpose}`, 32));
   }
 
   /** Throws when the key or the context differs from those that encrypted it. */

@@ -1,0 +1,151 @@
+import { OAuthError } from '../errors.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import { isScopeString, scopeNames, scopesOutside } from './scope.js';
+
+/** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
+export type Prompt = 'none' | 'login' | 'consent';
+
+/** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  /** Whether the request named the redirect URI: then the token request must repeat it (RFC 6749 §4.1.3). */
+  redirectUriGiven: boolean;
+  scope: string[];
+  state?: string;
+  nonce?: string;
+  /** S256 only. */
+  codeChallenge?: string;
+  prompt: Prompt[];
+  maxAge?: number;
+  loginHint?: string;
+}
+
+/** The parameters /authorize and /par read; others are ignored. */
+export const AUTHORIZATION_PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'login_hint',
+  'response_mode',
+  'request',
+  'request_uri',
+] as const;
+export type AuthorizationParams = Readonly<Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>>>;
+
+/**
+ * The client or its redirect URI cannot be trusted: the error is shown to the person and
+ * never sent to the redirect URI (RFC 6749 §4.1.2.1).
+ */
+export class UntrustedRedirectError extends Error {
+  override name = 'UntrustedRedirectError';
+}
+
+/** RFC 7636 §4.1: 43 to 128 unreserved characters; an S256 challenge is 43. */
+const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+const MAX_VALUE_LENGTH = 2048;
+const PROMPTS = new Map<string, Prompt>([
+  ['none', 'none'],
+  ['login', 'login'],
+  ['consent', 'consent'],
+  ['select_account', 'login'],
+]);
+
+/**
+ * The redirect URI of the request: registered exactly (no wildcard, no prefix), or
+ * omitted when the client has exactly one.
+ */
+export function trustedRedirectUri(client: Client, given: string | undefined): { redirectUri: string; given: boolean } {
+  if (given === undefined) {
+    if (client.redirect_uris.length !== 1) throw new UntrustedRedirectError('redirect_uri is required: the client has several');
+    return { redirectUri: client.redirect_uris[0]!, given: false };
+  }
+  if (!client.redirect_uris.includes(given)) throw new UntrustedRedirectError('redirect_uri is not registered for this client');
+  return { redirectUri: given, given: true };
+}
+
+/**
+ * Everything after the redirect URI, in the order of the issue: response type, scope,
+ * PKCE, then the OpenID Connect parameters. Each problem is an OAuthError to be sent to
+ * the (trusted) redirect URI.
+ */
+export function validateAuthorizationRequest(
+  realm: RequestRealm,
+  client: Client,
+  params: AuthorizationParams,
+  redirect: { redirectUri: string; given: boolean },
+): AuthorizationRequest {
+  for (const name of AUTHORIZATION_PARAMETERS) {
+    if ((params[name]?.length ?? 0) > MAX_VALUE_LENGTH) throw new OAuthError('invalid_request', `${name} is too long`);
+  }
+  if (!client.grant_types.includes('authorization_code')) {
+    throw new OAuthError('unauthorized_client', 'the client is not allowed the authorization code grant');
+  }
+  const responseType = params.response_type;
+  if (responseType === undefined) throw new OAuthError('invalid_request', 'response_type is required');
+  if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported');
+  if (params.response_mode !== undefined && params.response_mode !== 'query') {
+    throw new OAuthError('invalid_request', 'only response_mode=query is supported');
+  }
+  if (params.request !== undefined) throw new OAuthError('request_not_supported', 'request objects are not supported; use PAR');
+
+  let scope = scopeNames(client.scope);
+  if (params.scope !== undefined) {
+    if (!isScopeString(params.scope)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
+    scope = scopeNames(params.scope);
+    const refused = scopesOutside(scope, scopeNames(client.scope));
+    if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
+  }
+
+  const method = params.code_challenge_method;
+  if (params.code_challenge === undefined) {
+    if (method !== undefined) throw new OAuthError('invalid_request', 'code_challenge_method without code_challenge');
+    if (client.client_type === 'public') throw new OAuthError('invalid_request', 'PKCE is required for public clients (code_challenge)');
+    if (realm.settings.require_pkce || client.require_pkce) throw new OAuthError('invalid_request', 'PKCE is required (code_challenge)');
+  } else {
+    // RFC 7636 §4.3: an absent method means plain, which is refused (RFC 9700 §2.1.1).
+    if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
+    if (!CODE_CHALLENGE.test(params.code_challenge)) throw new OAuthError('invalid_request', 'code_challenge is malformed');
+  }
+
+  const prompt = parsePrompt(params.prompt);
+  let maxAge: number | undefined;
+  if (params.max_age !== undefined) {
+    if (!/^\d{1,9}$/.test(params.max_age)) throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds');
+    maxAge = Number(params.max_age);
+  }
+
+  return {
+    clientId: client.client_id,
+    redirectUri: redirect.redirectUri,
+    redirectUriGiven: redirect.given,
+    scope,
+    prompt,
+    ...(params.state === undefined ? {} : { state: params.state }),
+    ...(params.nonce === undefined ? {} : { nonce: params.nonce }),
+    ...(params.code_challenge === undefined ? {} : { codeChallenge: params.code_challenge }),
+    ...(maxAge === undefined ? {} : { maxAge }),
+    ...(params.login_hint === undefined ? {} : { loginHint: params.login_hint }),
+  };
+}
+
+function parsePrompt(value: string | undefined): Prompt[] {
+  if (value === undefined) return [];
+  const prompts = new Set<Prompt>();
+  for (const name of value.split(' ').filter(Boolean)) {
+    const prompt = PROMPTS.get(name);
+    if (!prompt) throw new OAuthError('invalid_request', `prompt=${name} is not supported`);
+    prompts.add(prompt);
+  }
+  // OIDC Core §3.1.2.1: none with any other value is an error.
+  if (prompts.has('none') && prompts.size > 1) throw new OAuthError('invalid_request', 'prompt=none cannot be combined');
+  return [...prompts];
+}

@@ -1,0 +1,78 @@
+import { type SafeHtml, html } from './html.js';
+import { type PageOptions } from './layout.js';
+
+/** The hidden inputs every form carries (CONTRACT.md §4). */
+function hidden(fields: Readonly<Record<string, string>>): SafeHtml[] {
+  return Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+}
+
+function errorBox(message: string | undefined): SafeHtml | undefined {
+  return message === undefined ? undefined : html`<p class="error" role="alert">${message}</p>`;
+}
+
+export function signInPage(input: {
+  realm: string;
+  hidden: Record<string, string>;
+  username?: string;
+  error?: string;
+  formTargets: readonly string[];
+}): { options: PageOptions; body: SafeHtml } {
+  return {
+    options: { title: 'Sign in', realm: input.realm, status: input.error ? 401 : 200, formTargets: input.formTargets },
+    body: html`${errorBox(input.error)}
+<form method="post">
+${hidden(input.hidden)}
+<label for="username">Username</label>
+<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${input.username ?? ''}"${input.username ? '' : html` autofocus`}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${input.username ? html` autofocus` : ''}>
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+  };
+}
+
+export function consentPage(input: {
+  realm: string;
+  clientName: string;
+  scopes: ReadonlyArray<{ name: string; description: string }>;
+  hidden: Record<string, string>;
+  formTargets: readonly string[];
+}): { options: PageOptions; body: SafeHtml } {
+  const items = input.scopes.map((scope) => html`<li><strong>${scope.name}</strong>${scope.description ? html`: ${scope.description}` : ''}</li>`);
+  return {
+    options: { title: 'Allow access?', realm: input.realm, formTargets: input.formTargets },
+    body: html`<p><strong>${input.clientName}</strong> asks to:</p>
+${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>Know that you signed in.</p>`}
+<form method="post">
+${hidden(input.hidden)}
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  };
+}
+
+export function signOutPage(input: {
+  realm: string;
+  hidden: Record<string, string>;
+  formTargets: readonly string[];
+}): { options: PageOptions; body: SafeHtml } {
+  return {
+    options: { title: 'Sign out', realm: input.realm, formTargets: input.formTargets },
+    body: html`<p>Do you want to sign out?</p>
+<form method="post">
+${hidden(input.hidden)}
+<button class="primary" type="submit" name="decision" value="allow">Sign out</button>
+<button type="submit" name="decision" value="deny">Stay signed in</button>
+</form>`,
+  };
+}
+
+export function messagePage(input: { realm: string; title: string; message: string; status?: number }): {
+  options: PageOptions;
+  body: SafeHtml;
+} {
+  return {
+    options: { title: input.title, realm: input.realm, status: input.status ?? 200 },
+    body: html`<p${input.status && input.status >= 400 ? html` class="error" role="alert"` : ''}>${input.message}</p>`,
+  };
+}

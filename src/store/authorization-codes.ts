@@ -1,0 +1,107 @@
+import type { Db } from './db.js';
+
+/** What a code was issued for (RFC 6749 §4.1.2), and what its tokens and ID token need. */
+export interface AuthorizationCode {
+  realm: string;
+  clientId: string;
+  /** The grant the code's tokens belong to: a second use of the code revokes it. */
+  grantId: string;
+  userId: string;
+  sid: string;
+  scope: string;
+  redirectUri: string;
+  /** Whether the authorization request named the redirect URI (RFC 6749 §4.1.3). */
+  redirectUriGiven: boolean;
+  codeChallenge: string | undefined;
+  nonce: string | undefined;
+  authTime: Date;
+  amr: readonly string[];
+  expiresAt: Date;
+}
+
+interface CodeRow {
+  realm: string;
+  client_id: string;
+  grant_id: string;
+  user_id: string;
+  sid: string;
+  scope: string;
+  redirect_uri: string;
+  redirect_uri_given: boolean;
+  code_challenge: string | null;
+  nonce: string | null;
+  auth_time: Date;
+  amr: string[];
+  expires_at: Date;
+}
+
+const COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
+                 nonce, auth_time, amr, expires_at`;
+
+const toCode = (row: CodeRow): AuthorizationCode => ({
+  realm: row.realm,
+  clientId: row.client_id,
+  grantId: row.grant_id,
+  userId: row.user_id,
+  sid: row.sid,
+  scope: row.scope,
+  redirectUri: row.redirect_uri,
+  redirectUriGiven: row.redirect_uri_given,
+  codeChallenge: row.code_challenge ?? undefined,
+  nonce: row.nonce ?? undefined,
+  authTime: row.auth_time,
+  amr: row.amr,
+  expiresAt: row.expires_at,
+});
+
+/** The outcome of presenting a code: its grant, or the grant of a code already used. */
+export type Redemption = { code: AuthorizationCode } | { replayedGrantId: string } | undefined;
+
+/** Codes by the SHA-256 of their value. */
+export class AuthorizationCodeStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(codeHash: Buffer, code: AuthorizationCode): Promise<void> {
+    await this.db.query(
+      `INSERT INTO authorization_codes (code_hash, ${COLUMNS})
+       VALUES ($1, $2, $3, $4::uuid, $5::uuid, $6::uuid, $7, $8, $9, $10, $11, $12, $13::text[], $14)`,
+      [
+        codeHash,
+        code.realm,
+        code.clientId,
+        code.grantId,
+        code.userId,
+        code.sid,
+        code.scope,
+        code.redirectUri,
+        code.redirectUriGiven,
+        code.codeChallenge ?? null,
+        code.nonce ?? null,
+        code.authTime,
+        code.amr,
+        code.expiresAt,
+      ],
+    );
+  }
+
+  /**
+   * Uses the code once, for the client it was issued to. The database decides between
+   * concurrent uses: only one `UPDATE … WHERE used_at IS NULL` returns the row. A code of
+   * this client that was used already comes back as the grant to revoke.
+   */
+  async redeem(codeHash: Buffer, realm: string, clientId: string): Promise<Redemption> {
+    const used = await this.db.query<CodeRow>(
+      `UPDATE authorization_codes SET used_at = now()
+        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > now()
+        RETURNING ${COLUMNS}`,
+      [codeHash, realm, clientId],
+    );
+    if (used.rows[0]) return { code: toCode(used.rows[0]) };
+    const replayed = await this.db.query<{ grant_id: string }>(
+      `SELECT grant_id FROM authorization_codes
+        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL`,
+      [codeHash, realm, clientId],
+    );
+    return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
+  }
+}

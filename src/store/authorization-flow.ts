@@ -1,0 +1,90 @@
+import type { AuthorizationRequest } from '../oauth/authorization-request.js';
+import type { Db } from './db.js';
+
+/** An authorization request between /authorize and the redirect back to the client. */
+export interface AuthorizationTransaction {
+  readonly realm: string;
+  readonly clientId: string;
+  /** SHA-256 of the browser binding cookie: the flow continues only in the browser that began it. */
+  readonly browserHash: Buffer;
+  readonly request: AuthorizationRequest;
+  /** The session that signed in for this request, once there is one. */
+  readonly sid: string | undefined;
+  readonly createdAt: Date;
+}
+
+interface TransactionRow {
+  realm: string;
+  client_id: string;
+  browser_hash: Uint8Array;
+  request: AuthorizationRequest;
+  sid: string | null;
+  created_at: Date;
+}
+
+const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
+  realm: row.realm,
+  clientId: row.client_id,
+  browserHash: Buffer.from(row.browser_hash),
+  request: row.request,
+  sid: row.sid ?? undefined,
+  createdAt: row.created_at,
+});
+
+/**
+ * Transactions and pushed requests (RFC 9126), each by the SHA-256 of its secret id. Both
+ * are stored, not kept in memory, so that any instance can serve the next step.
+ */
+export class AuthorizationFlowStore {
+  constructor(private readonly db: Db) {}
+
+  async begin(
+    idHash: Buffer,
+    tx: { realm: string; clientId: string; browserHash: Buffer; request: AuthorizationRequest; sid?: string; lifetimeSeconds: number },
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, request, sid, expires_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::uuid, now() + make_interval(secs => $7))`,
+      [idHash, tx.realm, tx.clientId, tx.browserHash, JSON.stringify(tx.request), tx.sid ?? null, tx.lifetimeSeconds],
+    );
+  }
+
+  async find(idHash: Buffer, realm: string): Promise<AuthorizationTransaction | undefined> {
+    const result = await this.db.query<TransactionRow>(
+      `SELECT realm, client_id, browser_hash, request, sid, created_at FROM authorization_transactions
+        WHERE id_hash = $1 AND realm = $2 AND expires_at > now()`,
+      [idHash, realm],
+    );
+    return result.rows[0] && toTransaction(result.rows[0]);
+  }
+
+  /** Records the session that signed in for the transaction. */
+  async signedIn(idHash: Buffer, sid: string): Promise<void> {
+    await this.db.query('UPDATE authorization_transactions SET sid = $2::uuid WHERE id_hash = $1', [idHash, sid]);
+  }
+
+  /** Ends the transaction; true for the one caller that ended it. */
+  async finish(idHash: Buffer): Promise<boolean> {
+    const result = await this.db.query('DELETE FROM authorization_transactions WHERE id_hash = $1', [idHash]);
+    return result.rowCount > 0;
+  }
+
+  async push(uriHash: Buffer, pushed: { realm: string; clientId: string; request: AuthorizationRequest; lifetimeSeconds: number }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO pushed_requests (uri_hash, realm, client_id, request, expires_at)
+       VALUES ($1, $2, $3, $4::jsonb, now() + make_interval(secs => $5))`,
+      [uriHash, pushed.realm, pushed.clientId, JSON.stringify(pushed.request), pushed.lifetimeSeconds],
+    );
+  }
+
+  /** The pushed request, once: undefined when unknown, expired, used, or pushed by another client. */
+  async usePushed(uriHash: Buffer, realm: string, clientId: string): Promise<AuthorizationRequest | undefined> {
+    const result = await this.db.query<{ request: AuthorizationRequest }>(
+      `UPDATE pushed_requests SET used_at = now()
+        WHERE uri_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > now()
+        RETURNING request`,
+      [uriHash, realm, clientId],
+    );
+    return result.rows[0]?.request;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Db } from './db.js';
+
+/** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
+export interface Session {
+  /** Public session id: the `sid` of ID tokens. */
+  readonly sid: string;
+  readonly realm: string;
+  readonly userId: string;
+  readonly authTime: Date;
+  /** RFC 8176 authentication method references: `pwd`, `otp`, `hwk`… */
+  readonly amr: readonly string[];
+  readonly expiresAt: Date;
+}
+
+interface SessionRow {
+  sid: string;
+  realm: string;
+  user_id: string;
+  auth_time: Date;
+  amr: string[];
+  expires_at: Date;
+}
+
+const COLUMNS = 'sid, realm, user_id, auth_time, amr, expires_at';
+
+const toSession = (row: SessionRow): Session => ({
+  sid: row.sid,
+  realm: row.realm,
+  userId: row.user_id,
+  authTime: row.auth_time,
+  amr: row.amr,
+  expiresAt: row.expires_at,
+});
+
+/** Sessions by the SHA-256 of the secret their cookie carries. */
+export class SessionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(
+    secretHash: Buffer,
+    session: { realm: string; userId: string; authTime: Date; amr: readonly string[]; lifetimeSeconds: number },
+  ): Promise<Session> {
+    const result = await this.db.query<SessionRow>(
+      `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, expires_at)
+       VALUES ($1, $2, $3, $4, $5::text[], now() + make_interval(secs => $6)) RETURNING ${COLUMNS}`,
+      [secretHash, session.realm, session.userId, session.authTime, session.amr, session.lifetimeSeconds],
+    );
+    return toSession(result.rows[0]!);
+  }
+
+  /** The unexpired session of this realm with that secret. */
+  async find(secretHash: Buffer, realm: string): Promise<Session | undefined> {
+    const result = await this.db.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions WHERE secret_hash = $1 AND realm = $2 AND expires_at > now()`,
+      [secretHash, realm],
+    );
+    return result.rows[0] && toSession(result.rows[0]);
+  }
+
+  async findBySid(sid: string, realm: string): Promise<Session | undefined> {
+    const result = await this.db.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions WHERE sid = $1::uuid AND realm = $2 AND expires_at > now()`,
+      [sid, realm],
+    );
+    return result.rows[0] && toSession(result.rows[0]);
+  }
+
+  async delete(secretHash: Buffer): Promise<void> {
+    await this.db.query('DELETE FROM sessions WHERE secret_hash = $1', [secretHash]);
+  }
+}
