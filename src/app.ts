@@ -46,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const grants = new GrantRegistry([clientCredentialsGrant(issuer)]);
   const endpointDeps = {
     store,
+    encryption: deps.encryption,
     baseUrl: config.baseUrl,
     grants,
     capabilities: { grantTypes: grants.types, clientAuthMethods: [...CLIENT_AUTH_METHODS.keys()] },

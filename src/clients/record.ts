@@ -78,6 +78,8 @@ const clientFields = {
     .refine((types) => new Set(types).size === types.length, 'grant types must not repeat'),
   token_endpoint_auth_method: z.enum(AUTH_METHODS),
   require_pkce: z.boolean(),
+  /** RFC 9126 §6 `require_pushed_authorization_requests`, named as the realm setting is. */
+  require_par: z.boolean(),
   skip_consent: z.boolean(),
   jwks: z.strictObject({ keys: z.array(jwk).max(20) }).optional(),
   jwks_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
@@ -119,6 +121,7 @@ function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
     grant_types: ['authorization_code'], // RFC 7591 §2
     token_endpoint_auth_method: type === 'public' ? 'none' : 'client_secret_basic',
     require_pkce: false,
+    require_par: false,
     skip_consent: false,
     tls_client_certificate_bound_access_tokens: false,
     introspect_any_token: false,

@@ -1,32 +1,56 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
+import { SIGNING_ALGS } from '../tokens/signing-keys.js';
 
 export interface ServerCapabilities {
   grantTypes: readonly string[];
   clientAuthMethods: readonly string[];
 }
 
+/** The claims that scopes release (src/users/claims.ts) and those ID tokens carry. */
+const CLAIMS_SUPPORTED = [
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'sid',
+  'name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
+  'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at', 'email', 'email_verified',
+  'address', 'phone_number', 'phone_number_verified',
+];
+
 /**
- * Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery §3). It advertises
- * only what this server has built; `response_types_supported` stays empty until the
- * authorization endpoint exists.
+ * Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery §3, RFC 9126 §5,
+ * RFC 9207 §3). It advertises only what this server has built.
  */
 export function serverMetadata(realm: RequestRealm, scopes: readonly string[], capabilities: ServerCapabilities) {
   const issuer = realm.issuer;
   const confidentialMethods = capabilities.clientAuthMethods.filter((method) => method !== 'none');
   return {
     issuer,
+    authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/access_token`,
+    userinfo_endpoint: `${issuer}/userinfo`,
     jwks_uri: `${issuer}/connect/jwk_uri`,
     introspection_endpoint: `${issuer}/introspect`,
     revocation_endpoint: `${issuer}/token/revoke`,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: realm.settings.require_par,
+    end_session_endpoint: `${issuer}/connect/endSession`,
     scopes_supported: scopes,
-    response_types_supported: [],
+    claims_supported: CLAIMS_SUPPORTED,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
     grant_types_supported: capabilities.grantTypes,
+    code_challenge_methods_supported: ['S256'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    authorization_response_iss_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    claims_parameter_supported: false,
     token_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     introspection_endpoint_auth_methods_supported: confidentialMethods,
     revocation_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
+    pushed_authorization_request_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
   };
 }
 

@@ -3,9 +3,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
+import { browserPages } from './pages.js';
+import { parEndpoint } from './par.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
@@ -14,6 +17,7 @@ export const OAUTH_BODY_LIMIT = 64 * 1024;
 
 export interface EndpointDeps {
   store: Store;
+  encryption: KeyEncryption;
   baseUrl: string;
   grants: GrantRegistry;
   capabilities: ServerCapabilities;
@@ -39,6 +43,8 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(tokenEndpoint({ grants: deps.grants, clients: store.clients }));
     await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens }));
     await app.register(revocationEndpoint({ clients: store.clients, tokens: store.tokens }));
+    await app.register(parEndpoint({ store }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
 }
 

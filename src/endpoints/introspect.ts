@@ -29,6 +29,7 @@ export function introspectionEndpoint(deps: { clients: ClientStore; tokens: Toke
         active: true,
         scope: stored.scope,
         client_id: stored.clientId,
+        ...(stored.username === undefined ? {} : { username: stored.username }),
         sub: stored.subject,
         token_type: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
         exp: Math.floor(stored.expiresAt.getTime() / 1000),

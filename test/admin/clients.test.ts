@@ -19,6 +19,7 @@ const CONFIDENTIAL_DEFAULTS = {
   scope: '',
   token_endpoint_auth_method: 'client_secret_basic',
   require_pkce: false,
+  require_par: false,
   skip_consent: false,
   tls_client_certificate_bound_access_tokens: false,
   introspect_any_token: false,

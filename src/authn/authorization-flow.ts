@@ -1,0 +1,148 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomSecret, sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import type { AuthorizationRequest } from '../oauth/authorization-request.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import type { Store } from '../store/index.js';
+import type { Session } from '../store/sessions.js';
+import type { BrowserCookies } from './browser.js';
+
+/** How long a person may take between /authorize and the last page. */
+export const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
+/** How long a sign-in lasts; `max_age` and `prompt=login` ask for a fresher one. */
+export const SESSION_LIFETIME_SECONDS = 12 * 3600;
+
+/** The redirect URI with the response parameters added to its query (RFC 6749 §4.1.2, RFC 9207). */
+export function redirectTo(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.href;
+}
+
+/** Sends the person back to the client with an error (RFC 6749 §4.1.2.1), with `state` and `iss`. */
+export function redirectError(reply: FastifyReply, realm: RequestRealm, request: { redirectUri: string; state?: string | undefined }, error: OAuthError) {
+  return reply.redirect(
+    redirectTo(request.redirectUri, { error: error.code, error_description: error.description, state: request.state, iss: realm.issuer }),
+    303,
+  );
+}
+
+/**
+ * The steps between a valid authorization request and the redirect back to the client:
+ * sign-in when there is no fitting session, consent when the person has not allowed these
+ * scopes, then a code. What is in progress lives in the database (a transaction bound to
+ * the browser), so that any instance can serve the next page.
+ */
+export class AuthorizationFlow {
+  constructor(
+    private readonly store: Store,
+    private readonly cookies: BrowserCookies,
+  ) {}
+
+  /** The person's unexpired session at this realm, from the session cookie. */
+  async currentSession(request: FastifyRequest, realm: RequestRealm): Promise<Session | undefined> {
+    const secret = this.cookies.sessionSecret(request, realm);
+    return secret === undefined ? undefined : this.store.sessions.find(sha256(secret), realm.name);
+  }
+
+  /**
+   * The transaction a page continues, with its client: only in the browser that began it,
+   * and only while it lasts.
+   */
+  async resume(request: FastifyRequest, realm: RequestRealm, transactionId: string | undefined) {
+    if (transactionId === undefined) throw new TransactionGone();
+    const transaction = await this.store.authorizationFlow.find(sha256(transactionId), realm.name);
+    const browserHash = this.cookies.browserHash(request, realm);
+    if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
+    const client = await this.store.clients.get(realm.name, transaction.clientId);
+    if (!client) throw new TransactionGone();
+    return { id: transactionId, transaction, client, browserHash };
+  }
+
+  /** Starts the flow for a validated request: the code at once when nothing is to be asked. */
+  async start(request: FastifyRequest, reply: FastifyReply, realm: RequestRealm, client: Client, authz: AuthorizationRequest) {
+    const session = await this.currentSession(request, realm);
+    const usable = session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) ? session : undefined;
+    const consentNeeded = usable ? authz.prompt.includes('consent') || (await this.consentNeeded(realm, client, usable.userId, authz.scope)) : true;
+
+    if (authz.prompt.includes('none')) {
+      // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
+      if (!usable) return redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
+      if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
+    }
+    if (usable && !consentNeeded) return this.deliverCode(reply, realm, authz, usable);
+
+    const id = randomSecret();
+    await this.store.authorizationFlow.begin(sha256(id), {
+      realm: realm.name,
+      clientId: client.client_id,
+      browserHash: this.cookies.bindBrowser(request, reply, realm),
+      request: authz,
+      ...(usable ? { sid: usable.sid } : {}),
+      lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
+    });
+    return reply.redirect(pageUrl(realm, usable ? 'consent' : 'login', id), 303);
+  }
+
+  /** After sign-in: consent when it is needed, else the code. */
+  async continueAfterSignIn(reply: FastifyReply, realm: RequestRealm, client: Client, transactionId: string, authz: AuthorizationRequest, session: Session) {
+    await this.store.authorizationFlow.signedIn(sha256(transactionId), session.sid);
+    const consentNeeded = authz.prompt.includes('consent') || (await this.consentNeeded(realm, client, session.userId, authz.scope));
+    if (consentNeeded) return reply.redirect(pageUrl(realm, 'consent', transactionId), 303);
+    return this.finish(reply, realm, transactionId, authz, session);
+  }
+
+  /** Ends the transaction and delivers the code; a transaction finished already (a double submit) delivers nothing. */
+  async finish(reply: FastifyReply, realm: RequestRealm, transactionId: string, authz: AuthorizationRequest, session: Session) {
+    if (!(await this.store.authorizationFlow.finish(sha256(transactionId)))) throw new TransactionGone();
+    return this.deliverCode(reply, realm, authz, session);
+  }
+
+  async deny(reply: FastifyReply, realm: RequestRealm, transactionId: string, authz: AuthorizationRequest) {
+    if (!(await this.store.authorizationFlow.finish(sha256(transactionId)))) throw new TransactionGone();
+    return redirectError(reply, realm, authz, new OAuthError('access_denied', 'the person denied the request'));
+  }
+
+  /** Consent is asked unless the person allowed all these scopes before, or the realm lets the client skip it. */
+  private async consentNeeded(realm: RequestRealm, client: Client, userId: string, scope: readonly string[]): Promise<boolean> {
+    if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
+    const granted = await this.store.consents.granted(realm.name, userId, client.client_id);
+    return granted === undefined || scope.some((name) => !granted.includes(name));
+  }
+
+  /** RFC 6749 §4.1.2: a single-use code bound to the client, redirect URI, challenge and nonce. */
+  private async deliverCode(reply: FastifyReply, realm: RequestRealm, authz: AuthorizationRequest, session: Session) {
+    const code = randomSecret();
+    await this.store.codes.insert(sha256(code), {
+      realm: realm.name,
+      clientId: authz.clientId,
+      grantId: randomUUID(),
+      userId: session.userId,
+      sid: session.sid,
+      scope: authz.scope.join(' '),
+      redirectUri: authz.redirectUri,
+      redirectUriGiven: authz.redirectUriGiven,
+      codeChallenge: authz.codeChallenge,
+      nonce: authz.nonce,
+      authTime: session.authTime,
+      amr: session.amr,
+      expiresAt: new Date(Date.now() + realm.settings.code_lifetime * 1000),
+    });
+    return reply.redirect(redirectTo(authz.redirectUri, { code, state: authz.state, iss: realm.issuer }), 303);
+  }
+}
+
+/** The transaction ended (finished, expired, or never existed) before this request. */
+export class TransactionGone extends Error {
+  override name = 'TransactionGone';
+}
+
+function isFreshEnough(session: Session, maxAge: number | undefined): boolean {
+  return maxAge === undefined || Date.now() - session.authTime.getTime() <= maxAge * 1000;
+}
+
+export function pageUrl(realm: RequestRealm, page: 'login' | 'consent', transactionId: string): string {
+  return `${realm.issuer}/${page}?transaction=${encodeURIComponent(transactionId)}`;
+}

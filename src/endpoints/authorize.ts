@@ -1,0 +1,72 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthorizationFlow, redirectError } from '../authn/authorization-flow.js';
+import { sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { formParams } from '../http/form-params.js';
+import {
+  AUTHORIZATION_PARAMETERS,
+  type AuthorizationRequest,
+  UntrustedRedirectError,
+  trustedRedirectUri,
+  validateAuthorizationRequest,
+} from '../oauth/authorization-request.js';
+import type { Store } from '../store/index.js';
+
+/**
+ * The authorization endpoint (RFC 6749 §3.1), GET with a query or POST with a form. Until
+ * the client and its redirect URI are trusted, errors are shown on a page (400) and never
+ * sent to the redirect URI; every later error is.
+ */
+export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationFlow }): FastifyPluginAsync {
+  const { store, flow } = deps;
+
+  async function authorize(request: FastifyRequest, reply: FastifyReply, input: unknown) {
+    const realm = request.realm;
+    const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri']));
+    if (!trusted.client_id) throw new UntrustedRedirectError('client_id is required');
+    const client = await store.clients.get(realm.name, trusted.client_id);
+    if (!client) throw new UntrustedRedirectError('the client is unknown');
+
+    let authz: AuthorizationRequest;
+    if (trusted.request_uri !== undefined) {
+      // RFC 9126 §4: the pushed request replaces the query; only its own client may use it, once.
+      const pushed = await store.authorizationFlow.usePushed(sha256(trusted.request_uri), realm.name, client.client_id);
+      if (!pushed) throw new UntrustedRedirectError('the request_uri is unknown, expired, used, or not this client\'s');
+      authz = pushed;
+    } else {
+      const redirect = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
+      const state = singleValue(input, 'state');
+      try {
+        if (realm.settings.require_par || client.require_par) {
+          throw new OAuthError('invalid_request', 'authorization requests of this client must be pushed (PAR)');
+        }
+        authz = validateAuthorizationRequest(realm, client, formParams(input, AUTHORIZATION_PARAMETERS), redirect);
+      } catch (error) {
+        if (error instanceof OAuthError) return redirectError(reply, realm, { redirectUri: redirect.redirectUri, state }, error);
+        throw error;
+      }
+    }
+    return flow.start(request, reply, realm, client, authz);
+  }
+
+  return async (app) => {
+    app.get('/authorize', (request, reply) => authorize(request, reply, request.query));
+    app.post('/authorize', (request, reply) => authorize(request, reply, request.body));
+  };
+}
+
+/** A parameter's value when it was given once, for the redirect of an error about the others. */
+function singleValue(input: unknown, name: string): string | undefined {
+  const value = (input as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Runs a check of the client or redirect URI: its errors go to the page, never the redirect URI. */
+function untrusted<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof OAuthError) throw new UntrustedRedirectError(error.description ?? error.code);
+    throw error;
+  }
+}

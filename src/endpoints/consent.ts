@@ -1,0 +1,60 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuthorizationFlow, pageUrl } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { formParams } from '../http/form-params.js';
+import { consentPage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { Store } from '../store/index.js';
+import { InvalidFormError } from './pages.js';
+
+/**
+ * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
+ * descriptions, allow or deny. What is allowed is remembered for the user and client.
+ */
+export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+
+  /** The transaction and the session that signed in for it; without that session, back to sign-in. */
+  async function signedInTransaction(request: FastifyRequest, reply: FastifyReply, transactionId: string | undefined) {
+    const realm = request.realm;
+    const resumed = await flow.resume(request, realm, transactionId);
+    const session = await flow.currentSession(request, realm);
+    if (!session || session.sid !== resumed.transaction.sid) {
+      await reply.redirect(pageUrl(realm, 'login', resumed.id), 303);
+      return undefined;
+    }
+    return { ...resumed, session };
+  }
+
+  return async (app) => {
+    app.get('/consent', async (request, reply) => {
+      const realm = request.realm;
+      const current = await signedInTransaction(request, reply, formParams(request.query, ['transaction']).transaction);
+      if (!current) return reply;
+      const { id, transaction, client, browserHash } = current;
+      const described = new Map((await store.scopes.list(realm.name)).map((scope) => [scope.name, scope.description]));
+      const page = consentPage({
+        realm: realm.name,
+        clientName: client.client_name || client.client_id,
+        scopes: transaction.request.scope.map((name) => ({ name, description: described.get(name) ?? '' })),
+        hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
+        formTargets: [transaction.request.redirectUri],
+      });
+      return sendPage(reply, page.options, page.body);
+    });
+
+    app.post('/consent', async (request, reply) => {
+      const realm = request.realm;
+      const form = formParams(request.body, ['transaction', 'csrf', 'decision']);
+      const current = await signedInTransaction(request, reply, form.transaction);
+      if (!current) return reply;
+      const { id, transaction, client, session } = current;
+      if (!cookies.csrfTokenMatches(request, realm, id, form.csrf)) throw new InvalidFormError();
+
+      if (form.decision === 'deny') return flow.deny(reply, realm, id, transaction.request);
+      if (form.decision !== 'allow') throw new InvalidFormError();
+      await store.consents.grant(realm.name, session.userId, client.client_id, transaction.request.scope);
+      return flow.finish(reply, realm, id, transaction.request, session);
+    });
+  };
+}

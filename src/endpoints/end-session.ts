@@ -1,0 +1,107 @@
+import { type JWTPayload, compactVerify, createLocalJWKSet } from 'jose';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import { redirectTo } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { sha256 } from '../crypto/hash.js';
+import { formParams } from '../http/form-params.js';
+import { UntrustedRedirectError } from '../oauth/authorization-request.js';
+import { messagePage, signOutPage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import type { Store } from '../store/index.js';
+import { SIGNING_ALGS } from '../tokens/signing-keys.js';
+import { InvalidFormError } from './pages.js';
+
+const PARAMETERS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'csrf', 'decision'] as const;
+/** The sign-out form's CSRF token is bound to the browser and to this purpose. */
+const SIGN_OUT_FORM = 'sign-out';
+
+/**
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). An `id_token_hint` this
+ * realm signed, for the signed-in person, ends the session at once; otherwise the person
+ * confirms on a page, so that another site cannot sign them out. The person is then sent
+ * to `post_logout_redirect_uri` when it is registered exactly for the client.
+ */
+export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+
+  /** The claims of an ID token this realm signed; expired ones are accepted (§2: it may be old). */
+  async function idTokenClaims(realm: RequestRealm, token: string): Promise<JWTPayload> {
+    const keys = await store.signingKeys.published(realm.name);
+    try {
+      const { payload, protectedHeader } = await compactVerify(token, createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) }), {
+        algorithms: [...SIGNING_ALGS],
+      });
+      const claims = JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
+      if (protectedHeader.typ !== undefined && protectedHeader.typ !== 'JWT') throw new Error('not an ID token');
+      if (claims.iss !== realm.issuer) throw new Error('another issuer');
+      return claims;
+    } catch {
+      throw new UntrustedRedirectError('id_token_hint is not an ID token of this realm');
+    }
+  }
+
+  async function endSession(request: FastifyRequest, reply: FastifyReply, input: unknown) {
+    const realm = request.realm;
+    const params = formParams(input, PARAMETERS);
+    const hint = params.id_token_hint === undefined ? undefined : await idTokenClaims(realm, params.id_token_hint);
+    const audience = Array.isArray(hint?.aud) ? hint.aud[0] : hint?.aud;
+    if (params.client_id !== undefined && audience !== undefined && params.client_id !== audience) {
+      throw new UntrustedRedirectError('client_id does not match the id_token_hint');
+    }
+    const clientId = params.client_id ?? audience;
+    const client = clientId === undefined ? undefined : await store.clients.get(realm.name, clientId);
+    if (clientId !== undefined && !client) throw new UntrustedRedirectError('the client is unknown');
+    const redirectUri = params.post_logout_redirect_uri;
+    if (redirectUri !== undefined && !client?.post_logout_redirect_uris.includes(redirectUri)) {
+      throw new UntrustedRedirectError('post_logout_redirect_uri is not registered for this client');
+    }
+
+    const session = await flow.currentSession(request, realm);
+    const confirmed = request.method === 'POST' && params.decision !== undefined;
+    if (confirmed && !cookies.csrfTokenMatches(request, realm, SIGN_OUT_FORM, params.csrf)) throw new InvalidFormError();
+    const hintNamesThisPerson = hint !== undefined && session !== undefined && hint.sub === session.userId;
+
+    if (session && !hintNamesThisPerson && !confirmed) return confirmationPage(request, reply, realm, params, client);
+    if (session && (hintNamesThisPerson || params.decision === 'allow')) {
+      await store.sessions.delete(sha256(cookies.sessionSecret(request, realm)!));
+      cookies.clearSession(reply, realm);
+    }
+    if (session && params.decision === 'deny') {
+      const view = messagePage({ realm: realm.name, title: 'Signed in', message: 'You are still signed in.' });
+      return sendPage(reply, view.options, view.body);
+    }
+    if (redirectUri !== undefined) return reply.redirect(redirectTo(redirectUri, { state: params.state }), 303);
+    const view = messagePage({ realm: realm.name, title: 'Signed out', message: 'You are signed out.' });
+    return sendPage(reply, view.options, view.body);
+  }
+
+  function confirmationPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    realm: RequestRealm,
+    params: Partial<Record<(typeof PARAMETERS)[number], string>>,
+    client: Client | undefined,
+  ) {
+    const browserHash = cookies.bindBrowser(request, reply, realm);
+    const carried = Object.fromEntries(
+      (['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] as const).flatMap((name) =>
+        params[name] === undefined ? [] : [[name, params[name]!]],
+      ),
+    );
+    if (client && carried.client_id === undefined) carried.client_id = client.client_id;
+    const page = signOutPage({
+      realm: realm.name,
+      hidden: { ...carried, csrf: cookies.csrfToken(browserHash, SIGN_OUT_FORM) },
+      formTargets: params.post_logout_redirect_uri === undefined ? [] : [params.post_logout_redirect_uri],
+    });
+    return sendPage(reply, page.options, page.body);
+  }
+
+  return async (app) => {
+    app.get('/connect/endSession', (request, reply) => endSession(request, reply, request.query));
+    app.post('/connect/endSession', (request, reply) => endSession(request, reply, request.body));
+  };
+}

@@ -1,0 +1,66 @@
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync } from 'fastify';
+import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
+import { BrowserCookies } from '../authn/browser.js';
+import { OAuthError } from '../errors.js';
+import { toClientError } from '../http/error-handler.js';
+import { UntrustedRedirectError } from '../oauth/authorization-request.js';
+import { messagePage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { Store } from '../store/index.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { authorizationEndpoint } from './authorize.js';
+import { consentPageEndpoint } from './consent.js';
+import { endSessionEndpoint } from './end-session.js';
+import { loginPage } from './login.js';
+
+/** A form came back without its CSRF token, or with a wrong one or a missing field. */
+export class InvalidFormError extends Error {
+  override name = 'InvalidFormError';
+}
+
+/** What the person reads when a page cannot go on; nothing internal. */
+function describe(error: unknown): { title: string; message: string; status: number } {
+  if (error instanceof UntrustedRedirectError) {
+    return { title: 'Invalid request', message: `The application sent an invalid request: ${error.message}.`, status: 400 };
+  }
+  if (error instanceof TransactionGone) {
+    return {
+      title: 'Request expired',
+      message: 'This sign-in request has expired or was already completed. Return to the application and try again.',
+      status: 400,
+    };
+  }
+  if (error instanceof InvalidFormError) {
+    return { title: 'Form expired', message: 'The form could not be accepted. Return to the application and try again.', status: 400 };
+  }
+  const clientError = toClientError(error);
+  if (clientError.status >= 500) {
+    return { title: 'Something went wrong', message: 'The service could not complete your request. Try again later.', status: clientError.status };
+  }
+  return { title: 'Invalid request', message: clientError.description ?? clientError.code, status: clientError.status };
+}
+
+/**
+ * The routes a person's browser visits: /authorize, the sign-in and consent pages, and
+ * sign-out. They answer HTML, errors included, and are the only routes that read cookies.
+ */
+export function browserPages(deps: { store: Store; encryption: KeyEncryption; baseUrl: string }): FastifyPluginAsync {
+  const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
+  const flow = new AuthorizationFlow(deps.store, cookies);
+  const routeDeps = { store: deps.store, flow, cookies };
+  return async (app) => {
+    await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
+    app.setErrorHandler(async (error, request, reply) => {
+      const page = describe(error);
+      if (page.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (error instanceof OAuthError) reply.headers(error.headers);
+      const view = messagePage({ realm: request.realm?.name ?? '', ...page });
+      return sendPage(reply, view.options, view.body);
+    });
+    await app.register(authorizationEndpoint(routeDeps));
+    await app.register(loginPage(routeDeps));
+    await app.register(consentPageEndpoint(routeDeps));
+    await app.register(endSessionEndpoint(routeDeps));
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { authenticateClient } from '../client-auth/authenticate.js';
+import { randomSecret, sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { formParams } from '../http/form-params.js';
+import {
+  AUTHORIZATION_PARAMETERS,
+  UntrustedRedirectError,
+  trustedRedirectUri,
+  validateAuthorizationRequest,
+} from '../oauth/authorization-request.js';
+import type { Store } from '../store/index.js';
+
+const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+
+/**
+ * Pushed authorization requests (RFC 9126). The client authenticates and sends the
+ * authorization parameters; they are validated as /authorize would, and stored for one use
+ * by this client within `par_lifetime`. Errors answer JSON here, as at the token endpoint.
+ */
+export function parEndpoint(deps: { store: Store }): FastifyPluginAsync {
+  return async (app) => {
+    app.post('/par', async (request, reply) => {
+      const realm = request.realm;
+      const client = await authenticateClient(request, realm, deps.store.clients);
+      const params = formParams(request.body, AUTHORIZATION_PARAMETERS);
+      // RFC 9126 §2.1: a pushed request cannot itself refer to one.
+      if (params.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');
+      let redirect;
+      try {
+        redirect = trustedRedirectUri(client, params.redirect_uri);
+      } catch (error) {
+        if (error instanceof UntrustedRedirectError) throw new OAuthError('invalid_request', error.message);
+        throw error;
+      }
+      const authz = validateAuthorizationRequest(realm, client, params, redirect);
+
+      const requestUri = `${REQUEST_URI_PREFIX}${randomSecret()}`;
+      const lifetime = realm.settings.par_lifetime;
+      await deps.store.authorizationFlow.push(sha256(requestUri), {
+        realm: realm.name,
+        clientId: client.client_id,
+        request: authz,
+        lifetimeSeconds: lifetime,
+      });
+      return reply.code(201).send({ request_uri: requestUri, expires_in: lifetime });
+    });
+  };
+}

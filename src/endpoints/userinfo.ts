@@ -1,0 +1,84 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { sha256 } from '../crypto/hash.js';
+import { type ErrorCode, OAuthError } from '../errors.js';
+import { formParams } from '../http/form-params.js';
+import { scopeNames } from '../oauth/scope.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import { type TokenStore, isLive } from '../store/tokens.js';
+import type { UserStore } from '../store/users.js';
+import { claimsForScope } from '../users/claims.js';
+
+/** RFC 6750 §2.1: `Bearer` (any case) and a b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const BEARER_SCHEME = /^Bearer(?: |$)/i;
+
+/**
+ * RFC 6750 §3: the challenge of a refused request. A request without any token gets the
+ * bare challenge, with no error code (§3.1); the JSON body carries one all the same.
+ */
+function bearerError(
+  realm: RequestRealm,
+  code: Extract<ErrorCode, 'invalid_request' | 'invalid_token' | 'insufficient_scope'>,
+  description: string,
+  challenge: { error?: boolean; scope?: string } = { error: true },
+): OAuthError {
+  let header = `Bearer realm="${realm.name}"`;
+  if (challenge.error) header += `, error="${code}"`;
+  if (challenge.scope) header += `, scope="${challenge.scope}"`;
+  return new OAuthError(code, description, { headers: { 'www-authenticate': header } });
+}
+
+/**
+ * The access token of the request: from the Authorization header (RFC 6750 §2.1) or, on
+ * POST, the `access_token` form field (§2.2), never both. Tokens in the query (§2.3) are
+ * not read: URLs end up in logs (RFC 9700 §2.4).
+ */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const realm = request.realm;
+  const authorization = request.headers.authorization;
+  let fromHeader: string | undefined;
+  if (authorization !== undefined && BEARER_SCHEME.test(authorization)) {
+    fromHeader = BEARER.exec(authorization)?.[1];
+    if (fromHeader === undefined) throw bearerError(realm, 'invalid_request', 'the Authorization header is malformed');
+  }
+  let fromBody: string | undefined;
+  if (request.method === 'POST') {
+    try {
+      fromBody = formParams(request.body, ['access_token']).access_token;
+    } catch (error) {
+      if (error instanceof OAuthError) throw bearerError(realm, 'invalid_request', error.description ?? 'the request is malformed');
+      throw error;
+    }
+  }
+  if (fromHeader !== undefined && fromBody !== undefined) {
+    throw bearerError(realm, 'invalid_request', 'the access token was sent in more than one way');
+  }
+  return fromHeader ?? fromBody;
+}
+
+/**
+ * The UserInfo endpoint (OpenID Connect Core §5.3): the claims about the person behind an
+ * access token that carries `openid`, as far as its scope releases them (§5.4).
+ */
+export function userinfoEndpoint(deps: { tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
+  return async (app) => {
+    const handler = async (request: FastifyRequest) => {
+      const realm = request.realm;
+      const token = presentedToken(request);
+      if (token === undefined) throw bearerError(realm, 'invalid_token', 'an access token is required', {});
+
+      const stored = await deps.tokens.find(sha256(token));
+      const invalid = () => bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
+      if (!isLive(stored, realm.name) || stored.kind !== 'access_token' || stored.userId === undefined) throw invalid();
+      const scope = scopeNames(stored.scope);
+      if (!scope.includes('openid')) {
+        throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });
+      }
+      const user = await deps.users.getById(realm.name, stored.userId);
+      if (!user) throw invalid();
+      return { sub: user.id, ...claimsForScope(user, scope) };
+    };
+    app.get('/userinfo', handler);
+    app.post('/userinfo', handler);
+  };
+}
