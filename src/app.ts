@@ -4,8 +4,11 @@ import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
 import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 import type { Config } from './config.js';
 import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
+import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { GrantRegistry } from './grants/grant-handler.js';
+import { passwordGrant } from './grants/password.js';
+import { refreshTokenGrant } from './grants/refresh-token.js';
 import { errorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
@@ -43,7 +46,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption));
-  const grants = new GrantRegistry([clientCredentialsGrant(issuer)]);
+  const grants = new GrantRegistry([
+    clientCredentialsGrant(issuer),
+    authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
+    refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
+    passwordGrant({ users: store.users, issuer }),
+  ]);
   const endpointDeps = {
     store,
     encryption: deps.encryption,

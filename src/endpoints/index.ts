@@ -11,6 +11,7 @@ import { browserPages } from './pages.js';
 import { parEndpoint } from './par.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
+import { userinfoEndpoint } from './userinfo.js';
 
 /** Form bodies of OAuth endpoints are small; SAML assertions are the largest expected. */
 export const OAUTH_BODY_LIMIT = 64 * 1024;
@@ -43,6 +44,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(tokenEndpoint({ grants: deps.grants, clients: store.clients }));
     await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens }));
     await app.register(revocationEndpoint({ clients: store.clients, tokens: store.tokens }));
+    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users }));
     await app.register(parEndpoint({ store }));
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
