@@ -45,7 +45,8 @@ CREATE TABLE pushed_requests (
 CREATE INDEX pushed_requests_expires_at ON pushed_requests (expires_at);
 
 -- Authorization codes: single use, decided by `UPDATE … WHERE used_at IS NULL`. A used code
--- stays until it expires, so that a second use is recognised and revokes its grant.
+-- stays a day past its expiry, so that a second use is recognised (replayed_at) and revokes
+-- its grant, even when it races the first use's token writes.
 CREATE TABLE authorization_codes (
   code_hash          bytea PRIMARY KEY,
   realm              text NOT NULL,
@@ -62,6 +63,7 @@ CREATE TABLE authorization_codes (
   amr                text[] NOT NULL,
   expires_at         timestamptz NOT NULL,
   used_at            timestamptz,
+  replayed_at        timestamptz,
   FOREIGN KEY (realm, client_id) REFERENCES clients (realm, client_id) ON DELETE CASCADE,
   FOREIGN KEY (realm, user_id) REFERENCES users (realm, id) ON DELETE CASCADE
 );

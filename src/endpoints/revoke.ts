@@ -24,8 +24,10 @@ export function revocationEndpoint(deps: { clients: ClientStore; tokens: TokenSt
       if (isLive(stored, realm.name)) {
         // RFC 7009 §2.1: the server verifies the token was issued to the client making the request.
         if (stored.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+        // The token itself first: a refresh racing this revocation checks it once its new
+        // tokens are written (src/grants/refresh-token.ts).
+        await deps.tokens.revoke(hash);
         if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId);
-        else await deps.tokens.revoke(hash);
       }
       return reply.code(200).send();
     });

@@ -29,7 +29,8 @@ export function authorizationCodeGrant(deps: {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
 
       // A code of another client or realm is unknown here, and stays usable by its own client.
-      const redemption = await deps.codes.redeem(sha256(params.code), realm.name, client.client_id);
+      const codeHash = sha256(params.code);
+      const redemption = await deps.codes.redeem(codeHash, realm.name, client.client_id);
       if (!redemption) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
       if ('replayedGrantId' in redemption) {
         // RFC 6749 §4.1.2: a second use revokes what the first one obtained.
@@ -44,7 +45,7 @@ export function authorizationCodeGrant(deps: {
       if (!user) throw new OAuthError('invalid_grant', 'the person who signed in no longer exists');
 
       const scope = scopeNames(code.scope);
-      return deps.issuer.issueUserTokens({
+      const response = await deps.issuer.issueUserTokens({
         realm,
         client,
         grantType: 'authorization_code',
@@ -55,6 +56,10 @@ export function authorizationCodeGrant(deps: {
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         nonce: code.nonce,
       });
+      // A second use that ran while these tokens were written revoked the grant without them.
+      // This use won the code, so it answers; its tokens die with the grant (CONTRACT.md §6).
+      if (await deps.codes.wasReplayed(codeHash)) await deps.tokens.revokeGrant(code.grantId);
+      return response;
     },
   };
 }

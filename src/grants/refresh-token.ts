@@ -37,13 +37,13 @@ export function refreshTokenGrant(deps: {
       // Checked before a rotated token is spent, so that a refused scope leaves it usable.
       if (usable) narrowedScope(params.scope, usable.scope);
 
-      const token = realm.settings.rotate_refresh_tokens ? await rotate(deps.tokens, hash, realm, client) : usable;
+      const rotating = realm.settings.rotate_refresh_tokens;
+      const token = rotating ? await rotate(deps.tokens, hash, realm, client) : usable;
       if (!token) throw invalidGrant();
 
       const user = token.userId === undefined ? undefined : await deps.users.getById(realm.name, token.userId);
       if (!user || !token.signIn) throw new OAuthError('invalid_grant', 'there is no person behind the refresh token');
 
-      const rotating = realm.settings.rotate_refresh_tokens;
       const response = await deps.issuer.issueUserTokens({
         realm,
         client,
@@ -56,13 +56,11 @@ export function refreshTokenGrant(deps: {
         refreshScope: rotating ? scopeNames(token.scope) : undefined,
       });
 
-      // A replay or a revocation of the grant may have run while the new tokens were being
-      // written, and missed them: they must not outlive the grant.
-      const after = await deps.tokens.find(hash);
-      if (after?.revokedAt) {
-        await deps.tokens.revokeGrant(token.grantId);
-        throw invalidGrant();
-      }
+      // A replay (or a revocation) of the grant may have run while the new tokens were
+      // being written, and missed them: they must not outlive their grant. This use still
+      // won the token, so it answers; the client learns of the revocation at the next use
+      // (RFC 9700 §4.14.2: the server cannot tell which of the two holders is the thief).
+      if ((await deps.tokens.find(hash))?.revokedAt) await deps.tokens.revokeGrant(token.grantId);
       return response;
     },
   };
@@ -76,6 +74,10 @@ function isRefreshTokenOf(token: StoredToken, client: Client): boolean {
 async function rotate(tokens: TokenStore, hash: Buffer, realm: RequestRealm, client: Client): Promise<StoredToken | undefined> {
   const use = await tokens.useRefreshToken(hash, realm.name, client.client_id);
   if (use && 'replayedGrantId' in use) {
+    // The presented token first, on its own: a concurrent use that won it looks at it once
+    // its new tokens are written (in handle), and whatever it wrote before looking is seen
+    // by the revocation of the grant, which starts after this one committed.
+    await tokens.revoke(hash);
     await tokens.revokeGrant(use.replayedGrantId);
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
   }

@@ -18,7 +18,7 @@ export function signInPage(input: {
   formTargets: readonly string[];
 }): { options: PageOptions; body: SafeHtml } {
   return {
-    options: { title: 'Sign in', realm: input.realm, status: input.error ? 401 : 200, formTargets: input.formTargets },
+    options: { title: 'Sign in', realm: input.realm, formTargets: input.formTargets },
     body: html`${errorBox(input.error)}
 <form method="post">
 ${hidden(input.hidden)}

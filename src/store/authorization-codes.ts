@@ -98,10 +98,23 @@ export class AuthorizationCodeStore {
     );
     if (used.rows[0]) return { code: toCode(used.rows[0]) };
     const replayed = await this.db.query<{ grant_id: string }>(
-      `SELECT grant_id FROM authorization_codes
-        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL`,
+      `UPDATE authorization_codes SET replayed_at = now()
+        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
+        RETURNING grant_id`,
       [codeHash, realm, clientId],
     );
     return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
+  }
+
+  /**
+   * Whether the code was presented again after its first use: the first use asks once its
+   * tokens are written, since a revocation of the grant that ran before may have missed them.
+   */
+  async wasReplayed(codeHash: Buffer): Promise<boolean> {
+    const result = await this.db.query<{ replayed: boolean }>(
+      'SELECT replayed_at IS NOT NULL AS replayed FROM authorization_codes WHERE code_hash = $1',
+      [codeHash],
+    );
+    return result.rows[0]?.replayed === true;
   }
 }

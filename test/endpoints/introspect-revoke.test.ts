@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, revoke } from '../support/oauth.js';
 import { storeToken } from '../support/tokens.js';
+import { createUser, passwordTokens } from '../support/users.js';
 
 describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
   let t: TestApp;
@@ -40,6 +41,30 @@ describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
     expect(body.iat).toBeGreaterThanOrEqual(before);
     expect(body.exp - body.iat).toBe(600);
     expect(body.username).toBeUndefined(); // no person behind a client credentials token
+  });
+
+  it('names the person behind a token (CONTRACT.md §3)', async () => {
+    const alice = await createUser(t.admin, 'alpha', 'alice');
+    const created = await t.admin.createClient('alpha', { grant_types: ['password', 'refresh_token'], scope: 'openid' });
+    const app = { clientId: created.client_id, secret: created.client_secret as string };
+    const tokens = await passwordTokens(t.app, 'alpha', app, alice);
+    expect((await introspect(t.app, 'alpha', app, tokens.access_token)).json()).toEqual({
+      active: true,
+      scope: 'openid',
+      client_id: app.clientId,
+      username: 'alice',
+      sub: alice.sub,
+      token_type: 'Bearer',
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+      iss: 'https://auth.test/oauth2/alpha',
+      realm: 'alpha',
+    });
+    expect((await introspect(t.app, 'alpha', auditor, tokens.refresh_token!)).json()).toMatchObject({
+      active: true,
+      username: 'alice',
+      token_type: 'refresh_token',
+    });
   });
 
   it('shows another client a token only with introspect_any_token', async () => {

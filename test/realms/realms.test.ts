@@ -37,11 +37,15 @@ describe('realms: issuers, discovery, keys, isolation, disabled provider', () =>
         jwks_uri: 'https://auth.test/oauth2/alpha/connect/jwk_uri',
         introspection_endpoint: 'https://auth.test/oauth2/alpha/introspect',
         revocation_endpoint: 'https://auth.test/oauth2/alpha/token/revoke',
-        grant_types_supported: ['client_credentials'],
+        authorization_endpoint: 'https://auth.test/oauth2/alpha/authorize',
+        userinfo_endpoint: 'https://auth.test/oauth2/alpha/userinfo',
+        pushed_authorization_request_endpoint: 'https://auth.test/oauth2/alpha/par',
+        end_session_endpoint: 'https://auth.test/oauth2/alpha/connect/endSession',
+        grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token', 'password'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       });
       expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'reports']));
-      for (const unbuilt of ['authorization_endpoint', 'userinfo_endpoint', 'pushed_authorization_request_endpoint', 'device_authorization_endpoint']) {
+      for (const unbuilt of ['device_authorization_endpoint', 'backchannel_authentication_endpoint', 'registration_endpoint']) {
         expect(doc[unbuilt], unbuilt).toBeUndefined();
       }
       // Each realm lists its own scopes only.
