@@ -8,8 +8,17 @@ const REALM = 'bench';
 
 const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
 
+/** A running realmgate process: its origin, its admin token, and how to stop it. */
+export interface RealmgateProcess {
+  readonly baseUrl: string;
+  readonly adminToken: string;
+  /** The server's own pid (not a wrapper's): its CPU time is read from /proc. */
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
 /** realmgate as built by `npm run build`, on PostgreSQL at `databaseUrl` (a fresh database), else on in-memory PGlite. */
-export async function startRealmgate(databaseUrl: string | undefined): Promise<Target> {
+export async function launchRealmgate(databaseUrl: string | undefined): Promise<RealmgateProcess> {
   log('building realmgate');
   await runToCompletion('npm', ['run', '--silent', 'build'], ROOT);
 
@@ -27,19 +36,12 @@ export async function startRealmgate(databaseUrl: string | undefined): Promise<T
     LOG_LEVEL: 'warn',
   });
   await waitForHttp(`${baseUrl}/healthz`, child);
-
-  const credentials = await provision(baseUrl, adminToken);
-  const issuer = `${baseUrl}/oauth2/${REALM}`;
-  return {
-    token: { url: `${issuer}/access_token`, ...credentials },
-    introspection: { url: `${issuer}/introspect`, ...credentials },
-    stop: () => stopProcess(child),
-  };
+  return { baseUrl, adminToken, pid: child.pid, stop: () => stopProcess(child) };
 }
 
-/** Through the admin API: the realm, its `api` scope, and a confidential client allowed client credentials. */
-async function provision(baseUrl: string, adminToken: string): Promise<{ clientId: string; clientSecret: string }> {
-  const admin = async (method: string, path: string, body: unknown): Promise<unknown> => {
+/** The admin API of a running realmgate: JSON in and out, any non-2xx answer is an error. */
+export function adminApi(baseUrl: string, adminToken: string) {
+  return async (method: string, path: string, body: unknown): Promise<unknown> => {
     const response = await fetch(`${baseUrl}/admin${path}`, {
       method,
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
@@ -48,6 +50,23 @@ async function provision(baseUrl: string, adminToken: string): Promise<{ clientI
     if (!response.ok) throw new Error(`admin API: ${method} ${path} answered ${response.status}: ${await response.text()}`);
     return response.json();
   };
+}
+
+/** realmgate with a confidential client of the client credentials grant, for bench/run.ts. */
+export async function startRealmgate(databaseUrl: string | undefined): Promise<Target> {
+  const server = await launchRealmgate(databaseUrl);
+  const credentials = await provision(server.baseUrl, server.adminToken);
+  const issuer = `${server.baseUrl}/oauth2/${REALM}`;
+  return {
+    token: { url: `${issuer}/access_token`, ...credentials },
+    introspection: { url: `${issuer}/introspect`, ...credentials },
+    stop: server.stop,
+  };
+}
+
+/** Through the admin API: the realm, its `api` scope, and a confidential client allowed client credentials. */
+async function provision(baseUrl: string, adminToken: string): Promise<{ clientId: string; clientSecret: string }> {
+  const admin = adminApi(baseUrl, adminToken);
   await admin('POST', '/realms', { name: REALM });
   await admin('PUT', `/realms/${REALM}/scopes/api`, { description: 'API' });
   const client = (await admin('POST', `/realms/${REALM}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as {

@@ -1,0 +1,253 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { testStoreKind } from '../support/store.js';
+
+/**
+ * The authorization code flow in a real Chromium: /authorize, the sign-in page, the consent
+ * page, and the redirect back to a client that listens on another origin (so the pages'
+ * CSP `form-action` is exercised). Chromium is found at /usr/bin/chromium (.ci/run installs
+ * it); the pages do not depend on the store, so this runs in the pglite project only.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const skipReason = !existsSync(CHROMIUM)
+  ? `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`
+  : testStoreKind() !== 'pglite'
+    ? 'skipped: runs in the pglite project only'
+    : undefined;
+if (!existsSync(CHROMIUM)) console.warn(`test/browser/code-flow.test.ts: ${skipReason}`);
+
+const PASSWORD = 'correct horse battery';
+/** `button.primary` of the page's inline stylesheet: it applies only if the CSP allowed the style. */
+const PRIMARY_BUTTON_BACKGROUND = 'rgb(37, 87, 214)';
+/** Runs in the page (tsconfig has no DOM types, hence globalThis). */
+const backgroundColor = (element: unknown): string =>
+  (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor;
+
+function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The client's redirect URI: a tiny server on its own port that answers every request with an "ok" page. */
+async function startCallbackServer(): Promise<{ server: Server; redirectUri: string; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, redirectUri: `http://127.0.0.1:${port}/callback`, hits };
+}
+
+/** What went wrong in the page, as the browser reports it: console errors, uncaught errors, CSP violations. */
+interface Problems {
+  console: string[];
+  pageErrors: string[];
+  violations: string[];
+}
+
+/** A context whose pages report their problems; CSP violations through a binding, since the pages run no script of their own. */
+async function watchedContext(browser: Browser, options: { javaScriptEnabled: boolean }): Promise<{ context: BrowserContext; page: Page; problems: Problems }> {
+  const problems: Problems = { console: [], pageErrors: [], violations: [] };
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled });
+  if (options.javaScriptEnabled) {
+    await context.exposeBinding('reportViolation', (_source, violation: string) => {
+      problems.violations.push(violation);
+    });
+    await context.addInitScript({
+      content: `document.addEventListener('securitypolicyviolation', (event) => {
+        window.reportViolation(event.violatedDirective + ' blocked ' + (event.blockedURI || '(inline)') + ' on ' + event.documentURI);
+      });`,
+    });
+  }
+  context.setDefaultTimeout(15_000); // a blocked form submission shows as a wait that never ends
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+  return { context, page, problems };
+}
+
+describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let issuer: string;
+  let clientId: string;
+
+  beforeAll(async () => {
+    callback = await startCallbackServer();
+    t = await startTestApp({ listen: true });
+    issuer = `${t.baseUrl}/oauth2`;
+    await t.admin.putScope('root', 'orders:read', 'Read your orders');
+    for (const username of ['alice', 'bob', 'carol']) {
+      const created = await t.admin.request('POST', '/realms/root/users', { username, password: PASSWORD, claims: { name: `${username} example` } });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const client = await t.admin.createClient('root', {
+      client_type: 'public',
+      token_endpoint_auth_method: 'none',
+      client_name: 'Browser Test App',
+      redirect_uris: [callback.redirectUri],
+      grant_types: ['authorization_code'],
+      scope: 'openid profile orders:read',
+    });
+    clientId = client.client_id;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+  });
+
+  function authorizationUrl(challenge: string, state: string): string {
+    const query = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: callback.redirectUri,
+      scope: 'openid profile orders:read',
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    return `${issuer}/authorize?${query}`;
+  }
+
+  async function exchange(code: string, verifier: string) {
+    const response = await fetch(`${issuer}/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, client_id: clientId, code_verifier: verifier }),
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), id_token: expect.any(String) });
+    const { payload } = await jwtVerify(body.id_token as string, createRemoteJWKSet(new URL(`${issuer}/connect/jwk_uri`)), { issuer, audience: clientId });
+    return payload;
+  }
+
+  /** The redirect back to the client, checked: a code, the original state, and the issuer (RFC 9207). */
+  function checkRedirect(page: Page, state: string): string {
+    const url = new URL(page.url());
+    expect(`${url.origin}${url.pathname}`).toBe(callback.redirectUri);
+    expect(url.searchParams.get('error')).toBeNull();
+    expect(url.searchParams.get('state')).toBe(state);
+    expect(url.searchParams.get('iss')).toBe(issuer);
+    const code = url.searchParams.get('code');
+    expect(code).toEqual(expect.any(String));
+    return code!;
+  }
+
+  const atRedirectUri = (url: URL) => `${url.origin}${url.pathname}` === callback.redirectUri;
+
+  it('signs in, consents, and comes back to the client with code, state and iss; the code buys an ID token', async () => {
+    const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
+    try {
+      const { verifier, challenge } = pkce();
+      const state = randomBytes(12).toString('base64url');
+      await page.goto(authorizationUrl(challenge, state));
+
+      // The sign-in page, reached by a 303 from /authorize.
+      expect(page.url()).toMatch(new RegExp(`^${issuer}/login\\?`));
+      await expect(page.title()).resolves.toMatch(/^Sign in/);
+      await page.getByLabel('Username').fill('alice');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await expect(page.locator('input[name=username]').inputValue()).resolves.toBe('alice');
+      await expect(page.locator('input[name=password]').inputValue()).resolves.toBe(PASSWORD);
+      await Promise.all([page.waitForURL(new RegExp(`^${issuer}/consent\\?`)), page.getByRole('button', { name: 'Sign in' }).click()]);
+
+      // The consent page names the client and lists each scope with its description.
+      await expect(page.title()).resolves.toMatch(/^Allow access/);
+      const text = await page.locator('main').innerText();
+      expect(text).toContain('Browser Test App');
+      const scopes = await page.locator('ul.scopes li').allInnerTexts();
+      expect(scopes).toEqual([
+        expect.stringMatching(/^openid: Sign you in with your account$/),
+        expect.stringMatching(/^profile: See your name and basic profile$/),
+        expect.stringMatching(/^orders:read: Read your orders$/),
+      ]);
+      await Promise.all([page.waitForURL(atRedirectUri), page.locator('button[name=decision][value=allow]').click()]);
+
+      const code = checkRedirect(page, state);
+      await expect(page.locator('body').innerText()).resolves.toBe('ok');
+      expect(callback.hits.some((hit) => hit.startsWith('/callback?'))).toBe(true);
+
+      const idToken = await exchange(code, verifier);
+      expect(idToken).toMatchObject({ iss: issuer, aud: clientId, name: 'alice example', amr: expect.arrayContaining(['pwd']) });
+
+      // Back with prompt=login: the sign-in form itself leads to the client (consent is remembered),
+      // which the sign-in page's CSP form-action must allow as well.
+      const again = pkce();
+      await page.goto(`${authorizationUrl(again.challenge, 'again')}&prompt=login`);
+      expect(page.url()).toMatch(new RegExp(`^${issuer}/login\\?`));
+      await page.getByLabel('Username').fill('alice');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await Promise.all([page.waitForURL(atRedirectUri), page.getByRole('button', { name: 'Sign in' }).click()]);
+      const secondIdToken = await exchange(checkRedirect(page, 'again'), again.verifier);
+      expect(secondIdToken.sub).toBe(idToken.sub);
+      expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('the pages load everything they need under their CSP, and work without JavaScript', async () => {
+    // With JavaScript, so that the page reports CSP violations: a wrong password first (the error page), then the flow.
+    const watched = await watchedContext(browser, { javaScriptEnabled: true });
+    try {
+      const { page, problems } = watched;
+      const state = 'with-js';
+      await page.goto(authorizationUrl(pkce().challenge, state));
+      await expect(page.locator('button.primary').evaluate(backgroundColor)).resolves.toBe(PRIMARY_BUTTON_BACKGROUND);
+      await page.locator('input[name=username]').fill('bob');
+      await page.locator('input[name=password]').fill('not the password');
+      await Promise.all([page.waitForEvent('load'), page.locator('button[type=submit]').click()]);
+      await expect(page.getByRole('alert').innerText()).resolves.toBe('The username or password is incorrect.');
+      await expect(page.locator('input[name=username]').inputValue()).resolves.toBe('bob');
+
+      await page.locator('input[name=password]').fill(PASSWORD);
+      await Promise.all([page.waitForURL(new RegExp(`^${issuer}/consent\\?`)), page.locator('button[type=submit]').click()]);
+      await expect(page.locator('button.primary').evaluate(backgroundColor)).resolves.toBe(PRIMARY_BUTTON_BACKGROUND);
+      await Promise.all([page.waitForURL(atRedirectUri), page.locator('button[name=decision][value=allow]').click()]);
+      checkRedirect(page, state);
+      expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await watched.context.close();
+    }
+
+    // Without JavaScript, a fresh browser and another person sign in and consent all the same.
+    const noScript = await watchedContext(browser, { javaScriptEnabled: false });
+    try {
+      const { page, problems } = noScript;
+      const { verifier, challenge } = pkce();
+      const state = 'without-js';
+      await page.goto(authorizationUrl(challenge, state));
+      expect(page.url()).toMatch(new RegExp(`^${issuer}/login\\?`));
+      await page.getByLabel('Username').fill('carol');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await Promise.all([page.waitForURL(new RegExp(`^${issuer}/consent\\?`)), page.getByRole('button', { name: 'Sign in' }).click()]);
+      await expect(page.locator('ul.scopes li').count()).resolves.toBe(3);
+      await Promise.all([page.waitForURL(atRedirectUri), page.getByRole('button', { name: 'Allow' }).click()]);
+      const code = checkRedirect(page, state);
+      expect(await exchange(code, verifier)).toMatchObject({ name: 'carol example' });
+      expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await noScript.context.close();
+    }
+  }, 60_000);
+});
