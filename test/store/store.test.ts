@@ -7,7 +7,8 @@ import { deleteExpired } from '../../src/store/cleanup.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { ADMIN_TOKEN, AdminClient, type TestApp, startTestApp } from '../support/app.js';
-import { accessToken, clientCredentials, introspect, revoke } from '../support/oauth.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode, pkce } from '../support/flow.js';
+import { accessToken, basic, clientCredentials, introspect, postForm, revoke } from '../support/oauth.js';
 import { createTestDb, testStoreKind } from '../support/store.js';
 import { storeToken } from '../support/tokens.js';
 
@@ -36,6 +37,33 @@ describe('store', () => {
     const left = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'cleanup'");
     expect(left.rows[0]!.n).toBe(1);
     expect((await introspect(t.app, 'cleanup', svc, live)).json().active).toBe(true);
+  });
+
+  it('deletes expired sessions, transactions, pushed requests, and codes a day past their expiry', async () => {
+    await t.admin.createRealm('flows');
+    const setup = await codeFlowSetup(t.admin, 'flows');
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    await obtainCode(browser, 'flows', setup);
+    // A code, a session, a transaction (left at the sign-in page) and a pushed request of this realm.
+    await browser.get(`/oauth2/flows/authorize?${new URLSearchParams({ client_id: setup.clientId, response_type: 'code', scope: 'openid', prompt: 'login', code_challenge: pkce().challenge, code_challenge_method: 'S256' })}`);
+    const confidential = await t.admin.createClient('flows', { redirect_uris: [REDIRECT_URI], scope: 'openid' });
+    const pushed = await postForm(t.app, '/oauth2/flows/par', { response_type: 'code', scope: 'openid' }, {
+      authorization: basic(confidential.client_id, confidential.client_secret!),
+    });
+    expect(pushed.statusCode).toBe(201);
+    const tables = ['sessions', 'authorization_transactions', 'pushed_requests', 'authorization_codes'];
+    const count = async (table: string) =>
+      (await t.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE realm = 'flows'`)).rows[0]!.n;
+    for (const table of tables) expect(await count(table), table).toBeGreaterThan(0);
+
+    for (const table of tables) await t.store.db.query(`UPDATE ${table} SET expires_at = now() - interval '1 hour' WHERE realm = 'flows'`);
+    await deleteExpired(t.store.db, { batchSize: 100, pauseMs: 0 });
+    for (const table of tables.slice(0, 3)) expect(await count(table), table).toBe(0);
+    expect(await count('authorization_codes'), 'a code is kept a day, to recognise its replay').toBeGreaterThan(0);
+
+    await t.store.db.query("UPDATE authorization_codes SET expires_at = now() - interval '25 hours' WHERE realm = 'flows'");
+    await deleteExpired(t.store.db, { batchSize: 100, pauseMs: 0 });
+    expect(await count('authorization_codes')).toBe(0);
   });
 
   it('deletes retired signing keys once they expire', async () => {
