@@ -84,7 +84,10 @@ export function validateAuthorizationRequest(
   redirect: { redirectUri: string; given: boolean },
 ): AuthorizationRequest {
   for (const name of AUTHORIZATION_PARAMETERS) {
-    if ((params[name]?.length ?? 0) > MAX_VALUE_LENGTH) throw new OAuthError('invalid_request', `${name} is too long`);
+    const value = params[name] ?? '';
+    if (value.length > MAX_VALUE_LENGTH) throw new OAuthError('invalid_request', `${name} is too long`);
+    // The request is stored (jsonb), which cannot hold NUL; no parameter has a use for one.
+    if (value.includes('\0')) throw new OAuthError('invalid_request', `${name} holds a NUL character`);
   }
   if (!client.grant_types.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client is not allowed the authorization code grant');

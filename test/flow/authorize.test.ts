@@ -272,6 +272,11 @@ describe('/authorize', () => {
         expect(response.statusCode, JSON.stringify(params)).toBeLessThan(500);
         expect(response.headers.location ?? '').not.toContain('code=');
       }
+      // Once the redirect URI is trusted, the NUL is the client's error, sent back to it.
+      for (const param of ['state', 'login_hint', 'nonce']) {
+        const response = await authorize(b, 'alpha', codeRequest(publicId, { [param]: 'a\u0000b' }));
+        expect(new URL(location(response)).searchParams.get('error'), param).toBe('invalid_request');
+      }
       const start = await authorize(b, 'alpha', codeRequest(publicId));
       const url = location(start);
       const page = await b.get(url);
