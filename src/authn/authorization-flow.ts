@@ -10,7 +10,7 @@ import type { Session } from '../store/sessions.js';
 import type { BrowserCookies } from './browser.js';
 
 /** How long a person may take between /authorize and the last page. */
-export const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
+const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
 /** How long a sign-in lasts; `max_age` and `prompt=login` ask for a fresher one. */
 export const SESSION_LIFETIME_SECONDS = 12 * 3600;
 
@@ -22,11 +22,14 @@ export function redirectTo(redirectUri: string, params: Record<string, string | 
 }
 
 /** Sends the person back to the client with an error (RFC 6749 §4.1.2.1), with `state` and `iss`. */
-export function redirectError(reply: FastifyReply, realm: RequestRealm, request: { redirectUri: string; state?: string | undefined }, error: OAuthError) {
-  return reply.redirect(
-    redirectTo(request.redirectUri, { error: error.code, error_description: error.description, state: request.state, iss: realm.issuer }),
-    303,
-  );
+export function redirectError(
+  reply: FastifyReply,
+  realm: RequestRealm,
+  request: { redirectUri: string; state?: string | undefined },
+  error: OAuthError,
+) {
+  const params = { error: error.code, error_description: error.description, state: request.state, iss: realm.issuer };
+  return reply.redirect(redirectTo(request.redirectUri, params), 303);
 }
 
 /**
@@ -65,7 +68,7 @@ export class AuthorizationFlow {
   async start(request: FastifyRequest, reply: FastifyReply, realm: RequestRealm, client: Client, authz: AuthorizationRequest) {
     const session = await this.currentSession(request, realm);
     const usable = session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) ? session : undefined;
-    const consentNeeded = usable ? authz.prompt.includes('consent') || (await this.consentNeeded(realm, client, usable.userId, authz.scope)) : true;
+    const consentNeeded = !usable || (await this.consentNeeded(realm, client, usable.userId, authz));
 
     if (authz.prompt.includes('none')) {
       // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
@@ -87,10 +90,16 @@ export class AuthorizationFlow {
   }
 
   /** After sign-in: consent when it is needed, else the code. */
-  async continueAfterSignIn(reply: FastifyReply, realm: RequestRealm, client: Client, transactionId: string, authz: AuthorizationRequest, session: Session) {
+  async continueAfterSignIn(
+    reply: FastifyReply,
+    realm: RequestRealm,
+    client: Client,
+    transactionId: string,
+    authz: AuthorizationRequest,
+    session: Session,
+  ) {
     await this.store.authorizationFlow.signedIn(sha256(transactionId), session.sid);
-    const consentNeeded = authz.prompt.includes('consent') || (await this.consentNeeded(realm, client, session.userId, authz.scope));
-    if (consentNeeded) return reply.redirect(pageUrl(realm, 'consent', transactionId), 303);
+    if (await this.consentNeeded(realm, client, session.userId, authz)) return reply.redirect(pageUrl(realm, 'consent', transactionId), 303);
     return this.finish(reply, realm, transactionId, authz, session);
   }
 
@@ -105,11 +114,15 @@ export class AuthorizationFlow {
     return redirectError(reply, realm, authz, new OAuthError('access_denied', 'the person denied the request'));
   }
 
-  /** Consent is asked unless the person allowed all these scopes before, or the realm lets the client skip it. */
-  private async consentNeeded(realm: RequestRealm, client: Client, userId: string, scope: readonly string[]): Promise<boolean> {
+  /**
+   * Consent is asked when the request says so (`prompt=consent`), else unless the person
+   * allowed all these scopes before, or the realm lets the client skip it.
+   */
+  private async consentNeeded(realm: RequestRealm, client: Client, userId: string, authz: AuthorizationRequest): Promise<boolean> {
+    if (authz.prompt.includes('consent')) return true;
     if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
     const granted = await this.store.consents.granted(realm.name, userId, client.client_id);
-    return granted === undefined || scope.some((name) => !granted.includes(name));
+    return granted === undefined || authz.scope.some((name) => !granted.includes(name));
   }
 
   /** RFC 6749 §4.1.2: a single-use code bound to the client, redirect URI, challenge and nonce. */

@@ -57,14 +57,6 @@ export class SessionStore {
     return result.rows[0] && toSession(result.rows[0]);
   }
 
-  async findBySid(sid: string, realm: string): Promise<Session | undefined> {
-    const result = await this.db.query<SessionRow>(
-      `SELECT ${COLUMNS} FROM sessions WHERE sid = $1::uuid AND realm = $2 AND expires_at > now()`,
-      [sid, realm],
-    );
-    return result.rows[0] && toSession(result.rows[0]);
-  }
-
   async delete(secretHash: Buffer): Promise<void> {
     await this.db.query('DELETE FROM sessions WHERE secret_hash = $1', [secretHash]);
   }
