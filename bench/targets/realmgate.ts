@@ -36,6 +36,9 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
     LOG_LEVEL: 'warn',
   });
   await waitForHttp(`${baseUrl}/healthz`, child);
+  // Pins every thread of the server (libuv's pool included, which inherits it) to these CPUs.
+  const cpus = process.env.BENCH_SERVER_CPUS;
+  if (cpus && child.pid !== undefined) await runToCompletion('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(child.pid)], ROOT);
   return { baseUrl, adminToken, pid: child.pid, stop: () => stopProcess(child) };
 }
 
