@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { atExit, runBenchmark, wholeNumber } from './main.js';
 import { createThrowawayDatabase } from './postgres.js';
-import { log, stopAll } from './processes.js';
+import { log } from './processes.js';
 import { type RealmgateProcess, adminApi, launchRealmgate } from './targets/realmgate.js';
 
 /**
@@ -28,13 +29,6 @@ type Variant = (typeof VARIANTS)[number];
 const STEPS = ['authorize', 'sign-in page', 'sign-in', 'consent page', 'consent', 'token'] as const;
 type Step = (typeof STEPS)[number];
 
-function wholeNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name}: expected a whole number from ${min}, got ${raw}`);
-  return value;
-}
 
 interface Setup {
   readonly issuer: string;
@@ -297,23 +291,6 @@ async function provision(server: RealmgateProcess, concurrency: number): Promise
   return { issuer: `${server.baseUrl}/oauth2/${REALM}`, clientId: client.client_id, clientSecret: client.client_secret, usernames };
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-async function cleanup(): Promise<void> {
-  await stopAll();
-  for (let task = cleanups.pop(); task; task = cleanups.pop()) {
-    await task().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
-  }
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 async function main(): Promise<void> {
   const concurrency = wholeNumber('BENCH_FLOW_CONCURRENCY', 4, 1);
@@ -325,14 +302,14 @@ async function main(): Promise<void> {
   let databaseUrl: string | undefined;
   if (serverUrl) {
     const database = await createThrowawayDatabase(serverUrl);
-    cleanups.push(database.drop);
+    atExit(database.drop);
     databaseUrl = database.url;
     log(`realmgate runs on the throwaway database ${new URL(database.url).pathname.slice(1)}`);
   }
 
   log('starting realmgate');
   const server = await launchRealmgate(databaseUrl);
-  cleanups.push(server.stop);
+  atExit(server.stop);
   const setup = await provision(server, concurrency);
 
   const results = {} as Record<Variant, FlowMeasurement>;
@@ -402,11 +379,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => cleanup().then(() => process.exit(0)),
-  (error: unknown) => {
-    if (stopping) return;
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    void cleanup().finally(() => process.exit(1));
-  },
-);
+runBenchmark(main);

@@ -1,41 +1,15 @@
 import { type LoadOptions, type Measurement, measure } from './load.js';
+import { atExit, runBenchmark, wholeNumber } from './main.js';
 import { checkActive, clientCredentialsRequest, introspectionRequest, obtainAccessToken } from './oauth.js';
 import { createThrowawayDatabase } from './postgres.js';
-import { log, stopAll } from './processes.js';
+import { log } from './processes.js';
 import { type Results, type RunInfo, SCENARIOS, type Scenario, type ServerName, SERVERS, formatTables, toJson } from './report.js';
 import { startCeiling } from './targets/ceiling.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
 import { startRealmgate } from './targets/realmgate.js';
 import type { Target } from './targets/target.js';
 
-function wholeNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name}: expected a whole number from ${min}, got ${raw}`);
-  return value;
-}
 
-const cleanups: Array<() => Promise<void>> = [];
-/** Stops every server, then drops the throwaway database; safe to call twice. */
-async function cleanup(): Promise<void> {
-  await stopAll();
-  for (let task = cleanups.pop(); task; task = cleanups.pop()) {
-    await task().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
-  }
-}
-
-// `on`, not `once`: ctrl-c reaches the whole process group, and tsx relays it once more;
-// a signal with no listener left would end the process before the cleanup is done.
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 /** One server alone on the machine: started, driven on both scenarios, stopped. */
 async function benchmark(name: ServerName, start: () => Promise<Target>, load: LoadOptions): Promise<Record<Scenario, Measurement>> {
@@ -69,7 +43,7 @@ async function main(): Promise<void> {
   let databaseUrl: string | undefined;
   if (serverUrl) {
     const database = await createThrowawayDatabase(serverUrl);
-    cleanups.push(database.drop);
+    atExit(database.drop);
     databaseUrl = database.url;
     log(`realmgate runs on the throwaway database ${new URL(database.url).pathname.slice(1)}`);
   }
@@ -89,11 +63,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(toJson(info, results))}\n`);
 }
 
-main().then(
-  () => cleanup().then(() => process.exit(0)),
-  (error: unknown) => {
-    if (stopping) return; // the signal handler is cleaning up; this is only the interrupted run
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    void cleanup().finally(() => process.exit(1));
-  },
-);
+runBenchmark(main);

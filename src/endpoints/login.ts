@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { type AuthorizationFlow, SESSION_LIFETIME_SECONDS } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
-import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
+import { PASSWORD_AMR, passwordAloneSignsIn, verifyPassword } from '../authn/password.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { signInPage } from '../pages/forms.js';
@@ -47,8 +47,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
         });
         return sendPage(reply, page.options, page.body);
       };
-      const steps = realm.settings.authentication;
-      if (steps.length !== 1 || steps[0] !== 'password') {
+      if (!passwordAloneSignsIn(realm.settings)) {
         return rerender('This realm asks for a sign-in method that is not available here.');
       }
       if (form.username === undefined || form.password === undefined) return rerender('Enter your username and password.');

@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import { scopeNames, scopesOutside, isScopeString } from '../oauth/scope.js';
+import { requestedScope } from '../oauth/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 
@@ -15,14 +15,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
-      const allowed = scopeNames(client.scope);
-      let scope = allowed;
-      if (params.scope !== undefined) {
-        if (!isScopeString(params.scope)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
-        scope = scopeNames(params.scope);
-        const refused = scopesOutside(scope, allowed);
-        if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
-      }
+      const scope = requestedScope(params.scope, client.scope);
       return issuer.issueAccessToken({ realm, client, grantType: 'client_credentials', scope, subject: client.client_id });
     },
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
+import { PASSWORD_AMR, passwordAloneSignsIn, verifyPassword } from '../authn/password.js';
 import { OAuthError } from '../errors.js';
-import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
+import { requestedScope } from '../oauth/scope.js';
 import type { UserStore } from '../store/users.js';
 import { type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
@@ -16,22 +16,14 @@ export function passwordGrant(deps: { users: UserStore; issuer: TokenIssuer }): 
     type: 'password',
     parameters: ['username', 'password', 'scope'],
     async handle({ realm, client, params }) {
-      const steps = realm.settings.authentication;
-      if (steps.length !== 1 || steps[0] !== 'password') {
+      if (!passwordAloneSignsIn(realm.settings)) {
         throw new OAuthError('invalid_grant', 'this realm requires more than a password to sign in');
       }
       const { username, password } = params;
       if (username === undefined || password === undefined) throw new OAuthError('invalid_request', 'username and password are required');
 
       // The scope is checked first, so that a refused request says nothing about the password.
-      const allowed = scopeNames(client.scope);
-      let scope = allowed;
-      if (params.scope !== undefined) {
-        if (!isScopeString(params.scope)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
-        scope = scopeNames(params.scope);
-        const refused = scopesOutside(scope, allowed);
-        if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
-      }
+      const scope = requestedScope(params.scope, client.scope);
 
       // One answer for an unknown username and a wrong password (RFC 6749 §5.2: invalid_grant).
       const user = await verifyPassword(deps.users, realm.name, username, password);

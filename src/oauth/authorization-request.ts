@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import { isScopeString, scopeNames, scopesOutside } from './scope.js';
+import { requestedScope } from './scope.js';
 
 /** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
 export type Prompt = 'none' | 'login' | 'consent';
@@ -100,13 +100,7 @@ export function validateAuthorizationRequest(
   }
   if (params.request !== undefined) throw new OAuthError('request_not_supported', 'request objects are not supported; use PAR');
 
-  let scope = scopeNames(client.scope);
-  if (params.scope !== undefined) {
-    if (!isScopeString(params.scope)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
-    scope = scopeNames(params.scope);
-    const refused = scopesOutside(scope, scopeNames(client.scope));
-    if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
-  }
+  const scope = requestedScope(params.scope, client.scope);
 
   const method = params.code_challenge_method;
   if (params.code_challenge === undefined) {

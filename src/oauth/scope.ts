@@ -1,3 +1,5 @@
+import { OAuthError } from '../errors.js';
+
 /** scope-token of RFC 6749 §3.3: printable ASCII except space, `"` and `\`. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
@@ -14,6 +16,20 @@ export function isScopeString(scope: string): boolean {
 export function scopesOutside(requested: readonly string[], allowed: readonly string[]): string[] {
   const permitted = new Set(allowed);
   return requested.filter((name) => !permitted.has(name));
+}
+
+/**
+ * The scope a client asks for (RFC 6749 §3.3): the requested names, each within the
+ * client's registered scope, or all of the client's when none is requested.
+ */
+export function requestedScope(requested: string | undefined, clientScope: string): string[] {
+  const allowed = scopeNames(clientScope);
+  if (requested === undefined) return allowed;
+  if (!isScopeString(requested)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
+  const names = scopeNames(requested);
+  const refused = scopesOutside(names, allowed);
+  if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
+  return names;
 }
 
 /** Scopes that exist in every realm (CONTRACT.md §5); their descriptions may be changed, not removed. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, hiddenInputs, location } from '../support/flow.js';
+import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { createUser } from '../support/users.js';
 import { realmPath } from '../support/oauth.js';
 import {
@@ -15,6 +15,8 @@ import {
   issuerOf,
   redirectPath,
   signInFrom,
+  publicClient as publicClientOf,
+  rowsOf,
 } from './helpers.js';
 
 describe('consent', () => {
@@ -37,21 +39,9 @@ describe('consent', () => {
     return { realm, clientId, sub: user.sub, person: { username: user.username, password: user.password } };
   };
 
-  const publicClient = async (realm: string, extra: Record<string, unknown> = {}) =>
-    (
-      await t.admin.createClient(realm, {
-        client_type: 'public',
-        redirect_uris: [REDIRECT_URI],
-        grant_types: ['authorization_code'],
-        scope: 'openid profile email api:read api:write',
-        ...extra,
-      })
-    ).client_id;
+  const publicClient = (realm: string, extra: Record<string, unknown> = {}) => publicClientOf(t, realm, 'openid profile email api:read api:write', extra);
 
-  const codeCount = async (sub: string): Promise<number> => {
-    const result = await t.store.db.query<{ n: number }>('select count(*)::int as n from authorization_codes where user_id = $1', [sub]);
-    return result.rows[0]!.n;
-  };
+  const codeCount = (sub: string) => rowsOf(t, 'authorization_codes', sub);
 
   /** Signs in a new browser and stops at the consent page. */
   const atConsent = async (realm: string, clientId: string, person: { username: string; password: string }, params = {}) => {

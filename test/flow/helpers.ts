@@ -159,3 +159,21 @@ export function setCookieHeader(response: LightMyRequestResponse, name: string):
   const all = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return all.find((header) => header.startsWith(`${name}=`));
 }
+
+/** A public client of the code flow with PKCE, in `realm`; `extra` changes its record. */
+export async function publicClient(t: TestApp, realm: string, scope: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const client = await t.admin.createClient(realm, {
+    client_type: 'public',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code'],
+    scope,
+    ...extra,
+  });
+  return client.client_id;
+}
+
+/** How many rows of a table of the browser flow (sessions, codes…) belong to a person. */
+export async function rowsOf(t: TestApp, table: 'sessions' | 'authorization_codes', sub: string): Promise<number> {
+  const result = await t.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [sub]);
+  return result.rows[0]!.n;
+}

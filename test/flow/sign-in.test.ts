@@ -20,6 +20,8 @@ import {
   issuerOf,
   redirectPath,
   setCookieHeader,
+  publicClient as publicClientOf,
+  rowsOf,
 } from './helpers.js';
 
 /** The message of the page's error box, if any. */
@@ -59,22 +61,10 @@ describe('sign-in and sessions', () => {
   /** The shared realm and its client, for what needs no person. */
   const shared = () => ({ realm: 'alpha', clientId: sharedClientId });
 
-  const publicClient = async (realm: string, extra: Record<string, unknown> = {}) =>
-    (
-      await t.admin.createClient(realm, {
-        client_type: 'public',
-        redirect_uris: [REDIRECT_URI],
-        grant_types: ['authorization_code'],
-        scope: 'openid profile',
-        ...extra,
-      })
-    ).client_id;
+  const publicClient = (realm: string, extra: Record<string, unknown> = {}) => publicClientOf(t, realm, 'openid profile', extra);
 
   /** The sessions of a person. */
-  const sessionCount = async (sub: string): Promise<number> => {
-    const result = await t.store.db.query<{ n: number }>('select count(*)::int as n from sessions where user_id = $1', [sub]);
-    return result.rows[0]!.n;
-  };
+  const sessionCount = (sub: string) => rowsOf(t, 'sessions', sub);
 
   /** /authorize, then the sign-in page: the page, its URL, and the browser. */
   const signInPage = async (realm: string, clientId: string, params: Record<string, string> = {}) => {
