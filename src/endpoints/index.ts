@@ -42,7 +42,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
     await app.register(tokenEndpoint({ grants: deps.grants, clients: store.clients }));
-    await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens }));
+    await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens, users: store.users }));
     await app.register(revocationEndpoint({ clients: store.clients, tokens: store.tokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users }));
     await app.register(parEndpoint({ store }));

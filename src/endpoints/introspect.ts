@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { ClientStore } from '../store/clients.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import type { UserStore } from '../store/users.js';
 
 const INACTIVE = Object.freeze({ active: false });
 
@@ -13,7 +14,7 @@ const INACTIVE = Object.freeze({ active: false });
  * tokens issued to it, or any token of the realm with `introspect_any_token`. Whatever is
  * not an active token it may see is `{active: false}` alone.
  */
-export function introspectionEndpoint(deps: { clients: ClientStore; tokens: TokenStore }): FastifyPluginAsync {
+export function introspectionEndpoint(deps: { clients: ClientStore; tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
   return async (app) => {
     app.post('/introspect', async (request) => {
       const realm = request.realm;
@@ -25,11 +26,14 @@ export function introspectionEndpoint(deps: { clients: ClientStore; tokens: Toke
 
       const stored = await deps.tokens.find(sha256(token));
       if (!isLive(stored, realm.name) || (stored.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
+      // A token whose person no longer exists (issued while the user was being deleted) is not active.
+      const username = stored.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, stored.userId);
+      if (stored.userId !== undefined && username === undefined) return INACTIVE;
       return {
         active: true,
         scope: stored.scope,
         client_id: stored.clientId,
-        ...(stored.username === undefined ? {} : { username: stored.username }),
+        ...(username === undefined ? {} : { username }),
         sub: stored.subject,
         token_type: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
         exp: Math.floor(stored.expiresAt.getTime() / 1000),

@@ -31,8 +31,6 @@ export interface StoredToken extends TokenRecord {
   revokedAt: Date | undefined;
   /** When a rotated refresh token was exchanged for a new one. */
   usedAt: Date | undefined;
-  /** The username of the person behind the token, when there is one. */
-  username: string | undefined;
 }
 
 /**
@@ -59,7 +57,6 @@ interface TokenRow {
   auth_time: Date | null;
   amr: string[] | null;
   sid: string | null;
-  username: string | null;
 }
 
 const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
@@ -79,7 +76,6 @@ const toToken = (row: TokenRow): StoredToken => ({
   revokedAt: row.revoked_at ?? undefined,
   usedAt: row.used_at ?? undefined,
   signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], sid: row.sid } : undefined,
-  username: row.username ?? undefined,
 });
 
 /**
@@ -134,8 +130,7 @@ export class TokenStore {
 
   async find(hash: Buffer): Promise<StoredToken | undefined> {
     const result = await this.db.query<TokenRow>(
-      `SELECT ${COLUMNS}, u.username FROM tokens t LEFT JOIN users u ON u.realm = t.realm AND u.id = t.user_id
-        WHERE t.token_hash = $1`,
+      `SELECT ${COLUMNS} FROM tokens t WHERE t.token_hash = $1`,
       [hash],
     );
     return result.rows[0] && toToken(result.rows[0]);
@@ -155,7 +150,7 @@ export class TokenStore {
       `UPDATE tokens t SET used_at = now()
         WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
           AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-        RETURNING ${COLUMNS}, NULL::text AS username`,
+        RETURNING ${COLUMNS}`,
       [hash, realm, clientId],
     );
     if (used.rows[0]) return { token: toToken(used.rows[0]) };

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db } from './db.js';
 
 export type Claims = Record<string, unknown>;
@@ -35,9 +36,24 @@ const toUser = (row: UserRow): User => ({
   updatedAt: row.updated_at,
 });
 
-/** Usernames are unique within a realm regardless of case. */
+/** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
+  /**
+   * Usernames by "{realm}/{id}", for introspection. Kept per instance without invalidation:
+   * a username never changes and an id is never reused; a deleted user's tokens go with them.
+   */
+  private readonly usernames = new LRUCache<string, string>({ max: 100_000 });
+
   constructor(private readonly db: Db) {}
+
+  async usernameOf(realm: string, id: string): Promise<string | undefined> {
+    const key = `${realm}/${id}`;
+    const cached = this.usernames.get(key);
+    if (cached !== undefined) return cached;
+    const username = (await this.getById(realm, id))?.username;
+    if (username !== undefined) this.usernames.set(key, username);
+    return username;
+  }
 
   async get(realm: string, username: string): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND lower(username) = lower($2)`, [
@@ -80,8 +96,18 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
+  /** Deletes the user, their tokens (which have no foreign key to users), sessions, codes and consents. */
   async delete(realm: string, username: string): Promise<boolean> {
-    const result = await this.db.query('DELETE FROM users WHERE realm = $1 AND lower(username) = lower($2)', [realm, username]);
-    return result.rowCount > 0;
+    return this.db.transaction(async (tx) => {
+      const deleted = await tx.query<{ id: string }>(
+        'DELETE FROM users WHERE realm = $1 AND lower(username) = lower($2) RETURNING id',
+        [realm, username],
+      );
+      const id = deleted.rows[0]?.id;
+      if (id === undefined) return false;
+      await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
+      this.usernames.delete(`${realm}/${id}`);
+      return true;
+    });
   }
 }

@@ -67,6 +67,21 @@ describe('introspection (RFC 7662) and revocation (RFC 7009)', () => {
     });
   });
 
+  it('forgets the tokens of a deleted person: they are deleted with the user', async () => {
+    const bob = await createUser(t.admin, 'alpha', 'bob-deleted');
+    const created = await t.admin.createClient('alpha', { grant_types: ['password', 'refresh_token'], scope: 'openid' });
+    const app = { clientId: created.client_id, secret: created.client_secret as string };
+    const tokens = await passwordTokens(t.app, 'alpha', app, bob);
+    expect((await introspect(t.app, 'alpha', app, tokens.access_token)).json().username).toBe('bob-deleted');
+
+    expect((await t.admin.request('DELETE', '/realms/alpha/users/bob-deleted')).statusCode).toBe(204);
+    for (const token of [tokens.access_token, tokens.refresh_token!]) {
+      expect((await introspect(t.app, 'alpha', app, token)).json()).toEqual({ active: false });
+    }
+    const left = await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens WHERE user_id = $1', [bob.sub]);
+    expect(left.rows[0]!.n).toBe(0);
+  });
+
   it('shows another client a token only with introspect_any_token', async () => {
     const token = await accessToken(t.app, 'alpha', svc);
     expect((await introspect(t.app, 'alpha', other, token)).json()).toEqual({ active: false });
