@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { type AuthorizationFlow, SESSION_LIFETIME_SECONDS } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { PASSWORD_AMR, passwordAloneSignsIn, verifyPassword } from '../authn/password.js';
@@ -6,6 +6,8 @@ import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { signInPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { AuthorizationTransaction } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import { InvalidFormError } from './pages.js';
 
@@ -18,41 +20,41 @@ const WRONG_CREDENTIALS = 'The username or password is incorrect.';
  */
 export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
+
+  /** The sign-in form of a transaction, with the username to show and what went wrong. */
+  function showForm(
+    reply: FastifyReply,
+    realm: RequestRealm,
+    resumed: { id: string; transaction: AuthorizationTransaction; browserHash: Buffer },
+    shown: { username?: string | undefined; error?: string } = {},
+  ) {
+    const page = signInPage({
+      realm: realm.name,
+      hidden: { transaction: resumed.id, csrf: cookies.csrfToken(resumed.browserHash, resumed.id) },
+      ...(shown.username === undefined ? {} : { username: shown.username }),
+      ...(shown.error === undefined ? {} : { error: shown.error }),
+      formTargets: [resumed.transaction.request.redirectUri],
+    });
+    return sendPage(reply, page.options, page.body);
+  }
+
   return async (app) => {
-    app.get<{ Querystring: Record<string, unknown> }>('/login', async (request, reply) => {
-      const realm = request.realm;
-      const { id, transaction, browserHash } = await flow.resume(request, realm, formParams(request.query, ['transaction']).transaction);
-      const page = signInPage({
-        realm: realm.name,
-        hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
-        ...(transaction.request.loginHint === undefined ? {} : { username: transaction.request.loginHint }),
-        formTargets: [transaction.request.redirectUri],
-      });
-      return sendPage(reply, page.options, page.body);
+    app.get('/login', async (request, reply) => {
+      const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
+      return showForm(reply, request.realm, resumed, { username: resumed.transaction.request.loginHint });
     });
 
     app.post('/login', async (request, reply) => {
       const realm = request.realm;
       const form = formParams(request.body, ['transaction', 'csrf', 'username', 'password']);
-      const { id, transaction, client, browserHash } = await flow.resume(request, realm, form.transaction);
-      if (!cookies.csrfTokenMatches(request, realm, id, form.csrf)) throw new InvalidFormError();
+      const resumed = await flow.resume(request, realm, form.transaction);
+      if (!cookies.csrfTokenMatches(request, realm, resumed.id, form.csrf)) throw new InvalidFormError();
 
-      const rerender = (error: string) => {
-        const page = signInPage({
-          realm: realm.name,
-          hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
-          ...(form.username === undefined ? {} : { username: form.username }),
-          error,
-          formTargets: [transaction.request.redirectUri],
-        });
-        return sendPage(reply, page.options, page.body);
-      };
-      if (!passwordAloneSignsIn(realm.settings)) {
-        return rerender('This realm asks for a sign-in method that is not available here.');
-      }
-      if (form.username === undefined || form.password === undefined) return rerender('Enter your username and password.');
+      const refuse = (error: string) => showForm(reply, realm, resumed, { username: form.username, error });
+      if (!passwordAloneSignsIn(realm.settings)) return refuse('This realm asks for a sign-in method that is not available here.');
+      if (form.username === undefined || form.password === undefined) return refuse('Enter your username and password.');
       const user = await verifyPassword(store.users, realm.name, form.username, form.password);
-      if (!user) return rerender(WRONG_CREDENTIALS);
+      if (!user) return refuse(WRONG_CREDENTIALS);
 
       // A new sign-in replaces the browser's previous session (no session fixation).
       const previous = cookies.sessionSecret(request, realm);
@@ -66,7 +68,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
         lifetimeSeconds: SESSION_LIFETIME_SECONDS,
       });
       cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
-      return flow.continueAfterSignIn(reply, realm, client, id, transaction.request, session);
+      return flow.continueAfterSignIn(reply, realm, resumed.client, resumed.id, resumed.transaction.request, session);
     });
   };
 }

@@ -187,6 +187,14 @@ describe('token endpoint: refresh token grant (RFC 6749 §6)', () => {
     expect(response.json().error).toBe('invalid_grant');
   });
 
+  it('revokes every access token of the grant when its current refresh token is revoked (CONTRACT.md §6)', async () => {
+    const first = await passwordTokens(t.app, 'alpha', app, alice);
+    const second = (await refreshGrant(t.app, 'alpha', app, first.refresh_token!)).json();
+    for (const token of [first.access_token, second.access_token, second.refresh_token]) expect(await active(token)).toBe(true);
+    expect((await revoke(t.app, 'alpha', app, second.refresh_token)).statusCode).toBe(200);
+    for (const token of [first.access_token, second.access_token, second.refresh_token]) expect(await active(token)).toBe(false);
+  });
+
   it('is refused to a client whose record does not list it', async () => {
     const noRefresh = await client('alpha', { grant_types: ['password'], scope: FULL_SCOPE });
     const first = await passwordTokens(t.app, 'alpha', app, alice);
