@@ -11,6 +11,7 @@ import {
   validateAuthorizationRequest,
 } from '../oauth/authorization-request.js';
 import type { Store } from '../store/index.js';
+import { GET_ONLY } from './page-routes.js';
 
 /**
  * The authorization endpoint (RFC 6749 §3.1), GET with a query or POST with a form. Until
@@ -50,7 +51,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
   }
 
   return async (app) => {
-    app.get('/authorize', (request, reply) => authorize(request, reply, request.query));
+    app.get('/authorize', GET_ONLY, (request, reply) => authorize(request, reply, request.query));
     app.post('/authorize', (request, reply) => authorize(request, reply, request.body));
   };
 }

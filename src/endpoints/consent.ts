@@ -5,7 +5,7 @@ import { formParams } from '../http/form-params.js';
 import { consentPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
-import { InvalidFormError } from './pages.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /**
  * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
@@ -27,7 +27,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
   }
 
   return async (app) => {
-    app.get('/consent', async (request, reply) => {
+    app.get('/consent', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
       const current = await signedInTransaction(request, reply, formParams(request.query, ['transaction']).transaction);
       if (!current) return reply;

@@ -12,7 +12,7 @@ import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
-import { InvalidFormError } from './pages.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 const PARAMETERS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'csrf', 'decision'] as const;
 /** The sign-out form's CSRF token is bound to the browser and to this purpose. */
@@ -21,8 +21,9 @@ const SIGN_OUT_FORM = 'sign-out';
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). An `id_token_hint` this
  * realm signed, for the signed-in person, ends the session at once; otherwise the person
- * confirms on a page, so that another site cannot sign them out. The person is then sent
- * to `post_logout_redirect_uri` when it is registered exactly for the client.
+ * confirms on a page, so that another site cannot sign them out. Ending the session revokes
+ * the tokens issued under it. The person is then sent to `post_logout_redirect_uri` when it
+ * is registered exactly for the client.
  */
 export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
@@ -66,7 +67,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
 
     if (session && !hintNamesThisPerson && !confirmed) return confirmationPage(request, reply, realm, params, client);
     if (session && (hintNamesThisPerson || params.decision === 'allow')) {
-      await store.sessions.delete(sha256(cookies.sessionSecret(request, realm)!));
+      await store.sessions.end(sha256(cookies.sessionSecret(request, realm)!));
       cookies.clearSession(reply, realm);
     }
     if (session && params.decision === 'deny') {
@@ -101,7 +102,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
   }
 
   return async (app) => {
-    app.get('/connect/endSession', (request, reply) => endSession(request, reply, request.query));
+    app.get('/connect/endSession', GET_ONLY, (request, reply) => endSession(request, reply, request.query));
     app.post('/connect/endSession', (request, reply) => endSession(request, reply, request.body));
   };
 }

@@ -9,7 +9,7 @@ import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AuthorizationTransaction } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
-import { InvalidFormError } from './pages.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /** One message whatever was wrong, so that the page does not tell which usernames exist. */
 const WRONG_CREDENTIALS = 'The username or password is incorrect.';
@@ -39,7 +39,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
   }
 
   return async (app) => {
-    app.get('/login', async (request, reply) => {
+    app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
       return showForm(reply, request.realm, resumed, { username: resumed.transaction.request.loginHint });
     });

@@ -13,11 +13,7 @@ import { authorizationEndpoint } from './authorize.js';
 import { consentPageEndpoint } from './consent.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
-
-/** A form came back without its CSRF token, or with a wrong one or a missing field. */
-export class InvalidFormError extends Error {
-  override name = 'InvalidFormError';
-}
+import { InvalidFormError } from './page-routes.js';
 
 /** What the person reads when a page cannot go on; nothing internal. */
 function describe(error: unknown): { title: string; message: string; status: number } {

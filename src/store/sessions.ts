@@ -57,7 +57,27 @@ export class SessionStore {
     return result.rows[0] && toSession(result.rows[0]);
   }
 
+  /** Forgets the session; what the browser's earlier sign-ins gave clients stays valid. */
   async delete(secretHash: Buffer): Promise<void> {
     await this.db.query('DELETE FROM sessions WHERE secret_hash = $1', [secretHash]);
+  }
+
+  /**
+   * Signs the person out: the session goes, and so do the tokens issued under it (those
+   * carrying its `sid`), as a sign-out ends what the sign-in began.
+   */
+  async end(secretHash: Buffer): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const ended = await tx.query<{ realm: string; user_id: string; sid: string }>(
+        'DELETE FROM sessions WHERE secret_hash = $1 RETURNING realm, user_id, sid',
+        [secretHash],
+      );
+      const session = ended.rows[0];
+      if (!session) return;
+      await tx.query(
+        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
+        [session.realm, session.user_id, session.sid],
+      );
+    });
   }
 }

@@ -285,6 +285,16 @@ describe('/authorize', () => {
       expect(answer.headers['content-type']).toMatch(/^text\/html/);
     });
 
+    it('does not start a flow for a HEAD request', async () => {
+      const count = async () =>
+        (await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM authorization_transactions')).rows[0]!.n;
+      const before = await count();
+      const response = await t.app.inject({ method: 'HEAD', url: `/oauth2/alpha/authorize?${query(codeRequest(publicId))}` });
+      expect(response.statusCode).toBe(404);
+      expect(response.headers.location).toBeUndefined();
+      expect(await count()).toBe(before);
+    });
+
     it('answers a JSON body at POST /authorize with an HTML page, not a redirect', async () => {
       const response = await t.app.inject({
         method: 'POST',

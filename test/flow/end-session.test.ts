@@ -2,7 +2,7 @@ import { generateKeyPair, SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, obtainCode } from '../support/flow.js';
-import { postForm, realmPath } from '../support/oauth.js';
+import { introspect, postForm, realmPath } from '../support/oauth.js';
 import { authorize, codeRequest, expectCode, expectErrorPage, freshRealm, issuerOf, redirectPath } from './helpers.js';
 
 const LOGGED_OUT = 'https://app.example/logged-out';
@@ -166,6 +166,31 @@ describe('RP-initiated logout', () => {
       expect(`${target.origin}${target.pathname}`).toBe(LOGGED_OUT);
       expect(target.searchParams.get('state')).toBe('bye');
       expect(await isSignedIn(b)).toBe(false);
+    });
+
+    it('revokes the tokens issued under the ended session, and only those', async () => {
+      const auditor = await t.admin.serviceClient(realm, '', { introspect_any_token: true });
+      const exchange = async (code: string, verifier: string) =>
+        (
+          await postForm(t.app, `${realmPath(realm)}/access_token`, {
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            client_id: clientId,
+            redirect_uri: REDIRECT_URI,
+          })
+        ).json() as { access_token: string; refresh_token: string; id_token: string };
+      const active = async (token: string) => (await introspect(t.app, realm, auditor, token)).json().active as boolean;
+
+      const here = await signedIn();
+      const ended = await exchange(here.code, here.verifier);
+      const elsewhere = await signedIn(); // the same person in another browser: another session
+      const kept = await exchange(elsewhere.code, elsewhere.verifier);
+
+      const response = await here.b.get(endSessionUrl(realm, { id_token_hint: ended.id_token }));
+      expect(response.statusCode).toBe(200);
+      for (const token of [ended.access_token, ended.refresh_token]) expect(await active(token)).toBe(false);
+      for (const token of [kept.access_token, kept.refresh_token]) expect(await active(token)).toBe(true);
     });
 
     it('asks for confirmation when the hint names another person', async () => {
