@@ -54,6 +54,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
       if (!passwordAloneSignsIn(realm.settings)) return refuse('This realm asks for a sign-in method that is not available here.');
       if (form.username === undefined || form.password === undefined) return refuse('Enter your username and password.');
       const user = await verifyPassword(store.users, realm.name, form.username, form.password);
+      app.metrics.signIns.inc({ outcome: user ? 'success' : 'failure' });
       if (!user) return refuse(WRONG_CREDENTIALS);
 
       // A new sign-in replaces the browser's previous session (no session fixation).

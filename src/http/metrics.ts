@@ -4,6 +4,8 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface Metrics {
   readonly registry: Registry;
   readonly tokensIssued: Counter<'grant_type'>;
+  /** Sign-ins at the sign-in page: a rise of failures is worth an alert. */
+  readonly signIns: Counter<'outcome'>;
 }
 
 declare module 'fastify' {
@@ -12,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-/** Prometheus metrics at /metrics: requests and latencies per route, tokens issued per grant. */
+/** Prometheus metrics at /metrics: requests and latencies per route, tokens issued per grant, sign-ins. */
 export const metrics = fp(
   async (app) => {
     const registry = new Registry();
@@ -36,7 +38,13 @@ export const metrics = fp(
       labelNames: ['grant_type'] as const,
       registers: [registry],
     });
-    app.decorate('metrics', { registry, tokensIssued });
+    const signIns = new Counter({
+      name: 'sign_ins_total',
+      help: 'Sign-ins at the sign-in page, by outcome (success, failure)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    });
+    app.decorate('metrics', { registry, tokensIssued, signIns });
 
     app.addHook('onResponse', async (request, reply) => {
       // The route template, not the URL, keeps the label set bounded.

@@ -155,6 +155,15 @@ describe('sign-in and sessions', () => {
       expect(await sessionCount(sub)).toBe(0);
     });
 
+    it('counts sign-ins by outcome at /metrics', async () => {
+      const failures = async () => Number(/^sign_ins_total\{outcome="failure"\} (\d+)/m.exec((await t.app.inject('/metrics')).body)?.[1] ?? 0);
+      const before = await failures();
+      const { realm, clientId, username } = await setup();
+      const { b, url, page } = await signInPage(realm, clientId);
+      await b.submit(url, page, { username, password: 'not the password' });
+      expect(await failures()).toBe(before + 1);
+    });
+
     it('lets the person try again on the same page after a wrong password', async () => {
       const { realm, clientId, person } = await setup();
       const { b, url, page } = await signInPage(realm, clientId);
