@@ -16,7 +16,8 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  * With the realm's `rotate_refresh_tokens`, each use also returns a new refresh token and
  * retires the presented one; presenting a retired one again revokes the whole grant, since
  * either its holder or a thief is replaying it (RFC 9700 §4.14.2). Without rotation the same
- * refresh token stays usable until it expires and no new one is issued.
+ * refresh token stays usable until it expires and no new one is issued. A public client's
+ * refresh tokens rotate whatever the setting: nothing else binds them to it (RFC 9700 §4.14.2).
  */
 export function refreshTokenGrant(deps: {
   tokens: TokenStore;
@@ -37,7 +38,7 @@ export function refreshTokenGrant(deps: {
       // Checked before a rotated token is spent, so that a refused scope leaves it usable.
       if (usable) narrowedScope(params.scope, usable.scope);
 
-      const rotating = realm.settings.rotate_refresh_tokens;
+      const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
       const token = rotating ? await rotate(deps.tokens, hash, realm, client) : usable;
       if (!token) throw invalidGrant();
 

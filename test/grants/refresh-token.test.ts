@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { type ServiceClient, introspect, revoke } from '../support/oauth.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
+import { type ServiceClient, introspect, postForm, revoke } from '../support/oauth.js';
 import { type TestUser, createUser, passwordTokens, refreshGrant, verifyIdToken } from '../support/users.js';
 
 const ISSUER = 'https://auth.test/oauth2/alpha';
@@ -235,6 +236,20 @@ describe('refresh tokens without rotation', () => {
     expect((await revoke(t.app, 'steady', app, first.refresh_token!)).statusCode).toBe(200);
     for (const token of accessTokens) expect((await introspect(t.app, 'steady', app, token)).json()).toEqual({ active: false });
     expect((await refreshGrant(t.app, 'steady', app, first.refresh_token!)).json().error).toBe('invalid_grant');
+  });
+
+  it("rotates a public client's refresh tokens all the same (RFC 9700 §4.14.2)", async () => {
+    const spa = await codeFlowSetup(t.admin, 'steady', { username: 'spa-user' });
+    const { code, verifier } = await obtainCode(new TestBrowser(t.app, t.baseUrl), 'steady', spa);
+    const form = { client_id: spa.clientId };
+    const first = (
+      await postForm(t.app, '/oauth2/steady/access_token', { ...form, grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI })
+    ).json();
+    const refresh = (token: string) => postForm(t.app, '/oauth2/steady/access_token', { ...form, grant_type: 'refresh_token', refresh_token: token });
+    const second = (await refresh(first.refresh_token)).json();
+    expect(second.refresh_token).toEqual(expect.any(String));
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect((await refresh(first.refresh_token)).json().error).toBe('invalid_grant');
   });
 
   it('still narrows the scope and refuses to widen it', async () => {
