@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { CookieJar } from 'tough-cookie';
 import { atExit, runBenchmark, wholeNumber } from './main.js';
 import { createThrowawayDatabase } from './postgres.js';
 import { log } from './processes.js';
@@ -38,31 +39,6 @@ interface Setup {
   readonly usernames: readonly string[];
 }
 
-/** Cookies by name and path, as the pages set them (one origin, no expiry in a run this short but deletion). */
-class CookieJar {
-  private readonly cookies = new Map<string, { value: string; path: string }>();
-
-  header(url: URL): string | undefined {
-    const pairs: string[] = [];
-    for (const [name, { value, path }] of this.cookies) {
-      if (url.pathname === path || url.pathname.startsWith(path.endsWith('/') ? path : `${path}/`)) pairs.push(`${name}=${value}`);
-    }
-    return pairs.length > 0 ? pairs.join('; ') : undefined;
-  }
-
-  keep(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const attribute = (key: string) => attributes.find((item) => item.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      if (value === '' || attribute('max-age') === '0') this.cookies.delete(name);
-      else this.cookies.set(name, { value, path: attribute('path') ?? '/' });
-    }
-  }
-}
-
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
@@ -91,7 +67,7 @@ class VirtualBrowser {
 
   private async send(step: Step, url: URL, init: { form?: Record<string, string>; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { ...init.headers };
-    const cookie = this.jar.header(url);
+    const cookie = this.jar.getCookieStringSync(url.href);
     if (cookie) headers.cookie = cookie;
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const started = performance.now();
@@ -102,7 +78,7 @@ class VirtualBrowser {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
     });
-    this.jar.keep(response);
+    for (const line of response.headers.getSetCookie()) this.jar.setCookieSync(line, url.href);
     const body = await response.text(); // read to the end: the connection goes back to the pool
     this.steps.set(step, performance.now() - started);
     return { status: response.status, location: response.headers.get('location'), body };

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { CookieJar } from 'tough-cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 
@@ -15,32 +16,6 @@ const REALM = 'alpha';
 const REDIRECT_URI = 'http://127.0.0.1/callback'; // never fetched: the redirect is read, not followed
 const PASSWORD = 'correct horse battery';
 const insecure = { [oauth.allowInsecureRequests]: true }; // the test server speaks plain HTTP on loopback
-
-/** Cookies by name, sent to the paths they were set for. Enough for one server on one origin. */
-class CookieJar {
-  private readonly cookies = new Map<string, { value: string; path: string }>();
-
-  header(url: URL): string | undefined {
-    const pairs = [...this.cookies]
-      .filter(([, cookie]) => url.pathname === cookie.path || url.pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`))
-      .map(([name, cookie]) => `${name}=${cookie.value}`);
-    return pairs.length > 0 ? pairs.join('; ') : undefined;
-  }
-
-  keep(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const attribute = (key: string) =>
-        attributes.find((item) => item.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      const expired = value === '' || attribute('max-age') === '0' || (attribute('expires') !== undefined && Date.parse(attribute('expires')!) <= Date.now());
-      if (expired) this.cookies.delete(name);
-      else this.cookies.set(name, { value, path: attribute('path') ?? '/' });
-    }
-  }
-}
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
@@ -69,7 +44,7 @@ class FormBrowser {
 
   async request(url: URL, init: { method?: 'GET' | 'POST'; form?: Record<string, string> } = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: 'text/html' };
-    const cookie = this.jar.header(url);
+    const cookie = this.jar.getCookieStringSync(url.href);
     if (cookie) headers.cookie = cookie;
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const response = await fetch(url, {
@@ -78,7 +53,7 @@ class FormBrowser {
       redirect: 'manual',
       ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
     });
-    this.jar.keep(response);
+    for (const line of response.headers.getSetCookie()) this.jar.setCookieSync(line, url.href);
     return response;
   }
 
