@@ -2,7 +2,6 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
 import { BrowserCookies } from '../authn/browser.js';
-import { OAuthError } from '../errors.js';
 import { toClientError } from '../http/error-handler.js';
 import { UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
@@ -50,7 +49,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
     app.setErrorHandler(async (error, request, reply) => {
       const page = describe(error);
       if (page.status >= 500) request.log.error({ err: error }, 'request failed');
-      if (error instanceof OAuthError) reply.headers(error.headers);
+      reply.headers(toClientError(error).headers); // Retry-After of an outage, a challenge
       const view = messagePage({ realm: request.realm?.name ?? '', ...page });
       return sendPage(reply, view.options, view.body);
     });

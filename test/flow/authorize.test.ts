@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/errors.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, location, pkce } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
@@ -283,6 +284,26 @@ describe('/authorize', () => {
       const answer = await b.submit(url, page, { username: 'a\u0000b', password: 'x' });
       expect(answer.statusCode).toBeLessThan(500);
       expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    });
+
+    it('answers a store outage with a 503 page and Retry-After, and a fault with a 500 page, with no detail', async () => {
+      const flowStore = t.store.authorizationFlow;
+      const begin = flowStore.begin;
+      try {
+        for (const [fault, status] of [
+          [new StoreUnavailableError('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), 503],
+          [new Error('column "secret" hunter2'), 500],
+        ] as const) {
+          flowStore.begin = () => Promise.reject(fault);
+          const response = await authorize(browser(), 'alpha', codeRequest(publicId));
+          expectErrorPage(response, status);
+          expect(response.headers['retry-after']).toBe(status === 503 ? '1' : undefined);
+          expect(response.body).not.toContain('hunter2');
+          expect(response.body).not.toContain('10.0.0.5');
+        }
+      } finally {
+        flowStore.begin = begin;
+      }
     });
 
     it('does not start a flow for a HEAD request', async () => {
