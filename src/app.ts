@@ -1,7 +1,8 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
-import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
+import { ClientAuthenticator } from './client-auth/authenticate.js';
+import { clientAuthMethods } from './client-auth/methods.js';
 import type { Config } from './config.js';
 import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
@@ -52,12 +53,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
     passwordGrant({ users: store.users, issuer }),
   ]);
+  const authenticator = new ClientAuthenticator(store.clients, clientAuthMethods(), () => undefined);
   const endpointDeps = {
     store,
     encryption: deps.encryption,
+    authenticator,
     baseUrl: config.baseUrl,
     grants,
-    capabilities: { grantTypes: grants.types, clientAuthMethods: [...CLIENT_AUTH_METHODS.keys()] },
+    capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
   };
 
   await app.register(errorHandling);

@@ -1,5 +1,6 @@
 import formBody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -19,6 +20,7 @@ export const OAUTH_BODY_LIMIT = 64 * 1024;
 export interface EndpointDeps {
   store: Store;
   encryption: KeyEncryption;
+  authenticator: ClientAuthenticator;
   baseUrl: string;
   grants: GrantRegistry;
   capabilities: ServerCapabilities;
@@ -41,11 +43,11 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, clients: store.clients }));
-    await app.register(introspectionEndpoint({ clients: store.clients, tokens: store.tokens, users: store.users }));
-    await app.register(revocationEndpoint({ clients: store.clients, tokens: store.tokens }));
+    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator }));
+    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users }));
+    await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users }));
-    await app.register(parEndpoint({ store }));
+    await app.register(parEndpoint({ store, authenticator: deps.authenticator }));
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
 }

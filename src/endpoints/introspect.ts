@@ -1,9 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateClient } from '../client-auth/authenticate.js';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
-import type { ClientStore } from '../store/clients.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 
@@ -14,11 +13,11 @@ const INACTIVE = Object.freeze({ active: false });
  * tokens issued to it, or any token of the realm with `introspect_any_token`. Whatever is
  * not an active token it may see is `{active: false}` alone.
  */
-export function introspectionEndpoint(deps: { clients: ClientStore; tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
+export function introspectionEndpoint(deps: { authenticator: ClientAuthenticator; tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
   return async (app) => {
     app.post('/introspect', async (request) => {
       const realm = request.realm;
-      const client = await authenticateClient(request, realm, deps.clients);
+      const client = await deps.authenticator.authenticate(request, '/introspect');
       if (client.client_type === 'public') throw new OAuthError('invalid_client', 'public clients cannot introspect');
       // The hint is only a hint (RFC 7662 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
@@ -39,6 +38,7 @@ export function introspectionEndpoint(deps: { clients: ClientStore; tokens: Toke
         exp: Math.floor(stored.expiresAt.getTime() / 1000),
         iat: Math.floor(stored.issuedAt.getTime() / 1000),
         iss: realm.issuer,
+        ...(stored.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': stored.certificateThumbprint } }),
         realm: realm.name,
       };
     });

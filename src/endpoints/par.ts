@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateClient } from '../client-auth/authenticate.js';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
@@ -18,11 +18,11 @@ const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
  * authorization parameters; they are validated as /authorize would, and stored for one use
  * by this client within `par_lifetime`. Errors answer JSON here, as at the token endpoint.
  */
-export function parEndpoint(deps: { store: Store }): FastifyPluginAsync {
+export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator }): FastifyPluginAsync {
   return async (app) => {
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
-      const client = await authenticateClient(request, realm, deps.store.clients);
+      const client = await deps.authenticator.authenticate(request, '/par');
       const params = formParams(request.body, AUTHORIZATION_PARAMETERS);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
       if (params.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');

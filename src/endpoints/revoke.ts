@@ -1,20 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateClient } from '../client-auth/authenticate.js';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
-import type { ClientStore } from '../store/clients.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
  * revokes its whole grant. Unknown, expired and already revoked tokens answer 200 too.
  */
-export function revocationEndpoint(deps: { clients: ClientStore; tokens: TokenStore }): FastifyPluginAsync {
+export function revocationEndpoint(deps: { authenticator: ClientAuthenticator; tokens: TokenStore }): FastifyPluginAsync {
   return async (app) => {
     app.post('/token/revoke', async (request, reply) => {
       const realm = request.realm;
-      const client = await authenticateClient(request, realm, deps.clients);
+      const client = await deps.authenticator.authenticate(request, '/token/revoke');
       // The hint is only a hint (RFC 7009 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');

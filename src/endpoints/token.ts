@@ -1,15 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { authenticateClient } from '../client-auth/authenticate.js';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { formParams } from '../http/form-params.js';
-import type { ClientStore } from '../store/clients.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
  * client may use the grant, and hand the grant only its own parameters.
  */
-export function tokenEndpoint(deps: { grants: GrantRegistry; clients: ClientStore }): FastifyPluginAsync {
+export function tokenEndpoint(deps: { grants: GrantRegistry; authenticator: ClientAuthenticator }): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request) => {
       const { grant_type: grantType } = formParams(request.body, ['grant_type']);
@@ -17,7 +16,7 @@ export function tokenEndpoint(deps: { grants: GrantRegistry; clients: ClientStor
       const grant = deps.grants.get(grantType);
       if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
 
-      const client = await authenticateClient(request, request.realm, deps.clients);
+      const client = await deps.authenticator.authenticate(request, '/access_token');
       if (!client.grant_types.includes(grant.type)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }

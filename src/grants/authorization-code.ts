@@ -25,7 +25,7 @@ export function authorizationCodeGrant(deps: {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
-    async handle({ realm, client, params }) {
+    async handle({ realm, client, params, certificateThumbprint }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
 
       // A code of another client or realm is unknown here, and stays usable by its own client.
@@ -55,6 +55,7 @@ export function authorizationCodeGrant(deps: {
         signIn: { authTime: code.authTime, amr: code.amr, sid: code.sid },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         nonce: code.nonce,
+        certificateThumbprint,
       });
       // A second use that ran while these tokens were written revoked the grant without them.
       // This use won the code, so it answers; its tokens die with the grant (CONTRACT.md §6).

@@ -11,12 +11,19 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
   return {
     type: 'client_credentials',
     parameters: ['scope'],
-    async handle({ realm, client, params }) {
+    async handle({ realm, client, params, certificateThumbprint }) {
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
       const scope = requestedScope(params.scope, client.scope);
-      return issuer.issueAccessToken({ realm, client, grantType: 'client_credentials', scope, subject: client.client_id });
+      return issuer.issueAccessToken({
+        realm,
+        client,
+        grantType: 'client_credentials',
+        scope,
+        subject: client.client_id,
+        certificateThumbprint,
+      });
     },
   };
 }

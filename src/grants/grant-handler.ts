@@ -9,6 +9,11 @@ export interface GrantRequest<Param extends string> {
   readonly client: Client;
   /** The grant's own parameters, each present at most once; all others stripped. */
   readonly params: Readonly<Partial<Record<Param, string>>>;
+  /**
+   * RFC 8705 §3: the SHA-256 thumbprint of the client certificate of the request, when the
+   * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).
+   */
+  readonly certificateThumbprint?: string | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ export function passwordGrant(deps: { users: UserStore; issuer: TokenIssuer }): 
   return {
     type: 'password',
     parameters: ['username', 'password', 'scope'],
-    async handle({ realm, client, params }) {
+    async handle({ realm, client, params, certificateThumbprint }) {
       if (!passwordAloneSignsIn(realm.settings)) {
         throw new OAuthError('invalid_grant', 'this realm requires more than a password to sign in');
       }
@@ -37,6 +37,7 @@ export function passwordGrant(deps: { users: UserStore; issuer: TokenIssuer }): 
         scope,
         signIn: { authTime: new Date(), amr: PASSWORD_AMR, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+        certificateThumbprint,
       });
     },
   };

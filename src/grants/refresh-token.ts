@@ -27,7 +27,7 @@ export function refreshTokenGrant(deps: {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params }) {
+    async handle({ realm, client, params, certificateThumbprint }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -55,6 +55,7 @@ export function refreshTokenGrant(deps: {
         grantId: token.grantId,
         signIn: token.signIn,
         refreshScope: rotating ? scopeNames(token.scope) : undefined,
+        certificateThumbprint,
       });
 
       // A replay (or a revocation) of the grant may have run while the new tokens were

@@ -16,6 +16,8 @@ const BATCH_STATEMENTS = [
   deleteBatch('sessions'),
   deleteBatch('authorization_transactions'),
   deleteBatch('pushed_requests'),
+  deleteBatch('revoked_jwts'),
+  deleteBatch('client_assertion_jtis'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
 ];

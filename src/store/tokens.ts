@@ -18,6 +18,8 @@ export interface TokenRecord {
   expiresAt: Date;
   /** The sign-in behind a person's token, for the ID tokens of later refreshes. */
   signIn?: SignIn;
+  /** RFC 8705 §3: the SHA-256 thumbprint (base64url) of the client certificate the token is bound to. */
+  certificateThumbprint?: string | undefined;
 }
 
 /** When and how the person behind a grant signed in, and in which session. */
@@ -57,10 +59,11 @@ interface TokenRow {
   auth_time: Date | null;
   amr: string[] | null;
   sid: string | null;
+  cnf_x5t_s256: string | null;
 }
 
 const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256`;
 
 const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -76,6 +79,7 @@ const toToken = (row: TokenRow): StoredToken => ({
   revokedAt: row.revoked_at ?? undefined,
   usedAt: row.used_at ?? undefined,
   signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], sid: row.sid } : undefined,
+  certificateThumbprint: row.cnf_x5t_s256 ?? undefined,
 });
 
 /**
@@ -84,13 +88,13 @@ const toToken = (row: TokenRow): StoredToken => ({
  */
 const INSERT_MANY = `
   INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-                      auth_time, amr, sid)
+                      auth_time, amr, sid, cnf_x5t_s256)
   SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
-         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid
+         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
       AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-           auth_time, amr, sid)`;
+           auth_time, amr, sid, cnf)`;
 
 type NewToken = TokenRecord & { hash: Buffer };
 
@@ -125,6 +129,7 @@ export class TokenStore {
       column((t) => t.signIn?.authTime.toISOString() ?? null),
       column((t) => t.signIn?.amr.join(' ') ?? null),
       column((t) => t.signIn?.sid ?? null),
+      column((t) => t.certificateThumbprint ?? null),
     ]);
   }
 

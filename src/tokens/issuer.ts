@@ -26,6 +26,8 @@ export interface AccessTokenRequest {
   /** `sub`: the user's id, or the client's id when no person is behind the token. */
   subject: string;
   userId?: string;
+  /** RFC 8705 §3: the thumbprint of the client certificate to bind the token to. */
+  certificateThumbprint?: string | undefined;
 }
 
 /** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
@@ -42,7 +44,9 @@ export interface UserTokensRequest {
   /** The scope of the refresh token to issue (the whole grant's), or none. */
   refreshScope?: readonly string[];
   /** From the authorization request, for the ID token (OIDC Core §3.1.3.6). */
-  nonce?: string;
+  nonce?: string | undefined;
+  /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
+  certificateThumbprint?: string | undefined;
 }
 
 /**
@@ -82,6 +86,7 @@ export class TokenIssuer {
         grantType: request.grantType,
         subject: request.subject,
         userId: request.userId,
+        certificateThumbprint: request.certificateThumbprint,
         scope,
         lifetime,
       }),
@@ -91,7 +96,14 @@ export class TokenIssuer {
 
   async issueUserTokens(request: UserTokensRequest): Promise<TokenResponse> {
     const { realm, client, user, signIn } = request;
-    const common = { grantId: request.grantId ?? randomUUID(), grantType: request.grantType, subject: user.id, userId: user.id, signIn };
+    const common = {
+      grantId: request.grantId ?? randomUUID(),
+      grantType: request.grantType,
+      subject: user.id,
+      userId: user.id,
+      signIn,
+      certificateThumbprint: request.certificateThumbprint,
+    };
     const lifetime = realm.settings.access_token_lifetime;
     const scope = request.scope.join(' ');
     const records = [this.record(realm, client, { ...common, kind: 'access_token', scope, lifetime })];
