@@ -1,7 +1,8 @@
 import type { LoadOptions, Measurement } from './load.js';
 
 export const SCENARIOS = ['client_credentials', 'introspection'] as const;
-export const SERVERS = ['realmgate', 'oidc-provider', 'ceiling'] as const;
+/** `realmgate-jwt`: the same server, in a realm with `stateless_tokens` (RFC 9068 JWT access tokens, not stored). */
+export const SERVERS = ['realmgate', 'realmgate-jwt', 'oidc-provider', 'ceiling'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 export type ServerName = (typeof SERVERS)[number];
 export type Results = Record<Scenario, Record<ServerName, Measurement>>;
@@ -19,12 +20,17 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 const ratio = (ours: number, theirs: number): number | null => (theirs > 0 ? round(ours / theirs, 3) : null);
 
 function ratios(rows: Record<ServerName, Measurement>) {
-  const ours = rows.realmgate;
+  const pairs: Array<[ServerName, ServerName]> = [
+    ...BASELINES.map((baseline): [ServerName, ServerName] => ['realmgate', baseline]),
+    // What stateless access tokens change, measured in the same run.
+    ['realmgate-jwt', 'realmgate'],
+  ];
   return Object.fromEntries(
-    BASELINES.map((baseline) => {
+    pairs.map(([server, baseline]) => {
+      const ours = rows[server];
       const theirs = rows[baseline];
       return [
-        `realmgate/${baseline}`,
+        `${server}/${baseline}`,
         {
           requests_per_s: ratio(ours.requestsPerSecond, theirs.requestsPerSecond),
           p50_ms: ratio(ours.p50Ms, theirs.p50Ms),

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
 
   const starters: Record<ServerName, () => Promise<Target>> = {
     realmgate: () => startRealmgate(databaseUrl),
+    'realmgate-jwt': () => startRealmgate(databaseUrl, 'stateless'),
     'oidc-provider': startOidcProvider,
     ceiling: startCeiling,
   };

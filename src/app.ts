@@ -2,7 +2,9 @@ import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
+import { ClientJwks } from './client-auth/client-jwks.js';
 import { clientAuthMethods } from './client-auth/methods.js';
+import { readCaBundle } from './client-auth/tls.js';
 import type { Config } from './config.js';
 import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
@@ -10,6 +12,7 @@ import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { GrantRegistry } from './grants/grant-handler.js';
 import { passwordGrant } from './grants/password.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
+import { clientCertificateExtractor } from './http/client-certificate.js';
 import { errorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
@@ -21,12 +24,16 @@ import { RealmSigner } from './tokens/signer.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'baseUrl' | 'trustProxy'>;
+  config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader'>>;
   store: Store;
   encryption: KeyEncryption;
   adminTokenHash: Buffer;
   logger?: FastifyBaseLogger;
   https?: HttpsServerOptions;
+  /** `TLS_CA`: the PEM bundle of the CAs that issue `tls_client_auth` certificates (RFC 8705 §2.1). */
+  clientCa?: string | Buffer;
+  /** Fetches and caches clients' `jwks_uri` key sets; tests pass one whose agent trusts their certificate. */
+  clientJwks?: ClientJwks;
   /** Expired-row cleanup; `false` turns it off. */
   cleanup?: CleanupOptions | false;
 }
@@ -53,13 +60,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
     passwordGrant({ users: store.users, issuer }),
   ]);
-  const authenticator = new ClientAuthenticator(store.clients, clientAuthMethods(), () => undefined);
+  const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
+  const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
+  const authenticator = new ClientAuthenticator(
+    store.clients,
+    clientAuthMethods(
+      { assertions: store.clientAssertions, jwks: clientJwks },
+      { trustedCas: readCaBundle(deps.clientCa), clientKeys: async (client, refresh) => (await clientJwks.keySet(client, refresh))?.jwks().keys },
+    ),
+    clientCertificate,
+  );
   const endpointDeps = {
     store,
     encryption: deps.encryption,
     authenticator,
     baseUrl: config.baseUrl,
     grants,
+    clientCertificate,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
   };
 

@@ -68,6 +68,11 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly clientCertHeader: string | undefined;
   readonly tls: { readonly cert: string; readonly key: string; readonly ca: string | undefined } | undefined;
+  /**
+   * `TLS_CA`: the CA bundle (path) that `tls_client_auth` certificates must chain to, whether
+   * they arrive over this server's TLS or from a trusted load balancer's header.
+   */
+  readonly clientCa: string | undefined;
   readonly logLevel: string;
 }
 
@@ -100,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     clientCertHeader: e.CLIENT_CERT_HEADER,
     tls: e.TLS_CERT && e.TLS_KEY ? Object.freeze({ cert: e.TLS_CERT, key: e.TLS_KEY, ca: e.TLS_CA }) : undefined,
+    clientCa: e.TLS_CA,
     logLevel: e.LOG_LEVEL,
   });
 }

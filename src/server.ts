@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { readCaBundle } from './client-auth/tls.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
 
   const config = loadConfig();
   const https = readTls(config);
+  const clientCa = config.clientCa ? readClientCa(config.clientCa) : undefined;
   const logger = createLogger(config.logLevel);
   const masterKey = resolveMasterKey(config);
   const db = await openDb(config, logger);
@@ -41,7 +43,15 @@ async function main(): Promise<void> {
     // Printed once, outside the log: only its hash is stored.
     process.stdout.write(`\nrealmgate admin token (shown once, keep it safe): ${adminToken.generated}\n\n`);
   }
-  const app = await buildApp({ config, store, encryption, adminTokenHash: adminToken.hash, logger, ...(https ? { https } : {}) });
+  const app = await buildApp({
+    config,
+    store,
+    encryption,
+    adminTokenHash: adminToken.hash,
+    logger,
+    ...(https ? { https } : {}),
+    ...(clientCa ? { clientCa } : {}),
+  });
   running.app = app;
 
   await app.listen({ port: config.port, host: config.host });
@@ -51,13 +61,7 @@ async function main(): Promise<void> {
 /** HTTPS with requested (not required) client certificates, for mutual-TLS client authentication. */
 function readTls(config: Config): HttpsServerOptions | undefined {
   if (!config.tls) return undefined;
-  const read = (variable: string, path: string): Buffer => {
-    try {
-      return readFileSync(path);
-    } catch (error) {
-      throw new ConfigError(`invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
-    }
-  };
+  const read = readConfigFile;
   return {
     cert: read('TLS_CERT', config.tls.cert),
     key: read('TLS_KEY', config.tls.key),
@@ -65,6 +69,27 @@ function readTls(config: Config): HttpsServerOptions | undefined {
     requestCert: true,
     rejectUnauthorized: false,
   };
+}
+
+/** `TLS_CA`: a PEM bundle holding at least one CA certificate, for `tls_client_auth`. */
+function readClientCa(path: string): Buffer {
+  const pem = readConfigFile('TLS_CA', path);
+  let cas;
+  try {
+    cas = readCaBundle(pem);
+  } catch {
+    throw new ConfigError(`invalid configuration: TLS_CA: ${path} is not a PEM certificate bundle`);
+  }
+  if (cas.length === 0) throw new ConfigError(`invalid configuration: TLS_CA: ${path} holds no CA certificate`);
+  return pem;
+}
+
+function readConfigFile(variable: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
+  }
 }
 
 /** One line naming what is wrong: a bad variable, an unreachable database. */

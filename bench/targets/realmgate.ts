@@ -4,9 +4,18 @@ import { freePort, log, runToCompletion, startProcess, stopProcess, waitForHttp 
 import type { Target } from './target.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const REALM = 'bench';
+/** The realm of each variant: opaque access tokens (stored), or stateless JWTs (`stateless_tokens`). */
+const REALMS = { opaque: 'bench', stateless: 'bench-jwt' } as const;
+export type TokenVariant = keyof typeof REALMS;
 
 const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
+
+/** One random MASTER_KEY per database, so that successive servers on it (both variants) decrypt its keys. */
+const masterKeys = new Map<string, string>();
+const masterKeyOf = (databaseUrl: string): string => {
+  if (!masterKeys.has(databaseUrl)) masterKeys.set(databaseUrl, random(32));
+  return masterKeys.get(databaseUrl)!;
+};
 
 /** A running realmgate process: its origin, its admin token, and how to stop it. */
 export interface RealmgateProcess {
@@ -25,7 +34,7 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = random(24);
-  const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: random(32) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
+  const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: masterKeyOf(databaseUrl) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
   const child = startProcess('realmgate', process.execPath, [`${ROOT}dist/server.js`], {
     ...process.env,
     ...store,
@@ -55,11 +64,15 @@ export function adminApi(baseUrl: string, adminToken: string) {
   };
 }
 
-/** realmgate with a confidential client of the client credentials grant, for bench/run.ts. */
-export async function startRealmgate(databaseUrl: string | undefined): Promise<Target> {
+/**
+ * realmgate with a confidential client of the client credentials grant, for bench/run.ts, in
+ * a realm that issues opaque access tokens or (`stateless`) RFC 9068 JWTs.
+ */
+export async function startRealmgate(databaseUrl: string | undefined, variant: TokenVariant = 'opaque'): Promise<Target> {
   const server = await launchRealmgate(databaseUrl);
-  const credentials = await provision(server.baseUrl, server.adminToken);
-  const issuer = `${server.baseUrl}/oauth2/${REALM}`;
+  const realm = REALMS[variant];
+  const credentials = await provision(server.baseUrl, server.adminToken, realm, variant === 'stateless');
+  const issuer = `${server.baseUrl}/oauth2/${realm}`;
   return {
     token: { url: `${issuer}/access_token`, ...credentials },
     introspection: { url: `${issuer}/introspect`, ...credentials },
@@ -68,11 +81,16 @@ export async function startRealmgate(databaseUrl: string | undefined): Promise<T
 }
 
 /** Through the admin API: the realm, its `api` scope, and a confidential client allowed client credentials. */
-async function provision(baseUrl: string, adminToken: string): Promise<{ clientId: string; clientSecret: string }> {
+async function provision(
+  baseUrl: string,
+  adminToken: string,
+  realm: string,
+  stateless: boolean,
+): Promise<{ clientId: string; clientSecret: string }> {
   const admin = adminApi(baseUrl, adminToken);
-  await admin('POST', '/realms', { name: REALM });
-  await admin('PUT', `/realms/${REALM}/scopes/api`, { description: 'API' });
-  const client = (await admin('POST', `/realms/${REALM}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as {
+  await admin('POST', '/realms', { name: realm, settings: { stateless_tokens: stateless } });
+  await admin('PUT', `/realms/${realm}/scopes/api`, { description: 'API' });
+  const client = (await admin('POST', `/realms/${realm}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as {
     client_id: string;
     client_secret: string;
   };

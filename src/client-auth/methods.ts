@@ -4,6 +4,8 @@ import { matchesHash } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { PresentedCredentials } from './credentials.js';
+import { type PrivateKeyJwtDeps, privateKeyJwt } from './private-key-jwt.js';
+import { type ClientKeysOf, selfSignedTlsClientAuth, tlsClientAuth } from './tls.js';
 
 /** What a method may need of the request beside the credentials it presents. */
 export interface ClientAuthContext {
@@ -38,7 +40,26 @@ const none: ClientAuthMethod = {
   verify: (client, presented) => presented.form === 'client_id_only' && client.client_type === 'public',
 };
 
-/** The methods this server implements, by name. */
-export function clientAuthMethods(): ReadonlyMap<AuthMethod, ClientAuthMethod> {
-  return new Map([clientSecretBasic, clientSecretPost, none].map((method) => [method.name, method]));
+/** What the mutual-TLS methods (RFC 8705 §2) need: the CAs of `TLS_CA`, and the keys of clients registered by `jwks_uri`. */
+export interface MutualTlsOptions {
+  readonly trustedCas?: readonly X509Certificate[];
+  readonly clientKeys?: ClientKeysOf;
+}
+
+/**
+ * The methods this server implements, by name: `private_key_jwt` with the replay store of
+ * assertion jtis and the clients' keys (src/client-auth/private-key-jwt.ts), the mutual-TLS
+ * methods with the CAs of `TLS_CA` (src/client-auth/tls.ts).
+ */
+export function clientAuthMethods(keyJwt: PrivateKeyJwtDeps, mtls: MutualTlsOptions): ReadonlyMap<AuthMethod, ClientAuthMethod> {
+  return new Map(
+    [
+      clientSecretBasic,
+      clientSecretPost,
+      privateKeyJwt(keyJwt),
+      tlsClientAuth(mtls.trustedCas ?? []),
+      selfSignedTlsClientAuth(mtls.clientKeys),
+      none,
+    ].map((method) => [method.name, method]),
+  );
 }

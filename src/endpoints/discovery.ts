@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { CLIENT_ASSERTION_ALGS } from '../client-auth/private-key-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
@@ -23,6 +24,9 @@ const CLAIMS_SUPPORTED = [
 export function serverMetadata(realm: RequestRealm, scopes: readonly string[], capabilities: ServerCapabilities) {
   const issuer = realm.issuer;
   const confidentialMethods = capabilities.clientAuthMethods.filter((method) => method !== 'none');
+  // RFC 8414 §2: the algorithms of private_key_jwt assertions, at each endpoint that takes them.
+  const assertionAlgs = capabilities.clientAuthMethods.includes('private_key_jwt') ? [...CLIENT_ASSERTION_ALGS] : undefined;
+  const signingAlgs = (name: string) => (assertionAlgs ? { [name]: assertionAlgs } : {});
   return {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
@@ -47,10 +51,15 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
+    // RFC 8705 §3.3: tokens are bound to the client certificate when the client asks for it.
+    tls_client_certificate_bound_access_tokens: true,
     token_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     introspection_endpoint_auth_methods_supported: confidentialMethods,
     revocation_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     pushed_authorization_request_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
+    ...signingAlgs('token_endpoint_auth_signing_alg_values_supported'),
+    ...signingAlgs('introspection_endpoint_auth_signing_alg_values_supported'),
+    ...signingAlgs('revocation_endpoint_auth_signing_alg_values_supported'),
   };
 }
 

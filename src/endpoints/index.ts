@@ -2,8 +2,10 @@ import formBody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
+import type { ClientCertificateOf } from '../http/client-certificate.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
+import { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -23,6 +25,8 @@ export interface EndpointDeps {
   authenticator: ClientAuthenticator;
   baseUrl: string;
   grants: GrantRegistry;
+  /** The request's client certificate (src/http/client-certificate.ts), for certificate-bound tokens. */
+  clientCertificate: ClientCertificateOf;
   capabilities: ServerCapabilities;
 }
 
@@ -33,6 +37,7 @@ export interface EndpointDeps {
  */
 export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const { store } = deps;
+  const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
     app.removeAllContentTypeParsers();
@@ -43,10 +48,10 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator }));
-    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users }));
-    await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens }));
-    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users }));
+    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate }));
+    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens }));
+    await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
+    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator }));
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };

@@ -3,8 +3,11 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
+import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 
 const INACTIVE = Object.freeze({ active: false });
 
@@ -13,7 +16,12 @@ const INACTIVE = Object.freeze({ active: false });
  * tokens issued to it, or any token of the realm with `introspect_any_token`. Whatever is
  * not an active token it may see is `{active: false}` alone.
  */
-export function introspectionEndpoint(deps: { authenticator: ClientAuthenticator; tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
+export function introspectionEndpoint(deps: {
+  authenticator: ClientAuthenticator;
+  tokens: TokenStore;
+  users: UserStore;
+  jwtAccessTokens: JwtAccessTokenVerifier;
+}): FastifyPluginAsync {
   return async (app) => {
     app.post('/introspect', async (request) => {
       const realm = request.realm;
@@ -22,6 +30,7 @@ export function introspectionEndpoint(deps: { authenticator: ClientAuthenticator
       // The hint is only a hint (RFC 7662 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
+      if (looksLikeJwt(token)) return introspectJwt(deps, realm, client, token);
 
       const stored = await deps.tokens.find(sha256(token));
       if (!isLive(stored, realm.name) || (stored.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
@@ -42,5 +51,34 @@ export function introspectionEndpoint(deps: { authenticator: ClientAuthenticator
         realm: realm.name,
       };
     });
+  };
+}
+
+/**
+ * A stateless access token (RFC 9068): verified against the realm's published keys, its
+ * `jti` and grant checked against the deny list, then described as a stored one would be.
+ */
+async function introspectJwt(
+  deps: { users: UserStore; jwtAccessTokens: JwtAccessTokenVerifier },
+  realm: RequestRealm,
+  client: Client,
+  token: string,
+): Promise<Record<string, unknown>> {
+  const jwt = await deps.jwtAccessTokens.active(realm, token);
+  if (!jwt || (jwt.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
+  const username = jwt.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, jwt.userId);
+  if (jwt.userId !== undefined && username === undefined) return INACTIVE;
+  return {
+    active: true,
+    scope: jwt.scope,
+    client_id: jwt.clientId,
+    ...(username === undefined ? {} : { username }),
+    sub: jwt.subject,
+    token_type: 'Bearer',
+    exp: jwt.expiresAt,
+    iat: jwt.issuedAt,
+    iss: realm.issuer,
+    ...(jwt.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': jwt.certificateThumbprint } }),
+    realm: realm.name,
   };
 }

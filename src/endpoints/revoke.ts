@@ -4,12 +4,18 @@ import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
  * revokes its whole grant. Unknown, expired and already revoked tokens answer 200 too.
+ * A JWT access token of the realm is denied by its `jti` until it expires.
  */
-export function revocationEndpoint(deps: { authenticator: ClientAuthenticator; tokens: TokenStore }): FastifyPluginAsync {
+export function revocationEndpoint(deps: {
+  authenticator: ClientAuthenticator;
+  tokens: TokenStore;
+  jwtAccessTokens: JwtAccessTokenVerifier;
+}): FastifyPluginAsync {
   return async (app) => {
     app.post('/token/revoke', async (request, reply) => {
       const realm = request.realm;
@@ -18,6 +24,14 @@ export function revocationEndpoint(deps: { authenticator: ClientAuthenticator; t
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
 
+      if (looksLikeJwt(token)) {
+        const jwt = await deps.jwtAccessTokens.verify(realm, token);
+        if (jwt) {
+          if (jwt.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+          await deps.jwtAccessTokens.revoke(realm, jwt);
+        }
+        return reply.code(200).send();
+      }
       const hash = sha256(token);
       const stored = await deps.tokens.find(hash);
       if (isLive(stored, realm.name)) {
@@ -26,7 +40,7 @@ export function revocationEndpoint(deps: { authenticator: ClientAuthenticator; t
         // The token itself first: a refresh racing this revocation checks it once its new
         // tokens are written (src/grants/refresh-token.ts).
         await deps.tokens.revoke(hash);
-        if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId);
+        if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId, realm.name);
       }
       return reply.code(200).send();
     });

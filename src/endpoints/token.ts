@@ -1,14 +1,21 @@
+import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
+import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
+import type { Client } from '../store/clients.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
  * client may use the grant, and hand the grant only its own parameters.
  */
-export function tokenEndpoint(deps: { grants: GrantRegistry; authenticator: ClientAuthenticator }): FastifyPluginAsync {
+export function tokenEndpoint(deps: {
+  grants: GrantRegistry;
+  authenticator: ClientAuthenticator;
+  clientCertificate: ClientCertificateOf;
+}): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request) => {
       const { grant_type: grantType } = formParams(request.body, ['grant_type']);
@@ -24,9 +31,25 @@ export function tokenEndpoint(deps: { grants: GrantRegistry; authenticator: Clie
         realm: request.realm,
         client,
         params: formParams(request.body, grant.parameters),
+        certificateThumbprint: boundCertificate(client, deps.clientCertificate(request)),
       });
       app.metrics.tokensIssued.inc({ grant_type: grant.type });
       return response;
     });
   };
+}
+
+/**
+ * RFC 8705 §3: a client registered with `tls_client_certificate_bound_access_tokens` gets
+ * tokens bound to the certificate of the request (`cnf.x5t#S256`), whatever its authentication
+ * method; a public client's refresh tokens are bound with them (§4). Such a client that sends no
+ * certificate is refused with `invalid_request` rather than handed a bearer token it registered
+ * never to receive (RFC 8705 leaves the answer open; Keycloak answers the same).
+ */
+function boundCertificate(client: Client, certificate: X509Certificate | undefined): string | undefined {
+  if (!client.tls_client_certificate_bound_access_tokens) return undefined;
+  if (!certificate) {
+    throw new OAuthError('invalid_request', "this client's tokens are bound to its TLS client certificate, and the request presented none");
+  }
+  return certificateThumbprint(certificate);
 }

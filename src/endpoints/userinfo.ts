@@ -5,6 +5,7 @@ import { formParams } from '../http/form-params.js';
 import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { UserStore } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
 
@@ -56,25 +57,31 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return fromHeader ?? fromBody;
 }
 
+/** A stored access token of the realm that is live. */
+async function liveAccessToken(tokens: TokenStore, realm: RequestRealm, token: string): Promise<{ userId?: string | undefined; scope: string } | undefined> {
+  const stored = await tokens.find(sha256(token));
+  return isLive(stored, realm.name) && stored.kind === 'access_token' ? stored : undefined;
+}
+
 /**
  * The UserInfo endpoint (OpenID Connect Core §5.3): the claims about the person behind an
  * access token that carries `openid`, as far as its scope releases them (§5.4).
  */
-export function userinfoEndpoint(deps: { tokens: TokenStore; users: UserStore }): FastifyPluginAsync {
+export function userinfoEndpoint(deps: { tokens: TokenStore; users: UserStore; jwtAccessTokens: JwtAccessTokenVerifier }): FastifyPluginAsync {
   return async (app) => {
     const handler = async (request: FastifyRequest) => {
       const realm = request.realm;
       const token = presentedToken(request);
       if (token === undefined) throw bearerError(realm, 'invalid_token', 'an access token is required', {});
 
-      const stored = await deps.tokens.find(sha256(token));
       const invalid = () => bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
-      if (!isLive(stored, realm.name) || stored.kind !== 'access_token' || stored.userId === undefined) throw invalid();
-      const scope = scopeNames(stored.scope);
+      const accessToken = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await liveAccessToken(deps.tokens, realm, token);
+      if (accessToken?.userId === undefined) throw invalid();
+      const scope = scopeNames(accessToken.scope);
       if (!scope.includes('openid')) {
         throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });
       }
-      const user = await deps.users.getById(realm.name, stored.userId);
+      const user = await deps.users.getById(realm.name, accessToken.userId);
       if (!user) throw invalid();
       return { sub: user.id, ...claimsForScope(user, scope) };
     };

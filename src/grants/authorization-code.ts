@@ -34,7 +34,7 @@ export function authorizationCodeGrant(deps: {
       if (!redemption) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
       if ('replayedGrantId' in redemption) {
         // RFC 6749 §4.1.2: a second use revokes what the first one obtained.
-        await deps.tokens.revokeGrant(redemption.replayedGrantId);
+        await deps.tokens.revokeGrant(redemption.replayedGrantId, realm.name);
         throw new OAuthError('invalid_grant', 'the code was already used; its tokens are revoked');
       }
       const { code } = redemption;
@@ -59,7 +59,7 @@ export function authorizationCodeGrant(deps: {
       });
       // A second use that ran while these tokens were written revoked the grant without them.
       // This use won the code, so it answers; its tokens die with the grant (CONTRACT.md §6).
-      if (await deps.codes.wasReplayed(codeHash)) await deps.tokens.revokeGrant(code.grantId);
+      if (await deps.codes.wasReplayed(codeHash)) await deps.tokens.revokeGrant(code.grantId, realm.name);
       return response;
     },
   };

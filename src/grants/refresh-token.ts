@@ -18,6 +18,7 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  * either its holder or a thief is replaying it (RFC 9700 §4.14.2). Without rotation the same
  * refresh token stays usable until it expires and no new one is issued. A public client's
  * refresh tokens rotate whatever the setting: nothing else binds them to it (RFC 9700 §4.14.2).
+ * A public client's refresh token bound to a client certificate needs that certificate (RFC 8705 §4).
  */
 export function refreshTokenGrant(deps: {
   tokens: TokenStore;
@@ -37,6 +38,12 @@ export function refreshTokenGrant(deps: {
       const usable = isLive(presented, realm.name) && isRefreshTokenOf(presented, client) ? presented : undefined;
       // Checked before a rotated token is spent, so that a refused scope leaves it usable.
       if (usable) narrowedScope(params.scope, usable.scope);
+      // RFC 8705 §4: a public client's refresh token bound to a certificate works only with it,
+      // since nothing else proves the client. A confidential client's is bound to the client by
+      // its authentication, so that it may renew its certificate.
+      if (usable?.certificateThumbprint && client.client_type === 'public' && usable.certificateThumbprint !== certificateThumbprint) {
+        throw new OAuthError('invalid_grant', 'the refresh token is bound to another client certificate');
+      }
 
       const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
       const token = rotating ? await rotate(deps.tokens, hash, realm, client) : usable;

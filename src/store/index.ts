@@ -4,12 +4,14 @@ import { type Client, ClientStore } from './clients.js';
 import { SharedCache, listenForInvalidations } from './cache.js';
 import type { Db } from './db.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
+import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
 import { ConsentStore } from './consents.js';
 import { SessionStore } from './sessions.js';
 import { ScopeStore } from './scopes.js';
+import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
-import { SigningKeyStore } from './signing-keys.js';
+import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
 
@@ -17,6 +19,7 @@ import { UserStore } from './users.js';
 const CACHE_LIMITS = {
   realms: { max: 10_000, ttlMs: 5 * 60_000 },
   clients: { max: 50_000, ttlMs: 5 * 60_000 },
+  signingKeys: { max: 20_000, ttlMs: 60_000 },
 };
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
@@ -28,11 +31,14 @@ export interface Store {
   readonly scopes: ScopeStore;
   readonly signingKeys: SigningKeyStore;
   readonly tokens: TokenStore;
+  /** JWT access tokens denied until they expire, kept in memory on every instance. */
+  readonly revokedJwts: RevokedJwts;
   readonly sessions: SessionStore;
   readonly consents: ConsentStore;
   readonly authorizationFlow: AuthorizationFlowStore;
   readonly codes: AuthorizationCodeStore;
   readonly serverState: ServerStateStore;
+  readonly clientAssertions: ClientAssertionStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -41,20 +47,25 @@ export interface Store {
 export async function createStore(db: Db, logger?: Logger): Promise<Store> {
   const realmCache = new SharedCache<Realm>('realms', db, CACHE_LIMITS.realms);
   const clientCache = new SharedCache<Client>('clients', db, CACHE_LIMITS.clients);
-  await listenForInvalidations(db, [realmCache, clientCache]);
+  const signingKeyCache = new SharedCache<StoredSigningKey[]>('signing_keys', db, CACHE_LIMITS.signingKeys);
+  const revokedJwts = new RevokedJwts(db);
+  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, revokedJwts]);
+  await revokedJwts.load();
   return {
     db,
-    realms: new RealmStore(db, realmCache, clientCache),
+    realms: new RealmStore(db, realmCache, clientCache, signingKeyCache),
     clients: new ClientStore(db, clientCache),
-    users: new UserStore(db),
+    users: new UserStore(db, revokedJwts),
     scopes: new ScopeStore(db),
-    signingKeys: new SigningKeyStore(db),
-    tokens: new TokenStore(db),
-    sessions: new SessionStore(db),
+    signingKeys: new SigningKeyStore(db, signingKeyCache),
+    tokens: new TokenStore(db, revokedJwts),
+    revokedJwts,
+    sessions: new SessionStore(db, revokedJwts),
     consents: new ConsentStore(db),
     authorizationFlow: new AuthorizationFlowStore(db),
     codes: new AuthorizationCodeStore(db),
     serverState: new ServerStateStore(db),
+    clientAssertions: new ClientAssertionStore(db),
     async ping() {
       try {
         await db.query('SELECT 1');

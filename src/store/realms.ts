@@ -27,6 +27,8 @@ export class RealmStore {
     private readonly cache: SharedCache<Realm>,
     /** Clients are keyed "{realm}/{client_id}": deleting a realm drops them all. */
     private readonly clientCache: Invalidatable,
+    /** Signing keys are keyed "{realm}/…": creating or deleting a realm drops them. */
+    private readonly signingKeyCache: Invalidatable,
   ) {}
 
   get(name: string): Promise<Realm | undefined> {
@@ -43,8 +45,10 @@ export class RealmStore {
 
   /** Creates the realm with its built-in scopes and signing keys; undefined when the name is taken. */
   create(name: string, settings: RealmSettingsPatch, keys: readonly NewSigningKey[]): Promise<Realm | undefined> {
-    return writeThrough(this.db, [[this.cache, name], [this.clientCache, `${name}/`]], (tx) =>
-      insertRealm(tx, name, settings, keys),
+    return writeThrough(
+      this.db,
+      [[this.cache, name], [this.clientCache, `${name}/`], [this.signingKeyCache, `${name}/`]],
+      (tx) => insertRealm(tx, name, settings, keys),
     );
   }
 
@@ -62,7 +66,7 @@ export class RealmStore {
 
   /** Deletes the realm and everything it owns. */
   async delete(name: string): Promise<boolean> {
-    return writeThrough(this.db, [[this.cache, name], [this.clientCache, `${name}/`]], async (tx) => {
+    return writeThrough(this.db, [[this.cache, name], [this.clientCache, `${name}/`], [this.signingKeyCache, `${name}/`]], async (tx) => {
       const result = await tx.query('DELETE FROM realms WHERE name = $1', [name]);
       return result.rowCount > 0;
     });

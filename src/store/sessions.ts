@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { ACCESS_TOKEN_LIFETIME_SQL, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
 export interface Session {
@@ -32,9 +33,24 @@ const toSession = (row: SessionRow): Session => ({
   expiresAt: row.expires_at,
 });
 
+/**
+ * The grants begun under a session ($1 realm, $2 user, $3 sid): those with stored tokens,
+ * and those whose code was exchanged recently enough for a JWT access token of it to live.
+ */
+const DENY_SESSION_GRANTS = denyGrantsStatement(`
+  grants AS (
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid
+    UNION
+    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
+     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.sid = $3::uuid AND c.used_at IS NOT NULL
+       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+
 /** Sessions by the SHA-256 of the secret their cookie carries. */
 export class SessionStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly revokedJwts: RevokedJwts,
+  ) {}
 
   async create(
     secretHash: Buffer,
@@ -67,17 +83,18 @@ export class SessionStore {
    * carrying its `sid`), as a sign-out ends what the sign-in began.
    */
   async end(secretHash: Buffer): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    const denied = await this.db.transaction(async (tx) => {
       const ended = await tx.query<{ realm: string; user_id: string; sid: string }>(
         'DELETE FROM sessions WHERE secret_hash = $1 RETURNING realm, user_id, sid',
         [secretHash],
       );
       const session = ended.rows[0];
-      if (!session) return;
-      await tx.query(
-        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
-        [session.realm, session.user_id, session.sid],
-      );
+      if (!session) return [];
+      const params = [session.realm, session.user_id, session.sid];
+      await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL', params);
+      // Their JWT access tokens are not stored: their grants are denied instead.
+      return (await tx.query<DenialRow>(DENY_SESSION_GRANTS, params)).rows;
     });
+    this.revokedJwts.remember(denied);
   }
 }

@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
+import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, type Queryable, bytes } from './db.js';
 
 export interface StoredSigningKey {
@@ -36,27 +37,49 @@ export async function insertSigningKey(tx: Queryable, realm: string, key: NewSig
   );
 }
 
+/**
+ * A realm's keys, cached per instance as "{realm}/current" and "{realm}/published": signing
+ * and verifying JWTs read them on every token. A rotation invalidates them on every instance
+ * as it commits; the short time to live bounds what a deleted and re-created realm sees.
+ */
+export type SigningKeyCache = SharedCache<StoredSigningKey[]>;
+
 export class SigningKeyStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: SigningKeyCache,
+  ) {}
 
   /** The current key of each algorithm. */
-  async current(realm: string): Promise<StoredSigningKey[]> {
-    const result = await this.db.query<KeyRow>(
-      `SELECT ${COLUMNS} FROM signing_keys WHERE realm = $1 AND retired_at IS NULL ORDER BY alg`,
-      [realm],
-    );
-    return result.rows.map(toKey);
+  current(realm: string): Promise<StoredSigningKey[]> {
+    return this.cached(`${realm}/current`, async () => {
+      const result = await this.db.query<KeyRow>(
+        `SELECT ${COLUMNS} FROM signing_keys WHERE realm = $1 AND retired_at IS NULL ORDER BY alg`,
+        [realm],
+      );
+      return result.rows.map(toKey);
+    });
   }
 
   /** The keys a verifier may still meet: current ones and retired ones not yet expired. */
-  async published(realm: string): Promise<StoredSigningKey[]> {
-    const result = await this.db.query<KeyRow>(
-      `SELECT ${COLUMNS} FROM signing_keys
-        WHERE realm = $1 AND (expires_at IS NULL OR expires_at > now())
-        ORDER BY retired_at DESC NULLS FIRST, alg`,
-      [realm],
-    );
-    return result.rows.map(toKey);
+  published(realm: string): Promise<StoredSigningKey[]> {
+    return this.cached(`${realm}/published`, async () => {
+      const result = await this.db.query<KeyRow>(
+        `SELECT ${COLUMNS} FROM signing_keys
+          WHERE realm = $1 AND (expires_at IS NULL OR expires_at > now())
+          ORDER BY retired_at DESC NULLS FIRST, alg`,
+        [realm],
+      );
+      return result.rows.map(toKey);
+    });
+  }
+
+  /** An empty answer (no such realm yet) is not kept. */
+  private async cached(key: string, load: () => Promise<StoredSigningKey[]>): Promise<StoredSigningKey[]> {
+    return (await this.cache.get(key, async () => {
+      const keys = await load();
+      return keys.length > 0 ? keys : undefined;
+    })) ?? [];
   }
 
   /**
@@ -64,7 +87,7 @@ export class SigningKeyStore {
    * the longest that a token they signed may live.
    */
   async rotate(realm: string, keys: readonly NewSigningKey[], keepSeconds: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    await writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
       // Rotations of one realm take turns, so that each retires the key the previous made current.
       await tx.query('SELECT 1 FROM realms WHERE name = $1 FOR UPDATE', [realm]);
       for (const key of keys) {

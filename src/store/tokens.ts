@@ -1,5 +1,6 @@
 import { BatchedWriter } from './batched-writer.js';
 import type { Db } from './db.js';
+import { type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 export type TokenKind = 'access_token' | 'refresh_token';
 
@@ -96,6 +97,13 @@ const INSERT_MANY = `
       AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
            auth_time, amr, sid, cnf)`;
 
+/** $1: the grant id, $2: its realm when known. */
+const REVOKE_GRANT = denyGrantsStatement(`
+  revoked AS (UPDATE tokens SET revoked_at = now() WHERE grant_id = $1::text::uuid AND revoked_at IS NULL),
+  grants AS (
+    SELECT realm, $1::text AS id FROM tokens WHERE grant_id = $1::text::uuid
+    UNION SELECT $2::text, $1::text WHERE $2::text IS NOT NULL)`);
+
 type NewToken = TokenRecord & { hash: Buffer };
 
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
@@ -103,7 +111,10 @@ export class TokenStore {
   /** Tokens issued at the same time share a statement and a commit (src/store/batched-writer.ts). */
   private readonly writer: BatchedWriter<NewToken>;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly revokedJwts: RevokedJwts,
+  ) {
     this.writer = new BatchedWriter((tokens) => this.insertMany(tokens));
   }
 
@@ -171,9 +182,15 @@ export class TokenStore {
     await this.db.query('UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hash]);
   }
 
-  /** Revokes every token of the grant. */
-  async revokeGrant(grantId: string): Promise<void> {
-    await this.db.query('UPDATE tokens SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL', [grantId]);
+  /**
+   * Revokes every token of the grant: the stored ones, and, in the same statement, its JWT
+   * access tokens (which are not stored) through a denial of the grant on every instance.
+   * The grant's realm is that of its stored tokens; pass it when it may have none (a code
+   * exchanged for a lone JWT access token).
+   */
+  async revokeGrant(grantId: string, realm?: string): Promise<void> {
+    const result = await this.db.query<DenialRow>(REVOKE_GRANT, [grantId, realm ?? null]);
+    this.revokedJwts.remember(result.rows);
   }
 }
 

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from './db.js';
+import { ACCESS_TOKEN_LIFETIME_SQL, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -36,6 +37,18 @@ const toUser = (row: UserRow): User => ({
   updatedAt: row.updated_at,
 });
 
+/**
+ * The grants of a person ($1 realm, $2 user id): those with stored tokens, and those whose
+ * code was exchanged recently enough for a JWT access token of it to live.
+ */
+const DENY_USER_GRANTS = denyGrantsStatement(`
+  grants AS (
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid
+    UNION
+    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
+     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.used_at IS NOT NULL
+       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+
 /** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
   /**
@@ -44,7 +57,10 @@ export class UserStore {
    */
   private readonly usernames = new LRUCache<string, string>({ max: 100_000 });
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly revokedJwts: RevokedJwts,
+  ) {}
 
   async usernameOf(realm: string, id: string): Promise<string | undefined> {
     const key = `${realm}/${id}`;
@@ -98,16 +114,22 @@ export class UserStore {
 
   /** Deletes the user, their tokens (which have no foreign key to users), sessions, codes and consents. */
   async delete(realm: string, username: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const deleted = await tx.query<{ id: string }>(
-        'DELETE FROM users WHERE realm = $1 AND lower(username) = lower($2) RETURNING id',
-        [realm, username],
-      );
-      const id = deleted.rows[0]?.id;
-      if (id === undefined) return false;
+    const denied = await this.db.transaction(async (tx) => {
+      const found = await tx.query<{ id: string }>('SELECT id FROM users WHERE realm = $1 AND lower(username) = lower($2) FOR UPDATE', [
+        realm,
+        username,
+      ]);
+      const id = found.rows[0]?.id;
+      if (id === undefined) return undefined;
+      // Before the codes go with the user: the JWT access tokens of the person's grants are not stored.
+      const denials = await tx.query<DenialRow>(DENY_USER_GRANTS, [realm, id]);
+      await tx.query('DELETE FROM users WHERE realm = $1 AND id = $2', [realm, id]);
       await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
       this.usernames.delete(`${realm}/${id}`);
-      return true;
+      return denials.rows;
     });
+    if (denied === undefined) return false;
+    this.revokedJwts.remember(denied);
+    return true;
   }
 }

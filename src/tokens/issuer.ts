@@ -5,6 +5,7 @@ import type { Client } from '../store/clients.js';
 import type { SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
+import { mintJwtAccessToken } from './jwt-access-token.js';
 import type { RealmSigner } from './signer.js';
 
 /** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
@@ -67,8 +68,11 @@ const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /**
  * Mints tokens. Access and refresh tokens are opaque 256-bit values of which only the
- * SHA-256 is stored; their rows are committed before the values are returned. ID tokens
- * are signed with the client's `id_token_signed_response_alg`.
+ * SHA-256 is stored; their rows are committed before the values are returned. In a realm
+ * with `stateless_tokens`, access tokens are RFC 9068 JWTs instead, stored nowhere
+ * (src/tokens/jwt-access-token.ts); refresh tokens stay opaque and stored, so that rotation
+ * and replay detection work alike, and share the grant id the JWTs carry. ID tokens are
+ * signed with the client's `id_token_signed_response_alg`.
  */
 export class TokenIssuer {
   constructor(
@@ -79,6 +83,18 @@ export class TokenIssuer {
   async issueAccessToken(request: AccessTokenRequest): Promise<TokenResponse> {
     const lifetime = request.realm.settings.access_token_lifetime;
     const scope = request.scope.join(' ');
+    if (request.realm.settings.stateless_tokens) {
+      const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
+        grantId: randomUUID(),
+        clientId: request.client.client_id,
+        subject: request.subject,
+        scope,
+        authTime: undefined,
+        certificateThumbprint: request.certificateThumbprint,
+        lifetime,
+      });
+      return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+    }
     const [accessToken] = await this.store([
       this.record(request.realm, request.client, {
         kind: 'access_token',
@@ -106,7 +122,8 @@ export class TokenIssuer {
     };
     const lifetime = realm.settings.access_token_lifetime;
     const scope = request.scope.join(' ');
-    const records = [this.record(realm, client, { ...common, kind: 'access_token', scope, lifetime })];
+    const stateless = realm.settings.stateless_tokens;
+    const records = stateless ? [] : [this.record(realm, client, { ...common, kind: 'access_token', scope, lifetime })];
     if (request.refreshScope) {
       records.push(
         this.record(realm, client, {
@@ -117,7 +134,19 @@ export class TokenIssuer {
         }),
       );
     }
-    const [accessToken, refreshToken] = await this.store(records);
+    const jwt = stateless
+      ? mintJwtAccessToken(this.signer, realm, {
+          grantId: common.grantId,
+          clientId: client.client_id,
+          subject: user.id,
+          scope,
+          authTime: seconds(signIn.authTime),
+          certificateThumbprint: request.certificateThumbprint,
+          lifetime,
+        })
+      : undefined;
+    const [minted, stored] = await Promise.all([jwt, this.store(records)]);
+    const [accessToken, refreshToken] = minted === undefined ? stored : [minted, ...stored];
     const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
     if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);

@@ -10,12 +10,12 @@ interface CurrentKey {
 }
 
 /**
- * Signs JWTs with a realm's current key of an algorithm. The decrypted key is kept a short
- * while: a key rotated on another instance signs here for at most that long, and stays
- * published for much longer (src/admin/keys.ts), so that what it signed still verifies.
+ * Signs JWTs with a realm's current key of an algorithm. Which key is current comes from the
+ * key store's shared cache, which a rotation invalidates on every instance as it commits; the
+ * decrypted private keys are kept by key id (a kid names one key for good).
  */
 export class RealmSigner {
-  private readonly keys = new LRUCache<string, CurrentKey>({ max: 10_000, ttl: 60_000 });
+  private readonly decrypted = new LRUCache<string, CryptoKey>({ max: 10_000 });
 
   constructor(
     private readonly signingKeys: SigningKeyStore,
@@ -28,13 +28,14 @@ export class RealmSigner {
   }
 
   private async currentKey(realm: string, alg: SigningAlg): Promise<CurrentKey> {
-    const cacheKey = `${realm}/${alg}`;
-    const cached = this.keys.get(cacheKey);
-    if (cached) return cached;
     const stored = (await this.signingKeys.current(realm)).find((key) => key.alg === alg);
     if (!stored) throw new Error(`realm ${realm} has no current ${alg} key`);
-    const current = { kid: stored.kid, key: await decryptSigningKey(realm, stored, this.encryption) };
-    this.keys.set(cacheKey, current);
-    return current;
+    const cacheKey = `${realm}/${stored.kid}`;
+    let key = this.decrypted.get(cacheKey);
+    if (!key) {
+      key = await decryptSigningKey(realm, stored, this.encryption);
+      this.decrypted.set(cacheKey, key);
+    }
+    return { kid: stored.kid, key };
   }
 }

@@ -35,6 +35,7 @@ describe('discovery of the browser flow', () => {
     expect(body.response_types_supported).toEqual(['code']);
     expect(body.code_challenge_methods_supported).toEqual(['S256']);
     expect(body.authorization_response_iss_parameter_supported).toBe(true);
+    expect(body.tls_client_certificate_bound_access_tokens).toBe(true);
     expect(body.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256']));
     expect(body.id_token_signing_alg_values_supported).not.toContain('none');
     expect(body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code']));

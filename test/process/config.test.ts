@@ -37,6 +37,9 @@ describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the p
     ['MASTER_KEY', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/realmgate' }],
     ['TLS_KEY', { TLS_CERT: '/nonexistent/cert.pem' }],
     ['TLS_CERT', { TLS_CERT: '/nonexistent/cert.pem', TLS_KEY: '/nonexistent/key.pem' }],
+    // TLS_CA alone serves tls_client_auth behind a trusted load balancer; it must hold a CA.
+    ['TLS_CA', { TLS_CA: '/nonexistent/ca.pem' }],
+    ['TLS_CA', { TLS_CA: 'package.json' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/realmgate', MASTER_KEY: randomMasterKey() }],
   ];
 

@@ -42,7 +42,14 @@ describe('realms: issuers, discovery, keys, isolation, disabled provider', () =>
         pushed_authorization_request_endpoint: 'https://auth.test/oauth2/alpha/par',
         end_session_endpoint: 'https://auth.test/oauth2/alpha/connect/endSession',
         grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token', 'password'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        token_endpoint_auth_methods_supported: [
+          'client_secret_basic',
+          'client_secret_post',
+          'private_key_jwt',
+          'tls_client_auth',
+          'self_signed_tls_client_auth',
+          'none',
+        ],
       });
       expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'reports']));
       for (const unbuilt of ['device_authorization_endpoint', 'backchannel_authentication_endpoint', 'registration_endpoint']) {

@@ -1,0 +1,110 @@
+import { type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, errors, jwtVerify } from 'jose';
+import type { ClientAssertionStore } from '../store/client-assertions.js';
+import type { Client } from '../store/clients.js';
+import { ClientJwks } from './client-jwks.js';
+import type { ClientAuthContext, ClientAuthMethod } from './methods.js';
+
+/**
+ * The signature algorithms a client assertion may use: asymmetric ones only. `none` is never
+ * accepted by jose's jwtVerify, and HMAC is left out so that no public key can serve as a
+ * shared secret (RFC 8725 §2.1, §3.1).
+ */
+export const CLIENT_ASSERTION_ALGS = [
+  'RS256', 'RS384', 'RS512',
+  'PS256', 'PS384', 'PS512',
+  'ES256', 'ES384', 'ES512',
+  'EdDSA', 'Ed25519',
+] as const;
+
+/** An assertion may expire at most this long after it is received (RFC 7523 §3 item 4: "limit"). */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/** Allowed difference between the client's clock and ours. */
+export const CLOCK_SKEW_SECONDS = 60;
+const MAX_JTI_LENGTH = 256;
+
+export interface PrivateKeyJwtDeps {
+  assertions: ClientAssertionStore;
+  jwks: ClientJwks;
+  now?: () => number;
+}
+
+/**
+ * `private_key_jwt` (RFC 7523 §2.2 and §3, OIDC Core §9): the client signs a JWT with
+ * iss = sub = its client_id; aud names this realm's issuer, its token endpoint URL or the
+ * URL of the endpoint called (RFC 9126 §2 for PAR); exp is required and at most a few
+ * minutes ahead; jti is required and accepted once per client until the assertion expires.
+ */
+export function privateKeyJwt(deps: PrivateKeyJwtDeps): ClientAuthMethod {
+  const now = deps.now ?? Date.now;
+  return {
+    name: 'private_key_jwt',
+    async verify(client, presented, context) {
+      if (presented.form !== 'client_assertion' || presented.assertion === undefined) return false;
+      const currentMs = now();
+      const claims = await verifiedClaims(deps.jwks, client, presented.assertion, verifyOptions(client, context, currentMs));
+      if (!claims) return false;
+
+      const nowSeconds = Math.floor(currentMs / 1000);
+      const exp = claims.exp!; // required by requiredClaims
+      if (exp > nowSeconds + MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) return false;
+      if (claims.iat !== undefined && claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) return false;
+      const { jti } = claims;
+      if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return false;
+
+      // Recorded only once the signature holds, so that nobody else can spend a client's jti.
+      const expiresAt = new Date((exp + CLOCK_SKEW_SECONDS) * 1000);
+      return deps.assertions.use(context.realm.name, client.client_id, jti, expiresAt);
+    },
+  };
+}
+
+function verifyOptions(client: Client, context: ClientAuthContext, currentMs: number): JWTVerifyOptions {
+  const issuer = context.realm.issuer;
+  return {
+    algorithms: [...CLIENT_ASSERTION_ALGS],
+    issuer: client.client_id,
+    subject: client.client_id,
+    audience: [...new Set([issuer, `${issuer}/access_token`, context.endpointUrl])],
+    requiredClaims: ['exp', 'jti'],
+    clockTolerance: CLOCK_SKEW_SECONDS,
+    currentDate: new Date(currentMs),
+  };
+}
+
+/**
+ * The assertion's claims when one of the client's keys verifies it and the claims jose checks
+ * hold; else undefined. An unknown `kid` refetches a `jwks_uri` once (within its cooldown).
+ */
+async function verifiedClaims(jwks: ClientJwks, client: Client, assertion: string, options: JWTVerifyOptions): Promise<JWTPayload | undefined> {
+  const keySet = await jwks.keySet(client);
+  if (!keySet) return undefined;
+  try {
+    return await verifyWith(keySet, assertion, options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSNoMatchingKey) || !ClientJwks.isRemote(client)) return undefined;
+  }
+  const refreshed = await jwks.keySet(client, true);
+  if (!refreshed || refreshed === keySet) return undefined;
+  try {
+    return await verifyWith(refreshed, assertion, options);
+  } catch {
+    return undefined;
+  }
+}
+
+/** jwtVerify, trying each candidate when several keys of the set match the header (no `kid`). */
+async function verifyWith(keySet: JWTVerifyGetKey, assertion: string, options: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(assertion, keySet, options)).payload;
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const key of error as errors.JWKSMultipleMatchingKeys & AsyncIterable<CryptoKey>) {
+      try {
+        return (await jwtVerify(assertion, key, options)).payload;
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
+}

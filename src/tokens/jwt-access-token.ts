@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { RevokedJwts } from '../store/revoked-jwts.js';
+import type { SigningKeyStore } from '../store/signing-keys.js';
+import type { RealmSigner } from './signer.js';
+import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
+
+/** RFC 9068 §2.1: the `typ` header of a JWT access token. */
+export const AT_JWT = 'at+jwt';
+
+/**
+ * The private claim naming the grant a JWT access token belongs to: revoking the grant (its
+ * refresh token, a replayed code or refresh token, a logout) denies every token naming it.
+ */
+export const GRANT_ID_CLAIM = 'grant_id';
+
+/** What a stateless access token says, whether being minted or read back. */
+export interface JwtAccessToken {
+  jti: string;
+  grantId: string;
+  clientId: string;
+  /** `sub`: the user's id, or the client's id when no person is behind the token (RFC 9068 §2.2). */
+  subject: string;
+  /** Set when a person is behind the token: their id, which is `sub`. */
+  userId: string | undefined;
+  scope: string;
+  /** Epoch seconds. */
+  issuedAt: number;
+  expiresAt: number;
+  authTime: number | undefined;
+  certificateThumbprint: string | undefined;
+}
+
+/** Cheap discrimination: an opaque token is 43 base64url characters; a JWS has two dots. */
+export function looksLikeJwt(token: string): boolean {
+  const first = token.indexOf('.');
+  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
+  return second > 0 && token.indexOf('.', second + 1) === -1;
+}
+
+/**
+ * Mints an RFC 9068 access token: signed with the realm's current key of its `signing_alg`,
+ * `typ: at+jwt`. Its audience is the realm's issuer: there is no resource indicator
+ * (RFC 8707) to name the API, and a resource server verifies `aud` against the issuer.
+ */
+export async function mintJwtAccessToken(
+  signer: RealmSigner,
+  realm: RequestRealm,
+  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number },
+): Promise<string> {
+  const iat = Math.floor(Date.now() / 1000);
+  const payload: JWTPayload = {
+    iss: realm.issuer,
+    sub: token.subject,
+    aud: realm.issuer,
+    exp: iat + token.lifetime,
+    iat,
+    jti: randomUUID(),
+    client_id: token.clientId,
+    scope: token.scope,
+    ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
+    ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
+    [GRANT_ID_CLAIM]: token.grantId,
+  };
+  return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/**
+ * Reads back the JWT access tokens of a realm: signed by one of its published keys (current
+ * or retired but still published), `typ: at+jwt`, issued by it for itself, not expired;
+ * `active` also checks the deny list. Anything else is undefined, never an error.
+ */
+export class JwtAccessTokenVerifier {
+  /** Public keys by "realm/kid": a kid is the key's thumbprint, so it names one key for good. */
+  private readonly publicKeys = new LRUCache<string, CryptoKey>({ max: 20_000 });
+
+  constructor(
+    private readonly signingKeys: SigningKeyStore,
+    private readonly revoked: RevokedJwts,
+  ) {}
+
+  /** The token when it verifies, whether revoked or not (revocation needs no more). */
+  async verify(realm: RequestRealm, token: string): Promise<JwtAccessToken | undefined> {
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+    const { kid, alg } = header;
+    if (!isString(kid) || !SIGNING_ALGS.includes(alg as SigningAlg) || header.typ !== AT_JWT) return undefined;
+    const key = await this.publicKey(realm.name, kid, alg as SigningAlg);
+    if (!key) return undefined;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, key, {
+        issuer: realm.issuer,
+        audience: realm.issuer,
+        typ: AT_JWT,
+        algorithms: [alg as SigningAlg],
+        requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
+      }));
+    } catch {
+      return undefined;
+    }
+    const { jti, sub, client_id: clientId, scope, auth_time: authTime, cnf } = payload as JWTPayload & Record<string, unknown>;
+    const grantId = payload[GRANT_ID_CLAIM];
+    if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
+    const thumbprint = (cnf as Record<string, unknown> | undefined)?.['x5t#S256'];
+    return {
+      jti,
+      grantId,
+      clientId,
+      subject: sub,
+      // RFC 9068 §2.2: without a person, sub is the client's id.
+      userId: sub === clientId ? undefined : sub,
+      scope,
+      issuedAt: payload.iat!,
+      expiresAt: payload.exp!,
+      authTime: typeof authTime === 'number' ? authTime : undefined,
+      certificateThumbprint: isString(thumbprint) ? thumbprint : undefined,
+    };
+  }
+
+  /** The token when it verifies and neither it nor its grant is revoked. */
+  async active(realm: RequestRealm, token: string): Promise<JwtAccessToken | undefined> {
+    const verified = await this.verify(realm, token);
+    if (!verified || (await this.revoked.isDenied(realm.name, verified.jti, verified.grantId))) return undefined;
+    return verified;
+  }
+
+  /** Revokes the token until it expires, on every instance. */
+  revoke(realm: RequestRealm, token: JwtAccessToken): Promise<void> {
+    return this.revoked.denyToken(realm.name, token.jti, new Date(token.expiresAt * 1000));
+  }
+
+  private async publicKey(realm: string, kid: string, alg: SigningAlg): Promise<CryptoKey | undefined> {
+    const published = (await this.signingKeys.published(realm)).find((key) => key.kid === kid && key.alg === alg);
+    if (!published) return undefined;
+    const cacheKey = `${realm}/${kid}`;
+    let key = this.publicKeys.get(cacheKey);
+    if (!key) {
+      key = (await importJWK(published.publicJwk, alg)) as CryptoKey;
+      this.publicKeys.set(cacheKey, key);
+    }
+    return key;
+  }
+}
