@@ -30,55 +30,64 @@ export function introspectionEndpoint(deps: {
       // The hint is only a hint (RFC 7662 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
-      if (looksLikeJwt(token)) return introspectJwt(deps, realm, client, token);
-
-      const stored = await deps.tokens.find(sha256(token));
-      if (!isLive(stored, realm.name) || (stored.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
-      // A token whose person no longer exists (issued while the user was being deleted) is not active.
-      const username = stored.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, stored.userId);
-      if (stored.userId !== undefined && username === undefined) return INACTIVE;
-      return {
-        active: true,
-        scope: stored.scope,
-        client_id: stored.clientId,
-        ...(username === undefined ? {} : { username }),
-        sub: stored.subject,
-        token_type: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
-        exp: Math.floor(stored.expiresAt.getTime() / 1000),
-        iat: Math.floor(stored.issuedAt.getTime() / 1000),
-        iss: realm.issuer,
-        ...(stored.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': stored.certificateThumbprint } }),
-        realm: realm.name,
-      };
+      const active = looksLikeJwt(token) ? await jwtToken(deps, realm, token) : await storedToken(deps, realm, token);
+      return describe(deps.users, realm, client, active);
     });
+  };
+}
+
+/** What introspection tells of an active token, whether stored or stateless. */
+interface ActiveToken {
+  clientId: string;
+  userId: string | undefined;
+  subject: string;
+  scope: string;
+  tokenType: 'Bearer' | 'refresh_token';
+  /** Seconds since the epoch. */
+  expiresAt: number;
+  issuedAt: number;
+  certificateThumbprint?: string | undefined;
+}
+
+const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
+  const stored = await deps.tokens.find(sha256(token));
+  if (!isLive(stored, realm.name)) return undefined;
+  return {
+    ...stored,
+    tokenType: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
+    expiresAt: seconds(stored.expiresAt),
+    issuedAt: seconds(stored.issuedAt),
   };
 }
 
 /**
  * A stateless access token (RFC 9068): verified against the realm's published keys, its
- * `jti` and grant checked against the deny list, then described as a stored one would be.
+ * `jti` and grant checked against the deny list.
  */
-async function introspectJwt(
-  deps: { users: UserStore; jwtAccessTokens: JwtAccessTokenVerifier },
-  realm: RequestRealm,
-  client: Client,
-  token: string,
-): Promise<Record<string, unknown>> {
+async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
   const jwt = await deps.jwtAccessTokens.active(realm, token);
-  if (!jwt || (jwt.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
-  const username = jwt.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, jwt.userId);
-  if (jwt.userId !== undefined && username === undefined) return INACTIVE;
+  return jwt && { ...jwt, tokenType: 'Bearer' };
+}
+
+/** The RFC 7662 §2.2 answer: active only for a token the client may see, whose person (if any) still exists. */
+async function describe(users: UserStore, realm: RequestRealm, client: Client, token: ActiveToken | undefined) {
+  if (!token || (token.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
+  // A token whose person no longer exists (issued while the user was being deleted) is not active.
+  const username = token.userId === undefined ? undefined : await users.usernameOf(realm.name, token.userId);
+  if (token.userId !== undefined && username === undefined) return INACTIVE;
   return {
     active: true,
-    scope: jwt.scope,
-    client_id: jwt.clientId,
+    scope: token.scope,
+    client_id: token.clientId,
     ...(username === undefined ? {} : { username }),
-    sub: jwt.subject,
-    token_type: 'Bearer',
-    exp: jwt.expiresAt,
-    iat: jwt.issuedAt,
+    sub: token.subject,
+    token_type: token.tokenType,
+    exp: token.expiresAt,
+    iat: token.issuedAt,
     iss: realm.issuer,
-    ...(jwt.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': jwt.certificateThumbprint } }),
+    ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
     realm: realm.name,
   };
 }
