@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { exportJWK } from 'jose';
+import { decodeJwt, exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
@@ -393,6 +393,24 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
           expect(response.json().error).toBe('invalid_client');
         }
         expect((await post(encodeURIComponent(appCert.cert + selfSigned.cert))).json().error).toBe('invalid_client');
+      } finally {
+        await started.close();
+      }
+    });
+
+    it('puts the binding into a stateless access token as its cnf claim (RFC 8705 §3.1, RFC 9068)', async () => {
+      const { started, post } = await setup(true);
+      try {
+        await started.admin.request('PATCH', '/realms/alpha', { settings: { stateless_tokens: true } });
+        const ok = await post(encodeURIComponent(appCert.cert));
+        expect(ok.statusCode).toBe(200);
+        const token = ok.json().access_token as string;
+        expect(decodeJwt(token).cnf).toEqual({ 'x5t#S256': thumbprint(appCert.cert) });
+        const auditorThere = await started.admin.serviceClient('alpha', '', { introspect_any_token: true });
+        expect((await introspect(started.app, 'alpha', auditorThere, token)).json()).toMatchObject({
+          active: true,
+          cnf: { 'x5t#S256': thumbprint(appCert.cert) },
+        });
       } finally {
         await started.close();
       }

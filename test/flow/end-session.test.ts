@@ -193,6 +193,27 @@ describe('RP-initiated logout', () => {
       for (const token of [kept.access_token, kept.refresh_token]) expect(await active(token)).toBe(true);
     });
 
+    it('denies the stateless access tokens issued under the ended session', async () => {
+      const stateless = await freshRealm(t, { stateless_tokens: true });
+      const setup = await codeFlowSetup(t.admin, stateless);
+      const auditor = await t.admin.serviceClient(stateless, '', { introspect_any_token: true });
+      const { b, code, verifier } = await signedIn(stateless, setup.clientId, setup);
+      const tokens = (
+        await postForm(t.app, `${realmPath(stateless)}/access_token`, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          client_id: setup.clientId,
+          redirect_uri: REDIRECT_URI,
+        })
+      ).json() as { access_token: string; id_token: string };
+      expect(tokens.access_token.split('.')).toHaveLength(3);
+      expect((await introspect(t.app, stateless, auditor, tokens.access_token)).json().active).toBe(true);
+
+      expect((await b.get(endSessionUrl(stateless, { id_token_hint: tokens.id_token }))).statusCode).toBe(200);
+      expect((await introspect(t.app, stateless, auditor, tokens.access_token)).json()).toEqual({ active: false });
+    });
+
     it('asks for confirmation when the hint names another person', async () => {
       const setup = await codeFlowSetup(t.admin, realm, { username: 'bob', password: 'bob password 123' });
       const bob = await signedIn(realm, setup.clientId, { username: 'bob', password: 'bob password 123' });
