@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CookieJar } from 'tough-cookie';
-import { atExit, runBenchmark, wholeNumber } from './main.js';
-import { createThrowawayDatabase } from './postgres.js';
+import { atExit, benchStore, runBenchmark, wholeNumber } from './main.js';
 import { log } from './processes.js';
 import { type RealmgateProcess, adminApi, launchRealmgate } from './targets/realmgate.js';
 
@@ -272,16 +271,7 @@ async function main(): Promise<void> {
   const concurrency = wholeNumber('BENCH_FLOW_CONCURRENCY', 4, 1);
   const durationSeconds = wholeNumber('BENCH_DURATION', 10, 1);
   const warmupSeconds = wholeNumber('BENCH_WARMUP', 2, 0);
-  const serverUrl = process.env.DATABASE_URL || undefined;
-  const store = serverUrl ? 'postgres' : 'pglite';
-
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    const database = await createThrowawayDatabase(serverUrl);
-    atExit(database.drop);
-    databaseUrl = database.url;
-    log(`realmgate runs on the throwaway database ${new URL(database.url).pathname.slice(1)}`);
-  }
+  const { store, databaseUrl } = await benchStore();
 
   log('starting realmgate');
   const server = await launchRealmgate(databaseUrl);

@@ -1,3 +1,4 @@
+import { createThrowawayDatabase } from './postgres.js';
 import { log, stopAll } from './processes.js';
 
 /** A whole number from the environment, or the fallback when unset. */
@@ -14,6 +15,19 @@ const cleanups: Array<() => Promise<void>> = [];
 /** Runs `task` when the benchmark ends, however it ends (the last registered runs first). */
 export function atExit(task: () => Promise<void>): void {
   cleanups.push(task);
+}
+
+/**
+ * The store realmgate runs on: with DATABASE_URL, a throwaway database on that server
+ * (dropped when the benchmark ends); else in-memory PGlite (no URL).
+ */
+export async function benchStore(): Promise<{ store: 'postgres' | 'pglite'; databaseUrl: string | undefined }> {
+  const serverUrl = process.env.DATABASE_URL || undefined;
+  if (!serverUrl) return { store: 'pglite', databaseUrl: undefined };
+  const database = await createThrowawayDatabase(serverUrl);
+  atExit(database.drop);
+  log(`realmgate runs on the throwaway database ${new URL(database.url).pathname.slice(1)}`);
+  return { store: 'postgres', databaseUrl: database.url };
 }
 
 /** Stops every server, then runs the exit tasks (dropping a throwaway database); safe to call twice. */

@@ -1,7 +1,6 @@
 import { type LoadOptions, type Measurement, measure } from './load.js';
-import { atExit, runBenchmark, wholeNumber } from './main.js';
+import { benchStore, runBenchmark, wholeNumber } from './main.js';
 import { checkActive, clientCredentialsRequest, introspectionRequest, obtainAccessToken } from './oauth.js';
-import { createThrowawayDatabase } from './postgres.js';
 import { log } from './processes.js';
 import { type Results, type RunInfo, SCENARIOS, type Scenario, type ServerName, SERVERS, formatTables, toJson } from './report.js';
 import { startCeiling } from './targets/ceiling.js';
@@ -37,16 +36,8 @@ async function main(): Promise<void> {
     durationSeconds: wholeNumber('BENCH_DURATION', 10, 1),
     warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0),
   };
-  const serverUrl = process.env.DATABASE_URL || undefined;
-  const info: RunInfo = { ...load, store: serverUrl ? 'postgres' : 'pglite', node: process.version };
-
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    const database = await createThrowawayDatabase(serverUrl);
-    atExit(database.drop);
-    databaseUrl = database.url;
-    log(`realmgate runs on the throwaway database ${new URL(database.url).pathname.slice(1)}`);
-  }
+  const { store, databaseUrl } = await benchStore();
+  const info: RunInfo = { ...load, store, node: process.version };
 
   const starters: Record<ServerName, () => Promise<Target>> = {
     realmgate: () => startRealmgate(databaseUrl),
