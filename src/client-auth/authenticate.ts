@@ -51,7 +51,15 @@ export class ClientAuthenticator {
       if (presented.secret !== undefined) matchesHash(presented.secret, undefined);
       throw failure('client authentication failed');
     }
-    const context = { realm, endpointUrl: `${realm.issuer}${endpointPath}`, certificate: this.certificateOf(request) };
+    const certificateOf = this.certificateOf;
+    const context = {
+      realm,
+      endpointUrl: `${realm.issuer}${endpointPath}`,
+      // Read only by the methods that need it: secret-based authentication stays as cheap as it was.
+      get certificate() {
+        return certificateOf(request);
+      },
+    };
     if (!(await method.verify(client, presented, context))) throw failure('client authentication failed');
     return client;
   }

@@ -5,7 +5,6 @@ import { OAuthError } from '../errors.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
-import type { Client } from '../store/clients.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
@@ -31,7 +30,9 @@ export function tokenEndpoint(deps: {
         realm: request.realm,
         client,
         params: formParams(request.body, grant.parameters),
-        certificateThumbprint: boundCertificate(client, deps.clientCertificate(request)),
+        certificateThumbprint: client.tls_client_certificate_bound_access_tokens
+          ? boundCertificate(deps.clientCertificate(request))
+          : undefined,
       });
       app.metrics.tokensIssued.inc({ grant_type: grant.type });
       return response;
@@ -46,8 +47,7 @@ export function tokenEndpoint(deps: {
  * certificate is refused with `invalid_request` rather than handed a bearer token it registered
  * never to receive (RFC 8705 leaves the answer open; Keycloak answers the same).
  */
-function boundCertificate(client: Client, certificate: X509Certificate | undefined): string | undefined {
-  if (!client.tls_client_certificate_bound_access_tokens) return undefined;
+function boundCertificate(certificate: X509Certificate | undefined): string {
   if (!certificate) {
     throw new OAuthError('invalid_request', "this client's tokens are bound to its TLS client certificate, and the request presented none");
   }

@@ -58,6 +58,22 @@ export function denyGrantsStatement(ctes: string): string {
   ${NOTIFY_DENIED}`;
 }
 
+/**
+ * Denies the grants of a person ($1 realm, $2 user id), or only those begun under one of
+ * their sessions ($3 sid): the grants with stored tokens, and those whose code was exchanged
+ * recently enough for a JWT access token of it to live (such a grant may have nothing stored).
+ */
+export function denyPersonGrantsStatement(scope: 'person' | 'session'): string {
+  const ofSession = (table: string) => (scope === 'session' ? ` AND ${table}sid = $3::uuid` : '');
+  return denyGrantsStatement(`
+  grants AS (
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid${ofSession('')}
+    UNION
+    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
+     WHERE c.realm = $1 AND c.user_id = $2::uuid${ofSession('c.')} AND c.used_at IS NOT NULL
+       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+}
+
 const DENY_JTI = `
   WITH denied AS (
     INSERT INTO revoked_jwts (realm, kind, id, expires_at) VALUES ($1, 'jti', $2, $3)

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { ACCESS_TOKEN_LIFETIME_SQL, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
+import { type DenialRow, type RevokedJwts, denyPersonGrantsStatement } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
 export interface Session {
@@ -33,17 +33,7 @@ const toSession = (row: SessionRow): Session => ({
   expiresAt: row.expires_at,
 });
 
-/**
- * The grants begun under a session ($1 realm, $2 user, $3 sid): those with stored tokens,
- * and those whose code was exchanged recently enough for a JWT access token of it to live.
- */
-const DENY_SESSION_GRANTS = denyGrantsStatement(`
-  grants AS (
-    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid
-    UNION
-    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
-     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.sid = $3::uuid AND c.used_at IS NOT NULL
-       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+const DENY_SESSION_GRANTS = denyPersonGrantsStatement('session');
 
 /** Sessions by the SHA-256 of the secret their cookie carries. */
 export class SessionStore {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from './db.js';
-import { ACCESS_TOKEN_LIFETIME_SQL, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
+import { type DenialRow, type RevokedJwts, denyPersonGrantsStatement } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -37,17 +37,7 @@ const toUser = (row: UserRow): User => ({
   updatedAt: row.updated_at,
 });
 
-/**
- * The grants of a person ($1 realm, $2 user id): those with stored tokens, and those whose
- * code was exchanged recently enough for a JWT access token of it to live.
- */
-const DENY_USER_GRANTS = denyGrantsStatement(`
-  grants AS (
-    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid
-    UNION
-    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
-     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.used_at IS NOT NULL
-       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+const DENY_USER_GRANTS = denyPersonGrantsStatement('person');
 
 /** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
