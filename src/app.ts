@@ -77,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     baseUrl: config.baseUrl,
     grants,
     clientCertificate,
+    clientJwks,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
   };
 

@@ -19,6 +19,16 @@ export type ErrorCode =
   | 'consent_required'
   | 'interaction_required'
   | 'request_not_supported'
+  // RFC 8628 §3.5 (device flow) and CIBA Core §11 (polling)
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
+  // CIBA Core §13
+  | 'unknown_user_id'
+  | 'expired_login_hint_token'
+  | 'invalid_binding_message'
+  | 'missing_user_code'
+  | 'invalid_user_code'
   // RFC 6750 §3.1
   | 'invalid_token'
   | 'insufficient_scope'
@@ -41,6 +51,14 @@ const defaultStatus: Record<ErrorCode, number> = {
   consent_required: 400,
   interaction_required: 400,
   request_not_supported: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  unknown_user_id: 400,
+  expired_login_hint_token: 400,
+  invalid_binding_message: 400,
+  missing_user_code: 400,
+  invalid_user_code: 400,
   server_error: 500,
   temporarily_unavailable: 503,
   invalid_token: 401,

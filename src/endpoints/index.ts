@@ -1,6 +1,7 @@
 import formBody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
+import type { ClientJwks } from '../client-auth/client-jwks.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
@@ -27,6 +28,8 @@ export interface EndpointDeps {
   grants: GrantRegistry;
   /** The request's client certificate (src/http/client-certificate.ts), for certificate-bound tokens. */
   clientCertificate: ClientCertificateOf;
+  /** Clients' key sets (`jwks` or `jwks_uri`), for the JWTs they sign. */
+  clientJwks: ClientJwks;
   capabilities: ServerCapabilities;
 }
 

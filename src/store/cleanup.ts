@@ -18,8 +18,11 @@ const BATCH_STATEMENTS = [
   deleteBatch('pushed_requests'),
   deleteBatch('revoked_jwts'),
   deleteBatch('client_assertion_jtis'),
+  deleteBatch('attempt_counters', 'window_ends_at < now()'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
+  // Likewise a device code or auth_req_id, so that a late poll hears expired_token.
+  deleteBatch('pending_authorizations', "expires_at < now() - interval '1 day'"),
 ];
 
 export interface CleanupOptions {

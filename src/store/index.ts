@@ -3,10 +3,12 @@ import { type Realm, RealmStore } from './realms.js';
 import { type Client, ClientStore } from './clients.js';
 import { SharedCache, listenForInvalidations } from './cache.js';
 import type { Db } from './db.js';
+import { AttemptCounters } from './attempt-counters.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
 import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
 import { ConsentStore } from './consents.js';
+import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { SessionStore } from './sessions.js';
 import { ScopeStore } from './scopes.js';
 import { RevokedJwts } from './revoked-jwts.js';
@@ -39,6 +41,9 @@ export interface Store {
   readonly codes: AuthorizationCodeStore;
   readonly serverState: ServerStateStore;
   readonly clientAssertions: ClientAssertionStore;
+  /** Device authorizations and CIBA requests, polled by their clients. */
+  readonly pendingAuthorizations: PendingAuthorizationStore;
+  readonly attemptCounters: AttemptCounters;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -66,6 +71,8 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     codes: new AuthorizationCodeStore(db),
     serverState: new ServerStateStore(db),
     clientAssertions: new ClientAssertionStore(db),
+    pendingAuthorizations: new PendingAuthorizationStore(db),
+    attemptCounters: new AttemptCounters(db),
     async ping() {
       try {
         await db.query('SELECT 1');

@@ -1,0 +1,44 @@
+import type { Db } from './db.js';
+
+/** At most `max` failures per `windowSeconds` for `key` (which names the realm, the action and whose attempts). */
+export interface AttemptLimit {
+  readonly key: string;
+  readonly max: number;
+  readonly windowSeconds: number;
+}
+
+/**
+ * Failed attempts counted in fixed windows, in the database, so that every instance sees the
+ * same counts and a limit cannot be dodged by landing on another instance.
+ */
+export class AttemptCounters {
+  constructor(private readonly db: Db) {}
+
+  /** Seconds until the attempts are allowed again, when a limit is reached; else undefined. */
+  async blockedFor(limits: readonly AttemptLimit[]): Promise<number | undefined> {
+    const result = await this.db.query<{ key: string; failures: number; wait: number }>(
+      `SELECT key, failures, ceil(extract(epoch FROM window_ends_at - now()))::int AS wait
+         FROM attempt_counters WHERE key = ANY($1::text[]) AND window_ends_at > now()`,
+      [limits.map((limit) => limit.key)],
+    );
+    let wait: number | undefined;
+    for (const row of result.rows) {
+      const limit = limits.find((candidate) => candidate.key === row.key)!;
+      if (row.failures >= limit.max) wait = Math.max(wait ?? 0, row.wait, 1);
+    }
+    return wait;
+  }
+
+  /** Counts one failure against each limit, starting a new window where the last one ended. */
+  async recordFailure(limits: readonly AttemptLimit[]): Promise<void> {
+    for (const limit of limits) {
+      await this.db.query(
+        `INSERT INTO attempt_counters (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN attempt_counters.window_ends_at <= now() THEN 1 ELSE attempt_counters.failures + 1 END,
+           window_ends_at = CASE WHEN attempt_counters.window_ends_at <= now() THEN excluded.window_ends_at ELSE attempt_counters.window_ends_at END`,
+        [limit.key, limit.windowSeconds],
+      );
+    }
+  }
+}

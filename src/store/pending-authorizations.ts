@@ -1,0 +1,217 @@
+import type { Db } from './db.js';
+
+/** RFC 8628 §3.5: each poll that comes too soon adds this much to the interval. */
+export const SLOW_DOWN_SECONDS = 5;
+
+export type PendingKind = 'device' | 'ciba';
+
+/** What the person answered, and with which sign-in. */
+export interface Approval {
+  readonly userId: string;
+  readonly sid: string;
+  readonly authTime: Date;
+  readonly amr: readonly string[];
+}
+
+/** A device authorization or CIBA request, as the pages show it. */
+export interface PendingAuthorization {
+  /** Public id: names the request in forms, never usable to poll. */
+  readonly id: string;
+  readonly kind: PendingKind;
+  readonly realm: string;
+  readonly clientId: string;
+  readonly scope: readonly string[];
+  readonly userCode: string | undefined;
+  readonly userId: string | undefined;
+  readonly bindingMessage: string | undefined;
+  readonly expiresAt: Date;
+}
+
+/** What a poll at the token endpoint finds (RFC 8628 §3.5, CIBA Core §11). */
+export type PollOutcome =
+  | { readonly state: 'unknown' }
+  | { readonly state: 'expired' }
+  | { readonly state: 'pending'; readonly tooSoon: boolean }
+  | { readonly state: 'denied' }
+  /** Tokens went to an earlier poll. */
+  | { readonly state: 'issued' }
+  /** This poll, and no other, receives the tokens. */
+  | { readonly state: 'approved'; readonly scope: readonly string[]; readonly approval: Approval };
+
+interface PendingRow {
+  id: string;
+  kind: PendingKind;
+  realm: string;
+  client_id: string;
+  scope: string;
+  user_code: string | null;
+  user_id: string | null;
+  binding_message: string | null;
+  expires_at: Date;
+}
+
+const COLUMNS = 'id, kind, realm, client_id, scope, user_code, user_id, binding_message, expires_at';
+
+const toPending = (row: PendingRow): PendingAuthorization => ({
+  id: row.id,
+  kind: row.kind,
+  realm: row.realm,
+  clientId: row.client_id,
+  scope: row.scope.split(' ').filter((name) => name !== ''),
+  userCode: row.user_code ?? undefined,
+  userId: row.user_id ?? undefined,
+  bindingMessage: row.binding_message ?? undefined,
+  expiresAt: row.expires_at,
+});
+
+interface PollRow {
+  status: 'pending' | 'approved' | 'denied' | 'issued';
+  expired: boolean;
+  too_soon: boolean;
+  scope: string;
+  user_id: string | null;
+  sid: string | null;
+  auth_time: Date | null;
+  amr: string[] | null;
+}
+
+/**
+ * One statement answers a poll: it locks the row, records the poll, grows the interval of a
+ * poll that came too soon, and moves an approved request to issued, so that of concurrent
+ * polls exactly one receives the tokens. RETURNING reports the row as it was before.
+ */
+const POLL = `
+  WITH before AS (
+    SELECT secret_hash, status, expires_at <= now() AS expired,
+           last_polled_at IS NOT NULL AND last_polled_at + make_interval(secs => interval_seconds) > now() AS too_soon,
+           scope, user_id, sid, auth_time, amr
+      FROM pending_authorizations
+     WHERE secret_hash = $1 AND realm = $2 AND client_id = $3 AND kind = $4
+       FOR UPDATE
+  )
+  UPDATE pending_authorizations p
+     SET last_polled_at = now(),
+         interval_seconds = p.interval_seconds + CASE WHEN NOT before.expired AND before.status = 'pending' AND before.too_soon THEN ${SLOW_DOWN_SECONDS} ELSE 0 END,
+         status = CASE WHEN NOT before.expired AND before.status = 'approved' THEN 'issued' ELSE p.status END
+    FROM before
+   WHERE p.secret_hash = before.secret_hash
+  RETURNING before.status, before.expired, before.too_soon, before.scope, before.user_id, before.sid, before.auth_time, before.amr`;
+
+/**
+ * Device authorizations (RFC 8628) and CIBA requests, by the SHA-256 of the secret the client
+ * polls with. Stored, not kept in memory, so that any instance serves any poll or page.
+ */
+export class PendingAuthorizationStore {
+  constructor(private readonly db: Db) {}
+
+  /** False when the user code is taken (the caller draws another). */
+  async createDevice(
+    secretHash: Buffer,
+    request: { realm: string; clientId: string; scope: readonly string[]; userCode: string; intervalSeconds: number; lifetimeSeconds: number },
+  ): Promise<boolean> {
+    const result = await this.db.query(
+      `INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_code, interval_seconds, expires_at)
+       VALUES ($1, 'device', $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+       ON CONFLICT (user_code) DO NOTHING`,
+      [secretHash, request.realm, request.clientId, request.scope.join(' '), request.userCode, request.intervalSeconds, request.lifetimeSeconds],
+    );
+    return result.rowCount > 0;
+  }
+
+  async createBackchannel(
+    secretHash: Buffer,
+    request: {
+      realm: string;
+      clientId: string;
+      scope: readonly string[];
+      userId: string;
+      bindingMessage: string | undefined;
+      intervalSeconds: number;
+      lifetimeSeconds: number;
+    },
+  ): Promise<PendingAuthorization> {
+    const result = await this.db.query<PendingRow>(
+      `INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_id, binding_message, interval_seconds, expires_at)
+       VALUES ($1, 'ciba', $2, $3, $4, $5::uuid, $6, $7, now() + make_interval(secs => $8))
+       RETURNING ${COLUMNS}`,
+      [
+        secretHash,
+        request.realm,
+        request.clientId,
+        request.scope.join(' '),
+        request.userId,
+        request.bindingMessage ?? null,
+        request.intervalSeconds,
+        request.lifetimeSeconds,
+      ],
+    );
+    return toPending(result.rows[0]!);
+  }
+
+  /** The unexpired device authorization, still unanswered, with that (normalised) user code. */
+  async findDeviceByUserCode(realm: string, userCode: string): Promise<PendingAuthorization | undefined> {
+    const result = await this.db.query<PendingRow>(
+      `SELECT ${COLUMNS} FROM pending_authorizations
+        WHERE user_code = $1 AND realm = $2 AND kind = 'device' AND status = 'pending' AND expires_at > now()`,
+      [userCode, realm],
+    );
+    return result.rows[0] && toPending(result.rows[0]);
+  }
+
+  /** The unexpired, unanswered request by its public id. */
+  async findPending(realm: string, id: string): Promise<PendingAuthorization | undefined> {
+    const result = await this.db.query<PendingRow>(
+      `SELECT ${COLUMNS} FROM pending_authorizations
+        WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()`,
+      [id, realm],
+    );
+    return result.rows[0] && toPending(result.rows[0]);
+  }
+
+  /** The person's unexpired, unanswered CIBA requests, oldest first. */
+  async pendingFor(realm: string, userId: string): Promise<PendingAuthorization[]> {
+    const result = await this.db.query<PendingRow>(
+      `SELECT ${COLUMNS} FROM pending_authorizations
+        WHERE realm = $1 AND user_id = $2::uuid AND kind = 'ciba' AND status = 'pending' AND expires_at > now()
+        ORDER BY created_at, id`,
+      [realm, userId],
+    );
+    return result.rows.map(toPending);
+  }
+
+  /**
+   * Records the person's answer to an unexpired, unanswered request; false when it was
+   * answered already, expired, or (CIBA) is meant for another person.
+   */
+  async answer(realm: string, id: string, decision: 'approved' | 'denied', approval: Approval): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE pending_authorizations
+          SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[]
+        WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
+          AND (kind = 'device' OR user_id = $4::uuid)`,
+      [id, realm, decision, approval.userId, approval.sid, approval.authTime, approval.amr],
+    );
+    return result.rowCount > 0;
+  }
+
+  /** A poll by the client the request belongs to; another client's secret is unknown to it. */
+  async poll(secretHash: Buffer, realm: string, clientId: string, kind: PendingKind): Promise<PollOutcome> {
+    const row = (await this.db.query<PollRow>(POLL, [secretHash, realm, clientId, kind])).rows[0];
+    if (!row) return { state: 'unknown' };
+    if (row.expired) return { state: 'expired' };
+    switch (row.status) {
+      case 'pending':
+        return { state: 'pending', tooSoon: row.too_soon };
+      case 'denied':
+        return { state: 'denied' };
+      case 'issued':
+        return { state: 'issued' };
+      case 'approved':
+        return {
+          state: 'approved',
+          scope: row.scope.split(' ').filter((name) => name !== ''),
+          approval: { userId: row.user_id!, sid: row.sid!, authTime: row.auth_time!, amr: row.amr! },
+        };
+    }
+  }
+}
