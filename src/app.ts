@@ -11,6 +11,7 @@ import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { GrantRegistry } from './grants/grant-handler.js';
 import { passwordGrant } from './grants/password.js';
+import { cibaGrant, deviceCodeGrant } from './grants/polled-authorization.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
 import { errorHandling } from './http/error-handler.js';
@@ -59,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
     passwordGrant({ users: store.users, issuer }),
+    deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
+    cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
   ]);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });

@@ -3,8 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
+import { messagePage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
+import type { AuthorizationTransaction, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import type { BrowserCookies } from './browser.js';
@@ -32,11 +35,23 @@ export function redirectError(
   return reply.redirect(redirectTo(request.redirectUri, params), 303);
 }
 
+/** A transaction a page continues, as `AuthorizationFlow.resume` finds it. */
+export interface ResumedTransaction {
+  /** The transaction's secret id, as the page's form carries it. */
+  readonly id: string;
+  readonly transaction: AuthorizationTransaction;
+  /** The client the person is asked about; none for a plain sign-in. */
+  readonly client: Client | undefined;
+  readonly browserHash: Buffer;
+}
+
 /**
- * The steps between a valid authorization request and the redirect back to the client:
- * sign-in when there is no fitting session, consent when the person has not allowed these
- * scopes, then a code. What is in progress lives in the database (a transaction bound to
- * the browser), so that any instance can serve the next page.
+ * The steps between a request and its answer: sign-in when there is no fitting session,
+ * consent when the person has not allowed these scopes, then the answer. For /authorize the
+ * answer is a code; for the device page (RFC 8628) it is the device's request approved or
+ * denied; for a page that only needs a signed-in person, the way back to it. What is in
+ * progress lives in the database (a transaction bound to the browser), so that any instance
+ * can serve the next page.
  */
 export class AuthorizationFlow {
   constructor(
@@ -54,13 +69,16 @@ export class AuthorizationFlow {
    * The transaction a page continues, with its client: only in the browser that began it,
    * and only while it lasts.
    */
-  async resume(request: FastifyRequest, realm: RequestRealm, transactionId: string | undefined) {
+  async resume(request: FastifyRequest, realm: RequestRealm, transactionId: string | undefined): Promise<ResumedTransaction> {
     if (transactionId === undefined) throw new TransactionGone();
     const transaction = await this.store.authorizationFlow.find(sha256(transactionId), realm.name);
     const browserHash = this.cookies.browserHash(request, realm);
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
-    const client = await this.store.clients.get(realm.name, transaction.clientId);
-    if (!client) throw new TransactionGone();
+    let client: Client | undefined;
+    if (transaction.clientId !== undefined) {
+      client = await this.store.clients.get(realm.name, transaction.clientId);
+      if (!client) throw new TransactionGone();
+    }
     return { id: transactionId, transaction, client, browserHash };
   }
 
@@ -76,42 +94,78 @@ export class AuthorizationFlow {
       if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
     if (usable && !consentNeeded) return this.deliverCode(reply, realm, authz, usable);
+    return this.begin(request, reply, realm, { clientId: client.client_id, purpose: { kind: 'authorize', request: authz }, session: usable });
+  }
 
+  /**
+   * Begins a transaction and sends the person to its first page: consent when a session
+   * signs in for it already, else sign-in.
+   */
+  async begin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    realm: RequestRealm,
+    begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
+  ) {
     const id = randomSecret();
     await this.store.authorizationFlow.begin(sha256(id), {
       realm: realm.name,
-      clientId: client.client_id,
+      clientId: begun.clientId,
       browserHash: this.cookies.bindBrowser(request, reply, realm),
-      request: authz,
-      ...(usable ? { sid: usable.sid } : {}),
+      purpose: begun.purpose,
+      sid: begun.session?.sid,
       lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
     });
-    return reply.redirect(pageUrl(realm, usable ? 'consent' : 'login', id), 303);
+    return reply.redirect(pageUrl(realm, begun.session ? 'consent' : 'login', id), 303);
   }
 
-  /** After sign-in: consent when it is needed, else the code. */
-  async continueAfterSignIn(
-    reply: FastifyReply,
-    realm: RequestRealm,
-    client: Client,
-    transactionId: string,
-    authz: AuthorizationRequest,
-    session: Session,
-  ) {
-    await this.store.authorizationFlow.signedIn(sha256(transactionId), session.sid);
-    if (await this.consentNeeded(realm, client, session.userId, authz)) return reply.redirect(pageUrl(realm, 'consent', transactionId), 303);
-    return this.finish(reply, realm, transactionId, authz, session);
+  /** After sign-in: consent when it is needed, else the answer. */
+  async continueAfterSignIn(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
+    const { purpose } = resumed.transaction;
+    if (purpose.kind === 'sign-in') {
+      if (!(await this.store.authorizationFlow.finish(sha256(resumed.id)))) throw new TransactionGone();
+      return reply.redirect(`${realm.issuer}/${purpose.returnTo}`, 303);
+    }
+    await this.store.authorizationFlow.signedIn(sha256(resumed.id), session.sid);
+    // RFC 8628 §5.4: the person confirms every device request, so that a code read out by
+    // someone else is not approved unseen.
+    if (purpose.kind === 'device' || (await this.consentNeeded(realm, resumed.client!, session.userId, purpose.request))) {
+      return reply.redirect(pageUrl(realm, 'consent', resumed.id), 303);
+    }
+    return this.allow(reply, realm, resumed, session);
   }
 
-  /** Ends the transaction and delivers the code; a transaction finished already (a double submit) delivers nothing. */
-  async finish(reply: FastifyReply, realm: RequestRealm, transactionId: string, authz: AuthorizationRequest, session: Session) {
-    if (!(await this.store.authorizationFlow.finish(sha256(transactionId)))) throw new TransactionGone();
-    return this.deliverCode(reply, realm, authz, session);
+  /** Ends the transaction with the person's consent; a transaction finished already (a double submit) answers nothing. */
+  async allow(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
+    const { purpose } = await this.finish(resumed);
+    if (purpose.kind === 'authorize') return this.deliverCode(reply, realm, purpose.request, session);
+    if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'approved', session);
+    throw new TransactionGone();
   }
 
-  async deny(reply: FastifyReply, realm: RequestRealm, transactionId: string, authz: AuthorizationRequest) {
-    if (!(await this.store.authorizationFlow.finish(sha256(transactionId)))) throw new TransactionGone();
-    return redirectError(reply, realm, authz, new OAuthError('access_denied', 'the person denied the request'));
+  async deny(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
+    const { purpose } = await this.finish(resumed);
+    if (purpose.kind === 'authorize') {
+      return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
+    }
+    if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'denied', session);
+    throw new TransactionGone();
+  }
+
+  private async finish(resumed: ResumedTransaction): Promise<AuthorizationTransaction> {
+    if (!(await this.store.authorizationFlow.finish(sha256(resumed.id)))) throw new TransactionGone();
+    return resumed.transaction;
+  }
+
+  /** Records the answer the device's polls will find (RFC 8628 §3.5), and tells the person. */
+  private async answerDevice(reply: FastifyReply, realm: RequestRealm, pendingId: string, decision: 'approved' | 'denied', session: Session) {
+    const answered = await this.store.pendingAuthorizations.answer(realm.name, pendingId, decision, session);
+    if (!answered) throw new TransactionGone();
+    const page =
+      decision === 'approved'
+        ? messagePage({ realm: realm.name, title: 'Device connected', message: 'You may now return to your device.' })
+        : messagePage({ realm: realm.name, title: 'Access denied', message: 'The device was not given access. You may close this page.' });
+    return sendPage(reply, page.options, page.body);
   }
 
   /**
@@ -145,6 +199,18 @@ export class AuthorizationFlow {
     });
     return reply.redirect(redirectTo(authz.redirectUri, { code, state: authz.state, iss: realm.issuer }), 303);
   }
+}
+
+/** The scopes a transaction asks the person to allow. */
+export function requestedScopeOf(purpose: TransactionPurpose): readonly string[] {
+  if (purpose.kind === 'authorize') return purpose.request.scope;
+  if (purpose.kind === 'device') return purpose.scope;
+  return [];
+}
+
+/** Where the forms of a transaction's pages may send the browser next (CSP form-action). */
+export function formTargetsOf(purpose: TransactionPurpose): string[] {
+  return purpose.kind === 'authorize' ? [purpose.request.redirectUri] : [];
 }
 
 /** The transaction ended (finished, expired, or never existed) before this request. */

@@ -13,6 +13,10 @@ export const GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
+/** RFC 8628 §3.4 */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
+/** CIBA Core §10.1 */
+export const CIBA_GRANT = 'urn:openid:params:grant-type:ciba' satisfies GrantType;
 
 export const AUTH_METHODS = [
   'client_secret_basic',

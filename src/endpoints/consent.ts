@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, pageUrl } from '../authn/authorization-flow.js';
+import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { consentPage } from '../pages/forms.js';
@@ -23,7 +23,9 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       await reply.redirect(pageUrl(realm, 'login', resumed.id), 303);
       return undefined;
     }
-    return { ...resumed, session };
+    // A plain sign-in asks nothing of the person.
+    if (!resumed.client) throw new TransactionGone();
+    return { ...resumed, client: resumed.client, session };
   }
 
   return async (app) => {
@@ -32,13 +34,14 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const current = await signedInTransaction(request, reply, formParams(request.query, ['transaction']).transaction);
       if (!current) return reply;
       const { id, transaction, client, browserHash } = current;
-      const described = new Map((await store.scopes.list(realm.name)).map((scope) => [scope.name, scope.description]));
+      const { purpose } = transaction;
       const page = consentPage({
         realm: realm.name,
         clientName: client.client_name || client.client_id,
-        scopes: transaction.request.scope.map((name) => ({ name, description: described.get(name) ?? '' })),
+        scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
+        ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),
         hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
-        formTargets: [transaction.request.redirectUri],
+        formTargets: formTargetsOf(purpose),
       });
       return sendPage(reply, page.options, page.body);
     });
@@ -48,13 +51,13 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const form = formParams(request.body, ['transaction', 'csrf', 'decision']);
       const current = await signedInTransaction(request, reply, form.transaction);
       if (!current) return reply;
-      const { id, transaction, client, session } = current;
+      const { id, client, session } = current;
       if (!cookies.csrfTokenMatches(request, realm, id, form.csrf)) throw new InvalidFormError();
 
-      if (form.decision === 'deny') return flow.deny(reply, realm, id, transaction.request);
+      if (form.decision === 'deny') return flow.deny(reply, realm, current, session);
       if (form.decision !== 'allow') throw new InvalidFormError();
-      await store.consents.grant(realm.name, session.userId, client.client_id, transaction.request.scope);
-      return flow.finish(reply, realm, id, transaction.request, session);
+      await store.consents.grant(realm.name, session.userId, client.client_id, requestedScopeOf(current.transaction.purpose));
+      return flow.allow(reply, realm, current, session);
     });
   };
 }

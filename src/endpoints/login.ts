@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { type AuthorizationFlow, SESSION_LIFETIME_SECONDS } from '../authn/authorization-flow.js';
+import { type AuthorizationFlow, type ResumedTransaction, SESSION_LIFETIME_SECONDS, formTargetsOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { PASSWORD_AMR, passwordAloneSignsIn, verifyPassword } from '../authn/password.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
@@ -7,7 +7,6 @@ import { formParams } from '../http/form-params.js';
 import { signInPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AuthorizationTransaction } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
@@ -25,7 +24,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
   function showForm(
     reply: FastifyReply,
     realm: RequestRealm,
-    resumed: { id: string; transaction: AuthorizationTransaction; browserHash: Buffer },
+    resumed: ResumedTransaction,
     shown: { username?: string | undefined; error?: string } = {},
   ) {
     const page = signInPage({
@@ -33,7 +32,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
       hidden: { transaction: resumed.id, csrf: cookies.csrfToken(resumed.browserHash, resumed.id) },
       ...(shown.username === undefined ? {} : { username: shown.username }),
       ...(shown.error === undefined ? {} : { error: shown.error }),
-      formTargets: [resumed.transaction.request.redirectUri],
+      formTargets: formTargetsOf(resumed.transaction.purpose),
     });
     return sendPage(reply, page.options, page.body);
   }
@@ -41,7 +40,8 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
   return async (app) => {
     app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
-      return showForm(reply, request.realm, resumed, { username: resumed.transaction.request.loginHint });
+      const { purpose } = resumed.transaction;
+      return showForm(reply, request.realm, resumed, { username: purpose.kind === 'authorize' ? purpose.request.loginHint : undefined });
     });
 
     app.post('/login', async (request, reply) => {
@@ -69,7 +69,7 @@ export function loginPage(deps: { store: Store; flow: AuthorizationFlow; cookies
         lifetimeSeconds: SESSION_LIFETIME_SECONDS,
       });
       cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
-      return flow.continueAfterSignIn(reply, realm, resumed.client, resumed.id, resumed.transaction.request, session);
+      return flow.continueAfterSignIn(reply, realm, resumed, session);
     });
   };
 }

@@ -10,6 +10,8 @@ import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { authorizationEndpoint } from './authorize.js';
 import { consentPageEndpoint } from './consent.js';
+import { deviceVerificationPage } from './device-verification.js';
+import { backchannelApprovalPage } from './backchannel-approval.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
 import { InvalidFormError } from './page-routes.js';
@@ -37,8 +39,9 @@ function describe(error: unknown): { title: string; message: string; status: num
 }
 
 /**
- * The routes a person's browser visits: /authorize, the sign-in and consent pages, and
- * sign-out. They answer HTML, errors included, and are the only routes that read cookies.
+ * The routes a person's browser visits: /authorize, the sign-in and consent pages,
+ * sign-out, the device page and the CIBA approval page. They answer HTML, errors included,
+ * and are the only routes that read cookies.
  */
 export function browserPages(deps: { store: Store; encryption: KeyEncryption; baseUrl: string }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
@@ -57,5 +60,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
     await app.register(loginPage(routeDeps));
     await app.register(consentPageEndpoint(routeDeps));
     await app.register(endSessionEndpoint(routeDeps));
+    await app.register(deviceVerificationPage(routeDeps));
+    await app.register(backchannelApprovalPage(routeDeps));
   };
 }

@@ -17,6 +17,10 @@ button.primary { background: #2557d6; border-color: #2557d6; color: #fff; }
 .error { padding: .75rem; border-radius: .4rem; background: #fde8e8; color: #8a1c1c; }
 ul.scopes { padding-left: 1.2rem; }
 ul.scopes li { margin: .5rem 0; }
+.user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
+.notice { padding: .75rem; border-radius: .4rem; background: #e6f0e6; color: #1c4d1c; }
+section.request { border-top: 1px solid GrayText; padding-top: 1rem; margin-top: 1rem; }
+.binding-message { font-size: 1.2rem; font-weight: 600; }
 `;
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 const STYLE_TEXT = new SafeHtml(STYLE);

@@ -1,13 +1,24 @@
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
 import type { Db } from './db.js';
 
-/** An authorization request between /authorize and the redirect back to the client. */
+/**
+ * What a transaction leads to once the person has signed in: a code for an authorization
+ * request, an answer to a device's request (RFC 8628), or back to a page that needs a
+ * signed-in person (the CIBA approval page).
+ */
+export type TransactionPurpose =
+  | { readonly kind: 'authorize'; readonly request: AuthorizationRequest }
+  | { readonly kind: 'device'; readonly pendingId: string; readonly userCode: string; readonly scope: readonly string[] }
+  | { readonly kind: 'sign-in'; readonly returnTo: 'bc-approve' };
+
+/** A sign-in in progress, from the page that began it to the last one. */
 export interface AuthorizationTransaction {
   readonly realm: string;
-  readonly clientId: string;
+  /** The client the person is asked about; none for a plain sign-in. */
+  readonly clientId: string | undefined;
   /** SHA-256 of the browser binding cookie: the flow continues only in the browser that began it. */
   readonly browserHash: Buffer;
-  readonly request: AuthorizationRequest;
+  readonly purpose: TransactionPurpose;
   /** The session that signed in for this request, once there is one. */
   readonly sid: string | undefined;
   readonly createdAt: Date;
@@ -15,18 +26,31 @@ export interface AuthorizationTransaction {
 
 interface TransactionRow {
   realm: string;
-  client_id: string;
+  client_id: string | null;
   browser_hash: Uint8Array;
-  request: AuthorizationRequest;
+  kind: TransactionPurpose['kind'];
+  request: Record<string, unknown>;
   sid: string | null;
   created_at: Date;
 }
 
+/** The `request` column holds the purpose's details; `kind` says which. */
+function toPurpose(kind: TransactionPurpose['kind'], details: Record<string, unknown>): TransactionPurpose {
+  if (kind === 'authorize') return { kind, request: details as unknown as AuthorizationRequest };
+  return { kind, ...details } as TransactionPurpose;
+}
+
+function detailsOf(purpose: TransactionPurpose): unknown {
+  if (purpose.kind === 'authorize') return purpose.request;
+  const { kind: _kind, ...details } = purpose;
+  return details;
+}
+
 const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
   realm: row.realm,
-  clientId: row.client_id,
+  clientId: row.client_id ?? undefined,
   browserHash: Buffer.from(row.browser_hash),
-  request: row.request,
+  purpose: toPurpose(row.kind, row.request),
   sid: row.sid ?? undefined,
   createdAt: row.created_at,
 });
@@ -40,18 +64,34 @@ export class AuthorizationFlowStore {
 
   async begin(
     idHash: Buffer,
-    tx: { realm: string; clientId: string; browserHash: Buffer; request: AuthorizationRequest; sid?: string; lifetimeSeconds: number },
+    tx: {
+      realm: string;
+      clientId: string | undefined;
+      browserHash: Buffer;
+      purpose: TransactionPurpose;
+      sid: string | undefined;
+      lifetimeSeconds: number;
+    },
   ): Promise<void> {
     await this.db.query(
-      `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, request, sid, expires_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::uuid, now() + make_interval(secs => $7))`,
-      [idHash, tx.realm, tx.clientId, tx.browserHash, JSON.stringify(tx.request), tx.sid ?? null, tx.lifetimeSeconds],
+      `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8))`,
+      [
+        idHash,
+        tx.realm,
+        tx.clientId ?? null,
+        tx.browserHash,
+        tx.purpose.kind,
+        JSON.stringify(detailsOf(tx.purpose)),
+        tx.sid ?? null,
+        tx.lifetimeSeconds,
+      ],
     );
   }
 
   async find(idHash: Buffer, realm: string): Promise<AuthorizationTransaction | undefined> {
     const result = await this.db.query<TransactionRow>(
-      `SELECT realm, client_id, browser_hash, request, sid, created_at FROM authorization_transactions
+      `SELECT realm, client_id, browser_hash, kind, request, sid, created_at FROM authorization_transactions
         WHERE id_hash = $1 AND realm = $2 AND expires_at > now()`,
       [idHash, realm],
     );

@@ -18,6 +18,16 @@ export class ScopeStore {
     return result.rows[0];
   }
 
+  /** Each of `names`, in their order, with its description (empty when the realm has none). */
+  async described(realm: string, names: readonly string[]): Promise<Scope[]> {
+    const result = await this.db.query<Scope>('SELECT name, description FROM scopes WHERE realm = $1 AND name = ANY ($2::text[])', [
+      realm,
+      names,
+    ]);
+    const descriptions = new Map(result.rows.map((scope) => [scope.name, scope.description]));
+    return names.map((name) => ({ name, description: descriptions.get(name) ?? '' }));
+  }
+
   /** Names among `names` that the realm does not define. */
   async missing(realm: string, names: readonly string[]): Promise<string[]> {
     if (names.length === 0) return [];

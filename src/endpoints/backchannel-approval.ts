@@ -1,0 +1,84 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { formParams } from '../http/form-params.js';
+import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Store } from '../store/index.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the page says after an answer (the `answered` query parameter of the redirect). */
+const NOTICES: Readonly<Record<string, string>> = {
+  approved: 'You allowed the request. The application can now continue.',
+  denied: 'You denied the request.',
+  gone: 'That request has expired or was already answered.',
+};
+
+const csrfSubject = (requestId: string) => `bc-approve ${requestId}`;
+
+/**
+ * The person's authentication device for CIBA (CIBA Core §1, CONTRACT.md §4): once signed in,
+ * they see the backchannel requests waiting for them (application, scopes, binding message)
+ * and allow or deny each; the client's next poll hears the answer.
+ */
+export function backchannelApprovalPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+  const pageUrl = (realm: RequestRealm, answered?: string) => `${realm.issuer}/bc-approve${answered ? `?answered=${answered}` : ''}`;
+
+  async function requestViews(realm: RequestRealm, userId: string, browserHash: Buffer): Promise<BackchannelRequestView[]> {
+    const pending = await store.pendingAuthorizations.pendingFor(realm.name, userId);
+    return Promise.all(
+      pending.map(async (request) => {
+        const client = await store.clients.get(realm.name, request.clientId);
+        return {
+          clientName: client?.client_name || request.clientId,
+          bindingMessage: request.bindingMessage,
+          scopes: await store.scopes.described(realm.name, request.scope),
+          hidden: { request: request.id, csrf: cookies.csrfToken(browserHash, csrfSubject(request.id)) },
+        };
+      }),
+    );
+  }
+
+  return async (app) => {
+    app.get('/bc-approve', GET_ONLY, async (request, reply) => {
+      const realm = request.realm;
+      const session = await flow.currentSession(request, realm);
+      if (!session) {
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve' }, session: undefined });
+      }
+      const browserHash = cookies.bindBrowser(request, reply, realm);
+      const { answered } = formParams(request.query, ['answered']);
+      const page = backchannelRequestsPage({
+        realm: realm.name,
+        username: (await store.users.usernameOf(realm.name, session.userId)) ?? '',
+        requests: await requestViews(realm, session.userId, browserHash),
+        notice: answered === undefined ? undefined : NOTICES[answered],
+      });
+      return sendPage(reply, page.options, page.body);
+    });
+
+    app.post('/bc-approve', async (request, reply: FastifyReply) => {
+      const realm = request.realm;
+      const session = await flow.currentSession(request, realm);
+      if (!session) return reply.redirect(pageUrl(realm), 303);
+      const form = formParams(request.body, ['request', 'csrf', 'decision']);
+      if (form.request === undefined || !UUID.test(form.request)) throw new InvalidFormError();
+      if (!cookies.csrfTokenMatches(request, realm, csrfSubject(form.request), form.csrf)) throw new InvalidFormError();
+      if (form.decision !== 'allow' && form.decision !== 'deny') throw new InvalidFormError();
+
+      const pending = await store.pendingAuthorizations.findPending(realm.name, form.request);
+      const decision = form.decision === 'allow' ? 'approved' : 'denied';
+      const answered =
+        pending?.kind === 'ciba' &&
+        pending.userId === session.userId &&
+        (await store.pendingAuthorizations.answer(realm.name, pending.id, decision, session));
+      if (!answered) return reply.redirect(pageUrl(realm, 'gone'), 303);
+      if (decision === 'approved') await store.consents.grant(realm.name, session.userId, pending.clientId, pending.scope);
+      return reply.redirect(pageUrl(realm, decision), 303);
+    });
+  };
+}

@@ -1,0 +1,96 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { formatUserCode, normaliseUserCode } from '../device/user-code.js';
+import { formParams } from '../http/form-params.js';
+import { deviceCodePage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { AttemptLimit } from '../store/attempt-counters.js';
+import type { Store } from '../store/index.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
+
+/** The CSRF subject of the code form, which belongs to no transaction yet. */
+const CSRF_SUBJECT = 'device user code';
+
+/**
+ * RFC 8628 §5.1: user codes are short, so wrong guesses are limited, per browser (its binding
+ * cookie, which the form's CSRF token requires) and per address (which a browser that drops
+ * its cookies cannot escape). Counted in the database: the same on every instance.
+ */
+const WRONG_CODE_WINDOW_SECONDS = 15 * 60;
+const WRONG_CODES_PER_BROWSER = 5;
+const WRONG_CODES_PER_ADDRESS = 20;
+
+function wrongCodeLimits(request: FastifyRequest, realm: RequestRealm, browserHash: Buffer): AttemptLimit[] {
+  const key = (whose: string) => `device-user-code:${realm.name}:${whose}`;
+  return [
+    { key: key(`browser:${browserHash.toString('hex')}`), max: WRONG_CODES_PER_BROWSER, windowSeconds: WRONG_CODE_WINDOW_SECONDS },
+    { key: key(`address:${request.ip}`), max: WRONG_CODES_PER_ADDRESS, windowSeconds: WRONG_CODE_WINDOW_SECONDS },
+  ];
+}
+
+/**
+ * The device page (RFC 8628 §3.3, CONTRACT.md §4): the person types the code their device
+ * shows (or arrives with it filled in from `verification_uri_complete`, and confirms it), then
+ * signs in and allows or denies on the consent page, which names the code again.
+ */
+export function deviceVerificationPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+
+  function showForm(
+    reply: FastifyReply,
+    realm: RequestRealm,
+    browserHash: Buffer,
+    shown: { userCode?: string | undefined; error?: string; status?: number } = {},
+  ) {
+    const page = deviceCodePage({
+      realm: realm.name,
+      hidden: { csrf: cookies.csrfToken(browserHash, CSRF_SUBJECT) },
+      ...(shown.userCode === undefined ? {} : { userCode: shown.userCode }),
+      ...(shown.error === undefined ? {} : { error: shown.error }),
+      ...(shown.status === undefined ? {} : { status: shown.status }),
+    });
+    return sendPage(reply, page.options, page.body);
+  }
+
+  return async (app) => {
+    app.get('/device/user', GET_ONLY, async (request, reply) => {
+      const realm = request.realm;
+      const browserHash = cookies.bindBrowser(request, reply, realm);
+      // RFC 8628 §3.3.1: a code in the link is shown for the person to confirm, never used unseen.
+      return showForm(reply, realm, browserHash, { userCode: formParams(request.query, ['user_code']).user_code });
+    });
+
+    app.post('/device/user', async (request, reply) => {
+      const realm = request.realm;
+      const form = formParams(request.body, ['csrf', 'user_code']);
+      const browserHash = cookies.browserHash(request, realm);
+      if (!browserHash || !cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
+
+      const limits = wrongCodeLimits(request, realm, browserHash);
+      const wait = await store.attemptCounters.blockedFor(limits);
+      if (wait !== undefined) {
+        reply.header('retry-after', String(wait));
+        const minutes = Math.ceil(wait / 60);
+        const error = `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+        return showForm(reply, realm, browserHash, { userCode: form.user_code, error, status: 429 });
+      }
+
+      const userCode = form.user_code === undefined ? undefined : normaliseUserCode(form.user_code);
+      const pending = userCode === undefined ? undefined : await store.pendingAuthorizations.findDeviceByUserCode(realm.name, userCode);
+      const client = pending && (await store.clients.get(realm.name, pending.clientId));
+      if (!pending || !client) {
+        await store.attemptCounters.recordFailure(limits);
+        const error = 'That code is not valid or has expired. Check the code on your device.';
+        return showForm(reply, realm, browserHash, { userCode: form.user_code, error });
+      }
+
+      return flow.begin(request, reply, realm, {
+        clientId: client.client_id,
+        purpose: { kind: 'device', pendingId: pending.id, userCode: formatUserCode(userCode!), scope: pending.scope },
+        session: await flow.currentSession(request, realm),
+      });
+    });
+  };
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { CIBA_GRANT, DEVICE_CODE_GRANT, type GrantType } from '../clients/record.js';
+import { sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import type { PendingAuthorizationStore, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
+import type { UserStore } from '../store/users.js';
+import { type TokenIssuer, type TokenResponse, issuesRefreshTokens } from '../tokens/issuer.js';
+import type { GrantHandler, GrantRequest } from './grant-handler.js';
+
+interface PolledGrantDeps {
+  pendingAuthorizations: PendingAuthorizationStore;
+  users: UserStore;
+  issuer: TokenIssuer;
+}
+
+/** RFC 8628 §3.4: the device polls with its device code. */
+export function deviceCodeGrant(deps: PolledGrantDeps): GrantHandler<'device_code'> {
+  return polledGrant(deps, { type: DEVICE_CODE_GRANT, kind: 'device', parameter: 'device_code', name: 'device code' });
+}
+
+/** CIBA Core §10.1: the client polls with the auth_req_id of its backchannel request. */
+export function cibaGrant(deps: PolledGrantDeps): GrantHandler<'auth_req_id'> {
+  return polledGrant(deps, { type: CIBA_GRANT, kind: 'ciba', parameter: 'auth_req_id', name: 'auth_req_id' });
+}
+
+/**
+ * A grant the client polls for while a person answers elsewhere (RFC 8628 §3.5, CIBA Core
+ * §11): pending, too soon (the interval grows by 5 s), denied or expired; once approved, the
+ * tokens go to exactly one poll. A secret of another client or realm is unknown here.
+ */
+function polledGrant<Param extends string>(
+  deps: PolledGrantDeps,
+  grant: { type: GrantType; kind: PendingKind; parameter: Param; name: string },
+): GrantHandler<Param> {
+  return {
+    type: grant.type,
+    parameters: [grant.parameter],
+    async handle(request) {
+      const secret = request.params[grant.parameter];
+      if (!secret) throw new OAuthError('invalid_request', `${grant.parameter} is required`);
+      const outcome = await deps.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind);
+      if (outcome.state !== 'approved') throw pollError(outcome, grant.name);
+      return issue(deps, request, grant.type, outcome);
+    },
+  };
+}
+
+function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: string): OAuthError {
+  switch (outcome.state) {
+    case 'unknown':
+      return new OAuthError('invalid_grant', `the ${name} is invalid`);
+    case 'expired':
+      return new OAuthError('expired_token', `the ${name} has expired`);
+    case 'pending':
+      return outcome.tooSoon
+        ? new OAuthError('slow_down', 'polled too soon; the interval is now 5 seconds longer')
+        : new OAuthError('authorization_pending', 'the person has not answered yet');
+    case 'denied':
+      // RFC 8628 §3.5 and CIBA Core §11 answer it at the token endpoint, with 400.
+      return new OAuthError('access_denied', 'the person denied the request', { status: 400 });
+    case 'issued':
+      return new OAuthError('invalid_grant', `the ${name} was already used`);
+  }
+}
+
+async function issue(
+  deps: PolledGrantDeps,
+  { realm, client, certificateThumbprint }: GrantRequest<string>,
+  grantType: GrantType,
+  outcome: Extract<PollOutcome, { state: 'approved' }>,
+): Promise<TokenResponse> {
+  const { approval, scope } = outcome;
+  const user = await deps.users.getById(realm.name, approval.userId);
+  if (!user) throw new OAuthError('invalid_grant', 'the person who answered no longer exists');
+  return deps.issuer.issueUserTokens({
+    realm,
+    client,
+    grantType,
+    user,
+    scope,
+    grantId: randomUUID(),
+    signIn: { authTime: approval.authTime, amr: approval.amr, sid: approval.sid },
+    refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+    certificateThumbprint,
+  });
+}
