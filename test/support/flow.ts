@@ -27,6 +27,8 @@ export function hiddenInputs(page: string): Record<string, string> {
  */
 export class TestBrowser {
   readonly cookies = new Map<string, string>();
+  /** The address requests come from (inject's default is 127.0.0.1). */
+  remoteAddress: string | undefined;
 
   constructor(
     private readonly app: FastifyInstance,
@@ -39,7 +41,7 @@ export class TestBrowser {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url: this.local(url), headers: this.cookieHeader() }));
+    return this.keep(await this.app.inject({ method: 'GET', url: this.local(url), headers: this.cookieHeader(), ...this.from() }));
   }
 
   async post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
@@ -49,6 +51,7 @@ export class TestBrowser {
         url: this.local(url),
         headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams(form).toString(),
+        ...this.from(),
       }),
     );
   }
@@ -56,6 +59,10 @@ export class TestBrowser {
   /** Submits the form of a page, hidden inputs included, at the page's own URL. */
   submit(pageUrl: string, page: LightMyRequestResponse, fields: Record<string, string>): Promise<LightMyRequestResponse> {
     return this.post(pageUrl, { ...hiddenInputs(page.body), ...fields });
+  }
+
+  private from(): { remoteAddress?: string } {
+    return this.remoteAddress === undefined ? {} : { remoteAddress: this.remoteAddress };
   }
 
   private cookieHeader(): Record<string, string> {
