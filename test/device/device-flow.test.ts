@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/crypto/hash.js';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
+import { TestBrowser, location } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, verifyIdToken } from '../support/users.js';
 import { freshRealm, issuerOf } from '../flow/helpers.js';
