@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { testStoreKind } from '../support/store.js';
+import { browserSkipReason, launchChromium, watchedContext } from './support.js';
 
 /**
  * The authorization code flow in a real Chromium: /authorize, the sign-in page, the consent
@@ -14,13 +13,7 @@ import { testStoreKind } from '../support/store.js';
  * CSP `form-action` is exercised). Chromium is found at /usr/bin/chromium (.ci/run installs
  * it); the pages do not depend on the store, so this runs in the pglite project only.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skipReason = !existsSync(CHROMIUM)
-  ? `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`
-  : testStoreKind() !== 'pglite'
-    ? 'skipped: runs in the pglite project only'
-    : undefined;
-if (!existsSync(CHROMIUM)) console.warn(`test/browser/code-flow.test.ts: ${skipReason}`);
+const skipReason = browserSkipReason('test/browser/code-flow.test.ts');
 
 const PASSWORD = 'correct horse battery';
 /** `button.primary` of the page's inline stylesheet: it applies only if the CSP allowed the style. */
@@ -45,36 +38,6 @@ async function startCallbackServer(): Promise<{ server: Server; redirectUri: str
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { server, redirectUri: `http://127.0.0.1:${port}/callback`, hits };
-}
-
-/** What went wrong in the page, as the browser reports it: console errors, uncaught errors, CSP violations. */
-interface Problems {
-  console: string[];
-  pageErrors: string[];
-  violations: string[];
-}
-
-/** A context whose pages report their problems; CSP violations through a binding, since the pages run no script of their own. */
-async function watchedContext(browser: Browser, options: { javaScriptEnabled: boolean }): Promise<{ context: BrowserContext; page: Page; problems: Problems }> {
-  const problems: Problems = { console: [], pageErrors: [], violations: [] };
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled });
-  if (options.javaScriptEnabled) {
-    await context.exposeBinding('reportViolation', (_source, violation: string) => {
-      problems.violations.push(violation);
-    });
-    await context.addInitScript({
-      content: `document.addEventListener('securitypolicyviolation', (event) => {
-        window.reportViolation(event.violatedDirective + ' blocked ' + (event.blockedURI || '(inline)') + ' on ' + event.documentURI);
-      });`,
-    });
-  }
-  context.setDefaultTimeout(15_000); // a blocked form submission shows as a wait that never ends
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
-  return { context, page, problems };
 }
 
 describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
@@ -102,11 +65,7 @@ describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason
       scope: 'openid profile orders:read',
     });
     clientId = client.client_id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { testStoreKind } from '../support/store.js';
+
+/**
+ * What the browser tests share: Chromium (found at /usr/bin/chromium, which .ci/run installs),
+ * the reason to skip when it is missing (the pages do not depend on the store, so the browser
+ * tests run in the pglite project only), and contexts that collect what went wrong in a page.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests of `file` are skipped here, warned about once; undefined when they run. */
+export function browserSkipReason(file: string): string | undefined {
+  const reason = !existsSync(CHROMIUM)
+    ? `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`
+    : testStoreKind() !== 'pglite'
+      ? 'skipped: runs in the pglite project only'
+      : undefined;
+  if (!existsSync(CHROMIUM)) console.warn(`${file}: ${reason}`);
+  return reason;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** What went wrong in the page, as the browser reports it: console errors, uncaught errors, CSP violations. */
+export interface Problems {
+  console: string[];
+  pageErrors: string[];
+  violations: string[];
+}
+
+/** A context whose pages report their problems; CSP violations through a binding, since the pages run no script of their own. */
+export async function watchedContext(
+  browser: Browser,
+  options: { javaScriptEnabled: boolean },
+): Promise<{ context: BrowserContext; page: Page; problems: Problems }> {
+  const problems: Problems = { console: [], pageErrors: [], violations: [] };
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled });
+  if (options.javaScriptEnabled) {
+    await context.exposeBinding('reportViolation', (_source, violation: string) => {
+      problems.violations.push(violation);
+    });
+    await context.addInitScript({
+      content: `document.addEventListener('securitypolicyviolation', (event) => {
+        window.reportViolation(event.violatedDirective + ' blocked ' + (event.blockedURI || '(inline)') + ' on ' + event.documentURI);
+      });`,
+    });
+  }
+  context.setDefaultTimeout(15_000); // a blocked form submission shows as a wait that never ends
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+  return { context, page, problems };
+}
+
+/** Signs in on the sign-in page the browser is on, and waits for the page the form leads to. */
+export async function signIn(page: Page, username: string, password: string, next: RegExp | ((url: URL) => boolean)): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(next), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+/** A regular expression matching `prefix` exactly at the start of a URL. */
+export const startsWith = (prefix: string): RegExp => new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
