@@ -18,6 +18,10 @@ const SECRET_FIELDS = [
   'subject_token',
   'actor_token',
   'device_code',
+  'auth_req_id',
+  'user_code',
+  'login_hint_token',
+  'id_token_hint',
   'registration_access_token',
 ];
 

@@ -20,7 +20,8 @@ export const CLIENT_ASSERTION_ALGS = [
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 /** Allowed difference between the client's clock and ours. */
 export const CLOCK_SKEW_SECONDS = 60;
-const MAX_JTI_LENGTH = 256;
+/** Longer `jti` values are refused: they are stored. */
+export const MAX_JTI_LENGTH = 256;
 
 export interface PrivateKeyJwtDeps {
   assertions: ClientAssertionStore;
@@ -41,8 +42,9 @@ export function privateKeyJwt(deps: PrivateKeyJwtDeps): ClientAuthMethod {
     async verify(client, presented, context) {
       if (presented.form !== 'client_assertion' || presented.assertion === undefined) return false;
       const currentMs = now();
-      const claims = await verifiedClaims(deps.jwks, client, presented.assertion, verifyOptions(client, context, currentMs));
-      if (!claims) return false;
+      const verified = await verifyClientSignedJwt(deps.jwks, client, presented.assertion, verifyOptions(client, context, currentMs));
+      if (!verified.valid) return false;
+      const { claims } = verified;
 
       const nowSeconds = Math.floor(currentMs / 1000);
       const exp = claims.exp!; // required by requiredClaims
@@ -58,10 +60,9 @@ export function privateKeyJwt(deps: PrivateKeyJwtDeps): ClientAuthMethod {
   };
 }
 
-function verifyOptions(client: Client, context: ClientAuthContext, currentMs: number): JWTVerifyOptions {
+function verifyOptions(client: Client, context: ClientAuthContext, currentMs: number): ClientJwtVerifyOptions {
   const issuer = context.realm.issuer;
   return {
-    algorithms: [...CLIENT_ASSERTION_ALGS],
     issuer: client.client_id,
     subject: client.client_id,
     audience: [...new Set([issuer, `${issuer}/access_token`, context.endpointUrl])],
@@ -71,25 +72,54 @@ function verifyOptions(client: Client, context: ClientAuthContext, currentMs: nu
   };
 }
 
+/** jwtVerify's options, except the algorithms: those are always CLIENT_ASSERTION_ALGS. */
+export type ClientJwtVerifyOptions = Omit<JWTVerifyOptions, 'algorithms'>;
+
 /**
- * The assertion's claims when one of the client's keys verifies it and the claims jose checks
- * hold; else undefined. An unknown `kid` refetches a `jwks_uri` once (within its cooldown).
+ * Why a JWT a client signed was refused: `unverified` (malformed, an algorithm not accepted,
+ * no key of the client verifies it), `expired` (the signature holds but `exp` has passed), or
+ * `claim` (the signature holds but the named claim is missing or fails a check of `options`).
  */
-async function verifiedClaims(jwks: ClientJwks, client: Client, assertion: string, options: JWTVerifyOptions): Promise<JWTPayload | undefined> {
+export type ClientJwtVerification =
+  | { readonly valid: true; readonly claims: JWTPayload }
+  | { readonly valid: false; readonly problem: 'unverified' | 'expired' }
+  | { readonly valid: false; readonly problem: 'claim'; readonly claim: string; readonly missing: boolean };
+
+/**
+ * Verifies a JWT signed by one of the client's keys (client assertions, and the request objects
+ * and login hint tokens of CIBA), with an asymmetric algorithm only, and the claim checks of
+ * `options`. An unknown `kid` refetches a `jwks_uri` once (within its cooldown).
+ */
+export async function verifyClientSignedJwt(
+  jwks: ClientJwks,
+  client: Client,
+  jwt: string,
+  options: ClientJwtVerifyOptions,
+): Promise<ClientJwtVerification> {
+  const verifyOptions: JWTVerifyOptions = { ...options, algorithms: [...CLIENT_ASSERTION_ALGS] };
   const keySet = await jwks.keySet(client);
-  if (!keySet) return undefined;
+  if (!keySet) return { valid: false, problem: 'unverified' };
   try {
-    return await verifyWith(keySet, assertion, options);
+    return { valid: true, claims: await verifyWith(keySet, jwt, verifyOptions) };
   } catch (error) {
-    if (!(error instanceof errors.JWKSNoMatchingKey) || !ClientJwks.isRemote(client)) return undefined;
+    if (!(error instanceof errors.JWKSNoMatchingKey) || !ClientJwks.isRemote(client)) return refusal(error);
   }
   const refreshed = await jwks.keySet(client, true);
-  if (!refreshed || refreshed === keySet) return undefined;
+  if (!refreshed || refreshed === keySet) return { valid: false, problem: 'unverified' };
   try {
-    return await verifyWith(refreshed, assertion, options);
-  } catch {
-    return undefined;
+    return { valid: true, claims: await verifyWith(refreshed, jwt, verifyOptions) };
+  } catch (error) {
+    return refusal(error);
   }
+}
+
+/** jose checks the signature before the claims: a claim error means the signature held. */
+function refusal(error: unknown): ClientJwtVerification {
+  if (error instanceof errors.JWTExpired) return { valid: false, problem: 'expired' };
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return { valid: false, problem: 'claim', claim: error.claim, missing: error.reason === 'missing' };
+  }
+  return { valid: false, problem: 'unverified' };
 }
 
 /** jwtVerify, trying each candidate when several keys of the set match the header (no `kid`). */

@@ -19,7 +19,7 @@ const CLAIMS_SUPPORTED = [
 
 /**
  * Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery §3, RFC 9126 §5,
- * RFC 9207 §3). It advertises only what this server has built.
+ * RFC 9207 §3, RFC 8628 §4, CIBA Core §4). It advertises only what this server has built.
  */
 export function serverMetadata(realm: RequestRealm, scopes: readonly string[], capabilities: ServerCapabilities) {
   const issuer = realm.issuer;
@@ -38,6 +38,13 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     pushed_authorization_request_endpoint: `${issuer}/par`,
     require_pushed_authorization_requests: realm.settings.require_par,
     end_session_endpoint: `${issuer}/connect/endSession`,
+    // RFC 8628 §4.
+    device_authorization_endpoint: `${issuer}/device/code`,
+    // CIBA Core §4: poll mode only; request objects are signed as client assertions are.
+    backchannel_authentication_endpoint: `${issuer}/bc-authorize`,
+    backchannel_token_delivery_modes_supported: ['poll'],
+    backchannel_authentication_request_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+    backchannel_user_code_parameter_supported: false,
     scopes_supported: scopes,
     claims_supported: CLAIMS_SUPPORTED,
     response_types_supported: ['code'],

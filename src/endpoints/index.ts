@@ -8,7 +8,9 @@ import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { backchannelAuthenticationEndpoint } from './backchannel-authentication.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
+import { deviceAuthorizationEndpoint } from './device-authorization.js';
 import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { browserPages } from './pages.js';
@@ -56,6 +58,8 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator }));
+    await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks }));
+    await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations }));
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
 }

@@ -21,6 +21,8 @@ const settingFields = {
   device_poll_interval: seconds,
   ciba_lifetime: seconds,
   ciba_poll_interval: seconds,
+  /** Where each new CIBA request is announced (src/ciba/notification.ts); null: nowhere. */
+  ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
   authentication: z
     .array(z.enum(['password', 'otp', 'passkey']))
@@ -47,6 +49,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   device_poll_interval: 5,
   ciba_lifetime: 600,
   ciba_poll_interval: 2,
+  ciba_notification_url: null,
   open_registration: false,
   authentication: ['password'],
 });

@@ -74,6 +74,18 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
+  /**
+   * The one user whose `email` claim is `email`, ignoring case; undefined when none is, or
+   * when several are (claims are not unique, so an email may not name one person).
+   */
+  async getByEmail(realm: string, email: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(
+      `SELECT ${COLUMNS} FROM users WHERE realm = $1 AND lower(claims->>'email') = lower($2) LIMIT 2`,
+      [realm, email],
+    );
+    return result.rows.length === 1 ? toUser(result.rows[0]!) : undefined;
+  }
+
   /** Undefined when the username is taken. */
   async create(realm: string, username: string, passwordHash: string, claims: Claims): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(

@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS = {
   device_poll_interval: 5,
   ciba_lifetime: 600,
   ciba_poll_interval: 2,
+  ciba_notification_url: null,
   open_registration: false,
   authentication: ['password'],
 } as const;

@@ -43,6 +43,17 @@ describe('discovery of the browser flow', () => {
     expect(body.require_pushed_authorization_requests).toBe(false);
     expect(body.scopes_supported).toEqual(expect.arrayContaining(['openid']));
     expect(body.subject_types_supported).toEqual(expect.arrayContaining(['public']));
+    expect(body.device_authorization_endpoint).toBe(`${issuer}/device/code`);
+    expect(body.backchannel_authentication_endpoint).toBe(`${issuer}/bc-authorize`);
+  });
+
+  it('describes CIBA as built: poll mode, asymmetric request object signatures, no user code', async () => {
+    const body = await metadata('/oauth2/alpha/.well-known/openid-configuration');
+    expect(body.backchannel_token_delivery_modes_supported).toEqual(['poll']);
+    expect(body.backchannel_user_code_parameter_supported).toBe(false);
+    const algs = body.backchannel_authentication_request_signing_alg_values_supported as string[];
+    expect(algs).toEqual(expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']));
+    for (const refused of ['none', 'HS256', 'HS384', 'HS512']) expect(algs).not.toContain(refused);
   });
 
   it('advertises require_pushed_authorization_requests as the realm sets it', async () => {
@@ -72,7 +83,7 @@ describe('discovery of the browser flow', () => {
       const response = await t.app.inject({ method: 'GET', url: url.pathname });
       expect(response.statusCode, `${field}: ${response.body.slice(0, 200)}`).not.toBe(404);
     }
-    for (const field of ['pushed_authorization_request_endpoint', 'token_endpoint']) {
+    for (const field of ['pushed_authorization_request_endpoint', 'token_endpoint', 'backchannel_authentication_endpoint', 'device_authorization_endpoint']) {
       const url = new URL(body[field] as string);
       const response = await t.app.inject({ method: 'POST', url: url.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
       expect(response.statusCode, `${field}: ${response.body.slice(0, 200)}`).not.toBe(404);

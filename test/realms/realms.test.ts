@@ -52,7 +52,7 @@ describe('realms: issuers, discovery, keys, isolation, disabled provider', () =>
         ],
       });
       expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'reports']));
-      for (const unbuilt of ['device_authorization_endpoint', 'backchannel_authentication_endpoint', 'registration_endpoint']) {
+      for (const unbuilt of ['registration_endpoint']) {
         expect(doc[unbuilt], unbuilt).toBeUndefined();
       }
       // Each realm lists its own scopes only.

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { sendCibaNotification } from '../ciba/notification.js';
+import type { ClientAuthenticator } from '../client-auth/authenticate.js';
+import type { ClientJwks } from '../client-auth/client-jwks.js';
+import { randomSecret, sha256 } from '../crypto/hash.js';
+import { formParams } from '../http/form-params.js';
+import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../oauth/backchannel-request.js';
+import type { Store } from '../store/index.js';
+
+const PATH = '/bc-authorize';
+
+/**
+ * The backchannel authentication endpoint of CIBA Core §7, poll mode: the client authenticates
+ * and names the person; the request is stored by the SHA-256 of its `auth_req_id`, which the
+ * client then polls the token endpoint with (§7.3), while the person approves or denies at
+ * `{issuer}/bc-approve`. A realm's `ciba_notification_url` is told of each new request.
+ */
+export function backchannelAuthenticationEndpoint(deps: {
+  store: Store;
+  authenticator: ClientAuthenticator;
+  clientJwks: ClientJwks;
+}): FastifyPluginAsync {
+  const { store } = deps;
+  const validationDeps = {
+    users: store.users,
+    signingKeys: store.signingKeys,
+    clientAssertions: store.clientAssertions,
+    clientJwks: deps.clientJwks,
+  };
+  return async (app) => {
+    app.post(PATH, async (request, reply) => {
+      const realm = request.realm;
+      const client = await deps.authenticator.authenticate(request, PATH);
+      const form = formParams(request.body, BACKCHANNEL_FORM_PARAMETERS);
+      const valid = await validateBackchannelRequest(validationDeps, realm, client, `${realm.issuer}${PATH}`, form);
+
+      const authReqId = randomSecret();
+      const pending = await store.pendingAuthorizations.createBackchannel(sha256(authReqId), {
+        realm: realm.name,
+        clientId: client.client_id,
+        scope: valid.scope,
+        userId: valid.user.id,
+        bindingMessage: valid.bindingMessage,
+        intervalSeconds: realm.settings.ciba_poll_interval,
+        lifetimeSeconds: valid.expiresIn,
+      });
+
+      const notificationUrl = realm.settings.ciba_notification_url;
+      if (notificationUrl !== null) {
+        // Not awaited: the answer below does not wait for the receiver, nor depend on it.
+        void sendCibaNotification(
+          notificationUrl,
+          {
+            realm: realm.name,
+            request_id: pending.id,
+            client_id: client.client_id,
+            client_name: client.client_name,
+            scope: valid.scope.join(' '),
+            binding_message: valid.bindingMessage ?? null,
+            username: valid.user.username,
+            approve_url: `${realm.issuer}/bc-approve`,
+            expires_at: pending.expiresAt.toISOString(),
+          },
+          request.log,
+        );
+      }
+      return reply.code(200).send({ auth_req_id: authReqId, expires_in: valid.expiresIn, interval: realm.settings.ciba_poll_interval });
+    });
+  };
+}

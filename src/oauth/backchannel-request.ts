@@ -1,0 +1,169 @@
+import { type LoginHintTokenDeps, loginHintTokenUser, userBySubject } from '../ciba/login-hint-token.js';
+import { type RequestObjectDeps, requestObjectClaims } from '../ciba/request-object.js';
+import { CIBA_GRANT } from '../clients/record.js';
+import { OAuthError } from '../errors.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import type { SigningKeyStore } from '../store/signing-keys.js';
+import type { User, UserStore } from '../store/users.js';
+import { idTokenHintClaims } from './id-token-hint.js';
+import { requestedScope } from './scope.js';
+
+/**
+ * The authentication request parameters of CIBA Core §7.1. `user_code`, `acr_values` and
+ * `client_notification_token` are read only to refuse them beside a request object: user codes
+ * are not supported (discovery says so) and poll mode has no notification.
+ */
+export const BACKCHANNEL_PARAMETERS = [
+  'scope',
+  'login_hint',
+  'id_token_hint',
+  'login_hint_token',
+  'binding_message',
+  'requested_expiry',
+  'user_code',
+  'acr_values',
+  'client_notification_token',
+] as const;
+type BackchannelParameter = (typeof BACKCHANNEL_PARAMETERS)[number];
+
+/** The form of /bc-authorize: the parameters, or a signed `request` holding them (§7.1.1). */
+export const BACKCHANNEL_FORM_PARAMETERS = [...BACKCHANNEL_PARAMETERS, 'request'] as const;
+export type BackchannelForm = Partial<Record<(typeof BACKCHANNEL_FORM_PARAMETERS)[number], string>>;
+
+/** CIBA Core §7.1 suggests a short message, shown on both devices. */
+export const MAX_BINDING_MESSAGE_LENGTH = 64;
+
+export interface BackchannelRequest {
+  scope: string[];
+  user: User;
+  bindingMessage?: string;
+  /** Seconds: the realm's `ciba_lifetime`, or a shorter `requested_expiry`. */
+  expiresIn: number;
+}
+
+export interface BackchannelRequestDeps extends RequestObjectDeps, LoginHintTokenDeps {
+  users: Pick<UserStore, 'get' | 'getById' | 'getByEmail'>;
+  signingKeys: SigningKeyStore;
+}
+
+/** Parameter values as a form or a request object gives them (a request object may use a number for requested_expiry). */
+type Parameters = Partial<Record<BackchannelParameter, string | number>>;
+
+const invalid = (description: string): OAuthError => new OAuthError('invalid_request', description);
+
+/**
+ * Validates a backchannel authentication request (CIBA Core §7.1, §7.1.1, §13) of an
+ * authenticated client; throws the OAuthError to answer.
+ */
+export async function validateBackchannelRequest(
+  deps: BackchannelRequestDeps,
+  realm: RequestRealm,
+  client: Client,
+  endpointUrl: string,
+  form: BackchannelForm,
+): Promise<BackchannelRequest> {
+  // A public client authenticates with `none`, which proves nothing: refused as not allowed to
+  // use the grant (unauthorized_client) rather than as failed authentication (invalid_client),
+  // since its credentials were the right ones for it and retrying them cannot help. CIBA Core §4
+  // registers confidential clients only.
+  if (client.client_type !== 'confidential') throw new OAuthError('unauthorized_client', 'CIBA is for confidential clients only');
+  if (!client.grant_types.includes(CIBA_GRANT)) throw new OAuthError('unauthorized_client', `the client may not use the ${CIBA_GRANT} grant`);
+
+  const params = form.request === undefined ? formParameters(form) : await signedParameters(deps, realm, client, endpointUrl, form);
+
+  const scope = text(params, 'scope');
+  if (scope === undefined) throw new OAuthError('invalid_scope', 'scope is required and must include openid');
+  const names = requestedScope(scope, client.scope);
+  if (!names.includes('openid')) throw new OAuthError('invalid_scope', 'scope must include openid');
+
+  const hints = (['login_hint', 'id_token_hint', 'login_hint_token'] as const).filter((name) => params[name] !== undefined);
+  if (hints.length !== 1) throw invalid('exactly one of login_hint, id_token_hint and login_hint_token is required');
+  const bindingMessage = checkedBindingMessage(text(params, 'binding_message'));
+  const lifetime = realm.settings.ciba_lifetime;
+  const requested = requestedExpiry(params.requested_expiry);
+  const user = await hintedUser(deps, realm, client, endpointUrl, hints[0]!, text(params, hints[0]!)!);
+
+  return {
+    scope: names,
+    user,
+    ...(bindingMessage === undefined ? {} : { bindingMessage }),
+    expiresIn: requested === undefined ? lifetime : Math.min(requested, lifetime),
+  };
+}
+
+function formParameters(form: BackchannelForm): Parameters {
+  const params: Parameters = {};
+  for (const name of BACKCHANNEL_PARAMETERS) if (form[name] !== undefined) params[name] = form[name];
+  return params;
+}
+
+/** CIBA Core §7.1.1: with a signed request, every parameter comes from it, none from the form. */
+async function signedParameters(
+  deps: BackchannelRequestDeps,
+  realm: RequestRealm,
+  client: Client,
+  endpointUrl: string,
+  form: BackchannelForm,
+): Promise<Parameters> {
+  const outside = BACKCHANNEL_PARAMETERS.filter((name) => form[name] !== undefined);
+  if (outside.length > 0) throw invalid(`with a request object, send ${outside.join(', ')} inside it only`);
+  const claims = await requestObjectClaims(deps, realm, client, endpointUrl, form.request!);
+  const params: Parameters = {};
+  for (const name of BACKCHANNEL_PARAMETERS) {
+    const value = claims[name];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value === 'string' || (name === 'requested_expiry' && typeof value === 'number')) params[name] = value;
+    else throw invalid(`the request object's ${name} claim must be a string`);
+  }
+  return params;
+}
+
+/** A parameter that can only be a string (requested_expiry is read by requestedExpiry). */
+const text = (params: Parameters, name: Exclude<BackchannelParameter, 'requested_expiry'>): string | undefined =>
+  params[name] as string | undefined;
+
+/** CIBA Core §7.1 `binding_message`: short, printable, shown to the person (§13: invalid_binding_message). */
+function checkedBindingMessage(message: string | undefined): string | undefined {
+  if (message === undefined) return undefined;
+  const refuse = (why: string) => new OAuthError('invalid_binding_message', `binding_message ${why}`);
+  if (/\p{Cs}/u.test(message)) throw refuse('is not valid Unicode text'); // a lone surrogate
+  if ([...message].length > MAX_BINDING_MESSAGE_LENGTH) throw refuse(`may have at most ${MAX_BINDING_MESSAGE_LENGTH} characters`);
+  if (/\p{Cc}/u.test(message)) throw refuse('may not contain control characters');
+  if (/^\s*$/u.test(message)) throw refuse('may not be blank');
+  return message;
+}
+
+/** CIBA Core §7.1 `requested_expiry`: a positive whole number of seconds. */
+function requestedExpiry(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(Number.isInteger(seconds) && seconds > 0)) throw invalid('requested_expiry must be a positive whole number of seconds');
+  return seconds;
+}
+
+async function hintedUser(
+  deps: BackchannelRequestDeps,
+  realm: RequestRealm,
+  client: Client,
+  endpointUrl: string,
+  hint: 'login_hint' | 'id_token_hint' | 'login_hint_token',
+  value: string,
+): Promise<User> {
+  switch (hint) {
+    case 'login_hint': {
+      const user = await deps.users.get(realm.name, value);
+      if (!user) throw new OAuthError('unknown_user_id', 'login_hint does not name a user of this realm');
+      return user;
+    }
+    case 'id_token_hint': {
+      const claims = await idTokenHintClaims(deps.signingKeys, realm, client.client_id, value);
+      if (!claims) throw invalid('id_token_hint is not an ID token this realm issued to the client');
+      const user = await userBySubject(deps.users, realm.name, claims.sub);
+      if (!user) throw new OAuthError('unknown_user_id', 'the id_token_hint names no user of this realm');
+      return user;
+    }
+    case 'login_hint_token':
+      return loginHintTokenUser(deps, realm, client, endpointUrl, value);
+  }
+}
