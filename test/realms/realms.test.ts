@@ -41,7 +41,16 @@ describe('realms: issuers, discovery, keys, isolation, disabled provider', () =>
         userinfo_endpoint: 'https://auth.test/oauth2/alpha/userinfo',
         pushed_authorization_request_endpoint: 'https://auth.test/oauth2/alpha/par',
         end_session_endpoint: 'https://auth.test/oauth2/alpha/connect/endSession',
-        grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token', 'password'],
+        device_authorization_endpoint: 'https://auth.test/oauth2/alpha/device/code',
+        backchannel_authentication_endpoint: 'https://auth.test/oauth2/alpha/bc-authorize',
+        grant_types_supported: [
+          'client_credentials',
+          'authorization_code',
+          'refresh_token',
+          'password',
+          'urn:ietf:params:oauth:grant-type:device_code',
+          'urn:openid:params:grant-type:ciba',
+        ],
         token_endpoint_auth_methods_supported: [
           'client_secret_basic',
           'client_secret_post',
