@@ -1,64 +1,22 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { type CryptoKey, type JWK, SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
+import type { LightMyRequestResponse } from 'fastify';
+import { type JWK, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
 import { createLogger } from '../../src/logger.js';
-import type { Store } from '../../src/store/index.js';
-import { ADMIN_TOKEN, AdminClient, BASE_URL, freePort } from '../support/app.js';
+import { BASE_URL, type TestApp, freePort, startTestApp } from '../support/app.js';
+import { type KeyPair, keyPair } from '../support/keys.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
-import { createTestDb } from '../support/store.js';
 import { type TestUser, createUser, passwordTokens } from '../support/users.js';
 
 const CIBA = 'urn:openid:params:grant-type:ciba';
 
-interface Harness {
-  app: FastifyInstance;
-  store: Store;
-  admin: AdminClient;
-  /** The JSON log lines written so far. */
-  logs: string[];
-  close(): Promise<void>;
-}
-
-/** As startTestApp, with a logger whose lines the test reads. */
-async function startApp(): Promise<Harness> {
-  const testDb = await createTestDb();
-  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
+/** As startTestApp, with a logger whose JSON lines the test reads. */
+async function startApp(): Promise<TestApp & { logs: string[] }> {
   const logs: string[] = [];
-  const app = await buildApp({
-    config: { baseUrl: BASE_URL, trustProxy: false },
-    store,
-    encryption,
-    adminTokenHash: adminToken.hash,
-    cleanup: false,
-    logger: createLogger('info', { write: (line: string) => void logs.push(line) }),
-  });
-  return {
-    app,
-    store,
-    admin: new AdminClient(app),
-    logs,
-    async close() {
-      await app.close();
-      await testDb.dispose();
-    },
-  };
-}
-
-interface KeyPair {
-  privateKey: CryptoKey;
-  publicJwk: JWK;
-  alg: string;
-  kid: string;
-}
-
-async function keyPair(alg: 'RS256' | 'ES256' | 'PS256', kid = `${alg}-${randomUUID()}`): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-  return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, alg, kid };
+  const t = await startTestApp({ logger: createLogger('info', { write: (line: string) => void logs.push(line) }) });
+  return { ...t, logs };
 }
 
 interface CibaClient {
@@ -117,7 +75,7 @@ interface PendingRow {
 }
 
 describe('POST /bc-authorize', () => {
-  let t: Harness;
+  let t: TestApp & { logs: string[] };
   const realm = 'ciba';
   const issuer = issuerOf(realm);
   const path = `${realmPath(realm)}/bc-authorize`;

@@ -1,68 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, type Server, createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { type CryptoKey, type JWK, SignJWT, exportJWK, exportSPKI, generateKeyPair, importJWK } from 'jose';
+import { type CryptoKey, type JWK, SignJWT, exportSPKI, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import { CLIENT_ASSERTION_ALGS } from '../../src/client-auth/private-key-jwt.js';
-import type { Store } from '../../src/store/index.js';
-import { ADMIN_TOKEN, AdminClient, BASE_URL } from '../support/app.js';
+import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { type KeyPair, keyPair } from '../support/keys.js';
 import { basic, postForm } from '../support/oauth.js';
-import { createTestDb } from '../support/store.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const ISSUER = `${BASE_URL}/oauth2/alpha`;
 const TOKEN_URL = `${ISSUER}/access_token`;
 const TOKEN_PATH = '/oauth2/alpha/access_token';
 
-interface Harness {
-  app: FastifyInstance;
-  store: Store;
-  admin: AdminClient;
-  close(): Promise<void>;
-}
-
 /** As startTestApp, with the jwks_uri fetcher the test chooses. */
-async function startApp(clientJwks?: ClientJwks): Promise<Harness> {
-  const testDb = await createTestDb();
-  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
-  const app = await buildApp({
-    config: { baseUrl: BASE_URL, trustProxy: false },
-    store,
-    encryption,
-    adminTokenHash: adminToken.hash,
-    cleanup: false,
-    ...(clientJwks ? { clientJwks } : {}),
-  });
-  return {
-    app,
-    store,
-    admin: new AdminClient(app),
-    async close() {
-      await app.close();
-      await testDb.dispose();
-    },
-  };
-}
-
-interface KeyPair {
-  privateKey: CryptoKey;
-  publicJwk: JWK;
-  alg: string;
-  kid: string;
-}
-
-async function keyPair(alg: 'RS256' | 'ES256' | 'PS256' | 'EdDSA', kid = `${alg}-${randomUUID()}`): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-  return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, alg, kid };
-}
+const startApp = (clientJwks?: ClientJwks) => startTestApp(clientJwks ? { clientJwks } : {});
 
 interface AssertionOptions {
   iss?: string;
@@ -110,7 +68,7 @@ function expectInvalidClient(response: { statusCode: number; headers: Record<str
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('private_key_jwt with inline jwks', () => {
-  let t: Harness;
+  let t: TestApp;
   let rsa: KeyPair;
   let ec: KeyPair;
   let clientId: string;
@@ -394,7 +352,7 @@ describe('private_key_jwt with inline jwks', () => {
 });
 
 describe('the client_assertion_jtis store', () => {
-  let t: Harness;
+  let t: TestApp;
   beforeAll(async () => {
     t = await startApp();
   });
@@ -461,7 +419,7 @@ class JwksServer {
 }
 
 describe('private_key_jwt with jwks_uri', () => {
-  let t: Harness;
+  let t: TestApp;
   let jwksServer: JwksServer;
   let jwks: ClientJwks;
   /** The fetcher's clock runs ahead of the real one by this much. */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
+import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import { createTestDb } from './store.js';
@@ -19,7 +20,9 @@ export interface TestApp {
 }
 
 /** The application on a fresh database, driven through `inject`; or listening, when asked. */
-export async function startTestApp(options: { baseUrl?: string; listen?: boolean; cleanup?: CleanupOptions } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { baseUrl?: string; listen?: boolean; cleanup?: CleanupOptions; logger?: FastifyBaseLogger; clientJwks?: ClientJwks } = {},
+): Promise<TestApp> {
   const testDb = await createTestDb();
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = options.listen ? await freePort() : undefined;
@@ -30,6 +33,8 @@ export async function startTestApp(options: { baseUrl?: string; listen?: boolean
     encryption,
     adminTokenHash: adminToken.hash,
     cleanup: options.cleanup ?? false,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
   });
   // The issuer derives from BASE_URL, so the port is chosen before the app is built.
   if (port) await app.listen({ port, host: '127.0.0.1' });
