@@ -19,6 +19,8 @@ const BATCH_STATEMENTS = [
   deleteBatch('revoked_jwts'),
   deleteBatch('client_assertion_jtis'),
   deleteBatch('attempt_counters', 'window_ends_at < now()'),
+  deleteBatch('used_assertions'),
+  deleteBatch('initial_access_tokens'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
   // Likewise a device code or auth_req_id, so that a late poll hears expired_token.
