@@ -4,14 +4,8 @@ import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { User, UserStore } from '../store/users.js';
+import { userBySubject } from '../users/find.js';
 import { describeRefusal } from './request-object.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The user whose `sub` this is; a value that is no user id at all is nobody, not a fault. */
-export async function userBySubject(users: Pick<UserStore, 'getById'>, realm: string, sub: string): Promise<User | undefined> {
-  return UUID.test(sub) ? users.getById(realm, sub) : undefined;
-}
 
 export interface LoginHintTokenDeps {
   clientJwks: ClientJwks;

@@ -29,7 +29,7 @@ export const AUTH_METHODS = [
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** RFC 6749 Appendix A.1 allows any VSCHAR; we keep to characters that need no escaping in a URL path. */
-const CLIENT_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
+export const CLIENT_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:']);
@@ -61,7 +61,8 @@ const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
 /** Members that only private or symmetric keys have (RFC 7518 §6): a client publishes public keys only. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
-const jwk = z.looseObject({ kty: z.string() }).refine((key) => PRIVATE_JWK_MEMBERS.every((member) => !(member in key)), {
+/** A public JWK (RFC 7517); a set of them is a JWKS. */
+export const publicJwk = z.looseObject({ kty: z.string() }).refine((key) => PRIVATE_JWK_MEMBERS.every((member) => !(member in key)), {
   error: 'must be a public key (no private or symmetric key members)',
 });
 
@@ -85,7 +86,7 @@ const clientFields = {
   /** RFC 9126 §6 `require_pushed_authorization_requests`, named as the realm setting is. */
   require_par: z.boolean(),
   skip_consent: z.boolean(),
-  jwks: z.strictObject({ keys: z.array(jwk).max(20) }).optional(),
+  jwks: z.strictObject({ keys: z.array(publicJwk).max(20) }).optional(),
   jwks_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
   tls_client_auth_subject_dn: z.string().min(1).max(1000).optional(),
   tls_client_certificate_bound_access_tokens: z.boolean(),

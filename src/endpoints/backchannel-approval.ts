@@ -5,10 +5,9 @@ import { formParams } from '../http/form-params.js';
 import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { isUuid } from '../store/db.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the page says after an answer (the `answered` query parameter of the redirect). */
 const NOTICES: Readonly<Record<string, string>> = {
@@ -66,7 +65,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       const session = await flow.currentSession(request, realm);
       if (!session) return reply.redirect(pageUrl(realm), 303);
       const form = formParams(request.body, ['request', 'csrf', 'decision']);
-      if (form.request === undefined || !UUID.test(form.request)) throw new InvalidFormError();
+      if (form.request === undefined || !isUuid(form.request)) throw new InvalidFormError();
       if (!cookies.csrfTokenMatches(request, realm, csrfSubject(form.request), form.csrf)) throw new InvalidFormError();
       if (form.decision !== 'allow' && form.decision !== 'deny') throw new InvalidFormError();
 

@@ -5,7 +5,7 @@ import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import { type TokenStore, isLive } from '../store/tokens.js';
+import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 
@@ -47,6 +47,8 @@ interface ActiveToken {
   expiresAt: number;
   issuedAt: number;
   certificateThumbprint?: string | undefined;
+  act?: Actor | undefined;
+  audience?: readonly string[] | undefined;
 }
 
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
@@ -87,7 +89,9 @@ async function describe(users: UserStore, realm: RequestRealm, client: Client, t
     exp: token.expiresAt,
     iat: token.issuedAt,
     iss: realm.issuer,
+    ...(token.audience === undefined ? {} : { aud: token.audience.length === 1 ? token.audience[0] : token.audience }),
     ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
+    ...(token.act === undefined ? {} : { act: token.act }),
     realm: realm.name,
   };
 }

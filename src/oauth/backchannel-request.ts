@@ -1,4 +1,4 @@
-import { type LoginHintTokenDeps, loginHintTokenUser, userBySubject } from '../ciba/login-hint-token.js';
+import { type LoginHintTokenDeps, loginHintTokenUser } from '../ciba/login-hint-token.js';
 import { type RequestObjectDeps, requestObjectClaims } from '../ciba/request-object.js';
 import { CIBA_GRANT } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
@@ -8,6 +8,7 @@ import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { User, UserStore } from '../store/users.js';
 import { idTokenHintClaims } from './id-token-hint.js';
 import { requestedScope } from './scope.js';
+import { userBySubject } from '../users/find.js';
 
 /**
  * The authentication request parameters of CIBA Core §7.1. `user_code`, `acr_values` and

@@ -34,6 +34,11 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `::uuid` accepts the value: input that is no uuid names nothing, rather than failing the statement. */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 export function bytes(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);

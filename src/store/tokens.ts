@@ -21,6 +21,17 @@ export interface TokenRecord {
   signIn?: SignIn;
   /** RFC 8705 §3: the SHA-256 thumbprint (base64url) of the client certificate the token is bound to. */
   certificateThumbprint?: string | undefined;
+  /** RFC 8693 §4.1: who acts for the subject, in an exchanged token. */
+  act?: Actor | undefined;
+  /** RFC 8693 §2.1 `audience` and `resource`: where the token may be used; else the realm's issuer. */
+  audience?: readonly string[] | undefined;
+}
+
+/** RFC 8693 §4.1: the actor's `sub` (and `iss`), and the earlier actor it acts for, if any. */
+export interface Actor {
+  readonly sub: string;
+  readonly iss?: string;
+  readonly act?: Actor;
 }
 
 /** When and how the person behind a grant signed in, and in which session. */
@@ -61,10 +72,12 @@ interface TokenRow {
   amr: string[] | null;
   sid: string | null;
   cnf_x5t_s256: string | null;
+  act: Actor | null;
+  aud: string[] | null;
 }
 
 const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
 
 const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -81,6 +94,8 @@ const toToken = (row: TokenRow): StoredToken => ({
   usedAt: row.used_at ?? undefined,
   signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], sid: row.sid } : undefined,
   certificateThumbprint: row.cnf_x5t_s256 ?? undefined,
+  act: row.act ?? undefined,
+  audience: row.aud ?? undefined,
 });
 
 /**
@@ -89,13 +104,14 @@ const toToken = (row: TokenRow): StoredToken => ({
  */
 const INSERT_MANY = `
   INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-                      auth_time, amr, sid, cnf_x5t_s256)
+                      auth_time, amr, sid, cnf_x5t_s256, act, aud)
   SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
-         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf
+         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf,
+         act::jsonb, aud::jsonb
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
       AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-           auth_time, amr, sid, cnf)`;
+           auth_time, amr, sid, cnf, act, aud)`;
 
 /** $1: the grant id, $2: its realm when known. */
 const REVOKE_GRANT = denyGrantsStatement(`
@@ -141,6 +157,8 @@ export class TokenStore {
       column((t) => t.signIn?.amr.join(' ') ?? null),
       column((t) => t.signIn?.sid ?? null),
       column((t) => t.certificateThumbprint ?? null),
+      column((t) => (t.act ? JSON.stringify(t.act) : null)),
+      column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
     ]);
   }
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import type { SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
+import type { Actor, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
@@ -29,6 +29,10 @@ export interface AccessTokenRequest {
   userId?: string;
   /** RFC 8705 §3: the thumbprint of the client certificate to bind the token to. */
   certificateThumbprint?: string | undefined;
+  /** RFC 8693 §4.1: who acts for the subject (token exchange). */
+  act?: Actor | undefined;
+  /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
+  audience?: readonly string[] | undefined;
 }
 
 /** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
@@ -91,6 +95,8 @@ export class TokenIssuer {
         scope,
         authTime: undefined,
         certificateThumbprint: request.certificateThumbprint,
+        act: request.act,
+        audience: request.audience,
         lifetime,
       });
       return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
@@ -103,6 +109,8 @@ export class TokenIssuer {
         subject: request.subject,
         userId: request.userId,
         certificateThumbprint: request.certificateThumbprint,
+        act: request.act,
+        audience: request.audience,
         scope,
         lifetime,
       }),

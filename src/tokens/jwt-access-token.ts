@@ -3,6 +3,7 @@ import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtV
 import { LRUCache } from 'lru-cache';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
+import type { Actor } from '../store/tokens.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { RealmSigner } from './signer.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
@@ -31,6 +32,10 @@ export interface JwtAccessToken {
   expiresAt: number;
   authTime: number | undefined;
   certificateThumbprint: string | undefined;
+  /** RFC 8693 §4.1, in an exchanged token. */
+  act?: Actor | undefined;
+  /** RFC 8693 §2.1; the realm's issuer when absent. */
+  audience?: readonly string[] | undefined;
 }
 
 /** Cheap discrimination: an opaque token is 43 base64url characters; a JWS has two dots. */
@@ -54,7 +59,7 @@ export async function mintJwtAccessToken(
   const payload: JWTPayload = {
     iss: realm.issuer,
     sub: token.subject,
-    aud: realm.issuer,
+    aud: audienceClaim(token.audience) ?? realm.issuer,
     exp: iat + token.lifetime,
     iat,
     jti: randomUUID(),
@@ -62,12 +67,19 @@ export async function mintJwtAccessToken(
     scope: token.scope,
     ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
     ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
+    ...(token.act === undefined ? {} : { act: token.act }),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** RFC 7519 §4.1.3: one audience as a string, several as an array. */
+function audienceClaim(audience: readonly string[] | undefined): string | string[] | undefined {
+  if (audience === undefined || audience.length === 0) return undefined;
+  return audience.length === 1 ? audience[0] : [...audience];
+}
 
 /**
  * Reads back the JWT access tokens of a realm: signed by one of its published keys (current
@@ -98,8 +110,9 @@ export class JwtAccessTokenVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, key, {
+        // No audience check: an exchanged token names its API (RFC 8693 §2.1); the issuer, the
+        // key and `typ` make it this realm's access token.
         issuer: realm.issuer,
-        audience: realm.issuer,
         typ: AT_JWT,
         algorithms: [alg as SigningAlg],
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
@@ -107,7 +120,7 @@ export class JwtAccessTokenVerifier {
     } catch {
       return undefined;
     }
-    const { jti, sub, client_id: clientId, scope, auth_time: authTime, cnf } = payload as JWTPayload & Record<string, unknown>;
+    const { jti, sub, client_id: clientId, scope, auth_time: authTime, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
     const thumbprint = (cnf as Record<string, unknown> | undefined)?.['x5t#S256'];
@@ -123,6 +136,8 @@ export class JwtAccessTokenVerifier {
       expiresAt: payload.exp!,
       authTime: typeof authTime === 'number' ? authTime : undefined,
       certificateThumbprint: isString(thumbprint) ? thumbprint : undefined,
+      ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
+      ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),
     };
   }
 
