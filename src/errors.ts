@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'invalid_binding_message'
   | 'missing_user_code'
   | 'invalid_user_code'
+  // RFC 8707 §2 (resource indicators, token exchange)
+  | 'invalid_target'
   // RFC 6750 §3.1
   | 'invalid_token'
   | 'insufficient_scope'
@@ -59,6 +61,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   invalid_binding_message: 400,
   missing_user_code: 400,
   invalid_user_code: 400,
+  invalid_target: 400,
   server_error: 500,
   temporarily_unavailable: 503,
   invalid_token: 401,

@@ -86,25 +86,26 @@ export type ClientJwtVerification =
   | { readonly valid: false; readonly problem: 'claim'; readonly claim: string; readonly missing: boolean };
 
 /**
- * Verifies a JWT signed by one of the client's keys (client assertions, and the request objects
- * and login hint tokens of CIBA), with an asymmetric algorithm only, and the claim checks of
- * `options`. An unknown `kid` refetches a `jwks_uri` once (within its cooldown).
+ * Verifies a JWT signed by one of the signer's keys (client assertions, CIBA request objects and
+ * login hint tokens, trusted issuers' assertions), with an asymmetric algorithm only, and the
+ * claim checks of `options`. An unknown `kid` refetches a `jwks_uri` once (within its cooldown).
  */
 export async function verifyClientSignedJwt(
   jwks: ClientJwks,
-  client: Client,
+  /** A client, or anyone else known by a `jwks` or `jwks_uri` (a trusted issuer). */
+  signer: Pick<Client, 'jwks' | 'jwks_uri'>,
   jwt: string,
   options: ClientJwtVerifyOptions,
 ): Promise<ClientJwtVerification> {
   const verifyOptions: JWTVerifyOptions = { ...options, algorithms: [...CLIENT_ASSERTION_ALGS] };
-  const keySet = await jwks.keySet(client);
+  const keySet = await jwks.keySet(signer);
   if (!keySet) return { valid: false, problem: 'unverified' };
   try {
     return { valid: true, claims: await verifyWith(keySet, jwt, verifyOptions) };
   } catch (error) {
-    if (!(error instanceof errors.JWKSNoMatchingKey) || !ClientJwks.isRemote(client)) return refusal(error);
+    if (!(error instanceof errors.JWKSNoMatchingKey) || !ClientJwks.isRemote(signer)) return refusal(error);
   }
-  const refreshed = await jwks.keySet(client, true);
+  const refreshed = await jwks.keySet(signer, true);
   if (!refreshed || refreshed === keySet) return { valid: false, problem: 'unverified' };
   try {
     return { valid: true, claims: await verifyWith(refreshed, jwt, verifyOptions) };

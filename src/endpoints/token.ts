@@ -4,7 +4,7 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
-import { formParams } from '../http/form-params.js';
+import { formParamLists, formParams } from '../http/form-params.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
@@ -30,6 +30,7 @@ export function tokenEndpoint(deps: {
         realm: request.realm,
         client,
         params: formParams(request.body, grant.parameters),
+        ...(grant.lists ? { lists: formParamLists(request.body, grant.lists) } : {}),
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens
           ? boundCertificate(deps.clientCertificate(request))
           : undefined,

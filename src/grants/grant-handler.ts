@@ -9,6 +9,8 @@ export interface GrantRequest<Param extends string> {
   readonly client: Client;
   /** The grant's own parameters, each present at most once; all others stripped. */
   readonly params: Readonly<Partial<Record<Param, string>>>;
+  /** The values of the grant's parameters that may repeat (`GrantHandler.lists`). */
+  readonly lists?: Readonly<Partial<Record<string, readonly string[]>>>;
   /**
    * RFC 8705 §3: the SHA-256 thumbprint of the client certificate of the request, when the
    * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).
@@ -23,6 +25,8 @@ export interface GrantRequest<Param extends string> {
 export interface GrantHandler<Param extends string = string> {
   readonly type: GrantType;
   readonly parameters: readonly Param[];
+  /** Parameters that may be sent several times, passed as lists rather than refused as repeated. */
+  readonly lists?: readonly string[];
   handle(request: GrantRequest<Param>): Promise<TokenResponse>;
 }
 

@@ -15,3 +15,19 @@ export function formParams<Name extends string>(body: unknown, names: readonly N
   }
   return params;
 }
+
+/**
+ * The named parameters that may repeat (RFC 8693 §2.1 `audience` and `resource`): every
+ * non-empty value of each, in order.
+ */
+export function formParamLists<Name extends string>(body: unknown, names: readonly Name[]): Partial<Record<Name, string[]>> {
+  const lists: Partial<Record<Name, string[]>> = {};
+  if (typeof body !== 'object' || body === null) return lists;
+  for (const name of names) {
+    if (!Object.hasOwn(body, name)) continue;
+    const value = (body as Record<string, unknown>)[name];
+    const values = (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string' && item !== '');
+    if (values.length > 0) lists[name] = values;
+  }
+  return lists;
+}

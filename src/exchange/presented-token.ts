@@ -1,0 +1,125 @@
+import type { JWTPayload } from 'jose';
+import { type TrustedJwtDeps, UntrustedJwtError, verifyTrustedJwt } from '../assertions/trusted-jwt.js';
+import { sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
+import { isScopeString, scopeNames } from '../oauth/scope.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
+import type { UserStore } from '../store/users.js';
+import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
+import { userByMapping } from '../users/find.js';
+
+/** RFC 8693 §3: the token types a subject or actor token may be. */
+export const TOKEN_TYPES = {
+  accessToken: 'urn:ietf:params:oauth:token-type:access_token',
+  jwt: 'urn:ietf:params:oauth:token-type:jwt',
+  idToken: 'urn:ietf:params:oauth:token-type:id_token',
+} as const;
+
+/** A subject or actor token, as token exchange uses it. */
+export interface PresentedToken {
+  /** The `sub` of tokens issued from it: a user's id, or a client's id. */
+  readonly subject: string;
+  /** The person behind it, if any. */
+  readonly userId: string | undefined;
+  /** What it allows; undefined when it carries no scope (an ID token). */
+  readonly scope: readonly string[] | undefined;
+  /** Who acts for its subject already (RFC 8693 §4.1). */
+  readonly act: Actor | undefined;
+  /** RFC 8693 §4.4: who may act for its subject; undefined when it does not say. */
+  readonly mayAct: { readonly sub?: string; readonly iss?: string } | undefined;
+  /** How the token names its subject, and who issued it: what an `act` or `may_act` claim names. */
+  readonly claimed: { readonly sub: string; readonly iss: string };
+}
+
+export interface PresentedTokenDeps extends TrustedJwtDeps {
+  tokens: TokenStore;
+  jwtAccessTokens: JwtAccessTokenVerifier;
+  users: UserStore;
+}
+
+/**
+ * RFC 8693 §2.2.2: an invalid or unacceptable subject or actor token is `invalid_request`
+ * (not invalid_grant); `role` names which one in the description.
+ */
+const unacceptable = (role: string, why: string) => new OAuthError('invalid_request', `the ${role} is not accepted: ${why}`);
+
+/**
+ * Reads a subject or actor token of a supported type: this realm's own live access token
+ * (opaque or JWT), or a JWT or ID token from an issuer the realm trusts (kind `jwt`), whose
+ * subject maps to a user of the realm.
+ */
+export async function readPresentedToken(
+  deps: PresentedTokenDeps,
+  realm: RequestRealm,
+  clientId: string,
+  role: 'subject_token' | 'actor_token',
+  token: string,
+  type: string,
+): Promise<PresentedToken> {
+  if (type === TOKEN_TYPES.accessToken) {
+    const own = await ownAccessToken(deps, realm, token);
+    if (!own) throw unacceptable(role, 'it is not an active access token of this realm');
+    return own;
+  }
+  if (type === TOKEN_TYPES.jwt || type === TOKEN_TYPES.idToken) return trustedJwt(deps, realm, clientId, role, token);
+  throw new OAuthError('invalid_request', `${role}_type is not supported: use an access_token, jwt or id_token type`);
+}
+
+async function ownAccessToken(deps: PresentedTokenDeps, realm: RequestRealm, token: string): Promise<PresentedToken | undefined> {
+  const found = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
+  if (!found) return undefined;
+  return {
+    subject: found.subject,
+    userId: found.userId,
+    scope: scopeNames(found.scope),
+    act: found.act,
+    mayAct: undefined,
+    claimed: { sub: found.subject, iss: realm.issuer },
+  };
+}
+
+async function storedAccessToken(tokens: TokenStore, realm: RequestRealm, token: string) {
+  const stored = await tokens.find(sha256(token));
+  return isLive(stored, realm.name) && stored.kind === 'access_token' ? stored : undefined;
+}
+
+async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientId: string, role: string, token: string): Promise<PresentedToken> {
+  let verified;
+  try {
+    // No audience check: exchanging a token meant for another audience is what token exchange
+    // is for; which clients may do it is the trusted issuer's `client_ids`.
+    verified = await verifyTrustedJwt(deps, realm, clientId, token, { requiredClaims: ['sub'] });
+  } catch (error) {
+    if (error instanceof UntrustedJwtError) throw unacceptable(role, error.message);
+    throw error;
+  }
+  const { issuer, claims } = verified;
+  const sub = claims.sub!;
+  const user = await userByMapping(deps.users, realm.name, issuer.subject_mapping, sub);
+  if (!user) throw unacceptable(role, 'its subject is not a user of this realm');
+  return {
+    subject: user.id,
+    userId: user.id,
+    scope: typeof claims.scope === 'string' && isScopeString(claims.scope) ? scopeNames(claims.scope) : undefined,
+    act: actorClaim(claims.act),
+    mayAct: mayActClaim(claims),
+    claimed: { sub, iss: issuer.issuer },
+  };
+}
+
+/** An `act` claim as RFC 8693 §4.1 shapes it (a `sub`, maybe an `iss`, maybe a nested `act`); else nothing. */
+function actorClaim(value: unknown, depth = 0): Actor | undefined {
+  if (typeof value !== 'object' || value === null || depth > 10) return undefined;
+  const { sub, iss, act } = value as Record<string, unknown>;
+  if (typeof sub !== 'string') return undefined;
+  const nested = actorClaim(act, depth + 1);
+  return { sub, ...(typeof iss === 'string' ? { iss } : {}), ...(nested ? { act: nested } : {}) };
+}
+
+function mayActClaim(claims: JWTPayload): PresentedToken['mayAct'] {
+  const value = claims.may_act;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { sub, iss } = value as Record<string, unknown>;
+  return { ...(typeof sub === 'string' ? { sub } : {}), ...(typeof iss === 'string' ? { iss } : {}) };
+}

@@ -1,0 +1,119 @@
+import { OAuthError } from '../errors.js';
+import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from '../exchange/presented-token.js';
+import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
+import type { Client } from '../store/clients.js';
+import type { Actor } from '../store/tokens.js';
+import type { TokenIssuer } from '../tokens/issuer.js';
+import type { GrantHandler } from './grant-handler.js';
+
+const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** Values of `audience` and `resource` together; each at most this long. */
+const MAX_TARGETS = 10;
+const MAX_TARGET_LENGTH = 2000;
+
+type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_token_type' | 'requested_token_type' | 'scope';
+
+/**
+ * Token exchange (RFC 8693): a client trades a token for a person (this realm's access token,
+ * or a JWT or ID token from a trusted issuer) for an access token of its own, narrower in scope
+ * and meant for the `audience` or `resource` it names. With an actor token, the new token says
+ * who acts for the person (`act`, nested over any earlier actor, RFC 8693 §4.1), as far as the
+ * subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
+ * the client exchanges again instead).
+ */
+export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIssuer }): GrantHandler<Param> {
+  return {
+    type: GRANT_TYPE,
+    parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
+    lists: ['audience', 'resource'],
+    async handle({ realm, client, params, lists, certificateThumbprint }) {
+      if (!params.subject_token || !params.subject_token_type) {
+        throw new OAuthError('invalid_request', 'subject_token and subject_token_type are required');
+      }
+      if ((params.actor_token === undefined) !== (params.actor_token_type === undefined)) {
+        throw new OAuthError('invalid_request', 'actor_token and actor_token_type go together');
+      }
+      if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPES.accessToken) {
+        throw new OAuthError('invalid_request', `requested_token_type is not supported: only ${TOKEN_TYPES.accessToken} is issued`);
+      }
+      const audience = targets(lists?.audience, lists?.resource);
+
+      const read = (role: 'subject_token' | 'actor_token', token: string, type: string) =>
+        readPresentedToken(deps, realm, client.client_id, role, token, type);
+      const subject = await read('subject_token', params.subject_token, params.subject_token_type);
+      if (subject.userId === undefined) {
+        throw new OAuthError('invalid_request', 'the subject_token has no person behind it; a service joins as the actor_token');
+      }
+      const actor = params.actor_token ? await read('actor_token', params.actor_token, params.actor_token_type!) : undefined;
+      if (actor) checkMayAct(subject, actor);
+
+      const response = await deps.issuer.issueAccessToken({
+        realm,
+        client,
+        grantType: GRANT_TYPE,
+        scope: exchangedScope(params.scope, subject, client),
+        subject: subject.subject,
+        userId: subject.userId,
+        certificateThumbprint,
+        act: actor ? actorOf(actor, subject.act, realm.issuer) : subject.act,
+        audience,
+      });
+      return { ...response, issued_token_type: TOKEN_TYPES.accessToken };
+    },
+  };
+}
+
+/**
+ * The scope of the new token: what is asked, which must lie within the subject token's scope
+ * (never wider) and the client's; by default, all of the subject token's that the client has.
+ */
+function exchangedScope(requested: string | undefined, subject: PresentedToken, client: Client): string[] {
+  const clientScope = scopeNames(client.scope);
+  const allowed = subject.scope ?? clientScope;
+  if (requested === undefined) return allowed.filter((name) => clientScope.includes(name));
+  if (!isScopeString(requested)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
+  const names = scopeNames(requested);
+  const wider = scopesOutside(names, allowed);
+  if (wider.length > 0) throw new OAuthError('invalid_scope', `the subject_token does not allow: ${wider.join(' ')}`);
+  const refused = scopesOutside(names, clientScope);
+  if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
+  return names;
+}
+
+/** RFC 8693 §4.4: when the subject token names who may act for it, the actor must be that one. */
+function checkMayAct(subject: PresentedToken, actor: PresentedToken): void {
+  const { mayAct } = subject;
+  if (mayAct === undefined) return;
+  const matches = mayAct.sub === actor.claimed.sub && (mayAct.iss === undefined || mayAct.iss === actor.claimed.iss);
+  if (!matches) throw new OAuthError('invalid_request', "the actor_token's subject is not allowed to act for the subject (may_act)");
+}
+
+/** RFC 8693 §4.1: the current actor outermost, earlier actors nested within. */
+function actorOf(actor: PresentedToken, earlier: Actor | undefined, realmIssuer: string): Actor {
+  return {
+    sub: actor.claimed.sub,
+    ...(actor.claimed.iss === realmIssuer ? {} : { iss: actor.claimed.iss }),
+    ...(earlier ? { act: earlier } : {}),
+  };
+}
+
+/**
+ * RFC 8693 §2.1 `audience` (any name the realm's APIs go by) and `resource` (RFC 8707 §2: an
+ * absolute URI without a fragment): together, where the new token may be used.
+ */
+function targets(audience: readonly string[] = [], resource: readonly string[] = []): string[] | undefined {
+  for (const uri of resource) {
+    let valid = false;
+    try {
+      valid = !uri.includes('#') && new URL(uri).protocol !== '';
+    } catch {
+      valid = false;
+    }
+    if (!valid) throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
+  }
+  const all = [...new Set([...audience, ...resource])];
+  if (all.length > MAX_TARGETS || all.some((target) => target.length > MAX_TARGET_LENGTH)) {
+    throw new OAuthError('invalid_target', `at most ${MAX_TARGETS} audiences and resources, each of at most ${MAX_TARGET_LENGTH} characters`);
+  }
+  return all.length > 0 ? all : undefined;
+}
