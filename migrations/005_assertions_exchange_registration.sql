@@ -43,3 +43,7 @@ ALTER TABLE clients ADD COLUMN registration_token_hash bytea;
 ALTER TABLE tokens
   ADD COLUMN act jsonb,
   ADD COLUMN aud jsonb;
+
+-- A deleted person's JWT access tokens are denied by their user id, whatever grant issued them.
+ALTER TABLE revoked_jwts DROP CONSTRAINT revoked_jwts_kind_check;
+ALTER TABLE revoked_jwts ADD CONSTRAINT revoked_jwts_kind_check CHECK (kind IN ('jti', 'grant', 'person'));

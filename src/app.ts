@@ -12,7 +12,10 @@ import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { GrantRegistry } from './grants/grant-handler.js';
 import { passwordGrant } from './grants/password.js';
 import { cibaGrant, deviceCodeGrant } from './grants/polled-authorization.js';
+import { jwtBearerGrant } from './grants/jwt-bearer.js';
+import { tokenExchangeGrant } from './grants/token-exchange.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
+import { saml2BearerGrant } from './grants/saml2-bearer.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
 import { errorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
@@ -23,6 +26,7 @@ import type { Store } from './store/index.js';
 import { TokenIssuer } from './tokens/issuer.js';
 import { RealmSigner } from './tokens/signer.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
+import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 
 export interface AppDeps {
   config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader'>>;
@@ -55,6 +59,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption));
+  const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
+  const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
+  const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
   const grants = new GrantRegistry([
     clientCredentialsGrant(issuer),
     authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
@@ -62,8 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     passwordGrant({ users: store.users, issuer }),
     deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
+    saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.usedAssertions, issuer }),
+    jwtBearerGrant({ ...assertionDeps, usedAssertions: store.usedAssertions }),
+    tokenExchangeGrant({ ...assertionDeps, tokens: store.tokens, jwtAccessTokens }),
   ]);
-  const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(
     store.clients,
@@ -81,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     grants,
     clientCertificate,
     clientJwks,
+    jwtAccessTokens,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
   };
 

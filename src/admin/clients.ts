@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  type AuthMethod,
   ClientCreateSchema,
   ClientMetadataPatchSchema,
   ClientRecordError,
   type ClientMetadata,
   newClientMetadata,
   patchClientMetadata,
+  usesClientSecret,
 } from '../clients/record.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
@@ -17,9 +17,6 @@ import type { AdminDeps } from './index.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; client_id: string } };
-
-/** Methods that authenticate with the generated client secret. */
-const SECRET_METHODS: ReadonlySet<AuthMethod> = new Set(['client_secret_basic', 'client_secret_post']);
 
 export function clientView(client: Client) {
   const { realm: _realm, secretHash: _secretHash, createdAt, ...record } = client;
@@ -55,7 +52,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const { client_id: requestedId, ...input } = parseInput(ClientCreateSchema, request.body);
       const metadata = checkedMetadata(() => newClientMetadata(input));
       await checkScopesExist(realm, metadata.scope);
-      const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
+      const secret = usesClientSecret(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
       const client = await store.clients.create(realm, requestedId ?? randomUUID(), metadata, secret ? sha256(secret) : undefined);
       if (!client) throw conflict('a client with this client_id exists in the realm');
       return reply.code(201).send(withSecret(client, secret));
@@ -75,7 +72,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const client = await store.clients.update(realm, clientId, (current) => {
         const metadata = checkedMetadata(() => patchClientMetadata(current, patch));
         let secret: SecretChange = { keep: true };
-        if (!SECRET_METHODS.has(metadata.token_endpoint_auth_method)) {
+        if (!usesClientSecret(metadata.token_endpoint_auth_method)) {
           secret = { hash: null };
         } else if (!current.secretHash) {
           newSecret = randomSecret(); // it now authenticates with a secret it never had
@@ -96,7 +93,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const { realm, client_id: clientId } = request.params;
       const current = await store.clients.get(realm, clientId);
       if (!current) throw notFound('client');
-      if (!SECRET_METHODS.has(current.token_endpoint_auth_method)) {
+      if (!usesClientSecret(current.token_endpoint_auth_method)) {
         throw new OAuthError('invalid_request', `a client using ${current.token_endpoint_auth_method} has no secret`);
       }
       const secret = randomSecret();

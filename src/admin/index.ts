@@ -4,9 +4,11 @@ import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
+import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { keyRoutes } from './keys.js';
 import { realmRoutes } from './realms.js';
 import { scopeRoutes } from './scopes.js';
+import { trustedIssuerRoutes } from './trusted-issuers.js';
 import { userRoutes } from './users.js';
 
 export const ADMIN_BODY_LIMIT = 256 * 1024;
@@ -29,6 +31,8 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(userRoutes(deps));
       await realmScope.register(scopeRoutes(deps));
       await realmScope.register(keyRoutes(deps));
+      await realmScope.register(initialAccessTokenRoutes(deps));
+      await realmScope.register(trustedIssuerRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

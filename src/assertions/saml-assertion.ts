@@ -50,7 +50,7 @@ export async function verifySamlBearerAssertion(
   const received = parseAssertionDocument(xml, 1);
   // The received Issuer only chooses the certificate; the signed one is compared below.
   const issuer = await trustedIssuerOf(deps, realm, client, received);
-  const signed = parseAssertionDocument(signedAssertionXml(xml, received, issuer.certificate_pem!), 0);
+  const signed = parseAssertionDocument(signedAssertionXml(xml, received, issuer.certificate_pem), 0);
   if (signed.id !== received.id || issuerName(signed.element) !== issuer.issuer) refuse('its signed content is not the assertion');
 
   const tokenEndpoint = `${realm.issuer}/access_token`;
@@ -76,9 +76,9 @@ async function trustedIssuerOf(
   realm: RequestRealm,
   client: Pick<Client, 'client_id'>,
   assertion: ParsedAssertion,
-): Promise<TrustedIssuer> {
+): Promise<TrustedIssuer & { certificate_pem: string }> {
   const issuer = await deps.trustedIssuers.find(realm.name, 'saml2', issuerName(assertion.element));
   if (!issuer?.certificate_pem) refuse('its issuer is not trusted by this realm');
   if (!admitsClient(issuer, client.client_id)) refuse("its issuer's assertions are not accepted from this client");
-  return issuer;
+  return { ...issuer, certificate_pem: issuer.certificate_pem };
 }

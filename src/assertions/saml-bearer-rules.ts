@@ -39,7 +39,7 @@ export function issuerName(assertion: Element): string {
   const issuer = requiredChild(assertion, SAML_ASSERTION_NS, 'Issuer', 'Issuer');
   const format = issuer.getAttribute('Format');
   if (format !== null && format !== ENTITY_FORMAT) refuse('its Issuer is not an entity identifier');
-  return simpleText(issuer, 'Issuer');
+  return simpleText(issuer, 'Issuer', true);
 }
 
 /**
@@ -81,7 +81,7 @@ function checkConditions(assertion: Element, expect: BearerExpectations): number
   const restrictions = childElements(conditions, SAML_ASSERTION_NS, 'AudienceRestriction');
   if (restrictions.length === 0) refuse('it has no audience restriction');
   for (const restriction of restrictions) {
-    const audiences = childElements(restriction, SAML_ASSERTION_NS, 'Audience').map((audience) => simpleText(audience, 'Audience'));
+    const audiences = childElements(restriction, SAML_ASSERTION_NS, 'Audience').map((audience) => simpleText(audience, 'Audience', true));
     if (!audiences.some((audience) => expect.audiences.includes(audience))) refuse('its audience is not this server');
   }
   return notOnOrAfter;
@@ -102,12 +102,13 @@ function checkBearerConfirmation(subject: Element, expect: BearerExpectations): 
   if (bearers.length === 0) refuse('it has no bearer subject confirmation');
   const forThisServer = bearers
     .map((bearer) => optionalChild(bearer, SAML_ASSERTION_NS, 'SubjectConfirmationData', 'SubjectConfirmationData in a confirmation'))
-    .filter((data) => data?.getAttribute('Recipient') === expect.recipient) as Element[];
+    .filter((data): data is Element => data?.getAttribute('Recipient') === expect.recipient);
   if (forThisServer.length === 0) refuse('its bearer subject confirmation is not for this token endpoint');
 
   const periods = forThisServer.map((data) => ({
     notBefore: timeAttribute(data, 'NotBefore', 'SubjectConfirmationData NotBefore'),
-    notOnOrAfter: timeAttribute(data, 'NotOnOrAfter', 'SubjectConfirmationData NotOnOrAfter') ?? refuse('its bearer subject confirmation does not expire'),
+    notOnOrAfter:
+      timeAttribute(data, 'NotOnOrAfter', 'SubjectConfirmationData NotOnOrAfter') ?? refuse('its bearer subject confirmation does not expire'),
   }));
   const expired = (period: { notOnOrAfter: number }) => now >= period.notOnOrAfter + skewMs;
   const current = periods.some((period) => !expired(period) && (period.notBefore === undefined || now >= period.notBefore - skewMs));

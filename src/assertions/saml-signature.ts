@@ -15,9 +15,10 @@ const EXCLUSIVE_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 
 /**
  * SAML Core §5.4.4: the only transforms of an assertion's signature are the enveloped-signature
- * transform and exclusive canonicalization (§5.4.3), in that order. The "#WithComments" variants
- * are refused: comments inside signed text are how a NameID was truncated for a verifier that
- * read only the first text node (CVE-2017-11427 and kin); without them, every text is whole.
+ * transform and exclusive canonicalization (§5.4.3), in that order, which is what identity
+ * providers write. The "#WithComments" variants are refused: a same-document reference drops
+ * comments anyway (XML Signature 1.1 §4.4.3.3), so they could only make the signed text differ from
+ * what a reader sees (the comment-truncation attacks on NameID, CVE-2017-11427 and kin).
  */
 const REQUIRED_TRANSFORMS = [ENVELOPED_SIGNATURE, EXCLUSIVE_C14N];
 
@@ -27,9 +28,9 @@ interface SignatureAlgorithmSpec {
 }
 
 /**
- * RFC 6931 §2.3.2 to §2.3.6: RSA PKCS#1 v1.5 and ECDSA over SHA-256, SHA-384 and SHA-512. SHA-1
+ * RSA PKCS#1 v1.5 and ECDSA over SHA-256, SHA-384 and SHA-512 (RFC 9231 §2.3). SHA-1
  * (`xmldsig#rsa-sha1`), which xml-crypto 6 still accepts by default, and HMAC are not listed.
- * ECDSA signature values are r || s (RFC 4050 §3.3, XML Signature 1.1 §6.4.3).
+ * ECDSA signature values are r || s (XML Signature 1.1 §6.4.3).
  */
 const SIGNATURE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithmSpec>> = {
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256': { hash: 'sha256', keyType: 'rsa' },
@@ -40,7 +41,7 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithmSpec>> = {
   'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha512': { hash: 'sha512', keyType: 'ec' },
 };
 
-/** RFC 6931 §2.1.2 to §2.1.4; no SHA-1 (`xmldsig#sha1`). */
+/** XML Signature 1.1 §6.2 and RFC 9231 §2.1; no SHA-1 (`xmldsig#sha1`). */
 const DIGEST_ALGORITHMS: Readonly<Record<string, string>> = {
   'http://www.w3.org/2001/04/xmlenc#sha256': 'sha256',
   'http://www.w3.org/2001/04/xmldsig-more#sha384': 'sha384',
@@ -73,18 +74,25 @@ function digestAlgorithm(uri: string, hash: string): new () => HashAlgorithm {
   };
 }
 
+const SIGNATURE_ALGORITHM_CLASSES = Object.fromEntries(
+  Object.entries(SIGNATURE_ALGORITHMS).map(([uri, spec]) => [uri, signatureAlgorithm(uri, spec)]),
+);
+const DIGEST_ALGORITHM_CLASSES = Object.fromEntries(
+  Object.entries(DIGEST_ALGORITHMS).map(([uri, hash]) => [uri, digestAlgorithm(uri, hash)]),
+);
 const defaults = new SignedXml().CanonicalizationAlgorithms;
-const TRANSFORMS: Record<string, new () => CanonicalizationOrTransformationAlgorithm> = {
+const TRANSFORM_CLASSES: Record<string, new () => CanonicalizationOrTransformationAlgorithm> = {
   [ENVELOPED_SIGNATURE]: defaults[ENVELOPED_SIGNATURE]!,
   [EXCLUSIVE_C14N]: defaults[EXCLUSIVE_C14N]!,
 };
 
+/** xml-crypto with only the accepted algorithms registered, so that nothing else can even be computed. */
 function verifier(certificatePem: string): SignedXml {
   // The trusted issuer's certificate alone; a certificate in the signature's KeyInfo is never used.
   const signed = new SignedXml({ publicCert: new X509Certificate(certificatePem).publicKey, getCertFromKeyInfo: () => null });
-  signed.SignatureAlgorithms = Object.fromEntries(Object.entries(SIGNATURE_ALGORITHMS).map(([uri, spec]) => [uri, signatureAlgorithm(uri, spec)]));
-  signed.HashAlgorithms = Object.fromEntries(Object.entries(DIGEST_ALGORITHMS).map(([uri, hash]) => [uri, digestAlgorithm(uri, hash)]));
-  signed.CanonicalizationAlgorithms = TRANSFORMS;
+  signed.SignatureAlgorithms = SIGNATURE_ALGORITHM_CLASSES;
+  signed.HashAlgorithms = DIGEST_ALGORITHM_CLASSES;
+  signed.CanonicalizationAlgorithms = TRANSFORM_CLASSES;
   return signed;
 }
 
@@ -109,7 +117,8 @@ function checkSignedInfo(signed: SignedXml, assertion: ParsedAssertion): void {
  * Verifies the assertion's enveloped signature (SAML Core §5.4) with the trusted certificate
  * and returns the signed content: the canonical XML of the referenced assertion, as xml-crypto
  * digested it. The caller reads the assertion from that text only, never from the document as
- * received, so that what is checked is exactly what was signed (XML Signature Best Practices §2.1.1).
+ * received, so that what is checked is exactly what was signed ("see what is signed", XML
+ * Signature Best Practices).
  */
 export function signedAssertionXml(xml: string, assertion: ParsedAssertion, certificatePem: string): string {
   const signature = childElements(assertion.element, XMLDSIG_NS, 'Signature')[0] ?? refuse('it is not signed');

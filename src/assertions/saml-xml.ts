@@ -58,6 +58,9 @@ export function parseXmlStrictly(xml: string): Document {
   try {
     const parser = new DOMParser({
       locator: false,
+      // XML 1.0 §2.11 (this parser's default adds XML 1.1's NEL and line separators): a document
+      // of version 1.0 means the same text here as it did to the signature's canonicalization.
+      normalizeLineEndings: (text) => text.replace(/\r\n?/g, '\n'),
       onError: () => {
         throw new Error('not well-formed');
       },
@@ -77,7 +80,9 @@ function checkNodes(document: Document): void {
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (node.nodeType === DOCUMENT_TYPE_NODE) refuse('it has a document type or entity declaration');
-    if (node.nodeType === PROCESSING_INSTRUCTION_NODE) refuse('it has a processing instruction');
+    // The parser keeps the XML declaration as a processing instruction that opens the document.
+    const declaration = node.nodeType === PROCESSING_INSTRUCTION_NODE && node === document.firstChild && node.nodeName === 'xml';
+    if (node.nodeType === PROCESSING_INSTRUCTION_NODE && !declaration) refuse('it has a processing instruction');
     if (depth > MAX_DEPTH) refuse('it nests elements too deeply');
     for (let child = node.firstChild; child; child = child.nextSibling) stack.push({ node: child, depth: depth + 1 });
   }
@@ -119,17 +124,19 @@ export function requiredChild(parent: Element, namespace: string, localName: str
   return optionalChild(parent, namespace, localName, what) ?? refuse(`it has no ${what}`);
 }
 
-/** Control characters, and UTF-16 surrogates that pair with nothing: no identifier of ours holds them. */
-const UNPRINTABLE = /[\u0000-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Control characters, line and paragraph separators, and lone UTF-16 surrogates: no identifier holds them. */
+const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The text of an element that holds only text (an Issuer, a NameID, an Audience), without
- * surrounding white space; refused when it is empty or holds elements.
+ * The text of an element that holds only text (an Issuer, a NameID, an Audience); refused when
+ * it is empty or holds elements. `collapse` trims it, as xs:anyURI values are (XML Schema 2
+ * §3.2.17); a NameID is an xs:string, matched exactly as signed.
  */
-export function simpleText(element: Element, what: string): string {
+export function simpleText(element: Element, what: string, collapse = false): string {
   if (childElements(element).length > 0) refuse(`its ${what} is not simple text`);
-  const text = (element.textContent ?? '').trim();
-  if (text === '') refuse(`its ${what} is empty`);
+  const content = element.textContent ?? '';
+  const text = collapse ? content.trim() : content;
+  if (text.trim() === '') refuse(`its ${what} is empty`);
   if (UNPRINTABLE.test(text)) refuse(`its ${what} holds characters that are not accepted`);
   return text;
 }

@@ -28,6 +28,10 @@ export const AUTH_METHODS = [
 ] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
+/** Methods that authenticate with a secret the server generates. */
+const SECRET_METHODS: ReadonlySet<AuthMethod> = new Set(['client_secret_basic', 'client_secret_post']);
+export const usesClientSecret = (method: AuthMethod): boolean => SECRET_METHODS.has(method);
+
 /** RFC 6749 Appendix A.1 allows any VSCHAR; we keep to characters that need no escaping in a URL path. */
 export const CLIENT_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
 

@@ -36,6 +36,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     introspection_endpoint: `${issuer}/introspect`,
     revocation_endpoint: `${issuer}/token/revoke`,
     pushed_authorization_request_endpoint: `${issuer}/par`,
+    registration_endpoint: `${issuer}/connect/register`, // RFC 7591 §3, RFC 8414 §2
     require_pushed_authorization_requests: realm.settings.require_par,
     end_session_endpoint: `${issuer}/connect/endSession`,
     // RFC 8628 §4.

@@ -6,7 +6,7 @@ import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
-import { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
+import type { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { backchannelAuthenticationEndpoint } from './backchannel-authentication.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
@@ -15,6 +15,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { browserPages } from './pages.js';
 import { parEndpoint } from './par.js';
+import { registrationEndpoint } from './registration.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 import { userinfoEndpoint } from './userinfo.js';
@@ -32,6 +33,8 @@ export interface EndpointDeps {
   clientCertificate: ClientCertificateOf;
   /** Clients' key sets (`jwks` or `jwks_uri`), for the JWTs they sign. */
   clientJwks: ClientJwks;
+  /** Reads back this server's stateless access tokens. */
+  jwtAccessTokens: JwtAccessTokenVerifier;
   capabilities: ServerCapabilities;
 }
 
@@ -42,7 +45,7 @@ export interface EndpointDeps {
  */
 export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const { store } = deps;
-  const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
+  const { jwtAccessTokens } = deps;
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
     app.removeAllContentTypeParsers();
@@ -60,6 +63,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(parEndpoint({ store, authenticator: deps.authenticator }));
     await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations }));
+    await app.register(registrationEndpoint({ store, capabilities: deps.capabilities }));
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
 }

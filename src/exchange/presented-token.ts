@@ -4,7 +4,7 @@ import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
+import { type Actor, type SignIn, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import { userByMapping } from '../users/find.js';
@@ -30,6 +30,9 @@ export interface PresentedToken {
   readonly mayAct: { readonly sub?: string; readonly iss?: string } | undefined;
   /** How the token names its subject, and who issued it: what an `act` or `may_act` claim names. */
   readonly claimed: { readonly sub: string; readonly iss: string };
+  /** This realm's token: its grant and sign-in, which tokens exchanged from it join, so that they end with it. */
+  readonly grantId?: string;
+  readonly signIn?: SignIn | undefined;
 }
 
 export interface PresentedTokenDeps extends TrustedJwtDeps {
@@ -76,6 +79,8 @@ async function ownAccessToken(deps: PresentedTokenDeps, realm: RequestRealm, tok
     act: found.act,
     mayAct: undefined,
     claimed: { sub: found.subject, iss: realm.issuer },
+    grantId: found.grantId,
+    signIn: 'signIn' in found ? found.signIn : undefined,
   };
 }
 
@@ -101,25 +106,38 @@ async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientI
   return {
     subject: user.id,
     userId: user.id,
-    scope: typeof claims.scope === 'string' && isScopeString(claims.scope) ? scopeNames(claims.scope) : undefined,
-    act: actorClaim(claims.act),
+    scope: scopeClaim(claims, role),
+    act: actorClaim(claims.act, issuer.issuer),
     mayAct: mayActClaim(claims),
     claimed: { sub, iss: issuer.issuer },
   };
 }
 
-/** An `act` claim as RFC 8693 §4.1 shapes it (a `sub`, maybe an `iss`, maybe a nested `act`); else nothing. */
-function actorClaim(value: unknown, depth = 0): Actor | undefined {
+/** The token's `scope`; undefined when it has none (an ID token). A malformed one is refused, not ignored. */
+function scopeClaim(claims: JWTPayload, role: string): string[] | undefined {
+  if (claims.scope === undefined) return undefined;
+  if (typeof claims.scope !== 'string' || !isScopeString(claims.scope)) throw unacceptable(role, 'its scope claim is malformed');
+  return scopeNames(claims.scope);
+}
+
+/**
+ * An `act` claim as RFC 8693 §4.1 shapes it (a `sub`, maybe an `iss`, maybe a nested `act`);
+ * else nothing. An actor without `iss` is named by the token's issuer, and says so here, where
+ * it would otherwise read as one of this realm's.
+ */
+function actorClaim(value: unknown, tokenIssuer: string, depth = 0): Actor | undefined {
   if (typeof value !== 'object' || value === null || depth > 10) return undefined;
   const { sub, iss, act } = value as Record<string, unknown>;
   if (typeof sub !== 'string') return undefined;
-  const nested = actorClaim(act, depth + 1);
-  return { sub, ...(typeof iss === 'string' ? { iss } : {}), ...(nested ? { act: nested } : {}) };
+  const nested = actorClaim(act, tokenIssuer, depth + 1);
+  return { sub, iss: typeof iss === 'string' ? iss : tokenIssuer, ...(nested ? { act: nested } : {}) };
 }
 
+/** RFC 8693 §4.4 `may_act`; one that is present but malformed names nobody, so that no actor passes. */
 function mayActClaim(claims: JWTPayload): PresentedToken['mayAct'] {
   const value = claims.may_act;
-  if (typeof value !== 'object' || value === null) return undefined;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null) return {};
   const { sub, iss } = value as Record<string, unknown>;
   return { ...(typeof sub === 'string' ? { sub } : {}), ...(typeof iss === 'string' ? { iss } : {}) };
 }

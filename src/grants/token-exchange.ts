@@ -19,7 +19,8 @@ type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_tok
  * and meant for the `audience` or `resource` it names. With an actor token, the new token says
  * who acts for the person (`act`, nested over any earlier actor, RFC 8693 §4.1), as far as the
  * subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
- * the client exchanges again instead).
+ * the client exchanges again instead). A token exchanged from this realm's own joins its grant,
+ * and ends with it.
  */
 export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIssuer }): GrantHandler<Param> {
   return {
@@ -27,6 +28,8 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
     lists: ['audience', 'resource'],
     async handle({ realm, client, params, lists, certificateThumbprint }) {
+      // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
+      if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
         throw new OAuthError('invalid_request', 'subject_token and subject_token_type are required');
       }
@@ -57,6 +60,10 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
         certificateThumbprint,
         act: actor ? actorOf(actor, subject.act, realm.issuer) : subject.act,
         audience,
+        // Joining the subject token's grant and sign-in: revoking that grant, or signing out,
+        // ends the exchanged token too.
+        grantId: subject.grantId,
+        signIn: subject.signIn,
       });
       return { ...response, issued_token_type: TOKEN_TYPES.accessToken };
     },

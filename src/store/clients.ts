@@ -37,7 +37,8 @@ export class ClientStore {
     private readonly cache: SharedCache<Client>,
   ) {}
 
-  private static key(realm: string, clientId: string): string {
+  /** The cache key of a client: what a write of the clients table elsewhere must invalidate. */
+  static key(realm: string, clientId: string): string {
     return `${realm}/${clientId}`;
   }
 

@@ -8,6 +8,7 @@ import { AuthorizationCodeStore } from './authorization-codes.js';
 import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
 import { ConsentStore } from './consents.js';
+import { InitialAccessTokenStore } from './initial-access-tokens.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { SessionStore } from './sessions.js';
 import { ScopeStore } from './scopes.js';
@@ -15,6 +16,8 @@ import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TokenStore } from './tokens.js';
+import { TrustedIssuerStore } from './trusted-issuers.js';
+import { UsedAssertionStore } from './used-assertions.js';
 import { UserStore } from './users.js';
 
 /** Bounded, so that memory stays flat however many realms and clients there are. */
@@ -44,6 +47,10 @@ export interface Store {
   /** Device authorizations and CIBA requests, polled by their clients. */
   readonly pendingAuthorizations: PendingAuthorizationStore;
   readonly attemptCounters: AttemptCounters;
+  /** RFC 7591 §3 initial access tokens, and the self-registrations that spend them. */
+  readonly initialAccessTokens: InitialAccessTokenStore;
+  readonly trustedIssuers: TrustedIssuerStore;
+  readonly usedAssertions: UsedAssertionStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -73,6 +80,9 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     clientAssertions: new ClientAssertionStore(db),
     pendingAuthorizations: new PendingAuthorizationStore(db),
     attemptCounters: new AttemptCounters(db),
+    initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
+    trustedIssuers: new TrustedIssuerStore(db),
+    usedAssertions: new UsedAssertionStore(db),
     async ping() {
       try {
         await db.query('SELECT 1');

@@ -2,8 +2,8 @@ import { DEFAULT_SETTINGS } from '../realms/settings.js';
 import { INVALIDATION_CHANNEL, type Invalidatable } from './cache.js';
 import type { Db } from './db.js';
 
-/** One JWT access token (`jti`), or every JWT access token of a grant (`grant`). */
-export type DenialKind = 'jti' | 'grant';
+/** One JWT access token (`jti`), every JWT access token of a grant (`grant`), or of a deleted person (`person`). */
+export type DenialKind = 'jti' | 'grant' | 'person';
 
 export interface Denial {
   realm: string;
@@ -59,20 +59,28 @@ export function denyGrantsStatement(ctes: string): string {
 }
 
 /**
- * Denies the grants of a person ($1 realm, $2 user id), or only those begun under one of
- * their sessions ($3 sid): the grants with stored tokens, and those whose code was exchanged
- * recently enough for a JWT access token of it to live (such a grant may have nothing stored).
+ * Denies the grants begun under one of a person's sessions ($1 realm, $2 user id, $3 sid):
+ * the grants with stored tokens, and those whose code was exchanged recently enough for a JWT
+ * access token of it to live (such a grant may have nothing stored).
  */
-export function denyPersonGrantsStatement(scope: 'person' | 'session'): string {
-  const ofSession = (table: string) => (scope === 'session' ? ` AND ${table}sid = $3::uuid` : '');
-  return denyGrantsStatement(`
+export const DENY_SESSION_GRANTS = denyGrantsStatement(`
   grants AS (
-    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid${ofSession('')}
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid
     UNION
     SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
-     WHERE c.realm = $1 AND c.user_id = $2::uuid${ofSession('c.')} AND c.used_at IS NOT NULL
+     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.sid = $3::uuid AND c.used_at IS NOT NULL
        AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
-}
+
+/**
+ * Denies every JWT access token of a deleted person ($1 realm, $2 user id) for the realm's
+ * access token lifetime: whatever grant issued them, stored or not (a user id is never reused).
+ */
+export const DENY_PERSON = `
+  WITH denied AS (
+    INSERT INTO revoked_jwts (realm, kind, id, expires_at)
+    SELECT r.name, 'person', $2::text, now() + make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}) FROM realms r WHERE r.name = $1
+    ${ON_CONFLICT})
+  ${NOTIFY_DENIED}`;
 
 const DENY_JTI = `
   WITH denied AS (
@@ -111,16 +119,22 @@ export class RevokedJwts implements Invalidatable {
     await this.loading;
   }
 
-  /** Whether the token, or its grant, is denied. */
-  async isDenied(realm: string, jti: string, grantId: string | undefined): Promise<boolean> {
+  /** Whether the token, its grant, or its person is denied. */
+  async isDenied(realm: string, token: { jti: string; grantId: string | undefined; userId: string | undefined }): Promise<boolean> {
+    const { jti, grantId, userId } = token;
     if (this.db.listening && this.loaded) {
-      return this.has(realm, 'jti', jti) || (grantId !== undefined && this.has(realm, 'grant', grantId));
+      return (
+        this.has(realm, 'jti', jti) ||
+        (grantId !== undefined && this.has(realm, 'grant', grantId)) ||
+        (userId !== undefined && this.has(realm, 'person', userId))
+      );
     }
     this.reload();
     const result = await this.db.query(
       `SELECT 1 FROM revoked_jwts
-        WHERE realm = $1 AND ((kind = 'jti' AND id = $2) OR (kind = 'grant' AND id = $3)) AND expires_at > now()`,
-      [realm, jti, grantId ?? null],
+        WHERE realm = $1 AND ((kind = 'jti' AND id = $2) OR (kind = 'grant' AND id = $3) OR (kind = 'person' AND id = $4))
+          AND expires_at > now()`,
+      [realm, jti, grantId ?? null, userId ?? null],
     );
     return result.rows.length > 0;
   }

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { type DenialRow, type RevokedJwts, denyPersonGrantsStatement } from './revoked-jwts.js';
+import { DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
 export interface Session {
@@ -32,8 +32,6 @@ const toSession = (row: SessionRow): Session => ({
   amr: row.amr,
   expiresAt: row.expires_at,
 });
-
-const DENY_SESSION_GRANTS = denyPersonGrantsStatement('session');
 
 /** Sessions by the SHA-256 of the secret their cookie carries. */
 export class SessionStore {

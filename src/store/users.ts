@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from './db.js';
-import { type DenialRow, type RevokedJwts, denyPersonGrantsStatement } from './revoked-jwts.js';
+import { DENY_PERSON, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -36,8 +36,6 @@ const toUser = (row: UserRow): User => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
-
-const DENY_USER_GRANTS = denyPersonGrantsStatement('person');
 
 /** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
@@ -123,8 +121,8 @@ export class UserStore {
       ]);
       const id = found.rows[0]?.id;
       if (id === undefined) return undefined;
-      // Before the codes go with the user: the JWT access tokens of the person's grants are not stored.
-      const denials = await tx.query<DenialRow>(DENY_USER_GRANTS, [realm, id]);
+      // The person's JWT access tokens are not stored: they are denied by the person's id.
+      const denials = await tx.query<DenialRow>(DENY_PERSON, [realm, id]);
       await tx.query('DELETE FROM users WHERE realm = $1 AND id = $2', [realm, id]);
       await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
       this.usernames.delete(`${realm}/${id}`);

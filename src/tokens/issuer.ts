@@ -33,6 +33,10 @@ export interface AccessTokenRequest {
   act?: Actor | undefined;
   /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
   audience?: readonly string[] | undefined;
+  /** The grant the token joins (token exchange); a new one when absent. */
+  grantId?: string | undefined;
+  /** The sign-in behind the grant it joins, so that signing out ends it too. */
+  signIn?: SignIn | undefined;
 }
 
 /** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
@@ -89,11 +93,11 @@ export class TokenIssuer {
     const scope = request.scope.join(' ');
     if (request.realm.settings.stateless_tokens) {
       const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
-        grantId: randomUUID(),
+        grantId: request.grantId ?? randomUUID(),
         clientId: request.client.client_id,
         subject: request.subject,
         scope,
-        authTime: undefined,
+        authTime: request.signIn && seconds(request.signIn.authTime),
         certificateThumbprint: request.certificateThumbprint,
         act: request.act,
         audience: request.audience,
@@ -104,10 +108,11 @@ export class TokenIssuer {
     const [accessToken] = await this.store([
       this.record(request.realm, request.client, {
         kind: 'access_token',
-        grantId: randomUUID(),
+        grantId: request.grantId ?? randomUUID(),
         grantType: request.grantType,
         subject: request.subject,
         userId: request.userId,
+        signIn: request.signIn,
         certificateThumbprint: request.certificateThumbprint,
         act: request.act,
         audience: request.audience,

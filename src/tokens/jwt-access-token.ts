@@ -144,7 +144,7 @@ export class JwtAccessTokenVerifier {
   /** The token when it verifies and neither it nor its grant is revoked. */
   async active(realm: RequestRealm, token: string): Promise<JwtAccessToken | undefined> {
     const verified = await this.verify(realm, token);
-    if (!verified || (await this.revoked.isDenied(realm.name, verified.jti, verified.grantId))) return undefined;
+    if (!verified || (await this.revoked.isDenied(realm.name, verified))) return undefined;
     return verified;
   }
 

@@ -252,15 +252,15 @@ describe('stateless access tokens', () => {
     expect((await introspect(t.app, 'codes', watcher, jwt)).json()).toEqual({ active: false });
   });
 
-  it('denies the JWTs of a deleted person', async () => {
+  it('denies the JWTs of a deleted person, whatever grant issued them', async () => {
     const dave = await createUser(t.admin, 'es', 'dave');
     const tokens = await passwordTokens(t.app, 'es', web, dave);
     expect((await t.admin.request('DELETE', '/realms/es/users/dave')).statusCode).toBe(204);
     expect(await active('es', auditor, tokens.access_token)).toEqual({ active: false });
     const denied = await t.store.db.query('SELECT 1 FROM revoked_jwts WHERE realm = $1 AND kind = $2 AND id = $3', [
       'es',
-      'grant',
-      decodeJwt(tokens.access_token).grant_id,
+      'person',
+      decodeJwt(tokens.access_token).sub,
     ]);
     expect(denied.rows).toHaveLength(1);
   });

@@ -1,0 +1,228 @@
+import { promises as dns } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
+import {
+  type ClientMetadata,
+  ClientMetadataPatchSchema,
+  type ClientMetadataPatch,
+  ClientRecordError,
+  newClientMetadata,
+} from './record.js';
+
+/** RFC 7591 §3.2.2. Not RFC 6749 codes: the registration endpoint answers them itself. */
+export type RegistrationErrorCode = 'invalid_redirect_uri' | 'invalid_client_metadata';
+
+export class RegistrationError extends Error {
+  override name = 'RegistrationError';
+
+  constructor(
+    readonly code: RegistrationErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+
+  toJSON(): { error: RegistrationErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+const invalidMetadata = (description: string) => new RegistrationError('invalid_client_metadata', description);
+
+/** What this server serves, so that a client registers only what it can use. */
+export interface RegistrationCapabilities {
+  grantTypes: readonly string[];
+  clientAuthMethods: readonly string[];
+}
+
+/**
+ * The metadata a client may register for itself (RFC 7591 §2, OIDC RP-Initiated Logout §3.1,
+ * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2, RFC 9126 §6), checked by the same
+ * rules as an admin's. Everything else is ignored (RFC 7591 §2), the fields an admin controls
+ * included: `client_id` (generated), `client_type` (follows from the auth method),
+ * `skip_consent`, `introspect_any_token` and `require_pkce` keep their defaults, or on an
+ * update their current values. Ignoring rather than refusing them is what RFC 7591 §3.2.1
+ * allows ("replace any of the client's requested metadata values"), and the response shows
+ * what was registered.
+ */
+const RegistrableSchema = ClientMetadataPatchSchema.pick({
+  client_name: true,
+  redirect_uris: true,
+  post_logout_redirect_uris: true,
+  scope: true,
+  grant_types: true,
+  token_endpoint_auth_method: true,
+  jwks: true,
+  jwks_uri: true,
+  tls_client_auth_subject_dn: true,
+  tls_client_certificate_bound_access_tokens: true,
+  id_token_signed_response_alg: true,
+}).extend({
+  response_types: z.array(z.string().max(100)).max(10).optional(),
+  require_pushed_authorization_requests: z.boolean().optional(),
+});
+type Registrable = z.output<typeof RegistrableSchema>;
+const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
+
+const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
+
+/** Metadata an admin sets on a client and self-registration never changes. */
+type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce'>;
+
+/**
+ * The client record that a registration (RFC 7591 §3.1) or a full update (RFC 7592 §2.2)
+ * asks for: omitted or null fields take their defaults, `current` keeps what an admin set.
+ * Throws a RegistrationError naming every problem.
+ */
+export function registeredRecord(body: unknown, server: RegistrationCapabilities, current?: AdminControlled): ClientMetadata {
+  const requested = parseRegistrable(body);
+  const grantTypes = requested.grant_types ?? ['authorization_code']; // RFC 7591 §2
+  const method = requested.token_endpoint_auth_method ?? 'client_secret_basic'; // RFC 7591 §2
+
+  const unserved = grantTypes.filter((grant) => !server.grantTypes.includes(grant));
+  if (unserved.length > 0) throw invalidMetadata(`grant_types: not served here: ${unserved.join(' ')}`);
+  if (!server.clientAuthMethods.includes(method)) throw invalidMetadata(`token_endpoint_auth_method: not served here: ${method}`);
+  checkResponseTypes(requested.response_types, grantTypes);
+  if (grantTypes.includes('authorization_code') && (requested.redirect_uris ?? []).length === 0) {
+    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris: at least one is required for authorization_code');
+  }
+
+  const clientType = method === 'none' ? 'public' : 'confidential';
+  const { response_types: _responseTypes, require_pushed_authorization_requests: requirePar, ...fields } = requested;
+  const record: ClientMetadataPatch = {
+    ...fields,
+    client_type: clientType,
+    grant_types: grantTypes,
+    token_endpoint_auth_method: method,
+    require_par: requirePar ?? false,
+    skip_consent: current?.skip_consent ?? false,
+    // An admin's grant of introspection does not survive a change to a public client, which cannot introspect.
+    introspect_any_token: clientType === 'confidential' && (current?.introspect_any_token ?? false),
+    require_pkce: current?.require_pkce ?? false,
+  };
+  try {
+    return newClientMetadata(record);
+  } catch (error) {
+    if (error instanceof ClientRecordError) throw invalidMetadata(error.message);
+    throw error;
+  }
+}
+
+function parseRegistrable(body: unknown): Registrable {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidMetadata('the body must be a JSON object');
+  // RFC 7592 §2.2: a null value asks for the field's deletion, that is its default.
+  const known = Object.fromEntries(
+    Object.entries(body).filter(([field, value]) => REGISTRABLE_FIELDS.includes(field) && value !== null),
+  );
+  const result = RegistrableSchema.safeParse(known);
+  if (result.success) {
+    // PostgreSQL cannot store U+0000 in text or jsonb, and it means nothing in metadata.
+    if (JSON.stringify(result.data).includes('\\u0000')) throw invalidMetadata('the metadata must not contain NUL characters');
+    return result.data;
+  }
+  const issues = result.error.issues;
+  const code = issues.some((issue) => REDIRECT_FIELDS.has(issue.path[0] ?? '')) ? 'invalid_redirect_uri' : 'invalid_client_metadata';
+  throw new RegistrationError(code, issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+}
+
+/**
+ * Only the code flow is served at /authorize. RFC 7591 §2.1: `code` goes with the
+ * authorization_code grant, each way. When response_types is omitted it follows from the
+ * grants (RFC 7591 §2 defaults it to `code`, which would make a client_credentials client
+ * inconsistent with its own defaults).
+ */
+function checkResponseTypes(responseTypes: readonly string[] | undefined, grantTypes: readonly string[]): void {
+  if (responseTypes === undefined) return;
+  const other = responseTypes.filter((type) => type !== 'code');
+  if (other.length > 0) throw invalidMetadata('response_types: only "code" is served');
+  if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
+    throw invalidMetadata('response_types "code" and grant_types "authorization_code" go together (RFC 7591 §2.1)');
+  }
+}
+
+/** The registered metadata under RFC 7591 names, as registration, read and update answer it. */
+export function registrationView(record: ClientMetadata) {
+  return {
+    ...(record.client_name ? { client_name: record.client_name } : {}),
+    redirect_uris: record.redirect_uris,
+    post_logout_redirect_uris: record.post_logout_redirect_uris,
+    grant_types: record.grant_types,
+    response_types: record.grant_types.includes('authorization_code') ? ['code'] : [],
+    token_endpoint_auth_method: record.token_endpoint_auth_method,
+    ...(record.scope ? { scope: record.scope } : {}),
+    ...(record.jwks ? { jwks: record.jwks } : {}),
+    ...(record.jwks_uri ? { jwks_uri: record.jwks_uri } : {}),
+    ...(record.tls_client_auth_subject_dn ? { tls_client_auth_subject_dn: record.tls_client_auth_subject_dn } : {}),
+    tls_client_certificate_bound_access_tokens: record.tls_client_certificate_bound_access_tokens,
+    id_token_signed_response_alg: record.id_token_signed_response_alg,
+    require_pushed_authorization_requests: record.require_par,
+  };
+}
+
+/** RFC 6598 CGNAT, RFC 1918, loopback, link-local (cloud metadata), unspecified, multicast and reserved. */
+const INTERNAL_IPV4: ReadonlyArray<readonly [string, number]> = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['224.0.0.0', 3],
+];
+
+const INTERNAL_ADDRESSES = (() => {
+  const list = new BlockList(); // also matches IPv4-mapped IPv6 (::ffff:a.b.c.d) against the IPv4 subnets
+  for (const [network, prefix] of INTERNAL_IPV4) {
+    list.addSubnet(network, prefix, 'ipv4');
+    list.addSubnet(`64:ff9b::${network}`, 96 + prefix, 'ipv6'); // RFC 6052 NAT64 of the same
+  }
+  list.addSubnet('::', 96, 'ipv6'); // unspecified, loopback and IPv4-compatible (RFC 4291 §2.5.5.1)
+  list.addSubnet('fc00::', 7, 'ipv6'); // unique local, RFC 4193
+  list.addSubnet('fe80::', 10, 'ipv6'); // link-local
+  list.addSubnet('fec0::', 10, 'ipv6'); // site-local, deprecated but routed by some
+  list.addSubnet('ff00::', 8, 'ipv6'); // multicast
+  return list;
+})();
+
+const INTERNAL_NAME = /(^|\.)(localhost|internal|local)$/;
+const LOOKUP_TIMEOUT_MS = 3_000;
+
+const isInternalAddress = (address: string): boolean => {
+  const family = isIP(address);
+  return family === 0 || INTERNAL_ADDRESSES.check(address, family === 4 ? 'ipv4' : 'ipv6');
+};
+
+/**
+ * A self-registered `jwks_uri` is fetched by this server (src/client-auth/client-jwks.ts),
+ * so it must not lead into the server's own network (SSRF): https, and a host that is a
+ * public address, or a name that resolves only to public addresses now. DNS rebinding (a
+ * name that resolves elsewhere when fetched) is the residual risk; the fetcher is the place
+ * to pin the addresses checked here. An admin-set `jwks_uri` is trusted and not checked.
+ */
+export async function checkJwksUriTarget(jwksUri: string): Promise<void> {
+  const url = new URL(jwksUri); // the record's schema has parsed it already
+  if (url.protocol !== 'https:') throw invalidMetadata('jwks_uri: must be an https URL');
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const refused = invalidMetadata('jwks_uri: must not point at a loopback, private, link-local or otherwise internal address');
+  if (isIP(host) !== 0) {
+    if (isInternalAddress(host)) throw refused;
+    return;
+  }
+  if (INTERNAL_NAME.test(host)) throw refused;
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = await withTimeout(dns.lookup(host, { all: true, verbatim: true }), LOOKUP_TIMEOUT_MS);
+  } catch {
+    throw invalidMetadata('jwks_uri: the host name does not resolve');
+  }
+  if (addresses.length === 0 || addresses.some(({ address }) => isInternalAddress(address))) throw refused;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

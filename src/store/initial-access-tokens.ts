@@ -1,0 +1,83 @@
+import type { ClientMetadata } from '../clients/record.js';
+import { type SharedCache, writeThrough } from './cache.js';
+import { type Client, ClientStore } from './clients.js';
+import { type Db, bytes } from './db.js';
+
+/** A client registering itself (RFC 7591 §3.1), its credentials already hashed. */
+export interface SelfRegistration {
+  realm: string;
+  clientId: string;
+  metadata: ClientMetadata;
+  secretHash: Buffer | undefined;
+  registrationTokenHash: Buffer;
+}
+
+/**
+ * Initial access tokens (RFC 7591 §3), stored as SHA-256, and the writes of
+ * self-registration that consume them: the token is spent in the transaction that inserts
+ * the client, so that a registration that fails spends nothing, and two that race for one
+ * token cannot both succeed.
+ *
+ * A token registers one client: it is a grant an admin hands to one party, and a token that
+ * registered many until it expires would let whoever saw it fill the realm with clients.
+ */
+export class InitialAccessTokenStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clientCache: SharedCache<Client>,
+  ) {}
+
+  async issue(realm: string, tokenHash: Buffer, lifetimeSeconds: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO initial_access_tokens (token_hash, realm, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
+      [tokenHash, realm, lifetimeSeconds],
+    );
+  }
+
+  /** Whether the token is of this realm, unused and unexpired: checked before the request's metadata. */
+  async isUsable(realm: string, tokenHash: Buffer): Promise<boolean> {
+    const result = await this.db.query(
+      `SELECT 1 FROM initial_access_tokens WHERE token_hash = $1 AND realm = $2 AND used_at IS NULL AND expires_at > now()`,
+      [tokenHash, realm],
+    );
+    return result.rows.length === 1;
+  }
+
+  /**
+   * Inserts the client, after spending the initial access token when one is given (none
+   * under the realm's `open_registration`). Undefined when the token was spent, expired or
+   * not of this realm: the conditional UPDATE lets one of concurrent uses win; the others
+   * wait for its row lock, see `used_at` set and change nothing.
+   */
+  register(client: SelfRegistration, initialAccessTokenHash: Buffer | undefined): Promise<{ createdAt: Date } | undefined> {
+    return writeThrough(this.db, [[this.clientCache, ClientStore.key(client.realm, client.clientId)]], async (tx) => {
+      if (initialAccessTokenHash) {
+        const spent = await tx.query(
+          `UPDATE initial_access_tokens SET used_at = now()
+            WHERE token_hash = $1 AND realm = $2 AND used_at IS NULL AND expires_at > now() RETURNING realm`,
+          [initialAccessTokenHash, client.realm],
+        );
+        if (spent.rows.length !== 1) return undefined;
+      }
+      const inserted = await tx.query<{ created_at: Date }>(
+        `INSERT INTO clients (realm, client_id, client_secret_hash, record, registration_token_hash)
+         VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING created_at`,
+        [client.realm, client.clientId, client.secretHash ?? null, JSON.stringify(client.metadata), client.registrationTokenHash],
+      );
+      return { createdAt: inserted.rows[0]!.created_at };
+    });
+  }
+
+  /**
+   * The SHA-256 of the client's registration access token (RFC 7592 §1); undefined when
+   * there is no such client or an admin created it.
+   */
+  async registrationTokenHash(realm: string, clientId: string): Promise<Buffer | undefined> {
+    const result = await this.db.query<{ registration_token_hash: Uint8Array | null }>(
+      'SELECT registration_token_hash FROM clients WHERE realm = $1 AND client_id = $2',
+      [realm, clientId],
+    );
+    const hash = result.rows[0]?.registration_token_hash;
+    return hash ? bytes(hash) : undefined;
+  }
+}
