@@ -55,7 +55,8 @@ export class ClientJwks {
   private readonly logger: ClientJwksOptions['logger'];
   private readonly now: () => number;
   private readonly remote: LRUCache<string, Entry>;
-  private readonly inline = new WeakMap<object, ClientKeySet>();
+  /** Inline key sets by their JSON: records read from the database are new objects each time. */
+  private readonly inline = new LRUCache<string, ClientKeySet>({ max: 10_000 });
   /** Fetches started, for tests and metrics. */
   fetches = 0;
 
@@ -90,14 +91,15 @@ export class ClientJwks {
   }
 
   private inlineKeySet(jwks: NonNullable<Client['jwks']>): ClientKeySet | undefined {
-    let keySet = this.inline.get(jwks);
+    const key = JSON.stringify(jwks);
+    let keySet = this.inline.get(key);
     if (!keySet) {
       try {
         keySet = createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
       } catch {
         return undefined;
       }
-      this.inline.set(jwks, keySet);
+      this.inline.set(key, keySet);
     }
     return keySet;
   }

@@ -16,7 +16,7 @@ import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TokenStore } from './tokens.js';
-import { TrustedIssuerStore } from './trusted-issuers.js';
+import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
 import { UsedAssertionStore } from './used-assertions.js';
 import { UserStore } from './users.js';
 
@@ -25,6 +25,7 @@ const CACHE_LIMITS = {
   realms: { max: 10_000, ttlMs: 5 * 60_000 },
   clients: { max: 50_000, ttlMs: 5 * 60_000 },
   signingKeys: { max: 20_000, ttlMs: 60_000 },
+  trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
 };
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
@@ -60,12 +61,13 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
   const realmCache = new SharedCache<Realm>('realms', db, CACHE_LIMITS.realms);
   const clientCache = new SharedCache<Client>('clients', db, CACHE_LIMITS.clients);
   const signingKeyCache = new SharedCache<StoredSigningKey[]>('signing_keys', db, CACHE_LIMITS.signingKeys);
+  const trustedIssuerCache = new SharedCache<TrustedIssuer>('trusted_issuers', db, CACHE_LIMITS.trustedIssuers);
   const revokedJwts = new RevokedJwts(db);
-  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, revokedJwts]);
+  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, revokedJwts]);
   await revokedJwts.load();
   return {
     db,
-    realms: new RealmStore(db, realmCache, clientCache, signingKeyCache),
+    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache]),
     clients: new ClientStore(db, clientCache),
     users: new UserStore(db, revokedJwts),
     scopes: new ScopeStore(db),
@@ -81,7 +83,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     pendingAuthorizations: new PendingAuthorizationStore(db),
     attemptCounters: new AttemptCounters(db),
     initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
-    trustedIssuers: new TrustedIssuerStore(db),
+    trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
     usedAssertions: new UsedAssertionStore(db),
     async ping() {
       try {

@@ -1,7 +1,7 @@
 import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../realms/settings.js';
 import { BUILTIN_SCOPES } from '../oauth/scope.js';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
-import { type Invalidatable, type SharedCache, writeThrough } from './cache.js';
+import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
 import { insertSigningKey } from './signing-keys.js';
 
@@ -25,11 +25,17 @@ export class RealmStore {
   constructor(
     private readonly db: Db,
     private readonly cache: SharedCache<Realm>,
-    /** Clients are keyed "{realm}/{client_id}": deleting a realm drops them all. */
-    private readonly clientCache: Invalidatable,
-    /** Signing keys are keyed "{realm}/…": creating or deleting a realm drops them. */
-    private readonly signingKeyCache: Invalidatable,
+    /**
+     * The caches of what a realm owns (clients, signing keys, trusted issuers), keyed
+     * "{realm}/…": creating or deleting a realm drops their entries of it.
+     */
+    private readonly ownedCaches: readonly Invalidatable[],
   ) {}
+
+  /** The invalidations of a realm's creation or deletion. */
+  private everythingOf(name: string): Invalidation[] {
+    return [[this.cache, name], ...this.ownedCaches.map((cache): Invalidation => [cache, `${name}/`])];
+  }
 
   get(name: string): Promise<Realm | undefined> {
     return this.cache.get(name, async () => {
@@ -45,11 +51,7 @@ export class RealmStore {
 
   /** Creates the realm with its built-in scopes and signing keys; undefined when the name is taken. */
   create(name: string, settings: RealmSettingsPatch, keys: readonly NewSigningKey[]): Promise<Realm | undefined> {
-    return writeThrough(
-      this.db,
-      [[this.cache, name], [this.clientCache, `${name}/`], [this.signingKeyCache, `${name}/`]],
-      (tx) => insertRealm(tx, name, settings, keys),
-    );
+    return writeThrough(this.db, this.everythingOf(name), (tx) => insertRealm(tx, name, settings, keys));
   }
 
   /** Merges `patch` into the stored settings: only the keys sent change. */
@@ -66,7 +68,7 @@ export class RealmStore {
 
   /** Deletes the realm and everything it owns. */
   async delete(name: string): Promise<boolean> {
-    return writeThrough(this.db, [[this.cache, name], [this.clientCache, `${name}/`], [this.signingKeyCache, `${name}/`]], async (tx) => {
+    return writeThrough(this.db, this.everythingOf(name), async (tx) => {
       const result = await tx.query('DELETE FROM realms WHERE name = $1', [name]);
       return result.rowCount > 0;
     });

@@ -1,4 +1,5 @@
 import type { TrustedIssuerKind, TrustedIssuerRecord } from '../trusted-issuers/record.js';
+import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, isUuid } from './db.js';
 
 export interface TrustedIssuer extends TrustedIssuerRecord {
@@ -29,18 +30,27 @@ const toTrustedIssuer = (row: TrustedIssuerRow): TrustedIssuer => ({
 
 const recordOf = ({ kind: _kind, issuer: _issuer, ...rest }: TrustedIssuerRecord) => JSON.stringify(rest);
 
-/** The identity systems whose assertions a realm accepts (RFC 7521 §5.1), one per kind and issuer. */
+/**
+ * The identity systems whose assertions a realm accepts (RFC 7521 §5.1), one per kind and
+ * issuer. Lookups by issuer are cached on every instance (keyed "{realm}/{kind}/{issuer}"); any
+ * change drops the realm's entries everywhere.
+ */
 export class TrustedIssuerStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: SharedCache<TrustedIssuer>,
+  ) {}
 
   /** Undefined when the realm trusts this issuer for this kind already. */
-  async create(realm: string, record: TrustedIssuerRecord): Promise<TrustedIssuer | undefined> {
-    const result = await this.db.query<TrustedIssuerRow>(
-      `INSERT INTO trusted_issuers (realm, kind, issuer, record) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (realm, kind, issuer) DO NOTHING RETURNING ${COLUMNS}`,
-      [realm, record.kind, record.issuer, recordOf(record)],
-    );
-    return result.rows[0] && toTrustedIssuer(result.rows[0]);
+  create(realm: string, record: TrustedIssuerRecord): Promise<TrustedIssuer | undefined> {
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
+      const result = await tx.query<TrustedIssuerRow>(
+        `INSERT INTO trusted_issuers (realm, kind, issuer, record) VALUES ($1, $2, $3, $4::jsonb)
+         ON CONFLICT (realm, kind, issuer) DO NOTHING RETURNING ${COLUMNS}`,
+        [realm, record.kind, record.issuer, recordOf(record)],
+      );
+      return result.rows[0] && toTrustedIssuer(result.rows[0]);
+    });
   }
 
   async list(realm: string): Promise<TrustedIssuer[]> {
@@ -61,23 +71,27 @@ export class TrustedIssuerStore {
   }
 
   /** The issuer an assertion names, when the realm trusts it for that kind. */
-  async find(realm: string, kind: TrustedIssuerKind, issuer: string): Promise<TrustedIssuer | undefined> {
-    const result = await this.db.query<TrustedIssuerRow>(
-      `SELECT ${COLUMNS} FROM trusted_issuers WHERE realm = $1 AND kind = $2 AND issuer = $3`,
-      [realm, kind, issuer],
-    );
-    return result.rows[0] && toTrustedIssuer(result.rows[0]);
+  find(realm: string, kind: TrustedIssuerKind, issuer: string): Promise<TrustedIssuer | undefined> {
+    return this.cache.get(`${realm}/${kind}/${issuer}`, async () => {
+      const result = await this.db.query<TrustedIssuerRow>(
+        `SELECT ${COLUMNS} FROM trusted_issuers WHERE realm = $1 AND kind = $2 AND issuer = $3`,
+        [realm, kind, issuer],
+      );
+      return result.rows[0] && toTrustedIssuer(result.rows[0]);
+    });
   }
 
   /** Replaces the record; undefined when there is no such issuer, or when the new issuer name is taken. */
   async update(realm: string, id: string, record: TrustedIssuerRecord): Promise<TrustedIssuer | undefined | 'conflict'> {
     if (!isUuid(id)) return undefined;
     try {
-      const result = await this.db.query<TrustedIssuerRow>(
-        `UPDATE trusted_issuers SET issuer = $3, record = $4::jsonb WHERE realm = $1 AND id = $2::uuid RETURNING ${COLUMNS}`,
-        [realm, id, record.issuer, recordOf(record)],
-      );
-      return result.rows[0] && toTrustedIssuer(result.rows[0]);
+      return await writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
+        const result = await tx.query<TrustedIssuerRow>(
+          `UPDATE trusted_issuers SET issuer = $3, record = $4::jsonb WHERE realm = $1 AND id = $2::uuid RETURNING ${COLUMNS}`,
+          [realm, id, record.issuer, recordOf(record)],
+        );
+        return result.rows[0] && toTrustedIssuer(result.rows[0]);
+      });
     } catch (error) {
       if ((error as { code?: unknown }).code === '23505') return 'conflict';
       throw error;
@@ -86,7 +100,9 @@ export class TrustedIssuerStore {
 
   async delete(realm: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const result = await this.db.query('DELETE FROM trusted_issuers WHERE realm = $1 AND id = $2::uuid', [realm, id]);
-    return result.rowCount > 0;
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
+      const result = await tx.query('DELETE FROM trusted_issuers WHERE realm = $1 AND id = $2::uuid', [realm, id]);
+      return result.rowCount > 0;
+    });
   }
 }

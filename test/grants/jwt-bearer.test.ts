@@ -163,6 +163,19 @@ describe('JWT bearer assertion grant (RFC 7523)', () => {
     await expectRefused(await grant(await assertion(), {}, other), 'unauthorized_client');
   });
 
+  it('honours a change of the trusted issuer at once: keys replaced, then the issuer removed', async () => {
+    const issuer = 'https://changing.idp.example';
+    const created = await t.admin.request('POST', `/realms/${realm}/trusted-issuers`, { kind: 'jwt', issuer, jwks: { keys: [idpKey.publicJwk] } });
+    const url = `/realms/${realm}/trusted-issuers/${(created.json() as { id: string }).id}`;
+    expect((await grant(await assertion({ iss: issuer }))).statusCode).toBe(200);
+    const next = await keyPair('ES256');
+    expect((await t.admin.request('PATCH', url, { jwks: { keys: [next.publicJwk] } })).statusCode).toBe(200);
+    await expectRefused(await grant(await assertion({ iss: issuer })));
+    expect((await grant(await assertion({ iss: issuer }, next))).statusCode).toBe(200);
+    expect((await t.admin.request('DELETE', url)).statusCode).toBe(204);
+    await expectRefused(await grant(await assertion({ iss: issuer }, next)));
+  });
+
   it('writes no token for a refused assertion', async () => {
     const before = await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens WHERE realm = $1', [realm]);
     await expectRefused(await grant(await assertion({ aud: 'https://wrong.example' })));
