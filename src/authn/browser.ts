@@ -4,6 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 
+/** Browsers cap cookie lifetimes at 400 days. */
+const DEVICE_COOKIE_SECONDS = 400 * 24 * 3600;
+
 /**
  * The cookies of a person's browser at one realm, all signed, HttpOnly, SameSite=Lax, and
  * Secure when BASE_URL is https; and the CSRF tokens of the forms derived from them.
@@ -12,6 +15,8 @@ import type { RequestRealm } from '../realms/resolve.js';
  * - `rg_browser_<realm>`: a random binding: an authorization transaction continues only in
  *   the browser that began it, and a form's CSRF token is an HMAC of this binding, so that
  *   another site can neither read nor forge it (OWASP's signed double-submit cookie).
+ *
+ * - `rg_device_<realm>`: a long-lived id of the device, for the risk step.
  *
  * Names carry the realm because the root realm's path, /oauth2, is a prefix of the others.
  */
@@ -27,6 +32,19 @@ export class BrowserCookies {
 
   setSession(reply: FastifyReply, realm: RequestRealm, secret: string, lifetimeSeconds: number): void {
     reply.setCookie(`rg_session_${realm.name}`, secret, { ...this.options(realm), maxAge: lifetimeSeconds });
+  }
+
+  /**
+   * `rg_device_<realm>`: a long-lived random id of the browser, which the risk step knows a
+   * person's devices by (as SHA-256, hex); set when it has none.
+   */
+  device(request: FastifyRequest, reply: FastifyReply, realm: RequestRealm): string {
+    let device = this.read(request, `rg_device_${realm.name}`);
+    if (!device) {
+      device = randomSecret();
+      reply.setCookie(`rg_device_${realm.name}`, device, { ...this.options(realm), maxAge: DEVICE_COOKIE_SECONDS });
+    }
+    return sha256(device).toString('hex');
   }
 
   clearSession(reply: FastifyReply, realm: RequestRealm): void {

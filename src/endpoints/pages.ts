@@ -2,6 +2,9 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
 import { BrowserCookies } from '../authn/browser.js';
+import { BruteForceGuard } from '../authn/brute-force.js';
+import { RiskAssessor } from '../authn/risk.js';
+import { signInSteps } from '../authn/steps/index.js';
 import { toClientError } from '../http/error-handler.js';
 import { UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
@@ -47,6 +50,13 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const flow = new AuthorizationFlow(deps.store, cookies);
   const routeDeps = { store: deps.store, flow, cookies };
+  const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
+  const signInDeps = {
+    ...routeDeps,
+    steps: signInSteps({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl }),
+    bruteForce,
+    risk: new RiskAssessor(deps.store.signInSources, bruteForce),
+  };
   return async (app) => {
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
     app.setErrorHandler(async (error, request, reply) => {
@@ -57,7 +67,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
       return sendPage(reply, view.options, view.body);
     });
     await app.register(authorizationEndpoint(routeDeps));
-    await app.register(loginPage(routeDeps));
+    await app.register(loginPage(signInDeps));
     await app.register(consentPageEndpoint(routeDeps));
     await app.register(endSessionEndpoint(routeDeps));
     await app.register(deviceVerificationPage(routeDeps));

@@ -10,24 +10,37 @@ function errorBox(message: string | undefined): SafeHtml | undefined {
   return message === undefined ? undefined : html`<p class="error" role="alert">${message}</p>`;
 }
 
+/**
+ * A page of the sign-in: the current step's form, and other ways through it (a passkey
+ * instead of a password), each its own form carrying the hidden inputs.
+ */
 export function signInPage(input: {
   realm: string;
+  title: string;
   hidden: Record<string, string>;
-  username?: string;
+  step: { body: SafeHtml; hidden: Record<string, string> };
+  alternatives: ReadonlyArray<{ body: SafeHtml; hidden: Record<string, string> }>;
   error?: string;
+  status?: number;
   formTargets: readonly string[];
+  scripts?: readonly string[];
 }): { options: PageOptions; body: SafeHtml } {
+  const form = (part: { body: SafeHtml; hidden: Record<string, string> }) =>
+    html`<form method="post">
+${hidden({ ...input.hidden, ...part.hidden })}
+${part.body}
+</form>`;
   return {
-    options: { title: 'Sign in', realm: input.realm, formTargets: input.formTargets },
+    options: {
+      title: input.title,
+      realm: input.realm,
+      formTargets: input.formTargets,
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(input.scripts === undefined ? {} : { scripts: input.scripts }),
+    },
     body: html`${errorBox(input.error)}
-<form method="post">
-${hidden(input.hidden)}
-<label for="username">Username</label>
-<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${input.username ?? ''}"${input.username ? '' : html` autofocus`}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${input.username ? html` autofocus` : ''}>
-<button class="primary" type="submit">Sign in</button>
-</form>`,
+${form(input.step)}
+${input.alternatives.map((alternative) => html`<div class="alternative">${form(alternative)}</div>`)}`,
   };
 }
 

@@ -17,6 +17,7 @@ button.primary { background: #2557d6; border-color: #2557d6; color: #fff; }
 .error { padding: .75rem; border-radius: .4rem; background: #fde8e8; color: #8a1c1c; }
 ul.scopes { padding-left: 1.2rem; }
 ul.scopes li { margin: .5rem 0; }
+.alternative { border-top: 1px solid GrayText; margin-top: 1.5rem; }
 .user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
 .notice { padding: .75rem; border-radius: .4rem; background: #e6f0e6; color: #1c4d1c; }
 section.request { border-top: 1px solid GrayText; padding-top: 1rem; margin-top: 1rem; }
@@ -30,11 +31,13 @@ const STYLE_TEXT = new SafeHtml(STYLE);
  * form-action to the redirect that follows a form's submission, so the origin a form may
  * send the person back to (the client's redirect URI) is listed beside 'self'.
  */
-function contentSecurityPolicy(formTargets: readonly string[]): string {
+function contentSecurityPolicy(formTargets: readonly string[], scripts: boolean): string {
   const targets = [...new Set(formTargets.map((uri) => safeOrigin(uri)).filter((origin) => origin !== undefined))];
   return [
     "default-src 'none'",
     `style-src 'sha256-${STYLE_HASH}'`,
+    // A page with scripts (passkeys) loads them from this server, and talks to it alone.
+    ...(scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
     `form-action 'self' ${targets.join(' ')}`.trim(),
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -58,6 +61,8 @@ export interface PageOptions {
   status?: number;
   /** Where a form on the page may lead the browser, beside this server. */
   formTargets?: readonly string[];
+  /** Scripts of this server the page loads (passkeys need WebAuthn); other pages run none. */
+  scripts?: readonly string[];
 }
 
 /** Sends a page: HTML with the security headers every page carries. */
@@ -70,7 +75,7 @@ export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHt
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · ${options.realm}</title>
 <style>${STYLE_TEXT}</style>
-</head>
+${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <main>
 <h1>${options.title}</h1>
@@ -84,7 +89,7 @@ ${body}
     .code(options.status ?? 200)
     .headers({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': contentSecurityPolicy(options.formTargets ?? []),
+      'content-security-policy': contentSecurityPolicy(options.formTargets ?? [], (options.scripts ?? []).length > 0),
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

@@ -3,6 +3,13 @@ import { z } from 'zod';
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
 const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);
 
+/**
+ * The sign-in steps a realm may list, in order (CONTRACT.md §5): `risk` decides whether the
+ * steps after it are needed (src/authn/risk.ts).
+ */
+export const AUTHENTICATION_STEPS = ['password', 'otp', 'passkey', 'risk'] as const;
+export type AuthenticationStep = (typeof AUTHENTICATION_STEPS)[number];
+
 /** Realm settings of CONTRACT.md §5. */
 const settingFields = {
   oauth2_enabled: z.boolean(),
@@ -25,9 +32,11 @@ const settingFields = {
   ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
   authentication: z
-    .array(z.enum(['password', 'otp', 'passkey']))
+    .array(z.enum(AUTHENTICATION_STEPS))
     .min(1)
-    .refine((steps) => new Set(steps).size === steps.length, 'steps must not repeat'),
+    .refine((steps) => new Set(steps).size === steps.length, 'steps must not repeat')
+    // The first step must tell who signs in: a one-time code or the risk step needs a person.
+    .refine((steps) => steps[0] === 'password' || steps[0] === 'passkey', 'the first step must be password or passkey'),
 };
 
 export type RealmSettings = Readonly<{ [K in keyof typeof settingFields]: z.output<(typeof settingFields)[K]> }>;

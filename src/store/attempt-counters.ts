@@ -29,16 +29,32 @@ export class AttemptCounters {
     return wait;
   }
 
-  /** Counts one failure against each limit, starting a new window where the last one ended. */
-  async recordFailure(limits: readonly AttemptLimit[]): Promise<void> {
+  /**
+   * Counts one failure against each limit, starting a new window where the last one ended;
+   * returns the failures now counted for each, in order.
+   */
+  async recordFailure(limits: readonly AttemptLimit[]): Promise<number[]> {
+    const counts: number[] = [];
     for (const limit of limits) {
-      await this.db.query(
+      const result = await this.db.query<{ failures: number }>(
         `INSERT INTO attempt_counters (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN attempt_counters.window_ends_at <= now() THEN 1 ELSE attempt_counters.failures + 1 END,
-           window_ends_at = CASE WHEN attempt_counters.window_ends_at <= now() THEN excluded.window_ends_at ELSE attempt_counters.window_ends_at END`,
+           window_ends_at = CASE WHEN attempt_counters.window_ends_at <= now() THEN excluded.window_ends_at ELSE attempt_counters.window_ends_at END
+         RETURNING failures`,
         [limit.key, limit.windowSeconds],
       );
+      counts.push(result.rows[0]!.failures);
     }
+    return counts;
+  }
+
+  /** The failures counted for `key` in its current window. */
+  async failures(key: string): Promise<number> {
+    const result = await this.db.query<{ failures: number }>(
+      'SELECT failures FROM attempt_counters WHERE key = $1 AND window_ends_at > now()',
+      [key],
+    );
+    return result.rows[0]?.failures ?? 0;
   }
 }

@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
+import { NO_PROGRESS, type SignInProgress } from '../authn/steps.js';
 import type { Db } from './db.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Db } from './db.js';
 export type TransactionPurpose =
   | { readonly kind: 'authorize'; readonly request: AuthorizationRequest }
   | { readonly kind: 'device'; readonly pendingId: string; readonly userCode: string; readonly scope: readonly string[] }
-  | { readonly kind: 'sign-in'; readonly returnTo: 'bc-approve' };
+  | { readonly kind: 'sign-in'; readonly returnTo: 'bc-approve' | 'account' };
 
 /** A sign-in in progress, from the page that began it to the last one. */
 export interface AuthorizationTransaction {
@@ -21,6 +22,8 @@ export interface AuthorizationTransaction {
   readonly purpose: TransactionPurpose;
   /** The session that signed in for this request, once there is one. */
   readonly sid: string | undefined;
+  /** How far the sign-in has come through the realm's steps. */
+  readonly progress: SignInProgress;
   readonly createdAt: Date;
 }
 
@@ -31,6 +34,7 @@ interface TransactionRow {
   kind: TransactionPurpose['kind'];
   request: Record<string, unknown>;
   sid: string | null;
+  progress: SignInProgress | null;
   created_at: Date;
 }
 
@@ -52,6 +56,7 @@ const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
   browserHash: Buffer.from(row.browser_hash),
   purpose: toPurpose(row.kind, row.request),
   sid: row.sid ?? undefined,
+  progress: row.progress ?? NO_PROGRESS,
   createdAt: row.created_at,
 });
 
@@ -91,11 +96,16 @@ export class AuthorizationFlowStore {
 
   async find(idHash: Buffer, realm: string): Promise<AuthorizationTransaction | undefined> {
     const result = await this.db.query<TransactionRow>(
-      `SELECT realm, client_id, browser_hash, kind, request, sid, created_at FROM authorization_transactions
+      `SELECT realm, client_id, browser_hash, kind, request, sid, progress, created_at FROM authorization_transactions
         WHERE id_hash = $1 AND realm = $2 AND expires_at > now()`,
       [idHash, realm],
     );
     return result.rows[0] && toTransaction(result.rows[0]);
+  }
+
+  /** Records how far the sign-in has come. */
+  async saveProgress(idHash: Buffer, progress: SignInProgress): Promise<void> {
+    await this.db.query('UPDATE authorization_transactions SET progress = $2::jsonb WHERE id_hash = $1', [idHash, JSON.stringify(progress)]);
   }
 
   /** Records the session that signed in for the transaction. */

@@ -20,6 +20,9 @@ const BATCH_STATEMENTS = [
   deleteBatch('client_assertion_jtis'),
   deleteBatch('attempt_counters', 'window_ends_at < now()'),
   deleteBatch('used_assertions'),
+  deleteBatch('webauthn_challenges'),
+  // A device or address unseen for 90 days is new again to the risk step.
+  deleteBatch('known_sign_in_sources', "last_seen_at < now() - interval '90 days'"),
   deleteBatch('initial_access_tokens'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),

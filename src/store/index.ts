@@ -11,6 +11,7 @@ import { ConsentStore } from './consents.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { SessionStore } from './sessions.js';
+import { SignInSourceStore } from './sign-in-sources.js';
 import { ScopeStore } from './scopes.js';
 import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
@@ -51,6 +52,8 @@ export interface Store {
   /** RFC 7591 §3 initial access tokens, and the self-registrations that spend them. */
   readonly initialAccessTokens: InitialAccessTokenStore;
   readonly trustedIssuers: TrustedIssuerStore;
+  /** Where people signed in from, for the risk step. */
+  readonly signInSources: SignInSourceStore;
   readonly usedAssertions: UsedAssertionStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
@@ -85,6 +88,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
     trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
     usedAssertions: new UsedAssertionStore(db),
+    signInSources: new SignInSourceStore(db),
     async ping() {
       try {
         await db.query('SELECT 1');

@@ -92,7 +92,8 @@ describe('sign-in and sessions', () => {
       expect(page.body).toMatch(/<input[^>]*name="username"/);
       expect(page.body).toMatch(/<input[^>]*name="password"[^>]*type="password"/);
       const hidden = hiddenInputs(page.body);
-      expect(Object.keys(hidden).sort()).toEqual(['csrf', 'transaction']);
+      expect(Object.keys(hidden).sort()).toEqual(['csrf', 'step', 'transaction']);
+      expect(hidden.step).toBe('password');
       expect(hidden.transaction).toMatch(/^[A-Za-z0-9_-]{20,}$/);
       expect(hidden.csrf).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     });
