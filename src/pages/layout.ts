@@ -20,6 +20,7 @@ ul.scopes li { margin: .5rem 0; }
 .alternative { border-top: 1px solid GrayText; margin-top: 1.5rem; }
 .user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
 .notice { padding: .75rem; border-radius: .4rem; background: #e6f0e6; color: #1c4d1c; }
+section.account h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 section.request { border-top: 1px solid GrayText; padding-top: 1rem; margin-top: 1rem; }
 .binding-message { font-size: 1.2rem; font-weight: 600; }
 `;

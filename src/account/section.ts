@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import type { SafeHtml } from '../pages/html.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Store } from '../store/index.js';
+import type { Session } from '../store/sessions.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+
+/** The signed-in person the account page is about. */
+export interface AccountHolder {
+  readonly realm: RequestRealm;
+  readonly session: Session;
+  readonly userId: string;
+  readonly username: string;
+  /** The CSRF token of a form of the account page about `subject` (a section's action). */
+  csrf(subject: string): string;
+}
+
+/** A section's part of the account page. */
+export interface AccountSectionView {
+  readonly body: SafeHtml;
+  /** Same-origin scripts the section needs (passkeys); the rest of the page works without JavaScript. */
+  readonly scripts?: readonly string[];
+}
+
+/** What the account page gives its sections to handle their own requests. */
+export interface AccountTools {
+  readonly store: Store;
+  readonly flow: AuthorizationFlow;
+  readonly cookies: BrowserCookies;
+  readonly encryption: KeyEncryption;
+  readonly baseUrl: string;
+  /**
+   * The signed-in person of a request whose form carries the CSRF token of `subject`; throws
+   * InvalidFormError when the token is wrong. Without a session, it answers a redirect to the
+   * account page (which signs the person in) and resolves to undefined.
+   */
+  holder(request: FastifyRequest, reply: FastifyReply, subject: string, csrf: string | undefined): Promise<AccountHolder | undefined>;
+  /** Back to the account page, which shows `notice` at its top. */
+  backToAccount(reply: FastifyReply, realm: RequestRealm, notice: string): FastifyReply;
+  /** A page of its own, for what is shown once (a secret, recovery codes) or asked for (a first code). */
+  sendAccountPage(reply: FastifyReply, realm: RequestRealm, title: string, body: SafeHtml, scripts?: readonly string[]): FastifyReply;
+}
+
+/**
+ * One part of the account page (`{issuer}/account`): what the person sees of one concern,
+ * and the routes below `/account/…` that change it. Every form carries a CSRF token bound to
+ * the browser and to its action.
+ */
+export interface AccountSection {
+  /** The heading of the section. */
+  readonly title: string;
+  render(holder: AccountHolder): Promise<AccountSectionView>;
+  /** Registers the section's routes (POST forms, or JSON for WebAuthn ceremonies). */
+  routes?(app: FastifyInstance, tools: AccountTools): void;
+}

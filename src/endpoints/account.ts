@@ -1,0 +1,92 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { accountSections } from '../account/index.js';
+import type { AccountHolder, AccountTools } from '../account/section.js';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { formParams } from '../http/form-params.js';
+import { type SafeHtml, html } from '../pages/html.js';
+import { sendPage } from '../pages/layout.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Store } from '../store/index.js';
+import type { Session } from '../store/sessions.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
+
+/** Notices are chosen by the server (a redirect's `notice`); the page shows only these texts. */
+const MAX_NOTICE_LENGTH = 200;
+
+/**
+ * The account page (`{issuer}/account`): the signed-in person manages how they sign in (one-
+ * time codes, passkeys, recovery codes), the applications they allowed, and their sessions.
+ * Without a session, the person signs in first (the realm's steps) and comes back here.
+ */
+export function accountPage(deps: {
+  store: Store;
+  flow: AuthorizationFlow;
+  cookies: BrowserCookies;
+  encryption: KeyEncryption;
+  baseUrl: string;
+}): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl });
+  const accountUrl = (realm: RequestRealm) => `${realm.issuer}/account`;
+
+  async function holderOf(request: FastifyRequest, realm: RequestRealm, session: Session, browserHash: Buffer): Promise<AccountHolder> {
+    const username = (await store.users.usernameOf(realm.name, session.userId)) ?? '';
+    return {
+      realm,
+      session,
+      userId: session.userId,
+      username,
+      csrf: (subject) => cookies.csrfToken(browserHash, `account ${subject}`),
+    };
+  }
+
+  const tools: AccountTools = {
+    store,
+    flow,
+    cookies,
+    encryption: deps.encryption,
+    baseUrl: deps.baseUrl,
+    async holder(request, reply, subject, csrf) {
+      const realm = request.realm;
+      const session = await flow.currentSession(request, realm);
+      if (!session) {
+        await reply.redirect(accountUrl(realm), 303);
+        return undefined;
+      }
+      if (!cookies.csrfTokenMatches(request, realm, `account ${subject}`, csrf)) throw new InvalidFormError();
+      return holderOf(request, realm, session, cookies.browserHash(request, realm)!);
+    },
+    backToAccount(reply, realm, notice) {
+      return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}`, 303);
+    },
+    sendAccountPage(reply, realm, title, body, scripts) {
+      return sendPage(reply, { title, realm: realm.name, ...(scripts ? { scripts } : {}) }, html`${body}
+<p><a href="${accountUrl(realm)}">Back to your account</a></p>`);
+    },
+  };
+
+  return async (app) => {
+    app.get('/account', GET_ONLY, async (request, reply) => {
+      const realm = request.realm;
+      const session = await flow.currentSession(request, realm);
+      if (!session) {
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'account' }, session: undefined });
+      }
+      const holder = await holderOf(request, realm, session, cookies.bindBrowser(request, reply, realm));
+      const views = await Promise.all(sections.map(async (section) => ({ title: section.title, view: await section.render(holder) })));
+      const notice = formParams(request.query, ['notice']).notice?.slice(0, MAX_NOTICE_LENGTH);
+      const body: SafeHtml = html`${notice ? html`<p class="notice" role="status">${notice}</p>\n` : ''}<p>Signed in as <strong>${holder.username}</strong>.</p>
+${views.map(({ title, view }) => html`<section class="account">
+<h2>${title}</h2>
+${view.body}
+</section>
+`)}`;
+      const scripts = [...new Set(views.flatMap(({ view }) => view.scripts ?? []))];
+      return sendPage(reply, { title: 'Your account', realm: realm.name, ...(scripts.length > 0 ? { scripts } : {}) }, body);
+    });
+
+    for (const section of sections) section.routes?.(app, tools);
+  };
+}
