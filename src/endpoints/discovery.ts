@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { ACR_VALUES } from '../authn/steps.js';
 import { CLIENT_ASSERTION_ALGS } from '../client-auth/private-key-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
@@ -11,7 +12,7 @@ export interface ServerCapabilities {
 
 /** The claims that scopes release (src/users/claims.ts) and those ID tokens carry. */
 const CLAIMS_SUPPORTED = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'sid',
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'acr', 'sid',
   'name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
   'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at', 'email', 'email_verified',
   'address', 'phone_number', 'phone_number_verified',
@@ -53,6 +54,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     grant_types_supported: capabilities.grantTypes,
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],
+    acr_values_supported: [...ACR_VALUES],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,

@@ -5,6 +5,7 @@ import type { Client } from '../store/clients.js';
 import type { Actor, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
+import { acrOf } from '../authn/steps.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import type { RealmSigner } from './signer.js';
 
@@ -181,6 +182,7 @@ export class TokenIssuer {
       ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
       at_hash: atHash(accessToken),
       amr: [...signIn.amr],
+      acr: acrOf(signIn.amr),
       sid: signIn.sid,
     });
   }

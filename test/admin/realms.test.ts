@@ -153,10 +153,21 @@ describe('admin API: realms', () => {
       ['authentication', []],
       ['authentication', ['password', 'sms']],
       ['authentication', ['password', 'password']],
+      ['authentication', ['otp', 'password']],
+      ['authentication', ['risk', 'password', 'otp']],
     ])('refuses %s = %j: 400 invalid_request, nothing created', async (key, value) => {
       const response = await t.admin.request('POST', '/realms', { name: 'wrongtype', settings: { [key]: value } });
       expectAdminError(response, 400, 'invalid_request');
       expect(await listNames()).not.toContain('wrongtype');
+    });
+
+    it('accepts the steps in any order that starts with password or passkey, the risk step among them', async () => {
+      for (const steps of [['passkey'], ['password', 'risk', 'otp'], ['passkey', 'password'], ['password', 'otp', 'passkey']]) {
+        const name = `steps-${steps.join('-')}`;
+        const created = await t.admin.request('POST', '/realms', { name, settings: { authentication: steps } });
+        expect(created.statusCode, created.body).toBe(201);
+        expect(created.json().settings.authentication).toEqual(steps);
+      }
     });
 
     it.each(SECONDS_SETTINGS)('refuses a zero, negative or fractional %s, and accepts 1 and 2', async (key) => {
