@@ -143,9 +143,11 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const { progress } = resumed.transaction;
       const current = nextStep(steps, progress);
       const posted = form.step === undefined ? undefined : stepsByName.get(form.step as SignInStep['name']);
-      const offered = posted !== undefined && current !== undefined && steps.includes(posted.name) && (posted.name === current || posted.alternativeTo !== undefined);
-      // A form of a step that is not (or no longer) the current one: show the current step.
-      if (!posted || !offered) return showStep(request, reply, resumed);
+      // A form of a step that is not (or no longer) the current one, nor offered beside it: show the current step.
+      if (!posted || current === undefined || !steps.includes(posted.name)) return showStep(request, reply, resumed);
+      if (posted.name !== current && !(await posted.alternativeTo?.(current, contextOf(request, resumed, posted.name)))) {
+        return showStep(request, reply, resumed);
+      }
 
       const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : posted.account?.(form);
       const again = (error: string, extra: { status?: number } = {}) => showStep(request, reply, resumed, { error, username: form.username, ...extra });
