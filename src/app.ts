@@ -66,7 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCredentialsGrant(issuer),
     authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
-    passwordGrant({ users: store.users, issuer }),
+    passwordGrant({ store, encryption: deps.encryption, issuer }),
     deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.usedAssertions, issuer }),

@@ -1,6 +1,11 @@
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { applicationsSection } from './applications.js';
+import { oneTimeCodeSection } from './one-time-code.js';
+import { passkeysSection } from './passkeys.js';
+import { recoveryCodesSection } from './recovery-codes.js';
 import type { AccountSection } from './section.js';
+import { sessionsSection } from './sessions.js';
 
 /** What the sections need to show and change what they manage. */
 export interface AccountSectionDeps {
@@ -12,6 +17,5 @@ export interface AccountSectionDeps {
 
 /** The sections of the account page, in the order they are shown. */
 export function accountSections(deps: AccountSectionDeps): AccountSection[] {
-  void deps;
-  return [];
+  return [oneTimeCodeSection(deps), passkeysSection(deps), recoveryCodesSection(deps), applicationsSection(deps.store), sessionsSection(deps.store)];
 }

@@ -8,6 +8,7 @@ import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { keyRoutes } from './keys.js';
 import { realmRoutes } from './realms.js';
 import { scopeRoutes } from './scopes.js';
+import { totpRoutes } from './totp.js';
 import { trustedIssuerRoutes } from './trusted-issuers.js';
 import { userRoutes } from './users.js';
 
@@ -29,6 +30,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');
       await realmScope.register(clientRoutes(deps));
       await realmScope.register(userRoutes(deps));
+      await realmScope.register(totpRoutes(deps));
       await realmScope.register(scopeRoutes(deps));
       await realmScope.register(keyRoutes(deps));
       await realmScope.register(initialAccessTokenRoutes(deps));

@@ -1,16 +1,10 @@
 import argon2 from 'argon2';
 import { randomSecret } from '../crypto/hash.js';
-import type { RealmSettings } from '../realms/settings.js';
 import type { User, UserStore } from '../store/users.js';
 import { PASSWORD_HASHING } from '../users/password.js';
 
 /** The `amr` value of a sign-in by password (RFC 8176 §2). */
 export const PASSWORD_AMR: readonly string[] = Object.freeze(['pwd']);
-
-/** Whether the realm signs people in with a password alone (its `authentication` steps). */
-export function passwordAloneSignsIn(settings: RealmSettings): boolean {
-  return settings.authentication.length === 1 && settings.authentication[0] === 'password';
-}
 
 /**
  * A hash of a random password, made with the parameters of real ones, to verify against

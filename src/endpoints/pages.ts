@@ -12,6 +12,7 @@ import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { accountPage } from './account.js';
+import { staticAssets } from './assets.js';
 import { authorizationEndpoint } from './authorize.js';
 import { consentPageEndpoint } from './consent.js';
 import { deviceVerificationPage } from './device-verification.js';
@@ -74,5 +75,6 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl }));
+    await app.register(staticAssets());
   };
 }

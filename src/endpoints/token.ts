@@ -29,6 +29,8 @@ export function tokenEndpoint(deps: {
       const response = await grant.handle({
         realm: request.realm,
         client,
+        address: request.ip,
+        log: request.log,
         params: formParams(request.body, grant.parameters),
         ...(grant.lists ? { lists: formParamLists(request.body, grant.lists) } : {}),
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { GrantType } from '../clients/record.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
@@ -16,6 +17,10 @@ export interface GrantRequest<Param extends string> {
    * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).
    */
   readonly certificateThumbprint?: string | undefined;
+  /** The client's address: brute-force limits and the risk step judge it (the password grant). */
+  readonly address: string;
+  /** The request's logger, for audit lines. */
+  readonly log: FastifyBaseLogger;
 }
 
 /**

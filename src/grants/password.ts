@@ -1,44 +1,167 @@
 import { randomUUID } from 'node:crypto';
-import { PASSWORD_AMR, passwordAloneSignsIn, verifyPassword } from '../authn/password.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { BruteForceGuard } from '../authn/brute-force.js';
+import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from '../authn/otp.js';
+import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
+import { RiskAssessor } from '../authn/risk.js';
+import { NO_PROGRESS, advance, finalAmr, nextStep, skipRest } from '../authn/steps.js';
 import { OAuthError } from '../errors.js';
 import { requestedScope } from '../oauth/scope.js';
-import type { UserStore } from '../store/users.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import type { AuthenticationStep } from '../realms/settings.js';
+import type { Store } from '../store/index.js';
+import type { User } from '../store/users.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 
+type Param = 'username' | 'password' | 'otp' | 'scope';
+
+export interface PasswordGrantDeps {
+  store: Store;
+  /** Opens one-time code secrets. */
+  encryption: KeyEncryption;
+  issuer: TokenIssuer;
+}
+
+const WRONG_CREDENTIALS = 'the username or password is incorrect';
+const WRONG_CODE = 'the one-time code is incorrect or was already used';
+const PASSKEY_REQUIRED = 'this realm requires a passkey, which cannot be used with the password grant';
+const OTP_REQUIRED = 'this realm requires a one-time code: send it in the otp parameter';
+
 /**
- * RFC 6749 §4.3: the client sends the person's username and password. Served only where a
- * password alone signs a person in: a realm that asks for a one-time code or a passkey
- * cannot ask for them here.
+ * RFC 6749 §4.3: the client sends the person's username and password, and an `otp`
+ * parameter where the realm's `authentication` steps ask for a one-time code. The steps run
+ * in order as the sign-in page runs them, with the same brute-force limits per account and
+ * per address; the `risk` step judges the address alone (there is no device), and a
+ * `passkey` step cannot be passed here. The ID token's `amr` and `acr` describe the steps
+ * that passed.
  */
-export function passwordGrant(deps: { users: UserStore; issuer: TokenIssuer }): GrantHandler<'username' | 'password' | 'scope'> {
+export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
+  const steps = stepRunner(deps);
   return {
     type: 'password',
-    parameters: ['username', 'password', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint }) {
-      if (!passwordAloneSignsIn(realm.settings)) {
-        throw new OAuthError('invalid_grant', 'this realm requires more than a password to sign in');
-      }
+    parameters: ['username', 'password', 'otp', 'scope'],
+    async handle(request) {
+      const { realm, client, params } = request;
       const { username, password } = params;
       if (username === undefined || password === undefined) throw new OAuthError('invalid_request', 'username and password are required');
 
       // The scope is checked first, so that a refused request says nothing about the password.
       const scope = requestedScope(params.scope, client.scope);
 
-      // One answer for an unknown username and a wrong password (RFC 6749 §5.2: invalid_grant).
-      const user = await verifyPassword(deps.users, realm.name, username, password);
-      if (!user) throw new OAuthError('invalid_grant', 'the username or password is incorrect');
+      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, log: request.log });
 
       return deps.issuer.issueUserTokens({
         realm,
         client,
         grantType: 'password',
-        user,
+        user: signedIn.user,
         scope,
-        signIn: { authTime: new Date(), amr: PASSWORD_AMR, sid: randomUUID() },
+        signIn: { authTime: new Date(), amr: signedIn.amr, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
-        certificateThumbprint,
+        certificateThumbprint: request.certificateThumbprint,
       });
     },
   };
+}
+
+interface Attempt {
+  realm: RequestRealm;
+  username: string;
+  password: string;
+  otp: string | undefined;
+  address: string;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * Runs the realm's steps for one token request: the person signed in with the final `amr`,
+ * or an `invalid_grant` that says what is missing or wrong.
+ */
+function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ user: User; amr: string[] }> {
+  const { store, encryption } = deps;
+  const bruteForce = new BruteForceGuard(store.attemptCounters);
+  const risk = new RiskAssessor(store.signInSources, bruteForce);
+
+  return async (attempt) => {
+    const { realm, username, address } = attempt;
+    const authentication = realm.settings.authentication;
+    refuseUnreachable(authentication);
+
+    // While locked, nothing is checked: the right password is refused as a wrong one would be.
+    const wait = await bruteForce.lockedFor(realm, username, address);
+    if (wait !== undefined) {
+      audit(attempt, 'locked', { step: 'password', username });
+      const minutes = Math.ceil(wait / 60);
+      throw new OAuthError(
+        'invalid_grant',
+        `sign-in is temporarily locked after too many failed attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+        { headers: { 'retry-after': String(wait) } },
+      );
+    }
+
+    /** Counts a failure of `step` against the account and the address, then refuses. */
+    const failed = async (step: string, account: string, description: string): Promise<never> => {
+      audit(attempt, 'failure', { step, username: account });
+      await bruteForce.failed(realm, account, address);
+      throw new OAuthError('invalid_grant', description);
+    };
+
+    const user =
+      (await verifyPassword(store.users, realm.name, username, attempt.password)) ?? (await failed('password', username, WRONG_CREDENTIALS));
+    let progress = advance(authentication, NO_PROGRESS, 'password', { userId: user.id, amr: PASSWORD_AMR });
+    for (let step = nextStep(authentication, progress); step !== undefined; step = nextStep(authentication, progress)) {
+      switch (step) {
+        case 'risk': {
+          // No device here: the address alone is judged.
+          const needed = await risk.needsMoreSteps(realm, { userId: user.id, username: user.username }, { device: undefined, address });
+          progress = needed ? { ...progress, done: [...progress.done, 'risk'] } : skipRest(authentication, progress);
+          break;
+        }
+        case 'otp': {
+          if (attempt.otp === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
+          const kind = await verifyOneTimeCode(store, encryption, realm.name, user.id, attempt.otp);
+          if (kind === undefined) {
+            if (!(await hasConfirmedTotp(store, realm.name, user.id))) {
+              const setUp = `set one up at ${realm.issuer}/account`;
+              throw new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: ${setUp}`);
+            }
+            await failed('otp', user.username, WRONG_CODE);
+          }
+          progress = advance(authentication, progress, 'otp', { userId: user.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
+          break;
+        }
+        case 'passkey':
+          throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
+        default:
+          throw new Error(`the ${step} step cannot come after the password`);
+      }
+    }
+    await risk.remember(realm, user.id, { device: undefined, address });
+    const amr = finalAmr(progress.amr);
+    audit(attempt, 'success', { user_id: user.id, amr });
+    return { user, amr };
+  };
+}
+
+/**
+ * Refuses, before any credential is checked, a realm whose steps this grant cannot complete:
+ * one that asks for a passkey whatever the risk step would say (every step before a `risk`
+ * step is always asked for). Realm settings begin with a password or a passkey, so what
+ * remains begins with the password.
+ */
+function refuseUnreachable(authentication: readonly AuthenticationStep[]): void {
+  const riskAt = authentication.indexOf('risk');
+  const always = riskAt === -1 ? authentication : authentication.slice(0, riskAt);
+  if (always.includes('passkey')) throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
+  if (authentication[0] !== 'password') throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
+}
+
+/** The sign-in page's audit lines (src/endpoints/login.ts), for the grant: one each, without secrets. */
+function audit(attempt: Attempt, outcome: 'success' | 'failure' | 'locked', detail: Record<string, unknown>): void {
+  attempt.log.info(
+    { audit: 'sign_in', outcome, realm: attempt.realm.name, address: attempt.address, grant_type: 'password', ...detail },
+    `sign-in ${outcome}`,
+  );
 }

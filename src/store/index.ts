@@ -9,6 +9,8 @@ import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
 import { ConsentStore } from './consents.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
+import { OneTimeCodeStore } from './one-time-codes.js';
+import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
@@ -20,6 +22,7 @@ import { TokenStore } from './tokens.js';
 import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
 import { UsedAssertionStore } from './used-assertions.js';
 import { UserStore } from './users.js';
+import { WebauthnChallengeStore } from './webauthn-challenges.js';
 
 /** Bounded, so that memory stays flat however many realms and clients there are. */
 const CACHE_LIMITS = {
@@ -54,7 +57,13 @@ export interface Store {
   readonly trustedIssuers: TrustedIssuerStore;
   /** Where people signed in from, for the risk step. */
   readonly signInSources: SignInSourceStore;
+  /** TOTP secrets and recovery codes of the `otp` sign-in step. */
+  readonly oneTimeCodes: OneTimeCodeStore;
   readonly usedAssertions: UsedAssertionStore;
+  /** WebAuthn credentials of the `passkey` step and the account page. */
+  readonly passkeys: PasskeyStore;
+  /** Single-use challenges of WebAuthn ceremonies. */
+  readonly webauthnChallenges: WebauthnChallengeStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -78,7 +87,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     tokens: new TokenStore(db, revokedJwts),
     revokedJwts,
     sessions: new SessionStore(db, revokedJwts),
-    consents: new ConsentStore(db),
+    consents: new ConsentStore(db, revokedJwts),
     authorizationFlow: new AuthorizationFlowStore(db),
     codes: new AuthorizationCodeStore(db),
     serverState: new ServerStateStore(db),
@@ -88,7 +97,10 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
     trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
     usedAssertions: new UsedAssertionStore(db),
+    passkeys: new PasskeyStore(db),
+    webauthnChallenges: new WebauthnChallengeStore(db),
     signInSources: new SignInSourceStore(db),
+    oneTimeCodes: new OneTimeCodeStore(db),
     async ping() {
       try {
         await db.query('SELECT 1');

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { type Db, isUuid } from './db.js';
 import { DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
@@ -66,23 +66,50 @@ export class SessionStore {
     await this.db.query('DELETE FROM sessions WHERE secret_hash = $1', [secretHash]);
   }
 
+  /** The person's unexpired sessions at the realm, the most recent sign-in first. */
+  async listForUser(realm: string, userId: string): Promise<Session[]> {
+    const result = await this.db.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions WHERE realm = $1 AND user_id = $2 AND expires_at > now() ORDER BY auth_time DESC, sid`,
+      [realm, userId],
+    );
+    return result.rows.map(toSession);
+  }
+
   /**
    * Signs the person out: the session goes, and so do the tokens issued under it (those
    * carrying its `sid`), as a sign-out ends what the sign-in began.
    */
   async end(secretHash: Buffer): Promise<void> {
+    await this.endWhere('secret_hash = $1', [secretHash]);
+  }
+
+  /**
+   * Ends one of the person's sessions by its public id, as `end` does (from their account
+   * page); false when they have no such session.
+   */
+  async endForUser(realm: string, userId: string, sid: string): Promise<boolean> {
+    if (!isUuid(sid)) return false;
+    return this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid]);
+  }
+
+  private async endWhere(condition: string, params: readonly unknown[]): Promise<boolean> {
     const denied = await this.db.transaction(async (tx) => {
       const ended = await tx.query<{ realm: string; user_id: string; sid: string }>(
-        'DELETE FROM sessions WHERE secret_hash = $1 RETURNING realm, user_id, sid',
-        [secretHash],
+        `DELETE FROM sessions WHERE ${condition} RETURNING realm, user_id, sid`,
+        params,
       );
       const session = ended.rows[0];
-      if (!session) return [];
-      const params = [session.realm, session.user_id, session.sid];
-      await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL', params);
+      if (!session) return undefined;
+      const sessionParams = [session.realm, session.user_id, session.sid];
+      await tx.query(
+        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
+        sessionParams,
+      );
       // Their JWT access tokens are not stored: their grants are denied instead.
-      return (await tx.query<DenialRow>(DENY_SESSION_GRANTS, params)).rows;
+      return (await tx.query<DenialRow>(DENY_SESSION_GRANTS, sessionParams)).rows;
     });
+    if (denied === undefined) return false;
     this.revokedJwts.remember(denied);
+    return true;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
@@ -177,15 +178,32 @@ describe('sign-in and sessions', () => {
       expect(redirectPath(right)).toBe(`${realmPath(realm)}/consent`);
     });
 
-    it('shows an error and starts no session when the realm asks for more than a password', async () => {
-      const { realm, clientId, person, sub } = await setup({ authentication: ['password', 'otp'] });
+    it('asks for a one-time code after the password when the realm asks for more, and starts no session until it passes', async () => {
+      const { realm, clientId, username, person, sub } = await setup({ authentication: ['password', 'otp'] });
+      const enrolled = await t.admin.request('POST', `/realms/${realm}/users/${username}/totp`);
+      const app = new TOTP({ secret: Secret.fromBase32((enrolled.json() as { secret: string }).secret) });
       const { b, url, page } = await signInPage(realm, clientId);
       const answer = await b.submit(url, page, person);
-      expect(answer.headers.location).toBeUndefined();
-      expect(answer.headers['content-type']).toMatch(/^text\/html/);
-      expect(errorText(answer.body)).toEqual(expect.any(String));
+      expect(answer.statusCode).toBe(303);
+      expect(redirectPath(answer)).toBe(`${realmPath(realm)}/login`);
       expect(setCookieHeader(answer, `rg_session_${realm}`)).toBeUndefined();
       expect(await sessionCount(sub)).toBe(0);
+
+      const codeUrl = location(answer);
+      const codePage = await b.get(codeUrl);
+      expect(codePage.statusCode).toBe(200);
+      expectPageSecurity(codePage);
+      expect(codePage.body).toMatch(/<input [^>]*name="otp"/);
+      expect(codePage.body).not.toMatch(/name="password"/);
+      const wrong = await b.submit(codeUrl, codePage, { otp: 'nonsense' });
+      expect(errorText(wrong.body)).toEqual(expect.any(String));
+      expect(await sessionCount(sub)).toBe(0);
+
+      const passed = await b.submit(codeUrl, codePage, { otp: app.generate() });
+      expect(passed.statusCode).toBe(303);
+      expect(redirectPath(passed)).toBe(`${realmPath(realm)}/consent`);
+      expect(setCookieHeader(passed, `rg_session_${realm}`)).toBeDefined();
+      expect(await sessionCount(sub)).toBe(1);
     });
   });
 

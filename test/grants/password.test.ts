@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '../../src/authn/password.js';
 import { type TestApp, startTestApp } from '../support/app.js';
@@ -171,13 +172,72 @@ describe('token endpoint: resource owner password credentials (RFC 6749 §4.3)',
     expect(body.id_token).toEqual(expect.any(String));
   });
 
-  it('is refused where the realm asks for more than a password, even with the right one', async () => {
-    await t.admin.createRealm('strict', { authentication: ['password', 'otp'] });
-    const user = await createUser(t.admin, 'strict', 'dave');
-    const strict = await client('strict', { grant_types: ['password'], scope: 'openid' });
-    const response = await passwordGrant(t.app, 'strict', strict, user);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: 'invalid_grant', error_description: 'this realm requires more than a password to sign in' });
+  describe('where the realm asks for more than a password (its authentication steps)', () => {
+    const OTP_REQUIRED = { error: 'invalid_grant', error_description: 'this realm requires a one-time code: send it in the otp parameter' };
+    const PASSKEY_REQUIRED = { error: 'invalid_grant', error_description: 'this realm requires a passkey, which cannot be used with the password grant' };
+    /** The code the person's authenticator app shows now. */
+    const codeOf = (base32: string) => new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+
+    /** A realm with the steps, a client of the grant, and a person (with an authenticator app when `enrol`). */
+    const setup = async (authentication: string[], options: { enrol?: boolean } = {}) => {
+      const realm = `steps-${randomBytes(4).toString('hex')}`;
+      await t.admin.createRealm(realm, { authentication });
+      const user = await createUser(t.admin, realm, 'dave');
+      const secret = options.enrol
+        ? ((await t.admin.request('POST', `/realms/${realm}/users/dave/totp`)).json() as { secret: string }).secret
+        : '';
+      return { realm, user, secret, client: await client(realm, { grant_types: ['password'], scope: 'openid' }) };
+    };
+    const failuresCounted = async (realm: string) =>
+      (await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempt_counters WHERE key LIKE $1', [`sign-in:${realm}:%`])).rows[0]!.n;
+
+    it('asks for the one-time code in the otp parameter, and takes the right one', async () => {
+      const { realm, user, secret, client: strict } = await setup(['password', 'otp'], { enrol: true });
+      const withoutCode = await passwordGrant(t.app, realm, strict, user);
+      expect(withoutCode.statusCode).toBe(400);
+      expect(withoutCode.json()).toEqual(OTP_REQUIRED);
+
+      const wrongCode = await passwordGrant(t.app, realm, strict, user, { otp: codeOf(secret) === '000000' ? '111111' : '000000' });
+      expect(wrongCode.json()).toEqual({ error: 'invalid_grant', error_description: 'the one-time code is incorrect or was already used' });
+
+      const response = await passwordGrant(t.app, realm, strict, user, { otp: codeOf(secret) });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().id_token).toEqual(expect.any(String));
+    });
+
+    it('checks the password before the code, and counts wrong codes as failures', async () => {
+      const { realm, user, secret, client: strict } = await setup(['password', 'otp'], { enrol: true });
+      const wrongPassword = await passwordGrant(t.app, realm, strict, { username: user.username, password: 'wrong' }, { otp: codeOf(secret) });
+      expect(wrongPassword.json()).toEqual({ error: 'invalid_grant', error_description: 'the username or password is incorrect' });
+      const before = await t.store.attemptCounters.failures(`sign-in:${realm}:account:dave`);
+      await passwordGrant(t.app, realm, strict, user, { otp: 'not-a-code' });
+      expect(await t.store.attemptCounters.failures(`sign-in:${realm}:account:dave`)).toBe(before + 1);
+    });
+
+    it('tells a person without an authenticator app where to set one up', async () => {
+      const { realm, user, client: strict } = await setup(['password', 'otp']);
+      const response = await passwordGrant(t.app, realm, strict, user, { otp: '123456' });
+      expect(response.json()).toEqual({
+        error: 'invalid_grant',
+        error_description: `this realm requires a one-time code and none is set up for this account: set one up at ${ISSUER.replace('/alpha', `/${realm}`)}/account`,
+      });
+    });
+
+    it('refuses a realm that always asks for a passkey, before checking anything', async () => {
+      for (const authentication of [['passkey'], ['password', 'passkey'], ['passkey', 'password']]) {
+        const { realm, user, client: strict } = await setup(authentication);
+        expect((await passwordGrant(t.app, realm, strict, user)).json()).toEqual(PASSKEY_REQUIRED);
+        expect((await passwordGrant(t.app, realm, strict, { username: user.username, password: 'wrong' })).json()).toEqual(PASSKEY_REQUIRED);
+        expect(await failuresCounted(realm)).toBe(0);
+      }
+    });
+
+    it('asks for a passkey after the password where the risk step wants more from a new address', async () => {
+      const { realm, user, client: strict } = await setup(['password', 'risk', 'passkey']);
+      expect((await passwordGrant(t.app, realm, strict, user)).json()).toEqual(PASSKEY_REQUIRED);
+      const wrong = await passwordGrant(t.app, realm, strict, { username: user.username, password: 'wrong' });
+      expect(wrong.json().error_description).toBe('the username or password is incorrect');
+    });
   });
 
   it('is refused to a client whose record does not list it', async () => {

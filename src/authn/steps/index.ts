@@ -1,6 +1,8 @@
 import type { Store } from '../../store/index.js';
 import type { KeyEncryption } from '../../tokens/key-encryption.js';
 import type { SignInStep } from '../steps.js';
+import { otpStep } from './otp.js';
+import { passkeyStep } from './passkey.js';
 import { passwordStep } from './password.js';
 
 /** What the steps need: the store, and the key that encrypts one-time code secrets at rest. */
@@ -13,5 +15,5 @@ export interface SignInStepDeps {
 
 /** Every sign-in step this server runs (the realm's `authentication` setting picks and orders them). */
 export function signInSteps(deps: SignInStepDeps): SignInStep[] {
-  return [passwordStep(deps.store.users)];
+  return [passwordStep(deps.store.users), otpStep(deps), passkeyStep(deps)];
 }

@@ -1,0 +1,96 @@
+import type { FastifyReply } from 'fastify';
+import { issuerLabel, pendingTotpSecret, storedPendingSecret, verifyOneTimeCode } from '../authn/otp.js';
+import { WRONG_CODE, enrolmentView } from '../authn/steps/otp.js';
+import { formParams } from '../http/form-params.js';
+import { html } from '../pages/html.js';
+import type { Store } from '../store/index.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+import type { AccountHolder, AccountSection, AccountTools } from './section.js';
+
+/** The CSRF subjects of the section's forms: a token of one action does not serve another. */
+const ENROL = 'otp enrol';
+const CONFIRM = 'otp confirm';
+const REMOVE = 'otp remove';
+
+const hiddenCsrf = (holder: AccountHolder, subject: string) => html`<input type="hidden" name="csrf" value="${holder.csrf(subject)}">`;
+
+/**
+ * "One-time code": whether an authenticator app gives the person codes; setting one up (its
+ * secret shown on a page of its own, confirmed by a first code) or removing it.
+ */
+export function oneTimeCodeSection(deps: { store: Store; encryption: KeyEncryption }): AccountSection {
+  const { store, encryption } = deps;
+
+  /** The page that shows the pending secret and asks for its first code. */
+  function enrolmentPage(reply: FastifyReply, tools: AccountTools, holder: AccountHolder, secret: Buffer, error?: string) {
+    const realm = holder.realm;
+    return tools.sendAccountPage(
+      reply,
+      realm,
+      'Set up an authenticator app',
+      html`${error ? html`<p class="error" role="alert">${error}</p>\n` : ''}<form method="post" action="${realm.issuer}/account/otp/confirm">
+${hiddenCsrf(holder, CONFIRM)}
+${enrolmentView(issuerLabel(realm), holder.username, secret)}
+<button class="primary" type="submit">Confirm</button>
+</form>`,
+    );
+  }
+
+  return {
+    title: 'One-time code',
+    async render(holder) {
+      const totp = await store.oneTimeCodes.totp(holder.realm.name, holder.userId);
+      const action = (path: string) => `${holder.realm.issuer}/account/otp/${path}`;
+      if (totp?.confirmedAt) {
+        return {
+          body: html`<p>An authenticator app gives you one-time codes (set up on ${totp.confirmedAt.toISOString().slice(0, 10)}).</p>
+<form method="post" action="${action('remove')}">
+${hiddenCsrf(holder, REMOVE)}
+<button type="submit">Remove the authenticator app</button>
+</form>`,
+        };
+      }
+      return {
+        body: html`<p>No authenticator app is set up.</p>
+<form method="post" action="${action('enrol')}">
+${hiddenCsrf(holder, ENROL)}
+<button type="submit">Set up an authenticator app</button>
+</form>`,
+      };
+    },
+    routes(app, tools) {
+      app.post('/account/otp/enrol', async (request, reply) => {
+        const form = formParams(request.body, ['csrf']);
+        const holder = await tools.holder(request, reply, ENROL, form.csrf);
+        if (!holder) return reply;
+        const secret = await pendingTotpSecret(store, encryption, holder.realm.name, holder.userId, { fresh: true });
+        if (!secret) return tools.backToAccount(reply, holder.realm, 'An authenticator app is already set up: remove it first to set up another.');
+        return enrolmentPage(reply, tools, holder, secret);
+      });
+
+      app.post('/account/otp/confirm', async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'otp']);
+        const holder = await tools.holder(request, reply, CONFIRM, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId } = holder;
+        const pending = await storedPendingSecret(store, encryption, realm.name, userId);
+        if (!pending) return tools.backToAccount(reply, realm, 'There is no authenticator app waiting to be confirmed.');
+        const code = form.otp?.replace(/\s/g, '') ?? '';
+        // Only a code of the app confirms it: a recovery code says nothing about the new secret.
+        const kind = /^\d+$/.test(code) ? await verifyOneTimeCode(store, encryption, realm.name, userId, code, { pending: true }) : undefined;
+        if (kind !== 'otp') return enrolmentPage(reply, tools, holder, pending, WRONG_CODE);
+        request.log.info({ audit: 'otp_enrolled', realm: realm.name, user_id: userId }, 'authenticator app set up');
+        return tools.backToAccount(reply, realm, 'Your authenticator app is set up.');
+      });
+
+      app.post('/account/otp/remove', async (request, reply) => {
+        const form = formParams(request.body, ['csrf']);
+        const holder = await tools.holder(request, reply, REMOVE, form.csrf);
+        if (!holder) return reply;
+        await store.oneTimeCodes.removeTotp(holder.realm.name, holder.userId);
+        request.log.info({ audit: 'otp_removed', realm: holder.realm.name, user_id: holder.userId }, 'authenticator app removed');
+        return tools.backToAccount(reply, holder.realm, 'The authenticator app was removed.');
+      });
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { MAX_PASSKEYS_PER_PERSON, RelyingParty, passkeyName } from '../authn/passkeys.js';
+import { passkeyControl, passkeyNameField } from '../authn/steps/passkey.js';
+import { formParams } from '../http/form-params.js';
+import { passkeyScripts } from '../pages/assets/scripts.js';
+import { html } from '../pages/html.js';
+import type { Store } from '../store/index.js';
+import type { Passkey } from '../store/passkeys.js';
+import type { AccountHolder, AccountSection } from './section.js';
+
+/** The CSRF subjects of the section's forms: a token of one action does not serve another. */
+const REGISTER = 'passkeys register';
+const DELETE = 'passkeys delete';
+
+const NOTICES = {
+  missing: 'Adding a passkey needs JavaScript, which is turned off or not supported in this browser.',
+  malformed: 'The passkey could not be registered.',
+  expired: 'The passkey request expired. Try again.',
+  refused: 'The passkey could not be registered.',
+  duplicate: 'This passkey is registered already.',
+  limit: `You have ${MAX_PASSKEYS_PER_PERSON} passkeys: delete one to add another.`,
+} as const;
+
+const hiddenCsrf = (holder: AccountHolder, subject: string) => html`<input type="hidden" name="csrf" value="${holder.csrf(subject)}">`;
+const dateOf = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * The registration challenge is bound to the session and to the browser: the CSRF token of
+ * the form is an HMAC of the browser's cookie, and a form of another browser carries another.
+ */
+const bindingOf = (holder: AccountHolder, csrf: string) => ({ sid: holder.session.sid, browser: csrf });
+
+/** A base64url credential id as a form posts it; undefined when it cannot be one. */
+function credentialIdOf(value: string | undefined): Buffer | undefined {
+  return value !== undefined && value.length <= 1364 && /^[A-Za-z0-9_-]+$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
+}
+
+/** "Passkeys": the person's passkeys with their names and last use, adding one (WebAuthn registration), deleting one. */
+export function passkeysSection(deps: { store: Store; baseUrl: string }): AccountSection {
+  const { store } = deps;
+  const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
+
+  const item = (holder: AccountHolder, passkey: Passkey) => html`<li><strong>${passkey.name}</strong>${passkey.backedUp ? ' (synced)' : ''}: added ${dateOf(passkey.createdAt)}, ${
+    passkey.lastUsedAt ? `last used ${dateOf(passkey.lastUsedAt)}` : 'never used'
+  }
+<form method="post" action="${holder.realm.issuer}/account/passkeys/delete">
+${hiddenCsrf(holder, DELETE)}
+<input type="hidden" name="credential_id" value="${passkey.credentialId.toString('base64url')}">
+<button type="submit">Delete ${passkey.name}</button>
+</form></li>`;
+
+  return {
+    title: 'Passkeys',
+    async render(holder) {
+      const { realm, userId, username } = holder;
+      const passkeys = await store.passkeys.listForUser(realm.name, userId);
+      const list = passkeys.length > 0 ? html`<ul class="passkeys">${passkeys.map((passkey) => item(holder, passkey))}</ul>` : html`<p>You have no passkeys.</p>`;
+      if (passkeys.length >= MAX_PASSKEYS_PER_PERSON) return { body: list };
+      const csrf = holder.csrf(REGISTER);
+      const options = await relyingParty.registrationOptions(realm.name, bindingOf(holder, csrf), { userId, username, passkeys });
+      return {
+        body: html`${list}
+<form method="post" action="${realm.issuer}/account/passkeys/register">
+<input type="hidden" name="csrf" value="${csrf}">
+${passkeyNameField(true)}
+${passkeyControl({
+  ceremony: 'registration',
+  options,
+  label: 'Add a passkey',
+  primary: false,
+  noscript: 'Adding a passkey needs JavaScript, which is turned off in this browser.',
+})}
+</form>`,
+        scripts: passkeyScripts(realm.issuer),
+      };
+    },
+
+    routes(app, tools) {
+      app.post('/account/passkeys/register', async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'passkey_name', 'credential']);
+        const holder = await tools.holder(request, reply, REGISTER, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId } = holder;
+        const name = passkeyName(form.passkey_name);
+        const outcome = await relyingParty.verifyRegistration(realm.name, bindingOf(holder, form.csrf!), form.credential, { userId, name });
+        if (!outcome.ok) {
+          if (outcome.failure === 'refused') request.log.info({ passkey: outcome.failure, reason: outcome.detail }, 'passkey not registered');
+          return tools.backToAccount(reply, realm, NOTICES[outcome.failure]);
+        }
+        request.log.info({ audit: 'passkey_registered', realm: realm.name, user_id: userId, at: 'account' }, 'passkey registered');
+        return tools.backToAccount(reply, realm, `The passkey "${name}" was added.`);
+      });
+
+      app.post('/account/passkeys/delete', async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'credential_id']);
+        const holder = await tools.holder(request, reply, DELETE, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId } = holder;
+        const credentialId = credentialIdOf(form.credential_id);
+        if (!credentialId || !(await store.passkeys.delete(realm.name, userId, credentialId))) {
+          return tools.backToAccount(reply, realm, 'That passkey was not found.');
+        }
+        request.log.info({ audit: 'passkey_deleted', realm: realm.name, user_id: userId }, 'passkey deleted');
+        return tools.backToAccount(reply, realm, 'The passkey was deleted.');
+      });
+    },
+  };
+}
