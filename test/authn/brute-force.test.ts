@@ -3,13 +3,9 @@ import argon2 from 'argon2';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
-import { createPgDb } from '../../src/store/pg.js';
-import { ADMIN_TOKEN, AdminClient, BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { AdminClient, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { type ServiceClient, basic, realmPath } from '../support/oauth.js';
-import { type TestDb, createTestDb } from '../support/store.js';
 import { type TestUser, createUser } from '../support/users.js';
 import { authorize, codeRequest, freshRealm, publicClient } from '../flow/helpers.js';
 
@@ -216,26 +212,15 @@ describe('brute-force limits of sign-in', () => {
 });
 
 describe('brute-force limits on two instances of one database', () => {
-  let testDb: TestDb;
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
   let a: FastifyInstance;
   let b: FastifyInstance;
 
   beforeAll(async () => {
-    testDb = await createTestDb();
-    const masterKey = randomBytes(32);
-    const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
-    const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
-    const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
-    const config = { baseUrl: BASE_URL, trustProxy: false };
-    a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
-    const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-    b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false });
+    instances = await startTwoInstances();
+    ({ a, b } = instances);
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await testDb?.dispose();
-  });
+  afterAll(() => instances?.close());
   beforeEach(() => {
     delays.length = 0;
   });

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { enrolTotp, openTotpSecret, pendingTotpSecret, timeStepOf, totpCode, verifyOneTimeCode } from '../../src/authn/otp.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { Store } from '../../src/store/index.js';
@@ -12,6 +12,12 @@ import { postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 import { createUser, verifyIdToken } from '../support/users.js';
 import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, publicClient, redirectPath, rowsOf } from '../flow/helpers.js';
+
+/** Brute-force delays are test/authn/brute-force.test.ts's subject: here they would only slow the suite. */
+vi.mock('node:timers/promises', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('node:timers/promises')>()),
+  setTimeout: async () => {},
+}));
 
 const PERIOD_MS = 30_000;
 

@@ -2,12 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
-import { createPgDb } from '../../src/store/pg.js';
-import { ADMIN_TOKEN, AdminClient, type TestApp, freePort, startTestApp } from '../support/app.js';
+import { AdminClient, type TestApp, freePort, startTestApp, startTwoInstances } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce } from '../support/flow.js';
-import { type TestDb, createTestDb } from '../support/store.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 import {
@@ -365,33 +361,21 @@ describe('sign-in and sessions', () => {
  * on an http BASE_URL: instance A listens on it, B is driven through inject.
  */
 describe('two instances on an http BASE_URL', () => {
-  let testDb: TestDb;
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
   let a: FastifyInstance;
   let b: FastifyInstance;
   let baseUrl: string;
   let admin: AdminClient;
 
   beforeAll(async () => {
-    testDb = await createTestDb();
-    const masterKey = randomBytes(32);
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
-    // PostgreSQL: a pool of its own, as another process would have. PGlite: the same database.
-    const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
-    const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
-    const config = { baseUrl, trustProxy: false };
-    a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
-    const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-    b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false });
+    instances = await startTwoInstances({ baseUrl });
+    ({ a, b } = instances);
     await a.listen({ port, host: '127.0.0.1' });
     admin = new AdminClient(a);
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await testDb?.dispose();
-  });
+  afterAll(() => instances?.close());
 
   it('sets the cookies without Secure, and the pages and redirects use that BASE_URL', async () => {
     await admin.createRealm('plain');

@@ -6,6 +6,7 @@ import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
+import { createPgDb } from '../../src/store/pg.js';
 import { createTestDb } from './store.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -98,4 +99,31 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/**
+ * Two instances of the application over one database, as behind a load balancer: on
+ * PostgreSQL each has its own pool (and so its own LISTEN connection); on PGlite they share
+ * the one embedded database.
+ */
+export async function startTwoInstances(options: { baseUrl?: string } = {}): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
+  const testDb = await createTestDb();
+  const masterKey = randomBytes(32);
+  const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
+  const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
+  const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
+  const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false };
+  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
+  // On PGlite the second store is the first one's database: closing it is the first app's.
+  const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
+  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false });
+  return {
+    a,
+    b,
+    async close() {
+      await b.close();
+      await a.close();
+      await testDb.dispose();
+    },
+  };
 }

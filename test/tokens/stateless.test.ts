@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
-import { createPgDb } from '../../src/store/pg.js';
-import { ADMIN_TOKEN, AdminClient, BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { AdminClient, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
-import { type TestDb, createTestDb } from '../support/store.js';
 import { createUser, passwordTokens, refreshGrant } from '../support/users.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -271,26 +266,15 @@ describe('stateless access tokens', () => {
  * from its in-memory deny list kept current by PostgreSQL NOTIFY.
  */
 describe('stateless access tokens on two instances', () => {
-  let testDb: TestDb;
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
   let a: FastifyInstance;
   let b: FastifyInstance;
 
   beforeAll(async () => {
-    testDb = await createTestDb();
-    const masterKey = randomBytes(32);
-    const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
-    const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
-    const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
-    const config = { baseUrl: BASE_URL, trustProxy: false };
-    a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
-    const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-    b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false });
+    instances = await startTwoInstances();
+    ({ a, b } = instances);
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await testDb?.dispose();
-  });
+  afterAll(() => instances?.close());
 
   it('makes a JWT revoked on one instance inactive on the other within a second', async () => {
     const admin = new AdminClient(a);
