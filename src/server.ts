@@ -1,108 +1,17 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import type { ServerOptions as HttpsServerOptions } from 'node:https';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
-import { readCaBundle } from './client-auth/tls.js';
-import { openDb, prepare } from './bootstrap.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
-import { StoreUnavailableError } from './errors.js';
-import { createLogger } from './logger.js';
-import type { Db } from './store/db.js';
-import { resolveMasterKey } from './tokens/master-key.js';
+/**
+ * The entry point. Loading the application's modules takes a moment; a SIGTERM or SIGINT that
+ * comes meanwhile is caught here and handed on, so that the process still stops cleanly
+ * (exit 0) instead of being killed by the signal.
+ */
+let signalled: string | undefined;
+const early = (signal: NodeJS.Signals) => {
+  signalled ??= signal;
+};
+process.on('SIGTERM', early);
+process.on('SIGINT', early);
 
-/** What SIGTERM has to close: the app once it exists, else the database if it is open. */
-const running: { app?: FastifyInstance; db?: Db } = {};
-let stopping = false;
-
-function stop(signal: string): void {
-  if (stopping) return;
-  stopping = true;
-  running.app?.log.info({ signal }, 'stopping: finishing in-flight requests');
-  const closing = running.app ? running.app.close() : running.db?.close();
-  Promise.resolve(closing).then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-}
-
-/** The process: configuration, logger, store, listening, and a graceful stop on SIGTERM. */
-async function main(): Promise<void> {
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-
-  const config = loadConfig();
-  const https = readTls(config);
-  const clientCa = config.clientCa ? readClientCa(config.clientCa) : undefined;
-  const logger = createLogger(config.logLevel);
-  const masterKey = resolveMasterKey(config);
-  const db = await openDb(config, logger);
-  running.db = db;
-  const { store, encryption, adminToken } = await prepare(db, { masterKey, adminToken: config.adminToken, logger });
-  if (adminToken.generated) {
-    // Printed once, outside the log: only its hash is stored.
-    process.stdout.write(`\nrealmgate admin token (shown once, keep it safe): ${adminToken.generated}\n\n`);
-  }
-  const app = await buildApp({
-    config,
-    store,
-    encryption,
-    adminTokenHash: adminToken.hash,
-    logger,
-    ...(https ? { https } : {}),
-    ...(clientCa ? { clientCa } : {}),
-  });
-  running.app = app;
-
-  await app.listen({ port: config.port, host: config.host });
-  logger.info({ baseUrl: config.baseUrl, store: db.kind }, 'realmgate is serving');
-}
-
-/** HTTPS with requested (not required) client certificates, for mutual-TLS client authentication. */
-function readTls(config: Config): HttpsServerOptions | undefined {
-  if (!config.tls) return undefined;
-  const read = readConfigFile;
-  return {
-    cert: read('TLS_CERT', config.tls.cert),
-    key: read('TLS_KEY', config.tls.key),
-    ...(config.tls.ca ? { ca: read('TLS_CA', config.tls.ca) } : {}),
-    requestCert: true,
-    rejectUnauthorized: false,
-  };
-}
-
-/** `TLS_CA`: a PEM bundle holding at least one CA certificate, for `tls_client_auth`. */
-function readClientCa(path: string): Buffer {
-  const pem = readConfigFile('TLS_CA', path);
-  let cas;
-  try {
-    cas = readCaBundle(pem);
-  } catch {
-    throw new ConfigError(`invalid configuration: TLS_CA: ${path} is not a PEM certificate bundle`);
-  }
-  if (cas.length === 0) throw new ConfigError(`invalid configuration: TLS_CA: ${path} holds no CA certificate`);
-  return pem;
-}
-
-function readConfigFile(variable: string, path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new ConfigError(`invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
-  }
-}
-
-/** One line naming what is wrong: a bad variable, an unreachable database. */
-function describeStartFailure(error: unknown): string {
-  if (error instanceof ConfigError) return error.message;
-  if (error instanceof StoreUnavailableError) {
-    return `cannot start: DATABASE_URL: the database is unavailable (${(error.cause as Error | undefined)?.message ?? 'no answer'})`;
-  }
-  return `cannot start: ${(error as Error).message ?? String(error)}`;
-}
-
-main().catch(async (error: unknown) => {
-  process.stderr.write(`realmgate: ${describeStartFailure(error).replace(/\s+/g, ' ')}\n`);
-  await running.db?.close().catch(() => {});
-  process.exit(1);
-});
+const { run } = await import('./process.js');
+process.off('SIGTERM', early);
+process.off('SIGINT', early);
+run(signalled);

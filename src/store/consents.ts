@@ -27,8 +27,7 @@ const DENY_CLIENT_GRANTS = denyGrantsStatement(`
 export class ConsentStore {
   constructor(
     private readonly db: Db,
-    /** Remembers at once what a revocation denied; without it, this instance learns it from the notification. */
-    private readonly revokedJwts?: RevokedJwts,
+    private readonly revokedJwts: RevokedJwts,
   ) {}
 
   /** Undefined when the person never allowed the client anything. */
@@ -93,7 +92,7 @@ export class ConsentStore {
       return denials.rows;
     });
     if (denied === undefined) return false;
-    this.revokedJwts?.remember(denied);
+    this.revokedJwts.remember(denied);
     return true;
   }
 }

@@ -1,10 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { browserSkipReason, launchChromium, signIn, startsWith, watchedContext } from './support.js';
+import { pkce } from '../support/flow.js';
+import { browserSkipReason, launchChromium, signIn, startsWith, watchedContext, startCallbackServer } from './support.js';
 
 /**
  * The account page in a real Chromium with JavaScript on: after a code flow that gave the
@@ -15,20 +13,7 @@ const skipReason = browserSkipReason('test/browser/account-consent.test.ts');
 
 const PASSWORD = 'correct horse battery';
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
-/** The client's redirect URI: a server on its own port that answers "ok". */
-async function startCallbackServer(): Promise<{ server: Server; redirectUri: string }> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` };
-}
 
 describe.skipIf(skipReason !== undefined)(`revoking an application on the account page in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;

@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { browserSkipReason, launchChromium, watchedContext } from './support.js';
+import { pkce } from '../support/flow.js';
+import { browserSkipReason, launchChromium, watchedContext, startCallbackServer } from './support.js';
 
 /**
  * The authorization code flow in a real Chromium: /authorize, the sign-in page, the consent
@@ -22,23 +21,7 @@ const PRIMARY_BUTTON_BACKGROUND = 'rgb(37, 87, 214)';
 const backgroundColor = (element: unknown): string =>
   (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor;
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
-/** The client's redirect URI: a tiny server on its own port that answers every request with an "ok" page. */
-async function startCallbackServer(): Promise<{ server: Server; redirectUri: string; hits: string[] }> {
-  const hits: string[] = [];
-  const server = createServer((request, response) => {
-    hits.push(request.url ?? '');
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, redirectUri: `http://127.0.0.1:${port}/callback`, hits };
-}
 
 describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;

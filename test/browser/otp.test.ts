@@ -1,12 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { browserSkipReason, launchChromium, signIn, sleep, startsWith, watchedContext } from './support.js';
+import { pkce } from '../support/flow.js';
+import { browserSkipReason, launchChromium, signIn, sleep, startsWith, watchedContext, startCallbackServer } from './support.js';
 
 /**
  * One-time codes in a real Chromium, JavaScript on (so that CSP violations are reported): the
@@ -27,20 +25,7 @@ async function awayFromStepEnd(): Promise<void> {
   if (left < 3_000) await sleep(left + 100);
 }
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
-/** The client's redirect URI: a server on its own port answering an "ok" page. */
-async function startCallbackServer(): Promise<{ server: Server; redirectUri: string }> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` };
-}
 
 /** Submits the form of the page the browser is on with the button named `button`, and waits for what it leads to. */
 async function submitAndWait(page: Page, button: string): Promise<void> {

@@ -1,11 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, freePort, startTestApp } from '../support/app.js';
-import { type Problems, browserSkipReason, launchChromium, watchedContext } from './support.js';
+import { pkce } from '../support/flow.js';
+import { type Problems, browserSkipReason, launchChromium, watchedContext, startCallbackServer } from './support.js';
 
 /**
  * Passkeys in a real Chromium, with the DevTools protocol's virtual authenticator (a CTAP2
@@ -18,20 +16,7 @@ const skipReason = browserSkipReason('test/browser/passkeys.test.ts');
 
 const PASSWORD = 'correct horse battery';
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
-/** The client's redirect URI: a tiny server on its own port that answers "ok". */
-async function startCallbackServer(): Promise<{ server: Server; redirectUri: string }> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` };
-}
 
 describe.skipIf(skipReason !== undefined)(`passkeys in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { testStoreKind } from '../support/store.js';
 
@@ -72,3 +74,15 @@ export async function signIn(page: Page, username: string, password: string, nex
 export const startsWith = (prefix: string): RegExp => new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The client's redirect URI: a tiny server on its own port that answers every request with an "ok" page. */
+export async function startCallbackServer(): Promise<{ server: Server; redirectUri: string; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end('<!doctype html><html lang="en"><head><title>ok</title></head><body><p>ok</p></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, hits };
+}
