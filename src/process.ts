@@ -25,15 +25,8 @@ function stop(signal: string): void {
   );
 }
 
-/**
- * The process: configuration, logger, store, listening, and a graceful stop on SIGTERM.
- * `signalled` is a signal that came while this module was loading: nothing is open yet, so
- * the process stops at once.
- */
-async function main(signalled: string | undefined): Promise<void> {
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  if (signalled !== undefined) return stop(signalled);
+/** The process: configuration, logger, store, listening. */
+async function main(): Promise<void> {
 
   const config = loadConfig();
   const https = readTls(config);
@@ -105,11 +98,15 @@ function describeStartFailure(error: unknown): string {
   return `cannot start: ${(error as Error).message ?? String(error)}`;
 }
 
-/** Runs the process; start-up failures end it with one line and exit code 1. */
-export function run(signalled: string | undefined): void {
-  main(signalled).catch(async (error: unknown) => {
+/**
+ * Runs the process: start-up failures end it with one line and exit code 1. Returns what a
+ * SIGTERM or SIGINT must do: finish in-flight requests, close, and exit 0.
+ */
+export function run(): (signal: string) => void {
+  main().catch(async (error: unknown) => {
     process.stderr.write(`realmgate: ${describeStartFailure(error).replace(/\s+/g, ' ')}\n`);
     await running.db?.close().catch(() => {});
     process.exit(1);
   });
+  return stop;
 }

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 /**
- * The entry point. Loading the application's modules takes a moment; a SIGTERM or SIGINT that
- * comes meanwhile is caught here and handed on, so that the process still stops cleanly
- * (exit 0) instead of being killed by the signal.
+ * The entry point. Its signal handlers are installed before the application's modules load
+ * (which takes a moment) and stay for the life of the process: a SIGTERM or SIGINT during
+ * start-up stops it cleanly (exit 0) rather than killing it, and none is lost in a handover.
  */
-let signalled: string | undefined;
-const early = (signal: NodeJS.Signals) => {
-  signalled ??= signal;
+let stop: ((signal: string) => void) | undefined;
+let early: string | undefined;
+const onSignal = (signal: NodeJS.Signals) => {
+  if (stop) stop(signal);
+  else early ??= signal;
 };
-process.on('SIGTERM', early);
-process.on('SIGINT', early);
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
 
 const { run } = await import('./process.js');
-process.off('SIGTERM', early);
-process.off('SIGINT', early);
-run(signalled);
+if (early !== undefined) process.exit(0); // nothing was opened yet
+stop = run();
