@@ -72,6 +72,21 @@ export class BrowserCookies {
     return createHmac('sha256', this.csrfKey).update(browserHash).update('\0').update(subject).digest('base64url');
   }
 
+  /**
+   * A MAC of a text the server puts in a URL for its own page to show (a notice after an
+   * action), so that a link from elsewhere cannot make the page say something else.
+   */
+  textMac(text: string): string {
+    return createHmac('sha256', this.csrfKey).update('text\0').update(text).digest('base64url');
+  }
+
+  textMacMatches(text: string, mac: string | undefined): boolean {
+    if (mac === undefined) return false;
+    const expected = Buffer.from(this.textMac(text));
+    const given = Buffer.from(mac);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
   csrfTokenMatches(request: FastifyRequest, realm: RequestRealm, subject: string, presented: string | undefined): boolean {
     const browserHash = this.browserHash(request, realm);
     if (!browserHash || presented === undefined) return false;

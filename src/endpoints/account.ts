@@ -12,7 +12,7 @@ import type { Session } from '../store/sessions.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
-/** Notices are chosen by the server (a redirect's `notice`); the page shows only these texts. */
+/** A notice is a sentence; a longer one is cut. */
 const MAX_NOTICE_LENGTH = 200;
 
 /**
@@ -59,7 +59,7 @@ export function accountPage(deps: {
       return holderOf(request, realm, session, cookies.browserHash(request, realm)!);
     },
     backToAccount(reply, realm, notice) {
-      return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}`, 303);
+      return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`, 303);
     },
     sendAccountPage(reply, realm, title, body, scripts) {
       return sendPage(reply, { title, realm: realm.name, ...(scripts ? { scripts } : {}) }, html`${body}
@@ -76,7 +76,9 @@ export function accountPage(deps: {
       }
       const holder = await holderOf(request, realm, session, cookies.bindBrowser(request, reply, realm));
       const views = await Promise.all(sections.map(async (section) => ({ title: section.title, view: await section.render(holder) })));
-      const notice = formParams(request.query, ['notice']).notice?.slice(0, MAX_NOTICE_LENGTH);
+      // Only a notice this server wrote (its MAC holds) is shown: a link cannot put words on the page.
+      const query = formParams(request.query, ['notice', 'mac']);
+      const notice = query.notice !== undefined && cookies.textMacMatches(query.notice, query.mac) ? query.notice.slice(0, MAX_NOTICE_LENGTH) : undefined;
       const body: SafeHtml = html`${notice ? html`<p class="notice" role="status">${notice}</p>\n` : ''}<p>Signed in as <strong>${holder.username}</strong>.</p>
 ${views.map(({ title, view }) => html`<section class="account">
 <h2>${title}</h2>

@@ -122,6 +122,17 @@ describe('the account page: applications and sessions', () => {
     expect(redirectPath(response)).toBe(`${realmPath(REALM)}/login`);
   });
 
+  it('shows only notices the server wrote: a link cannot put words on the page', async () => {
+    const user = await person();
+    const b = new TestBrowser(app, BASE_URL);
+    await tokensOf(b, user, web[REALM]!);
+    await accountPage(b);
+    const forged = await b.get(`${accountUrl()}?notice=${encodeURIComponent('Call +1 555 0100 to keep your account')}&mac=forged`);
+    expect(forged.statusCode).toBe(200);
+    expect(noticeOf(forged.body)).toBeUndefined();
+    expect(forged.body).not.toContain('Call +1 555 0100');
+  });
+
   it('shows the applications the person allowed, with their scopes, and their sessions', async () => {
     const user = await person();
     const b = new TestBrowser(app, BASE_URL);
