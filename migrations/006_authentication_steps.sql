@@ -67,3 +67,7 @@ CREATE INDEX known_sign_in_sources_last_seen_at ON known_sign_in_sources (last_s
 
 -- How far a sign-in has come through the realm's steps: who, which methods passed.
 ALTER TABLE authorization_transactions ADD COLUMN progress jsonb;
+
+-- Signing out denies the JWT access tokens that carry the session's sid, whatever their grant.
+ALTER TABLE revoked_jwts DROP CONSTRAINT revoked_jwts_kind_check;
+ALTER TABLE revoked_jwts ADD CONSTRAINT revoked_jwts_kind_check CHECK (kind IN ('jti', 'grant', 'person', 'session'));

@@ -2,8 +2,11 @@ import { DEFAULT_SETTINGS } from '../realms/settings.js';
 import { INVALIDATION_CHANNEL, type Invalidatable } from './cache.js';
 import type { Db } from './db.js';
 
-/** One JWT access token (`jti`), every JWT access token of a grant (`grant`), or of a deleted person (`person`). */
-export type DenialKind = 'jti' | 'grant' | 'person';
+/**
+ * One JWT access token (`jti`), or every JWT access token of a grant (`grant`), of a deleted
+ * person (`person`), or of an ended session (`session`, by the `sid` the token carries).
+ */
+export type DenialKind = 'jti' | 'grant' | 'person' | 'session';
 
 export interface Denial {
   realm: string;
@@ -75,12 +78,22 @@ export const DENY_SESSION_GRANTS = denyGrantsStatement(`
  * Denies every JWT access token of a deleted person ($1 realm, $2 user id) for the realm's
  * access token lifetime: whatever grant issued them, stored or not (a user id is never reused).
  */
-export const DENY_PERSON = `
+export const DENY_PERSON = denyByIdStatement('person');
+
+/**
+ * Denies every JWT access token carrying an ended session's `sid` ($1 realm, $2 sid), whatever
+ * grant issued it: those with no stored sibling (no refresh token) have no grant to deny.
+ */
+export const DENY_SESSION = denyByIdStatement('session');
+
+function denyByIdStatement(kind: 'person' | 'session'): string {
+  return `
   WITH denied AS (
     INSERT INTO revoked_jwts (realm, kind, id, expires_at)
-    SELECT r.name, 'person', $2::text, now() + make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}) FROM realms r WHERE r.name = $1
+    SELECT r.name, '${kind}', $2::text, now() + make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}) FROM realms r WHERE r.name = $1
     ${ON_CONFLICT})
   ${NOTIFY_DENIED}`;
+}
 
 const DENY_JTI = `
   WITH denied AS (
@@ -120,21 +133,25 @@ export class RevokedJwts implements Invalidatable {
   }
 
   /** Whether the token, its grant, or its person is denied. */
-  async isDenied(realm: string, token: { jti: string; grantId: string | undefined; userId: string | undefined }): Promise<boolean> {
-    const { jti, grantId, userId } = token;
+  async isDenied(
+    realm: string,
+    token: { jti: string; grantId: string | undefined; userId: string | undefined; sid?: string | undefined },
+  ): Promise<boolean> {
+    const { jti, grantId, userId, sid } = token;
     if (this.db.listening && this.loaded) {
       return (
         this.has(realm, 'jti', jti) ||
         (grantId !== undefined && this.has(realm, 'grant', grantId)) ||
-        (userId !== undefined && this.has(realm, 'person', userId))
+        (userId !== undefined && this.has(realm, 'person', userId)) ||
+        (sid !== undefined && this.has(realm, 'session', sid))
       );
     }
     this.reload();
     const result = await this.db.query(
       `SELECT 1 FROM revoked_jwts
-        WHERE realm = $1 AND ((kind = 'jti' AND id = $2) OR (kind = 'grant' AND id = $3) OR (kind = 'person' AND id = $4))
-          AND expires_at > now()`,
-      [realm, jti, grantId ?? null, userId ?? null],
+        WHERE realm = $1 AND expires_at > now()
+          AND ((kind = 'jti' AND id = $2) OR (kind = 'grant' AND id = $3) OR (kind = 'person' AND id = $4) OR (kind = 'session' AND id = $5))`,
+      [realm, jti, grantId ?? null, userId ?? null, sid ?? null],
     );
     return result.rows.length > 0;
   }

@@ -1,5 +1,5 @@
 import { type Db, isUuid } from './db.js';
-import { DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
+import { DENY_SESSION, DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
 export interface Session {
@@ -105,8 +105,11 @@ export class SessionStore {
         'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
         sessionParams,
       );
-      // Their JWT access tokens are not stored: their grants are denied instead.
-      return (await tx.query<DenialRow>(DENY_SESSION_GRANTS, sessionParams)).rows;
+      // Their JWT access tokens are not stored: their grants are denied, and so is every JWT
+      // carrying the session's sid (those of grants with nothing stored, no refresh token).
+      const grants = await tx.query<DenialRow>(DENY_SESSION_GRANTS, sessionParams);
+      const bySid = await tx.query<DenialRow>(DENY_SESSION, [session.realm, session.sid]);
+      return [...grants.rows, ...bySid.rows];
     });
     if (denied === undefined) return false;
     this.revokedJwts.remember(denied);

@@ -99,6 +99,7 @@ export class TokenIssuer {
         subject: request.subject,
         scope,
         authTime: request.signIn && seconds(request.signIn.authTime),
+        sid: request.signIn?.sid,
         certificateThumbprint: request.certificateThumbprint,
         act: request.act,
         audience: request.audience,
@@ -155,6 +156,7 @@ export class TokenIssuer {
           subject: user.id,
           scope,
           authTime: seconds(signIn.authTime),
+          sid: signIn.sid,
           certificateThumbprint: request.certificateThumbprint,
           lifetime,
         })

@@ -31,6 +31,8 @@ export interface JwtAccessToken {
   issuedAt: number;
   expiresAt: number;
   authTime: number | undefined;
+  /** The session of the sign-in behind the token (OIDC `sid`): signing out denies it. */
+  sid?: string | undefined;
   certificateThumbprint: string | undefined;
   /** RFC 8693 §4.1, in an exchanged token. */
   act?: Actor | undefined;
@@ -66,6 +68,7 @@ export async function mintJwtAccessToken(
     client_id: token.clientId,
     scope: token.scope,
     ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
+    ...(token.sid === undefined ? {} : { sid: token.sid }),
     ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
     ...(token.act === undefined ? {} : { act: token.act }),
     [GRANT_ID_CLAIM]: token.grantId,
@@ -120,7 +123,7 @@ export class JwtAccessTokenVerifier {
     } catch {
       return undefined;
     }
-    const { jti, sub, client_id: clientId, scope, auth_time: authTime, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
+    const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
     const thumbprint = (cnf as Record<string, unknown> | undefined)?.['x5t#S256'];
@@ -135,6 +138,7 @@ export class JwtAccessTokenVerifier {
       issuedAt: payload.iat!,
       expiresAt: payload.exp!,
       authTime: typeof authTime === 'number' ? authTime : undefined,
+      ...(isString(sid) ? { sid } : {}),
       certificateThumbprint: isString(thumbprint) ? thumbprint : undefined,
       ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
       ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),

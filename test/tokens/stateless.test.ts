@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
 import { createUser, passwordTokens, refreshGrant } from '../support/users.js';
 
@@ -245,6 +245,34 @@ describe('stateless access tokens', () => {
 
     expect((await exchange()).json().error).toBe('invalid_grant');
     expect((await introspect(t.app, 'codes', watcher, jwt)).json()).toEqual({ active: false });
+  });
+
+  it('carries the sign-in\'s sid, and signing out denies JWTs of grants with nothing stored (a device grant without refresh token)', async () => {
+    await t.admin.createRealm('devices', { stateless_tokens: true, device_poll_interval: 1 });
+    const user = await createUser(t.admin, 'devices', 'erin');
+    const tv = await t.admin.createClient('devices', { client_type: 'public', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'], scope: 'openid' });
+    const watcher = await t.admin.serviceClient('devices', '', { introspect_any_token: true });
+    const device = (await postForm(t.app, '/oauth2/devices/device/code', { client_id: tv.client_id })).json() as { device_code: string; user_code: string };
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const codePage = '/oauth2/devices/device/user';
+    const login = location(await browser.submit(codePage, await browser.get(codePage), { user_code: device.user_code }));
+    const consent = location(await browser.submit(login, await browser.get(login), { username: user.username, password: user.password }));
+    await browser.submit(consent, await browser.get(consent), { decision: 'allow' });
+    const tokens = await postForm(t.app, '/oauth2/devices/access_token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: device.device_code,
+      client_id: tv.client_id,
+    });
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    const { access_token: jwt, refresh_token: refresh, id_token: idToken } = tokens.json();
+    expect(refresh).toBeUndefined();
+    expect(decodeJwt(jwt).sid).toBe(decodeJwt(idToken).sid);
+    expect((await introspect(t.app, 'devices', watcher, jwt)).json()).toMatchObject({ active: true });
+
+    const signOut = '/oauth2/devices/connect/endSession';
+    const confirmed = await browser.submit(signOut, await browser.get(signOut), { decision: 'allow' });
+    expect(confirmed.statusCode).toBeLessThan(400);
+    expect((await introspect(t.app, 'devices', watcher, jwt)).json()).toEqual({ active: false });
   });
 
   it('denies the JWTs of a deleted person, whatever grant issued them', async () => {
