@@ -9,7 +9,7 @@ import { sha256 } from '../../src/crypto/hash.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { ADMIN_TOKEN, AdminClient, BASE_URL } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode } from '../support/flow.js';
+import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode, unescape } from '../support/flow.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 import { type TestUser, createUser, refreshGrant } from '../support/users.js';
@@ -23,8 +23,6 @@ interface AccountForm {
   fields: Record<string, string>;
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
 /** The forms of a page, each with its action and hidden inputs, in page order. */
 function formsOf(page: string): AccountForm[] {

@@ -7,7 +7,7 @@ import { prepare } from '../../src/bootstrap.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { REDIRECT_URI, TestBrowser, location, pkce, formFor } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 import { createUser, verifyIdToken } from '../support/users.js';
@@ -313,17 +313,7 @@ describe('the account page: one-time code', () => {
     await t?.close();
   });
 
-  const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-  const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
-  /** The hidden inputs of the form of a page that posts to `action` (the account page has one form per action). */
-  function formFor(page: string, action: string): Record<string, string> {
-    for (const [, target, inner] of page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)) {
-      if (unescape(target!) !== action) continue;
-      return Object.fromEntries([...inner!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name, value]) => [unescape(name!), unescape(value!)]));
-    }
-    throw new Error(`no form posting to ${action}`);
-  }
 
   it('sets up an authenticator app (secret shown on its own page, confirmed by a first code), then removes it', async () => {
     const realm = await freshRealm(t);

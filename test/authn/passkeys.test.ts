@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSKEY_SCRIPT } from '../../src/pages/assets/passkey-script.js';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce } from '../support/flow.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce, unescape } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { createUser, verifyIdToken } from '../support/users.js';
 import { consentFrom, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
@@ -154,8 +154,6 @@ class SoftwareAuthenticator {
 
 // ---------------------------------------------------------------- reading the pages
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
 interface PasskeyForm {
   action: string | undefined;

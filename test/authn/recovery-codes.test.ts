@@ -3,23 +3,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { TestBrowser, location } from '../support/flow.js';
+import { TestBrowser, location, formFor } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 import { freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 const CODE_FORMAT = /^[2-9a-hjkmnp-z]{5}-[2-9a-hjkmnp-z]{5}$/;
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
-/** The hidden inputs of the form of a page that posts to `action` (the account page has one form per action). */
-function formFor(page: string, action: string): Record<string, string> {
-  for (const [, target, inner] of page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)) {
-    if (unescape(target!) !== action) continue;
-    return Object.fromEntries([...inner!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name, value]) => [unescape(name!), unescape(value!)]));
-  }
-  throw new Error(`no form posting to ${action}`);
-}
 
 const errorText = (page: string): string | undefined => /<p class="error" role="alert">([^<]*)<\/p>/.exec(page)?.[1];
 const codesOn = (page: string): string[] => [...page.matchAll(/<li><code>([^<]*)<\/code><\/li>/g)].map(([, code]) => code!);

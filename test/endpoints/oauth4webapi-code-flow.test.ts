@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { CookieJar } from 'tough-cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { unescape } from '../support/flow.js';
 
 /**
  * A certified client library (oauth4webapi) completes the authorization code flow over a
@@ -17,8 +18,6 @@ const REDIRECT_URI = 'http://127.0.0.1/callback'; // never fetched: the redirect
 const PASSWORD = 'correct horse battery';
 const insecure = { [oauth.allowInsecureRequests]: true }; // the test server speaks plain HTTP on loopback
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 const attr = (tag: string, name: string) => {
   const match = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
   return match ? unescape(match[1]!) : undefined;

@@ -10,7 +10,8 @@ export function pkce(): { verifier: string; challenge: string } {
 }
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
+/** The text of an HTML attribute or text node, as the pages escape it. */
+export const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
 
 /** The hidden inputs of the page's form, as a client that reads the form finds them. */
 export function hiddenInputs(page: string): Record<string, string> {
@@ -19,6 +20,14 @@ export function hiddenInputs(page: string): Record<string, string> {
     inputs[unescape(name!)] = unescape(value!);
   }
   return inputs;
+}
+
+/** The hidden inputs of the form of a page that posts to `action` (the account page has one form per action). */
+export function formFor(page: string, action: string): Record<string, string> {
+  for (const [, target, inner] of page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)) {
+    if (unescape(target!) === action) return hiddenInputs(inner!);
+  }
+  throw new Error(`no form posting to ${action}`);
 }
 
 /**
