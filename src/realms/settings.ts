@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
 const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);
 
+/** A rate limit: requests per minute, or null for none (src/rate-limits/). */
+const perMinute = z.number().int().positive().max(1_000_000).nullable();
+
 /**
  * The sign-in steps a realm may list, in order (CONTRACT.md §5): `risk` decides whether the
  * steps after it are needed (src/authn/risk.ts).
@@ -31,6 +34,18 @@ const settingFields = {
   /** Where each new CIBA request is announced (src/ciba/notification.ts); null: nowhere. */
   ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
+  /** Per authenticated client and instance, at each endpoint (README "Rate limits"). */
+  rate_limit_token: perMinute,
+  rate_limit_par: perMinute,
+  rate_limit_device: perMinute,
+  rate_limit_ciba: perMinute,
+  /** Per initial access token, registration access token or (open registration) address. */
+  rate_limit_registration: perMinute,
+  /** Per address, shared by every instance: posts to the sign-in steps and the device page. */
+  rate_limit_sign_in: perMinute,
+  rate_limit_device_page: perMinute,
+  /** How long the realm's audit events are kept (src/audit/). */
+  audit_event_lifetime: seconds,
   authentication: z
     .array(z.enum(AUTHENTICATION_STEPS))
     .min(1)
@@ -60,6 +75,14 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  rate_limit_token: 6000,
+  rate_limit_par: 600,
+  rate_limit_device: 120,
+  rate_limit_ciba: 600,
+  rate_limit_registration: 60,
+  rate_limit_sign_in: 300,
+  rate_limit_device_page: 300,
+  audit_event_lifetime: 90 * 24 * 3600,
   authentication: ['password'],
 });
 

@@ -22,6 +22,14 @@ export const DEFAULT_SETTINGS = {
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  rate_limit_token: 6000,
+  rate_limit_par: 600,
+  rate_limit_device: 120,
+  rate_limit_ciba: 600,
+  rate_limit_registration: 60,
+  rate_limit_sign_in: 300,
+  rate_limit_device_page: 300,
+  audit_event_lifetime: 7776000,
   authentication: ['password'],
 } as const;
 
@@ -34,6 +42,7 @@ export const SECONDS_SETTINGS = [
   'device_code_lifetime',
   'device_poll_interval',
   'ciba_lifetime',
+  'audit_event_lifetime',
   'ciba_poll_interval',
 ] as const;
 

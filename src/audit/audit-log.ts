@@ -1,0 +1,37 @@
+/**
+ * The audit trail (issue 8): what happened to tokens, sign-ins, consents, clients and realms,
+ * as one structured log line and one `audit_events` row per event.
+ */
+export type AuditEventType =
+  | 'token.issued'
+  | 'token.revoked'
+  | 'sign_in.succeeded'
+  | 'sign_in.failed'
+  | 'consent.granted'
+  | 'consent.denied'
+  | 'consent.revoked'
+  | 'client.created'
+  | 'client.updated'
+  | 'client.deleted'
+  | 'client.secret_rotated'
+  | 'realm.created'
+  | 'realm.updated'
+  | 'realm.deleted';
+
+export interface AuditEvent {
+  realm: string;
+  type: AuditEventType;
+  /** The client concerned, if any. */
+  clientId?: string | undefined;
+  /** The person concerned (a user's id), if any. */
+  userId?: string | undefined;
+  /** Who caused it: the request's address. */
+  address?: string | undefined;
+  /** What else tells the event apart (grant type, scope, reason…); never a secret. */
+  details?: Readonly<Record<string, unknown>>;
+}
+
+/** Records events; recording never fails the request that caused the event. */
+export interface AuditLog {
+  record(event: AuditEvent): void;
+}
