@@ -12,7 +12,8 @@ const revokeSubject = (clientId: string): string => `applications revoke ${clien
 /**
  * "Applications": the clients the person allowed, with the scopes allowed, each with a form
  * that revokes the consent and every token the client holds for the person
- * (`ConsentStore.revoke`), so that the next authorization asks again.
+ * (`ConsentStore.revoke`), so that the next authorization asks again; a `consent.revoked`
+ * audit event.
  */
 export function applicationsSection(store: Store): AccountSection {
   return {
@@ -41,6 +42,16 @@ export function applicationsSection(store: Store): AccountSection {
         const holder = await tools.holder(request, reply, revokeSubject(form.client_id), form.csrf);
         if (!holder) return reply;
         const revoked = await tools.store.consents.revoke(holder.realm.name, holder.userId, form.client_id);
+        if (revoked) {
+          app.audit.record({
+            realm: holder.realm.name,
+            type: 'consent.revoked',
+            clientId: form.client_id,
+            userId: holder.userId,
+            address: request.ip,
+            details: { via: 'account' },
+          });
+        }
         const client = revoked ? await tools.store.clients.get(holder.realm.name, form.client_id) : undefined;
         const name = client?.client_name || form.client_id;
         return tools.backToAccount(

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { recordAdminChanges } from '../audit/admin-changes.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
+import { eventRoutes } from './events.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { keyRoutes } from './keys.js';
 import { realmRoutes } from './realms.js';
@@ -20,11 +22,12 @@ export interface AdminDeps {
   baseUrl: string;
 }
 
-/** The admin API (CONTRACT.md §5): JSON only, behind the admin token. */
+/** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
   return async (app) => {
     requireAdminToken(app, deps.adminTokenHash);
     app.removeContentTypeParser('text/plain');
+    recordAdminChanges(app);
     await app.register(realmRoutes(deps));
     await app.register(async (realmScope) => {
       resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');
@@ -35,6 +38,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(keyRoutes(deps));
       await realmScope.register(initialAccessTokenRoutes(deps));
       await realmScope.register(trustedIssuerRoutes(deps));
+      await realmScope.register(eventRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

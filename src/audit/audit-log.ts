@@ -2,21 +2,35 @@
  * The audit trail (issue 8): what happened to tokens, sign-ins, consents, clients and realms,
  * as one structured log line and one `audit_events` row per event.
  */
-export type AuditEventType =
-  | 'token.issued'
-  | 'token.revoked'
-  | 'sign_in.succeeded'
-  | 'sign_in.failed'
-  | 'consent.granted'
-  | 'consent.denied'
-  | 'consent.revoked'
-  | 'client.created'
-  | 'client.updated'
-  | 'client.deleted'
-  | 'client.secret_rotated'
-  | 'realm.created'
-  | 'realm.updated'
-  | 'realm.deleted';
+export const AUDIT_EVENT_TYPES = [
+  'token.issued',
+  'token.revoked',
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'consent.granted',
+  'consent.denied',
+  'consent.revoked',
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'client.secret_rotated',
+  'realm.created',
+  'realm.updated',
+  'realm.deleted',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.totp_enrolled',
+  'scope.saved',
+  'scope.deleted',
+  'keys.rotated',
+  'trusted_issuer.created',
+  'trusted_issuer.updated',
+  'trusted_issuer.deleted',
+  'initial_access_token.created',
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 export interface AuditEvent {
   realm: string;

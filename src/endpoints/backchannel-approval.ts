@@ -77,6 +77,14 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
         (await store.pendingAuthorizations.answer(realm.name, pending.id, decision, session));
       if (!answered) return reply.redirect(pageUrl(realm, 'gone'), 303);
       if (decision === 'approved') await store.consents.grant(realm.name, session.userId, pending.clientId, pending.scope);
+      app.audit.record({
+        realm: realm.name,
+        type: decision === 'approved' ? 'consent.granted' : 'consent.denied',
+        clientId: pending.clientId,
+        userId: session.userId,
+        address: request.ip,
+        details: { flow: 'ciba', scope: pending.scope.join(' '), request_id: pending.id },
+      });
       return reply.redirect(pageUrl(realm, decision), 303);
     });
   };

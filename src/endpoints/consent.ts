@@ -54,10 +54,31 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const { id, client, session } = current;
       if (!cookies.csrfTokenMatches(request, realm, id, form.csrf)) throw new InvalidFormError();
 
-      if (form.decision === 'deny') return flow.deny(reply, realm, current, session);
+      const { purpose } = current.transaction;
+      // The event once the decision has reached the request (a double submit records nothing).
+      const decided = (type: 'consent.granted' | 'consent.denied') =>
+        app.audit.record({
+          realm: realm.name,
+          type,
+          clientId: client.client_id,
+          userId: session.userId,
+          address: request.ip,
+          details: {
+            flow: purpose.kind,
+            scope: requestedScopeOf(purpose).join(' '),
+            ...(purpose.kind === 'device' ? { request_id: purpose.pendingId } : {}),
+          },
+        });
+      if (form.decision === 'deny') {
+        const answered = await flow.deny(reply, realm, current, session);
+        decided('consent.denied');
+        return answered;
+      }
       if (form.decision !== 'allow') throw new InvalidFormError();
-      await store.consents.grant(realm.name, session.userId, client.client_id, requestedScopeOf(current.transaction.purpose));
-      return flow.allow(reply, realm, current, session);
+      await store.consents.grant(realm.name, session.userId, client.client_id, requestedScopeOf(purpose));
+      const answered = await flow.allow(reply, realm, current, session);
+      decided('consent.granted');
+      return answered;
     });
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
 import { type AuthorizationFlow, type ResumedTransaction, SESSION_LIFETIME_SECONDS, formTargetsOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
@@ -122,7 +123,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     });
     cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
     await risk.remember(realm, userId, { device: cookies.device(request, reply, realm), address: request.ip });
-    audit(request, 'success', { user_id: userId, amr: session.amr });
+    recordSignInSucceeded(request.server.audit, attemptOf(request, resumed), { userId, amr: session.amr });
     return flow.continueAfterSignIn(reply, realm, resumed, session);
   }
 
@@ -153,7 +154,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const again = (error: string, extra: { status?: number } = {}) => showStep(request, reply, resumed, { error, username: form.username, ...extra });
       const wait = await bruteForce.lockedFor(realm, account, request.ip);
       if (wait !== undefined) {
-        audit(request, 'locked', { step: posted.name, username: account });
+        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: posted.name, username: account, userId: progress.userId, reason: 'locked' });
         reply.header('retry-after', String(wait));
         const minutes = Math.ceil(wait / 60);
         return again(`Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { status: 429 });
@@ -164,7 +165,12 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       if ('error' in outcome) {
         if (outcome.failure) {
           app.metrics.signIns.inc({ outcome: 'failure' });
-          audit(request, 'failure', { step: posted.name, username: account });
+          recordSignInFailed(app.audit, attemptOf(request, resumed), {
+            step: posted.name,
+            username: account,
+            userId: progress.userId,
+            reason: 'wrong_credentials',
+          });
           await bruteForce.failed(realm, account, request.ip);
         }
         return again(outcome.error);
@@ -187,7 +193,7 @@ function loginUrl(realm: RequestRealm, transactionId: string): string {
   return `${realm.issuer}/login?transaction=${encodeURIComponent(transactionId)}`;
 }
 
-/** Sign-in outcomes are audit events: one structured log line each, without secrets. */
-function audit(request: FastifyRequest, outcome: 'success' | 'failure' | 'locked', detail: Record<string, unknown>): void {
-  request.log.info({ audit: 'sign_in', outcome, realm: request.realm.name, address: request.ip, ...detail }, `sign-in ${outcome}`);
+/** Sign-in outcomes are audit events (src/audit/sign-in.ts), about the client the person signs in for. */
+function attemptOf(request: FastifyRequest, resumed: ResumedTransaction): SignInAttempt {
+  return { realm: request.realm.name, address: request.ip, via: 'sign_in_page', clientId: resumed.client?.client_id };
 }

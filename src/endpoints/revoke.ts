@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { AuditEvent } from '../audit/audit-log.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
@@ -9,7 +10,8 @@ import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
  * revokes its whole grant. Unknown, expired and already revoked tokens answer 200 too.
- * A JWT access token of the realm is denied by its `jti` until it expires.
+ * A JWT access token of the realm is denied by its `jti` until it expires. Each live token
+ * revoked is a `token.revoked` audit event.
  */
 export function revocationEndpoint(deps: {
   authenticator: ClientAuthenticator;
@@ -23,12 +25,15 @@ export function revocationEndpoint(deps: {
       // The hint is only a hint (RFC 7009 §2.1); it is read so that a repeated one is refused.
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
+      const revoked = (what: Pick<AuditEvent, 'clientId' | 'userId' | 'details'>) =>
+        app.audit.record({ realm: realm.name, type: 'token.revoked', address: request.ip, ...what });
 
       if (looksLikeJwt(token)) {
         const jwt = await deps.jwtAccessTokens.verify(realm, token);
         if (jwt) {
           if (jwt.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
           await deps.jwtAccessTokens.revoke(realm, jwt);
+          revoked({ clientId: jwt.clientId, userId: jwt.userId, details: { token_kind: 'jwt_access_token', grant_id: jwt.grantId, jti: jwt.jti } });
         }
         return reply.code(200).send();
       }
@@ -41,6 +46,12 @@ export function revocationEndpoint(deps: {
         // tokens are written (src/grants/refresh-token.ts).
         await deps.tokens.revoke(hash);
         if (stored.kind === 'refresh_token') await deps.tokens.revokeGrant(stored.grantId, realm.name);
+        revoked({
+          clientId: stored.clientId,
+          userId: stored.userId,
+          // Revoking a refresh token revokes its whole grant (CONTRACT.md §6).
+          details: { token_kind: stored.kind, grant_id: stored.grantId, grant_revoked: stored.kind === 'refresh_token' },
+        });
       }
       return reply.code(200).send();
     });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
+import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from '../authn/otp.js';
 import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
@@ -22,6 +24,8 @@ export interface PasswordGrantDeps {
   /** Opens one-time code secrets. */
   encryption: KeyEncryption;
   issuer: TokenIssuer;
+  /** Sign-ins succeeded and failed (src/audit/sign-in.ts). */
+  audit: AuditLog;
 }
 
 const WRONG_CREDENTIALS = 'the username or password is incorrect';
@@ -50,7 +54,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
       // The scope is checked first, so that a refused request says nothing about the password.
       const scope = requestedScope(params.scope, client.scope);
 
-      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, log: request.log });
+      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, log: request.log, clientId: client.client_id });
 
       return deps.issuer.issueUserTokens({
         realm,
@@ -61,6 +65,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         signIn: { authTime: new Date(), amr: signedIn.amr, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         certificateThumbprint: request.certificateThumbprint,
+        address: request.address,
       });
     },
   };
@@ -73,6 +78,7 @@ interface Attempt {
   otp: string | undefined;
   address: string;
   log: FastifyBaseLogger;
+  clientId: string;
 }
 
 /**
@@ -92,7 +98,7 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
     // While locked, nothing is checked: the right password is refused as a wrong one would be.
     const wait = await bruteForce.lockedFor(realm, username, address);
     if (wait !== undefined) {
-      audit(attempt, 'locked', { step: 'password', username });
+      recordSignInFailed(deps.audit, attemptOf(attempt), { step: 'password', username, reason: 'locked' });
       const minutes = Math.ceil(wait / 60);
       throw new OAuthError(
         'invalid_grant',
@@ -103,7 +109,7 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
 
     /** Counts a failure of `step` against the account and the address, then refuses. */
     const failed = async (step: string, account: string, description: string): Promise<never> => {
-      audit(attempt, 'failure', { step, username: account });
+      recordSignInFailed(deps.audit, attemptOf(attempt), { step, username: account, reason: 'wrong_credentials' });
       await bruteForce.failed(realm, account, address);
       throw new OAuthError('invalid_grant', description);
     };
@@ -140,7 +146,7 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
     }
     await risk.remember(realm, user.id, { device: undefined, address });
     const amr = finalAmr(progress.amr);
-    audit(attempt, 'success', { user_id: user.id, amr });
+    recordSignInSucceeded(deps.audit, attemptOf(attempt), { userId: user.id, amr });
     return { user, amr };
   };
 }
@@ -158,10 +164,9 @@ function refuseUnreachable(authentication: readonly AuthenticationStep[]): void 
   if (authentication[0] !== 'password') throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
 }
 
-/** The sign-in page's audit lines (src/endpoints/login.ts), for the grant: one each, without secrets. */
-function audit(attempt: Attempt, outcome: 'success' | 'failure' | 'locked', detail: Record<string, unknown>): void {
-  attempt.log.info(
-    { audit: 'sign_in', outcome, realm: attempt.realm.name, address: attempt.address, grant_type: 'password', ...detail },
-    `sign-in ${outcome}`,
-  );
-}
+const attemptOf = (attempt: Attempt): SignInAttempt => ({
+  realm: attempt.realm.name,
+  address: attempt.address,
+  via: 'password_grant',
+  clientId: attempt.clientId,
+});

@@ -24,6 +24,8 @@ const BATCH_STATEMENTS = [
   // A device or address unseen for 90 days is new again to the risk step.
   deleteBatch('known_sign_in_sources', "last_seen_at < now() - interval '90 days'"),
   deleteBatch('initial_access_tokens'),
+  // Each audit event expires after its realm's audit_event_lifetime (src/audit/audit-trail.ts).
+  deleteBatch('audit_events'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
   // Likewise a device code or auth_req_id, so that a late poll hears expired_token.

@@ -4,6 +4,7 @@ import { type Client, ClientStore } from './clients.js';
 import { SharedCache, listenForInvalidations } from './cache.js';
 import type { Db } from './db.js';
 import { AttemptCounters } from './attempt-counters.js';
+import { AuditEventStore } from './audit-events.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
 import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
@@ -64,6 +65,8 @@ export interface Store {
   readonly passkeys: PasskeyStore;
   /** Single-use challenges of WebAuthn ceremonies. */
   readonly webauthnChallenges: WebauthnChallengeStore;
+  /** The audit trail's rows (src/audit/). */
+  readonly auditEvents: AuditEventStore;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -101,6 +104,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     webauthnChallenges: new WebauthnChallengeStore(db),
     signInSources: new SignInSourceStore(db),
     oneTimeCodes: new OneTimeCodeStore(db),
+    auditEvents: new AuditEventStore(db),
     async ping() {
       try {
         await db.query('SELECT 1');

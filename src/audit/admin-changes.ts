@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuditEvent, AuditEventType } from './audit-log.js';
+
+type Fields = Record<string, unknown>;
+
+/** What an admin call changed, read from its path parameters, its body and its answer. */
+interface Change {
+  params: Readonly<Record<string, string | undefined>>;
+  body: Fields;
+  answer: Fields;
+}
+
+type Described = Pick<AuditEvent, 'clientId' | 'userId'> & { details?: Fields };
+
+const names = (value: unknown): string[] => (value !== null && typeof value === 'object' ? Object.keys(value) : []);
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * Admin calls that change something (CONTRACT.md §5), by method and route below `/admin`: the
+ * event each records once it has succeeded, and what the event says. Only names and ids are
+ * taken from bodies and answers, never a value that could be a secret.
+ */
+const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (change: Change) => Described }>> = {
+  'POST /realms': { type: 'realm.created', describe: ({ body }) => ({ details: { settings: names(body.settings) } }) },
+  'PATCH /realms/:realm': { type: 'realm.updated', describe: ({ body }) => ({ details: { settings: names(body.settings) } }) },
+  'DELETE /realms/:realm': { type: 'realm.deleted' },
+  'POST /realms/:realm/clients': {
+    type: 'client.created',
+    describe: ({ answer }) => ({ clientId: text(answer.client_id), details: { client_type: answer.client_type, grant_types: answer.grant_types } }),
+  },
+  'PATCH /realms/:realm/clients/:client_id': {
+    type: 'client.updated',
+    // A client that now authenticates with a secret it never had is given one.
+    describe: ({ body, answer }) => ({ details: { fields: names(body), ...('client_secret' in answer ? { secret_issued: true } : {}) } }),
+  },
+  'DELETE /realms/:realm/clients/:client_id': { type: 'client.deleted' },
+  'POST /realms/:realm/clients/:client_id/secret': { type: 'client.secret_rotated' },
+  'POST /realms/:realm/users': { type: 'user.created', describe: ({ answer }) => ({ userId: text(answer.sub), details: { username: answer.username } }) },
+  'PATCH /realms/:realm/users/:username': { type: 'user.updated', describe: ({ body, answer }) => ({ userId: text(answer.sub), details: { fields: names(body) } }) },
+  'DELETE /realms/:realm/users/:username': { type: 'user.deleted' },
+  'POST /realms/:realm/users/:username/totp': { type: 'user.totp_enrolled' },
+  'PUT /realms/:realm/scopes/:name': { type: 'scope.saved' },
+  'DELETE /realms/:realm/scopes/:name': { type: 'scope.deleted' },
+  'POST /realms/:realm/keys/rotate': {
+    type: 'keys.rotated',
+    describe: ({ answer }) => ({ details: { kids: Array.isArray(answer.keys) ? answer.keys.map((key: Fields) => key.kid) : [] } }),
+  },
+  'POST /realms/:realm/trusted-issuers': {
+    type: 'trusted_issuer.created',
+    describe: ({ answer }) => ({ details: { trusted_issuer_id: answer.id, kind: answer.kind, issuer: answer.issuer } }),
+  },
+  'PATCH /realms/:realm/trusted-issuers/:id': { type: 'trusted_issuer.updated', describe: ({ body }) => ({ details: { fields: names(body) } }) },
+  'DELETE /realms/:realm/trusted-issuers/:id': { type: 'trusted_issuer.deleted' },
+  'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
+};
+
+/** The path parameters every event of a route carries. */
+function fromParams(params: Change['params']): Described & { details: Fields } {
+  return {
+    clientId: params.client_id,
+    details: {
+      ...(params.username === undefined ? {} : { username: params.username }),
+      ...(params.name === undefined ? {} : { scope: params.name }),
+      ...(params.id === undefined ? {} : { trusted_issuer_id: params.id }),
+    },
+  };
+}
+
+function parsedAnswer(payload: unknown): Fields {
+  if (typeof payload !== 'string' || !payload.startsWith('{')) return {};
+  try {
+    return JSON.parse(payload) as Fields;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Records the admin API's successful changes as audit events, from one hook: the resource
+ * routes stay free of it. It runs as the answer is sent, so that the event is recorded
+ * before the caller can ask for it.
+ */
+export function recordAdminChanges(app: FastifyInstance): void {
+  app.addHook('onSend', async (request: FastifyRequest, reply, payload) => {
+    if (reply.statusCode >= 300) return payload;
+    const route = request.routeOptions.url?.slice(app.prefix.length);
+    const change = CHANGES[`${request.method} ${route}`];
+    if (!change) return payload;
+    const params = (request.params ?? {}) as Change['params'];
+    const body = (request.body !== null && typeof request.body === 'object' ? request.body : {}) as Fields;
+    const common = fromParams(params);
+    const described = change.describe?.({ params, body, answer: parsedAnswer(payload) }) ?? {};
+    const realm = params.realm ?? text(body.name);
+    if (realm === undefined) return payload;
+    app.audit.record({
+      realm,
+      type: change.type,
+      clientId: described.clientId ?? common.clientId,
+      userId: described.userId,
+      address: request.ip,
+      details: { ...common.details, ...described.details },
+    });
+    return payload;
+  });
+}

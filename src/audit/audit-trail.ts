@@ -1,0 +1,115 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { REDACT_PATHS } from '../logger.js';
+import { DEFAULT_SETTINGS } from '../realms/settings.js';
+import type { AuditEventStore } from '../store/audit-events.js';
+import type { RealmStore } from '../store/realms.js';
+import type { AuditEvent, AuditLog } from './audit-log.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The application's audit trail, decorated in src/app.ts. */
+    audit: AuditTrail;
+  }
+}
+
+/** The field names the log censors (src/logger.ts) are censored in stored details too. */
+const SECRET_NAMES = new Set(REDACT_PATHS.filter((path) => /^\w+$/.test(path)));
+/** A typed username can be anything: long strings are cut. */
+const MAX_STRING = 512;
+/** Rows waiting for the database beyond this are dropped (their log lines are not). */
+const MAX_PENDING = 10_000;
+
+export interface AuditTrailDeps {
+  events: Pick<AuditEventStore, 'append'>;
+  /** For each realm's `audit_event_lifetime`. */
+  realms: Pick<RealmStore, 'get'>;
+  logger: Pick<FastifyBaseLogger, 'info' | 'warn'>;
+  maxPending?: number;
+}
+
+/**
+ * The audit trail: each event is one log line at once, and one `audit_events` row written
+ * after the request that caused it has answered, in batches with the rows of concurrent
+ * requests (src/store/audit-events.ts). A failed write is logged and never reaches the
+ * request; `flush` waits for the rows recorded so far (on close, and before the events API
+ * reads, so that an instance reads its own events).
+ */
+export class AuditTrail implements AuditLog {
+  private readonly pending = new Set<Promise<void>>();
+  private dropped = 0;
+
+  constructor(private readonly deps: AuditTrailDeps) {}
+
+  record(event: AuditEvent): void {
+    try {
+      const occurredAt = new Date();
+      const details = cleaned(event.details ?? {}) as Record<string, unknown>;
+      const fields = {
+        type: event.type,
+        realm: event.realm,
+        client_id: event.clientId,
+        user_id: event.userId,
+        address: event.address,
+      };
+      this.deps.logger.info({ audit: { ...details, ...fields } }, `audit ${event.type}`);
+      if (this.pending.size >= (this.deps.maxPending ?? MAX_PENDING)) {
+        if (this.dropped++ === 0) this.deps.logger.warn('audit events are not being stored: the database is behind');
+        return;
+      }
+      const written = this.write(event, occurredAt, details).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, audit: fields }, 'audit event not stored');
+      });
+      this.pending.add(written);
+      void written.finally(() => this.pending.delete(written));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, audit: { type: event.type, realm: event.realm } }, 'audit event not recorded');
+    }
+  }
+
+  /** Waits until every event recorded so far is stored, or its failure logged. */
+  async flush(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+
+  private async write(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>): Promise<void> {
+    if (this.dropped > 0) {
+      this.deps.logger.warn({ dropped: this.dropped }, 'audit events dropped while the database was behind');
+      this.dropped = 0;
+    }
+    // A deleted realm's last events are kept for the default lifetime.
+    const realm = await this.deps.realms.get(event.realm);
+    const lifetime = realm?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
+    await this.deps.events.append({
+      realm: storable(event.realm),
+      type: event.type,
+      occurredAt,
+      clientId: event.clientId === undefined ? undefined : storable(event.clientId),
+      userId: event.userId === undefined ? undefined : storable(event.userId),
+      address: event.address === undefined ? undefined : storable(event.address),
+      details,
+      expiresAt: new Date(occurredAt.getTime() + lifetime * 1000),
+    });
+  }
+}
+
+/**
+ * Details as they may be logged and stored: secret-named fields censored at any depth, and
+ * strings cut and made storable.
+ */
+function cleaned(value: unknown): unknown {
+  if (typeof value === 'string') return storable(value);
+  if (Array.isArray(value)) return value.map(cleaned);
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, inner]) => [name, SECRET_NAMES.has(name) ? '[redacted]' : cleaned(inner)]),
+    );
+  }
+  return value;
+}
+
+/** PostgreSQL stores no NUL character nor lone surrogate, in text or in jsonb. */
+function storable(text: string): string {
+  const cut = text.length > MAX_STRING ? `${text.slice(0, MAX_STRING)}…` : text;
+  return cut.replace(/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}

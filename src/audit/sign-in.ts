@@ -1,0 +1,43 @@
+import type { AuditLog } from './audit-log.js';
+
+/** Where a sign-in is attempted: the sign-in page, or the password grant of a client. */
+export interface SignInAttempt {
+  realm: string;
+  address: string;
+  via: 'sign_in_page' | 'password_grant';
+  /** The client the person signs in for, if any. */
+  clientId?: string | undefined;
+}
+
+export interface SignInFailure {
+  /** The step that refused (src/authn/steps/), or at which the attempt was refused unchecked. */
+  step: string;
+  /** As typed: the account may not exist. */
+  username: string | undefined;
+  /** Known once an earlier step identified the person. */
+  userId?: string | undefined;
+  /** `locked`: refused unchecked, after too many failures (src/authn/brute-force.ts). */
+  reason: 'wrong_credentials' | 'locked';
+}
+
+export function recordSignInSucceeded(audit: AuditLog, attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): void {
+  audit.record({
+    realm: attempt.realm,
+    type: 'sign_in.succeeded',
+    clientId: attempt.clientId,
+    userId: signedIn.userId,
+    address: attempt.address,
+    details: { via: attempt.via, amr: signedIn.amr },
+  });
+}
+
+export function recordSignInFailed(audit: AuditLog, attempt: SignInAttempt, failure: SignInFailure): void {
+  audit.record({
+    realm: attempt.realm,
+    type: 'sign_in.failed',
+    clientId: attempt.clientId,
+    userId: failure.userId,
+    address: attempt.address,
+    details: { via: attempt.via, step: failure.step, username: failure.username, reason: failure.reason },
+  });
+}

@@ -1,0 +1,134 @@
+import { BatchedWriter } from './batched-writer.js';
+import type { Db } from './db.js';
+
+/** An audit event as it is written (src/audit/audit-trail.ts). */
+export interface NewAuditEvent {
+  realm: string;
+  type: string;
+  occurredAt: Date;
+  clientId: string | undefined;
+  userId: string | undefined;
+  address: string | undefined;
+  details: Readonly<Record<string, unknown>>;
+  expiresAt: Date;
+}
+
+export interface StoredAuditEvent {
+  /** A bigint, as a string. */
+  id: string;
+  realm: string;
+  type: string;
+  occurredAt: Date;
+  clientId: string | undefined;
+  userId: string | undefined;
+  address: string | undefined;
+  details: Record<string, unknown>;
+}
+
+/** Where a page of events ends: the next page holds the events older than this one. */
+export interface AuditEventCursor {
+  occurredAt: Date;
+  id: string;
+}
+
+/** Every condition given must hold. */
+export interface AuditEventFilter {
+  realm: string;
+  types?: readonly string[] | undefined;
+  clientId?: string | undefined;
+  userId?: string | undefined;
+  /** Inclusive. */
+  since?: Date | undefined;
+  /** Exclusive. */
+  until?: Date | undefined;
+  before?: AuditEventCursor | undefined;
+  limit: number;
+}
+
+interface AuditEventRow {
+  id: string;
+  realm: string;
+  type: string;
+  occurred_at: Date;
+  client_id: string | null;
+  user_id: string | null;
+  address: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Parallel arrays, one element per row, as text (src/store/tokens.ts does the same). */
+const INSERT_MANY = `
+  INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
+  SELECT realm, occurred_at::timestamptz, type, client_id, user_id, address, details::jsonb, expires_at::timestamptz
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+      AS e(realm, occurred_at, type, client_id, user_id, address, details, expires_at)`;
+
+/**
+ * The `audit_events` table. Rows are appended in batches (src/store/batched-writer.ts): many
+ * events of concurrent requests go in one statement. Expired rows are left out of reads and
+ * deleted by src/store/cleanup.ts.
+ */
+export class AuditEventStore {
+  private readonly writer: BatchedWriter<NewAuditEvent>;
+
+  constructor(private readonly db: Db) {
+    // One statement at a time: the audit trail must not take connections from the token endpoint.
+    this.writer = new BatchedWriter((events) => this.insertMany(events), { maxBatch: 500, maxInFlight: 1 });
+  }
+
+  /** Resolves once the row is committed. */
+  append(event: NewAuditEvent): Promise<void> {
+    return this.writer.add(event);
+  }
+
+  private async insertMany(events: readonly NewAuditEvent[]): Promise<void> {
+    const column = <T>(value: (event: NewAuditEvent) => T) => events.map(value);
+    await this.db.query(INSERT_MANY, [
+      column((e) => e.realm),
+      column((e) => e.occurredAt.toISOString()),
+      column((e) => e.type),
+      column((e) => e.clientId ?? null),
+      column((e) => e.userId ?? null),
+      column((e) => e.address ?? null),
+      column((e) => JSON.stringify(e.details)),
+      column((e) => e.expiresAt.toISOString()),
+    ]);
+  }
+
+  /**
+   * The realm's unexpired events that match, newest first. Only the conditions given are in
+   * the statement, so that each query is planned for the index of its filters.
+   */
+  async list(filter: AuditEventFilter): Promise<StoredAuditEvent[]> {
+    const params: unknown[] = [filter.realm];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions = ['realm = $1', 'expires_at > now()'];
+    if (filter.types) conditions.push(`type = ANY (${param(filter.types)}::text[])`);
+    if (filter.clientId !== undefined) conditions.push(`client_id = ${param(filter.clientId)}`);
+    if (filter.userId !== undefined) conditions.push(`user_id = ${param(filter.userId)}`);
+    if (filter.since) conditions.push(`occurred_at >= ${param(filter.since.toISOString())}::timestamptz`);
+    if (filter.until) conditions.push(`occurred_at < ${param(filter.until.toISOString())}::timestamptz`);
+    if (filter.before) {
+      const { occurredAt, id } = filter.before;
+      conditions.push(`(occurred_at, id) < (${param(occurredAt.toISOString())}::timestamptz, ${param(id)}::bigint)`);
+    }
+    const result = await this.db.query<AuditEventRow>(
+      `SELECT id::text AS id, realm, type, occurred_at, client_id, user_id, address, details
+         FROM audit_events
+        WHERE ${conditions.join(' AND ')}
+        ORDER BY occurred_at DESC, id DESC
+        LIMIT ${param(filter.limit)}`,
+      params,
+    );
+    return result.rows.map((row) => ({
+      id: row.id,
+      realm: row.realm,
+      type: row.type,
+      occurredAt: row.occurred_at,
+      clientId: row.client_id ?? undefined,
+      userId: row.user_id ?? undefined,
+      address: row.address ?? undefined,
+      details: row.details,
+    }));
+  }
+}
