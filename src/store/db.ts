@@ -57,16 +57,32 @@ export function classifyDbError(error: unknown): unknown {
   return error;
 }
 
+/**
+ * SQLSTATEs that mean "not now" rather than "never": the request did nothing, and the same
+ * request may succeed in a moment (503 with Retry-After).
+ */
+const UNAVAILABLE_STATES = new Set([
+  '57P01', // admin_shutdown: the server is stopping
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '57014', // query_canceled: statement_timeout (src/store/pg.ts)
+  '40001', // serialization_failure: the transaction was rolled back
+  '40P01', // deadlock_detected: the transaction was rolled back
+]);
+
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
 /** PostgreSQL SQLSTATE classes and client errors that mean "the database is not reachable now". */
 function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code.startsWith('08')) return true; // connection_exception
-    if (code === '57P01' || code === '57P02' || code === '57P03') return true; // admin/crash shutdown, cannot connect now
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+    if (code.startsWith('53')) return true; // insufficient_resources: too many connections, out of memory, disk full
+    if (UNAVAILABLE_STATES.has(code) || NETWORK_ERRORS.has(code)) return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+  // node-postgres's own: a connection lost, not made in time, or a query unanswered in time.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Client was closed and is not queryable/i.test(
     error.message,
   );
 }

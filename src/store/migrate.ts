@@ -29,10 +29,13 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * Applies the pending migrations in one transaction under a transaction-scoped advisory
  * lock, so that instances starting together migrate once and the others wait for it.
  * Returns the names applied by this call.
+ *
+ * Neither the wait for the lock nor a migration is bounded by the request timeouts
+ * (src/store/pg.ts): an instance that starts while another migrates a large table waits for it.
  */
 export async function migrate(db: Db, migrations = readMigrations()): Promise<string[]> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.exec(`SET LOCAL statement_timeout = 0; SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version    integer PRIMARY KEY,
       name       text NOT NULL,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { StoreUnavailableError } from '../errors.js';
 import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
 
 export interface PgDbOptions {
@@ -11,12 +12,26 @@ export interface PgDbOptions {
 
 const LISTEN_RETRY_MS = 1000;
 
+/**
+ * How long a request waits for the database before it answers 503 (README "Running many
+ * instances"): for a connection (a new one, or a free one of the pool), for a statement
+ * (PostgreSQL cancels it), and for any answer at all, when the server or the network stops
+ * answering without closing the connection.
+ */
+export const DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, answerMs: 12_000 } as const;
+
+/** node-postgres reads `query_timeout` of each query's config too; its types do not say so. */
+type BoundedQuery = pg.QueryConfig & { query_timeout: number };
+
 /** The PostgreSQL adapter: a `pg` pool whose statements are prepared once per connection. */
 export function createPgDb(connectionString: string, options: PgDbOptions = {}): Db {
   const connection: pg.ClientConfig = {
     connectionString,
-    connectionTimeoutMillis: 5000,
-    statement_timeout: 10_000,
+    connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
+    statement_timeout: DATABASE_TIMEOUTS.statementMs,
+    // Notices a peer gone without a word on idle connections, the listening one included.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   };
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 20, idleTimeoutMillis: 30_000 });
@@ -25,20 +40,23 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
 
   // Each distinct SQL text gets a statement name, so PostgreSQL parses and plans it once per connection.
   const statementNames = new Map<string, string>();
-  const prepared = (text: string, values: readonly unknown[]): pg.QueryConfig => {
+  const prepared = (text: string, values: readonly unknown[]): BoundedQuery => {
     let name = statementNames.get(text);
     if (!name) {
       name = `rg${statementNames.size}`;
       statementNames.set(text, name);
     }
-    return { name, text, values: values as unknown[] };
+    return { name, text, values: values as unknown[], query_timeout: DATABASE_TIMEOUTS.answerMs };
   };
+  /** A statement of the transaction's own (BEGIN, COMMIT), bounded like the others. */
+  const control = (text: string): BoundedQuery => ({ text, query_timeout: DATABASE_TIMEOUTS.answerMs });
 
   const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
       const result = await guard(() => client.query(prepared(sql, params)));
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
     },
+    // Scripts are migrations: no limit on how long the answer takes (src/store/migrate.ts).
     async exec(script: string): Promise<void> {
       await guard(() => client.query(script));
     },
@@ -89,12 +107,18 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
       const client = await guard(() => pool.connect());
       let broken: Error | undefined;
       try {
-        await guard(() => client.query('BEGIN'));
+        await guard(() => client.query(control('BEGIN')));
         const result = await fn(queryable(client));
-        await guard(() => client.query('COMMIT'));
+        await guard(() => client.query(control('COMMIT')));
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        if (error instanceof StoreUnavailableError) {
+          // The connection is lost or stuck: a ROLLBACK would wait behind it. Closing it
+          // rolls the transaction back.
+          broken = error;
+          throw error;
+        }
+        await client.query(control('ROLLBACK')).catch((rollbackError: Error) => {
           broken = rollbackError;
         });
         throw error;
