@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from './app.js';
-import { ServerProcess } from './process.js';
+import { type RunningServer, ServerProcess, serverEnv, spawnServer, waitForStatus } from './process.js';
 
 /**
  * nginx (Debian's package, which .ci/run installs) as the load balancer in front of several
@@ -117,4 +117,33 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * `count` realmgate processes behind one nginx, as CONTRACT.md §1 runs many instances: one
+ * BASE_URL (nginx's address), TRUST_PROXY, and `vars` (the store's, ADMIN_TOKEN…). They are
+ * spawned at the same instant and each is waited for on its own port; the servers returned
+ * address each instance directly.
+ */
+export async function startBehindNginx(
+  count: number,
+  vars: Record<string, string>,
+  options: { timeoutMs?: number } = {},
+): Promise<{ nginx: Nginx; instances: RunningServer[] }> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const nginx = await startNginx(ports.map((port) => `127.0.0.1:${port}`));
+  const processes = ports.map((port) =>
+    spawnServer(serverEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: nginx.baseUrl, TRUST_PROXY: 'true', ...vars })),
+  );
+  const instances = processes.map((process, index) => ({ process, port: ports[index]!, baseUrl: `http://127.0.0.1:${ports[index]}` }));
+  await Promise.all(
+    instances.map((instance) =>
+      waitForStatus(instance.process, `${instance.baseUrl}/healthz`, 200, instance.process.spawnedAt + (options.timeoutMs ?? 30_000)),
+    ),
+  );
+  return { nginx, instances };
 }
