@@ -61,9 +61,11 @@ describe.skipIf(skipReason !== undefined)(`two instances behind nginx${skipReaso
     await buildOnce();
     store = await createProcessStore();
     // An empty database: both processes start at once and race to migrate it.
-    ({ nginx, instances: [a, b] = [] } = await startBehindNginx(2, { ...store.env, ADMIN_TOKEN }));
+    const fleet = await startBehindNginx(2, { ...store.env, ADMIN_TOKEN });
+    nginx = fleet.nginx;
+    [a, b] = fleet.instances as [RunningServer, RunningServer];
     for (const name of ['opaque', 'stateless']) {
-      await admin(a!, ADMIN_TOKEN, 'POST', '/realms', {
+      await admin(a, ADMIN_TOKEN, 'POST', '/realms', {
         name,
         settings: { stateless_tokens: name === 'stateless', rate_limit_token: null, rate_limit_sign_in: null },
       });
