@@ -11,7 +11,7 @@ import {
 } from '../clients/record.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
-import { scopeNames } from '../oauth/scope.js';
+import { namedBriefly, scopeNames } from '../oauth/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import type { AdminDeps } from './index.js';
 import { conflict, notFound, parseInput } from './validate.js';
@@ -41,7 +41,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
   const checkScopesExist = async (realm: string, scope: string | undefined): Promise<void> => {
     if (scope === undefined) return;
     const missing = await store.scopes.missing(realm, scopeNames(scope));
-    if (missing.length > 0) throw new OAuthError('invalid_request', `scope: not defined in this realm: ${missing.join(' ')}`);
+    if (missing.length > 0) throw new OAuthError('invalid_request', `scope: not defined in this realm: ${namedBriefly(missing)}`);
   };
 
   return async (app) => {

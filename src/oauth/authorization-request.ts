@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import { requestedScope } from './scope.js';
+import { namedBriefly, requestedScope } from './scope.js';
 
 /** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
 export type Prompt = 'none' | 'login' | 'consent';
@@ -139,7 +139,7 @@ function parsePrompt(value: string | undefined): Prompt[] {
   const prompts = new Set<Prompt>();
   for (const name of value.split(' ').filter(Boolean)) {
     const prompt = PROMPTS.get(name);
-    if (!prompt) throw new OAuthError('invalid_request', `prompt=${name} is not supported`);
+    if (!prompt) throw new OAuthError('invalid_request', `prompt=${namedBriefly([name])} is not supported`);
     prompts.add(prompt);
   }
   // OIDC Core §3.1.2.1: none with any other value is an error.

@@ -28,8 +28,14 @@ export function requestedScope(requested: string | undefined, clientScope: strin
   if (!isScopeString(requested)) throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
   const names = scopeNames(requested);
   const refused = scopesOutside(names, allowed);
-  if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
+  if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${namedBriefly(refused)}`);
   return names;
+}
+
+/** A few of the names, each cut short: an error description does not echo a request of any size. */
+export function namedBriefly(names: readonly string[], most = 5): string {
+  const shown = names.slice(0, most).map((name) => (name.length > 64 ? `${name.slice(0, 64)}…` : name));
+  return names.length > most ? `${shown.join(' ')} and ${names.length - most} more` : shown.join(' ');
 }
 
 /** Scopes that exist in every realm (CONTRACT.md §5); their descriptions may be changed, not removed. */
