@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { OAuthError } from '../errors.js';
+import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
 
-/** The body or parameters checked against `schema`; every problem named in one invalid_request. */
+/** The body or parameters checked against `schema`; the problems (the first few) named in one invalid_request. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  if (nestsDeeperThan(input)) throw new OAuthError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`);
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-  throw new OAuthError('invalid_request', problems.join('; '));
+  throw new OAuthError('invalid_request', briefProblems(result.error.issues));
 }
 
 export const notFound = (what: string): OAuthError => new OAuthError('not_found', `no such ${what}`);

@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
 import {
   type ClientMetadata,
   ClientMetadataPatchSchema,
@@ -110,6 +111,7 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
 
 function parseRegistrable(body: unknown): Registrable {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidMetadata('the body must be a JSON object');
+  if (nestsDeeperThan(body)) throw invalidMetadata(`the metadata nests deeper than ${MAX_JSON_DEPTH} levels`);
   // RFC 7592 §2.2: a null value asks for the field's deletion, that is its default.
   const known = Object.fromEntries(
     Object.entries(body).filter(([field, value]) => REGISTRABLE_FIELDS.includes(field) && value !== null),
@@ -122,7 +124,7 @@ function parseRegistrable(body: unknown): Registrable {
   }
   const issues = result.error.issues;
   const code = issues.some((issue) => REDIRECT_FIELDS.has(issue.path[0] ?? '')) ? 'invalid_redirect_uri' : 'invalid_client_metadata';
-  throw new RegistrationError(code, issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  throw new RegistrationError(code, briefProblems(issues));
 }
 
 /**

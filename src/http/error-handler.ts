@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { OAuthError, StoreUnavailableError, UnstorableTextError } from '../errors.js';
+import { printable } from './input-limits.js';
 
 /** Fastify's own request errors, answered in the contract's shape without echoing input. */
 const FRAMEWORK_ERRORS: Record<string, { status: number; description: string }> = {
@@ -30,6 +31,15 @@ export function toClientError(error: unknown): OAuthError {
   return new OAuthError('server_error', 'an internal error occurred');
 }
 
+/** The longest error description sent: descriptions name what is wrong, they never carry the input. */
+const MAX_DESCRIPTION_LENGTH = 500;
+
+/** The JSON body of an error, its description made printable and short whatever it was built from. */
+export function errorBody(error: OAuthError): { error: string; error_description?: string } {
+  const body = error.toJSON();
+  return body.error_description === undefined ? body : { ...body, error_description: printable(body.error_description, MAX_DESCRIPTION_LENGTH) };
+}
+
 export const errorHandling = fp(
   async (app) => {
     app.setErrorHandler(async (error, request, reply) => {
@@ -38,7 +48,7 @@ export const errorHandling = fp(
       return reply
         .code(clientError.status)
         .headers({ ...clientError.headers, 'cache-control': 'no-store' })
-        .send(clientError.toJSON());
+        .send(errorBody(clientError));
     });
     app.setNotFoundHandler(async (_request, reply) =>
       reply.code(404).header('cache-control', 'no-store').send(new OAuthError('not_found', 'no such resource').toJSON()),

@@ -121,8 +121,12 @@ export async function startHostileApp(options: { listen?: boolean; realm?: strin
   };
 }
 
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** The process is alive and still serves a normal request. */
 export async function expectHealthy(fixture: HostileFixture): Promise<void> {
+  // No input reached Object.prototype (`__proto__` keys in forms, queries and JSON).
+  expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !PROTOTYPE_NAMES.has(name))).toEqual([]);
   const health = await fixture.app.inject({ method: 'GET', url: '/healthz' });
   expect(health.statusCode, 'GET /healthz').toBe(200);
   const token = await clientCredentials(fixture.app, fixture.realm, fixture.service);
@@ -179,6 +183,32 @@ const tally = (labels: readonly string[]): Record<string, number> =>
 
 /** The last answer checked, as `status error`: HOSTILE_DEBUG=1 prints what each property's inputs got. */
 let lastAnswer = '';
+
+export interface Route {
+  /** As registered, e.g. `/admin/realms/:realm/clients/:client_id`. */
+  path: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+}
+
+/**
+ * Every route of the application below `prefix` (HEAD routes left out), read from Fastify's own
+ * tree: a route added later is attacked without anyone listing it.
+ */
+export function registeredRoutes(app: FastifyInstance, prefix: string): Route[] {
+  const routes: Route[] = [];
+  const parents: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([│├└─\s]*?)([^│├└─\s].*?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    const path = `${parents[depth - 1] ?? ''}${match[2]}`;
+    parents[depth] = path;
+    for (const method of (match[3] ?? '').split(', ')) {
+      if (path.startsWith(prefix) && ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) routes.push({ path, method: method as Route['method'] });
+    }
+  }
+  return routes;
+}
 
 // ---------------------------------------------------------------------------------------------
 // What every answer must be
