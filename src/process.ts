@@ -6,23 +6,47 @@ import { readCaBundle } from './client-auth/tls.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
+import { Drain } from './http/health.js';
 import { createLogger } from './logger.js';
 import type { Db } from './store/db.js';
 import { resolveMasterKey } from './tokens/master-key.js';
 
 /** What SIGTERM has to close: the app once it exists, else the database if it is open. */
-const running: { app?: FastifyInstance; db?: Db } = {};
+const running: { app?: FastifyInstance; drain?: Drain; db?: Db } = {};
 let stopping = false;
 
+/**
+ * SIGTERM or SIGINT: new requests are answered 503 until they stop coming (src/http/health.ts
+ * Drain), then the listener closes, the requests in flight finish, the pool closes, and the
+ * process exits 0.
+ */
 function stop(signal: string): void {
   if (stopping) return;
   stopping = true;
-  running.app?.log.info({ signal }, 'stopping: finishing in-flight requests');
-  const closing = running.app ? running.app.close() : running.db?.close();
-  Promise.resolve(closing).then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
+  const { app, drain } = running;
+  if (!app || !drain) {
+    Promise.resolve(running.db?.close()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+    return;
+  }
+  const signalledAt = Date.now();
+  drain.begin();
+  app.log.info({ signal, inFlight: drain.inFlightAtBegin }, 'stopping: new requests are answered 503, those in flight finish');
+  drain
+    .settled()
+    .then(() => {
+      app.log.info({ refused: drain.refused, drainMs: Date.now() - signalledAt }, 'stopping: the listener closes');
+      return app.close();
+    })
+    .then(
+      () => {
+        app.log.info({ stopMs: Date.now() - signalledAt }, 'stopped');
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
 }
 
 /** The process: configuration, logger, store, listening. */
@@ -49,6 +73,7 @@ async function main(): Promise<void> {
     ...(https ? { https } : {}),
     ...(clientCa ? { clientCa } : {}),
   });
+  running.drain = new Drain(app);
   running.app = app;
 
   await app.listen({ port: config.port, host: config.host });

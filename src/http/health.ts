@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/index.js';
 
 const READY_TIMEOUT_MS = 2000;
@@ -17,4 +18,61 @@ export function healthRoutes(store: Store): FastifyPluginAsync {
       return ready ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable' });
     });
   };
+}
+
+/** A stopping instance closes its listener once no request came for this long… */
+const DRAIN_QUIET_MS = 300;
+/** …or after this long at most, if requests keep coming. */
+const DRAIN_MAX_MS = 3_000;
+
+/**
+ * The first part of a graceful stop behind a load balancer (README "Running many instances").
+ * From `begin()` on, every new request but /healthz is answered 503 `temporarily_unavailable`
+ * with `Connection: close` before anything of it is read or done, so that the balancer may
+ * send it to another instance and stop sending more; /readyz answers 503 too. `settled()`
+ * resolves once requests have stopped coming, when closing the listener refuses nothing
+ * already on its way: connections waiting in the accept backlog would otherwise be reset
+ * with their request unread, which a balancer cannot tell from a crash mid-request.
+ */
+export class Drain {
+  private beganAt: number | undefined;
+  private lastRefusedAt = 0;
+  /** Requests refused with 503 while draining (/readyz excluded: probes do not keep a drain going). */
+  refused = 0;
+  /** Requests being served now, and those of them that were under way when the drain began. */
+  private inFlight = 0;
+  inFlightAtBegin = 0;
+
+  constructor(app: FastifyInstance) {
+    app.server.on('request', (_request, response: ServerResponse) => {
+      this.inFlight++;
+      response.once('close', () => this.inFlight--);
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      if (this.beganAt === undefined) return;
+      const path = request.url.split('?', 1)[0]!;
+      if (path === '/healthz') return;
+      reply.code(503).headers({ 'retry-after': '1', 'cache-control': 'no-store', connection: 'close' });
+      if (path === '/readyz') return reply.send({ status: 'stopping' });
+      this.refused++;
+      this.lastRefusedAt = Date.now();
+      return reply.send({ error: 'temporarily_unavailable', error_description: 'the server is stopping' });
+    });
+  }
+
+  begin(): void {
+    this.beganAt ??= Date.now();
+    this.inFlightAtBegin = this.inFlight;
+  }
+
+  /** Resolves once no request was refused for DRAIN_QUIET_MS, or DRAIN_MAX_MS after the beginning. */
+  async settled(): Promise<void> {
+    const beganAt = this.beganAt ?? Date.now();
+    for (;;) {
+      const now = Date.now();
+      const quietSince = Math.max(beganAt, this.lastRefusedAt);
+      if (now - quietSince >= DRAIN_QUIET_MS || now - beganAt >= DRAIN_MAX_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_QUIET_MS - (now - quietSince), 50)));
+    }
+  }
 }

@@ -71,6 +71,11 @@ export interface IssuedToken {
   label: string;
   /** A refresh token that a later request of the load rotated (so it is used, and no longer active). */
   rotated?: boolean;
+  /**
+   * A refresh token presented by a request that got no answer (the server was killed under
+   * it): it may have been spent or not, and the client cannot know which.
+   */
+  inDoubt?: boolean;
 }
 
 /** One kind of token request: its next form, and what it learns from the answer. */
@@ -88,7 +93,7 @@ export function clientCredentialsRequests(): RequestKind {
 /**
  * Refresh token rotations along independent chains: a chain is used by one loop at a time,
  * goes on with the new refresh token after a 200, and is tried again with the same one after
- * a 503 (nothing was done); any other answer ends it.
+ * a 503 (nothing was done); any other answer, or none, ends it.
  */
 export function refreshRequests(chains: IssuedToken[]): RequestKind {
   const idle = [...chains];
@@ -106,6 +111,8 @@ export function refreshRequests(chains: IssuedToken[]): RequestKind {
             idle.push(successor);
           } else if (answer.status === 503) {
             idle.push(chain);
+          } else if (answer.status === 0) {
+            chain.inDoubt = true;
           }
         },
       };
