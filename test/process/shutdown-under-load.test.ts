@@ -43,6 +43,8 @@ const REDIRECT_URI = 'https://app.example/callback';
 const PASSWORD = 'correct horse battery';
 const TEST = 'process-faults';
 
+const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
+
 /** The log lines (pino JSON) a process printed. */
 const logLines = (output: string): Array<Record<string, unknown>> =>
   output
@@ -149,7 +151,12 @@ describe.skipIf(testStoreKind() !== 'postgres' || nginxSkipReason() !== undefine
       figure(TEST, 'SIGTERM: failed', failed.length);
       figure(TEST, 'SIGTERM: served by the stopped instance', `${servedByA.length} (${finishedAfterSignal.length} of them answered after the signal)`);
       figure(TEST, 'SIGTERM: in flight at the signal (its log)', String(stopping?.inFlight));
-      figure(TEST, 'SIGTERM: refused with 503 while draining and sent to the other by nginx', `${String(closing?.refused)} (${retried.length} answers passed through both)`);
+      const nginxLog = nginx.errorLog();
+      figure(
+        TEST,
+        'SIGTERM: nginx passed on to the other instance after',
+        `${String(closing?.refused)} drain 503s, ${count(nginxLog, /Connection refused/g)} refused and ${count(nginxLog, /reset by peer/g)} reset connections (${retried.length} answers came through both)`,
+      );
       figure(TEST, 'SIGTERM: exit', `code ${exit.code} after ${exitMs} ms (drain ${String(closing?.drainMs)} ms)`);
 
       expect(failed.map((answer) => `${answer.status} ${answer.upstream} ${answer.error ?? JSON.stringify(answer.json)}`)).toEqual([]);
