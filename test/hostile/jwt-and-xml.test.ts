@@ -166,7 +166,7 @@ describe('garbage and unsigned JWTs, XML bombs', () => {
   it('refuses XML as a JWT assertion and as a subject token', async () => {
     const arbitrary = fc.record({ xml: hostileXml, encode: xmlEncoding, where: fc.constantFrom('jwt-bearer', 'token-exchange') });
     await hostileProperty(f, BUDGET.xml, arbitrary, async ({ xml, encode, where }) => {
-      const fields =
+      const fields: Record<string, string> =
         where === 'jwt-bearer'
           ? { grant_type: GRANTS.jwtBearer, assertion: encode(xml) }
           : { grant_type: GRANTS.tokenExchange, subject_token: encode(xml), subject_token_type: 'urn:ietf:params:oauth:token-type:saml2' };
