@@ -130,7 +130,19 @@ describe.skipIf(testStoreKind() !== 'postgres' || nginxSkipReason() !== undefine
 
       const signalledAt = Date.now();
       a.process.signal('SIGTERM');
-      await delay(200);
+      await delay(100);
+      // While it drains: alive, not ready, and turning requests away unread, in the contract's shape.
+      expect((await fetch(`${a.baseUrl}/healthz`)).status).toBe(200);
+      const readyz = await fetch(`${a.baseUrl}/readyz`);
+      expect({ status: readyz.status, body: await readyz.json() }).toEqual({ status: 503, body: { status: 'stopping' } });
+      const refused = await fetch(`${a.baseUrl}/oauth2/term/access_token`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
       held.finish();
       const exit = await a.process.waitForExit(10_000);
       const exitedAt = Date.now();
