@@ -28,11 +28,11 @@ const DRAIN_MAX_MS = 3_000;
 /**
  * The first part of a graceful stop behind a load balancer (README "Running many instances").
  * From `begin()` on, every new request but /healthz is answered 503 `temporarily_unavailable`
- * with `Connection: close` before anything of it is read or done, so that the balancer may
- * send it to another instance and stop sending more; /readyz answers 503 too. `settled()`
- * resolves once requests have stopped coming, when closing the listener refuses nothing
- * already on its way: connections waiting in the accept backlog would otherwise be reset
- * with their request unread, which a balancer cannot tell from a crash mid-request.
+ * with `Connection: close` before anything of it is read or done: a balancer may pass it to
+ * another instance, and one that polls /readyz (503 too) takes this one out. `settled()`
+ * resolves once requests have stopped coming, or after DRAIN_MAX_MS if they do not: closing
+ * the listener resets the connections still waiting in its accept backlog, whose requests are
+ * unread but which a balancer cannot tell from a crash mid-request.
  */
 export class Drain {
   private beganAt: number | undefined;
