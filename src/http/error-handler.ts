@@ -1,4 +1,6 @@
-import type { FastifyError } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { OAuthError, StoreUnavailableError, UnstorableTextError } from '../errors.js';
 import { printable } from './input-limits.js';
@@ -38,6 +40,47 @@ const MAX_DESCRIPTION_LENGTH = 500;
 export function errorBody(error: OAuthError): { error: string; error_description?: string } {
   const body = error.toJSON();
   return body.error_description === undefined ? body : { ...body, error_description: printable(body.error_description, MAX_DESCRIPTION_LENGTH) };
+}
+
+const jsonError = (description: string): string => JSON.stringify({ error: 'invalid_request', error_description: description });
+
+/**
+ * For Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses before any
+ * route sees it (a malformed request line or header, invalid bytes, a conflicting
+ * Content-Length; headers and URL over Node's 16 KiB limit; a request too slow to arrive),
+ * answered in the contract's shape instead of Fastify's `{error, message, statusCode}`.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, description]: [number, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request took too long to arrive']
+        : [400, 'the request is malformed'];
+  const body = jsonError(description);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: a path the router refuses (a segment that is not
+ * percent-encoded UTF-8; a parameter longer than `maxParamLength`), answered in the contract's
+ * shape instead of Fastify's, which echoes the path.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [status, description]: [number, string] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, 'a path segment is too long']
+      : error.code === 'FST_ERR_BAD_URL'
+        ? [400, 'the path is not valid percent-encoded UTF-8']
+        : [400, 'the request is malformed'];
+  void reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(jsonError(description));
 }
 
 export const errorHandling = fp(

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -821,8 +822,79 @@ function isRoutable(segment: string): boolean {
   }
 }
 
-/** Hostile segments that reach the routes' own code (the others are the router's: test/hostile/framework.test.ts). */
+/** Hostile segments that reach the routes' own code (the others are the router's: test/hostile/raw-http.test.ts). */
 export const routableSegment: fc.Arbitrary<string> = hostileSegment.filter(isRoutable);
+
+// ---------------------------------------------------------------------------------------------
+// Raw HTTP: what `inject` cannot carry (bytes in the request line, broken headers, streamed bodies)
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `request` (the whole of it, or chunk after chunk) to a new connection and reads the
+ * first response: undefined when the server closed the connection without one, or gave none
+ * within `timeoutMs`.
+ */
+export function rawExchange(port: number, request: Buffer | readonly Buffer[], timeoutMs = 5_000): Promise<RawResponse | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(parseResponse(Buffer.concat(received)));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      if (parseResponse(Buffer.concat(received), true)) finish();
+    });
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.on('connect', () => {
+      for (const chunk of Array.isArray(request) ? request : [request]) if (socket.writable) socket.write(chunk);
+    });
+  });
+}
+
+/** The first HTTP/1.1 response in `bytes`; with `complete`, only once all of its body is there. */
+function parseResponse(received: Buffer, complete = false): RawResponse | undefined {
+  // Interim answers (100 Continue) come before the response.
+  const interim = /^(?:HTTP\/1\.1 1\d\d [^\r]*\r\n\r\n)+/.exec(received.toString('latin1'))?.[0].length ?? 0;
+  const bytes = received.subarray(interim);
+  const text = bytes.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return undefined;
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1];
+  if (!status) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let rest = bytes.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
+  if (headers['transfer-encoding'] === 'chunked') {
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const lineEnd = rest.indexOf('\r\n');
+      if (lineEnd === -1) return complete ? undefined : { status: Number(status), headers, body: Buffer.concat(chunks).toString('utf8') };
+      const size = Number.parseInt(rest.subarray(0, lineEnd).toString('latin1'), 16);
+      if (size === 0) break;
+      if (rest.length < lineEnd + 2 + size) return complete ? undefined : { status: Number(status), headers, body: Buffer.concat(chunks).toString('utf8') };
+      chunks.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
+      rest = rest.subarray(lineEnd + 4 + size);
+    }
+    return { status: Number(status), headers, body: Buffer.concat(chunks).toString('utf8') };
+  }
+  const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+  if (complete && (length === undefined || rest.length < length)) return undefined;
+  return { status: Number(status), headers, body: rest.subarray(0, length).toString('utf8') };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Certificates (the SAML issuer of the fixtures)
