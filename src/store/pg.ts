@@ -106,6 +106,13 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await guard(() => pool.connect());
       let broken: Error | undefined;
+      // The pool listens for errors of idle connections only: a connection lost between two
+      // statements of this transaction would otherwise be an unhandled 'error' that ends the
+      // process. Its next statement fails instead.
+      const lost = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', lost);
       try {
         await guard(() => client.query(control('BEGIN')));
         const result = await fn(queryable(client));
@@ -123,6 +130,7 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
         });
         throw error;
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },
