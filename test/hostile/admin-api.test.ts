@@ -102,6 +102,22 @@ describe('hostile input at the admin API', () => {
     });
   }
 
+  /**
+   * A username may have 255 characters (src/admin/users.ts), but Fastify's router refuses a path
+   * parameter over 100 (its default `maxParamLength`) with 414 before the route: such a person
+   * can be created and never read, changed or deleted. src/app.ts must raise `maxParamLength`
+   * (4096 covers 255 letters of four UTF-8 bytes, percent-encoded). Remove `.fails` then.
+   */
+  it.fails('reads, changes and deletes a person whose username has 101 to 255 characters (needs src/app.ts)', async () => {
+    for (const username of ['a'.repeat(101), 'é'.repeat(255)]) {
+      expect((await f.t.admin.request('POST', '/realms/victim/users', { username, password: 'a long password' })).statusCode).toBe(201);
+      const path = `/realms/victim/users/${encodeURIComponent(username)}`;
+      expect((await f.t.admin.request('GET', path)).statusCode).toBe(200);
+      expect((await f.t.admin.request('PATCH', path, { claims: { name: 'Long' } })).statusCode).toBe(200);
+      expect((await f.t.admin.request('DELETE', path)).statusCode).toBe(204);
+    }
+  });
+
   it('attacks each route with hostile path parameters, queries, bodies and tokens', async () => {
     expect(routes.length).toBeGreaterThanOrEqual(29);
     for (const route of routes) {
