@@ -178,6 +178,15 @@ describe('every page of the browser flows', () => {
     for (const { method, url, response } of redirects) expect(response.statusCode, `${method} ${url}`).toBe(303);
   });
 
+  it("sends the browser only to this realm's pages or to URIs registered for the client (RFC 9700 §4.11.2)", () => {
+    const registered = [REDIRECT_URI, LOGGED_OUT];
+    for (const { method, url, response } of seen().filter(({ response }) => response.headers.location !== undefined)) {
+      const target = new URL(location(response));
+      const own = target.href.startsWith(`${issuer()}/`);
+      expect(own || registered.includes(`${target.origin}${target.pathname}`), `${method} ${url} sent the browser to ${target.href}`).toBe(true);
+    }
+  });
+
   it('sets every cookie HttpOnly, Secure, SameSite=Lax, signed, on the path of the realm issuer, without Domain', () => {
     const cookies = seen().flatMap(({ response }) => setCookies(response));
     const names = new Set(cookies.map((cookie) => cookie.slice(0, cookie.indexOf('='))));
