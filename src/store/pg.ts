@@ -36,7 +36,7 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
   };
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 20, idleTimeoutMillis: 30_000 });
   // An idle client whose server went away emits here; the next query reconnects.
-  pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle database connection lost'));
+  pool.on('error', (error) => options.logger?.warn({ err: loggable(error) }, 'idle database connection lost'));
 
   // Each distinct SQL text gets a statement name, so PostgreSQL parses and plans it once per connection.
   const statementNames = new Map<string, string>();
@@ -79,7 +79,7 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
         onReset();
         client.end().catch(() => {});
         if (closed) return;
-        options.logger?.warn({ err: error }, 'notification connection lost; reconnecting');
+        options.logger?.warn({ err: loggable(error) }, 'notification connection lost; reconnecting');
         setTimeout(retry, LISTEN_RETRY_MS).unref();
       };
       client.on('error', lost);
@@ -144,6 +144,11 @@ export function createPgDb(connectionString: string, options: PgDbOptions = {}):
       await pool.end();
     },
   };
+}
+
+/** What the log needs of a connection error: pg-pool attaches the whole client (kilobytes) to it. */
+function loggable(error: Error | undefined): { message: string; code?: unknown } | undefined {
+  return error && { message: error.message, code: (error as { code?: unknown }).code };
 }
 
 async function guard<T>(operation: () => Promise<T>): Promise<T> {
