@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
@@ -54,7 +53,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
       // The scope is checked first, so that a refused request says nothing about the password.
       const scope = requestedScope(params.scope, client.scope);
 
-      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, log: request.log, clientId: client.client_id });
+      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, clientId: client.client_id });
 
       return deps.issuer.issueUserTokens({
         realm,
@@ -77,7 +76,6 @@ interface Attempt {
   password: string;
   otp: string | undefined;
   address: string;
-  log: FastifyBaseLogger;
   clientId: string;
 }
 
