@@ -1,6 +1,7 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
+import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
 import { clientAuthMethods } from './client-auth/methods.js';
@@ -58,7 +59,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
 
-  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption));
+  const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
+  app.decorate('audit', audit);
+  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), store.db, audit);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
@@ -66,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCredentialsGrant(issuer),
     authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
-    passwordGrant({ store, encryption: deps.encryption, issuer }),
+    passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
     deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.usedAssertions, issuer }),
@@ -110,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
   const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log }) : undefined;
   app.addHook('onClose', async () => {
+    await audit.flush();
     await stopCleanup?.();
     await store.close();
   });

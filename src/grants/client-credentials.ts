@@ -11,7 +11,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
   return {
     type: 'client_credentials',
     parameters: ['scope'],
-    async handle({ realm, client, params, certificateThumbprint }) {
+    async handle({ realm, client, params, certificateThumbprint, address }) {
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
@@ -23,6 +23,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
         scope,
         subject: client.client_id,
         certificateThumbprint,
+        address,
       });
     },
   };

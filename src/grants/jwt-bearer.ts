@@ -24,7 +24,7 @@ export function jwtBearerGrant(
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint }) {
+    async handle({ realm, client, params, certificateThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       const scope = requestedScope(params.scope, client.scope);
 
@@ -61,6 +61,7 @@ export function jwtBearerGrant(
         subject: user.id,
         userId: user.id,
         certificateThumbprint,
+        address,
       });
     },
   };

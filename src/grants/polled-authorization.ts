@@ -3,8 +3,9 @@ import { CIBA_GRANT, DEVICE_CODE_GRANT, type GrantType } from '../clients/record
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { PendingAuthorizationStore, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
-import type { UserStore } from '../store/users.js';
-import { type TokenIssuer, type TokenResponse, issuesRefreshTokens } from '../tokens/issuer.js';
+import type { Queryable } from '../store/db.js';
+import type { User, UserStore } from '../store/users.js';
+import { type TokenIssuer, type WrittenTokens, issuesRefreshTokens } from '../tokens/issuer.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
 
 interface PolledGrantDeps {
@@ -38,9 +39,17 @@ function polledGrant<Param extends string>(
     async handle(request) {
       const secret = request.params[grant.parameter];
       if (!secret) throw new OAuthError('invalid_request', `${grant.parameter} is required`);
-      const outcome = await deps.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind);
-      if (outcome.state !== 'approved') throw pollError(outcome, grant.name);
-      return issue(deps, request, grant.type, outcome);
+      // An approved request turns issued, and its tokens are written, in one transaction;
+      // any other answer commits the poll alone (its time, and a longer interval if too soon).
+      const answer = await deps.issuer.atomically(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError }> => {
+        const outcome = await deps.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind, tx);
+        if (outcome.state !== 'approved') return { refusal: pollError(outcome, grant.name) };
+        const user = await deps.users.getById(request.realm.name, outcome.approval.userId, tx);
+        if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
+        return { written: await write(deps, request, grant.type, outcome, user, tx) };
+      });
+      if ('refusal' in answer) throw answer.refusal;
+      return answer.written.complete();
     },
   };
 }
@@ -63,24 +72,27 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
   }
 }
 
-async function issue(
+function write(
   deps: PolledGrantDeps,
-  { realm, client, certificateThumbprint }: GrantRequest<string>,
+  { realm, client, certificateThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
-  outcome: Extract<PollOutcome, { state: 'approved' }>,
-): Promise<TokenResponse> {
-  const { approval, scope } = outcome;
-  const user = await deps.users.getById(realm.name, approval.userId);
-  if (!user) throw new OAuthError('invalid_grant', 'the person who answered no longer exists');
-  return deps.issuer.issueUserTokens({
-    realm,
-    client,
-    grantType,
-    user,
-    scope,
-    grantId: randomUUID(),
-    signIn: { authTime: approval.authTime, amr: approval.amr, sid: approval.sid },
-    refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
-    certificateThumbprint,
-  });
+  { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
+  user: User,
+  tx: Queryable,
+): Promise<WrittenTokens> {
+  return deps.issuer.writeUserTokens(
+    {
+      realm,
+      client,
+      grantType,
+      user,
+      scope,
+      grantId: randomUUID(),
+      signIn: { authTime: approval.authTime, amr: approval.amr, sid: approval.sid },
+      refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+      certificateThumbprint,
+      address,
+    },
+    tx,
+  );
 }

@@ -1,11 +1,10 @@
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
-import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
-import type { TokenIssuer } from '../tokens/issuer.js';
+import type { TokenIssuer, WrittenTokens } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 
 const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is invalid, expired or revoked');
@@ -28,7 +27,7 @@ export function refreshTokenGrant(deps: {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint }) {
+    async handle({ realm, client, params, certificateThumbprint, address }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -46,51 +45,51 @@ export function refreshTokenGrant(deps: {
       }
 
       const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
-      const token = rotating ? await rotate(deps.tokens, hash, realm, client) : usable;
-      if (!token) throw invalidGrant();
-
-      const user = token.userId === undefined ? undefined : await deps.users.getById(realm.name, token.userId);
-      if (!user || !token.signIn) throw new OAuthError('invalid_grant', 'there is no person behind the refresh token');
-
-      const response = await deps.issuer.issueUserTokens({
-        realm,
-        client,
-        grantType: 'refresh_token',
-        user,
-        // The access token may be narrower than the grant; a new refresh token keeps all of it.
-        scope: narrowedScope(params.scope, token.scope),
-        grantId: token.grantId,
-        signIn: token.signIn,
-        refreshScope: rotating ? scopeNames(token.scope) : undefined,
-        certificateThumbprint,
+      // The presented token is retired (with rotation) or held (without), and the new tokens
+      // written, in one transaction. A replay or a revocation running meanwhile waits for the
+      // token's row, so it sees the new tokens when it revokes the grant.
+      const outcome = await deps.issuer.atomically(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError; replayed?: string }> => {
+        let token: StoredToken | undefined;
+        if (rotating) {
+          const use = await deps.tokens.useRefreshToken(hash, realm.name, client.client_id, tx);
+          if (use && 'replayedGrantId' in use) return { refusal: replayError(), replayed: use.replayedGrantId };
+          token = use?.token;
+        } else if (usable) {
+          token = await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx);
+        }
+        if (!token) return { refusal: invalidGrant() };
+        const user = token.userId === undefined ? undefined : await deps.users.getById(realm.name, token.userId, tx);
+        if (!user || !token.signIn) return { refusal: new OAuthError('invalid_grant', 'there is no person behind the refresh token') };
+        const written = await deps.issuer.writeUserTokens(
+          {
+            realm,
+            client,
+            grantType: 'refresh_token',
+            user,
+            // The access token may be narrower than the grant; a new refresh token keeps all of it.
+            scope: narrowedScope(params.scope, token.scope),
+            grantId: token.grantId,
+            signIn: token.signIn,
+            refreshScope: rotating ? scopeNames(token.scope) : undefined,
+            certificateThumbprint,
+            address,
+          },
+          tx,
+        );
+        return { written };
       });
-
-      // A replay (or a revocation) of the grant may have run while the new tokens were
-      // being written, and missed them: they must not outlive their grant. This use still
-      // won the token, so it answers; the client learns of the revocation at the next use
-      // (RFC 9700 §4.14.2: the server cannot tell which of the two holders is the thief).
-      if ((await deps.tokens.find(hash))?.revokedAt) await deps.tokens.revokeGrant(token.grantId);
-      return response;
+      if ('written' in outcome) return outcome.written.complete();
+      // RFC 9700 §4.14.2: the server cannot tell which of the two holders is the thief.
+      if (outcome.replayed) await deps.tokens.revokeGrant(outcome.replayed);
+      throw outcome.refusal;
     },
   };
 }
 
+const replayError = () => new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
+
 function isRefreshTokenOf(token: StoredToken, client: Client): boolean {
   return token.kind === 'refresh_token' && token.clientId === client.client_id;
-}
-
-/** Retires the presented refresh token; a replay of a retired one revokes its grant. */
-async function rotate(tokens: TokenStore, hash: Buffer, realm: RequestRealm, client: Client): Promise<StoredToken | undefined> {
-  const use = await tokens.useRefreshToken(hash, realm.name, client.client_id);
-  if (use && 'replayedGrantId' in use) {
-    // The presented token first, on its own: a concurrent use that won it looks at it once
-    // its new tokens are written (in handle), and whatever it wrote before looking is seen
-    // by the revocation of the grant, which starts after this one committed.
-    await tokens.revoke(hash);
-    await tokens.revokeGrant(use.replayedGrantId);
-    throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
-  }
-  return use?.token;
 }
 
 /** RFC 6749 §6: the requested scope, which may leave out but never add to the grant's; all of it by default. */

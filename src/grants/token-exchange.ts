@@ -27,7 +27,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
     lists: ['audience', 'resource'],
-    async handle({ realm, client, params, lists, certificateThumbprint }) {
+    async handle({ realm, client, params, lists, certificateThumbprint, address }) {
       // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
       if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
@@ -58,6 +58,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
         subject: subject.subject,
         userId: subject.userId,
         certificateThumbprint,
+        address,
         act: actor ? actorOf(actor, subject.act, realm.issuer) : subject.act,
         audience,
         // Joining the subject token's grant and sign-in: revoking that grant, or signing out,

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
 
 /** What a code was issued for (RFC 6749 §4.1.2), and what its tokens and ID token need. */
 export interface AuthorizationCode {
@@ -89,32 +89,20 @@ export class AuthorizationCodeStore {
    * concurrent uses: only one `UPDATE … WHERE used_at IS NULL` returns the row. A code of
    * this client that was used already comes back as the grant to revoke.
    */
-  async redeem(codeHash: Buffer, realm: string, clientId: string): Promise<Redemption> {
-    const used = await this.db.query<CodeRow>(
+  async redeem(codeHash: Buffer, realm: string, clientId: string, within: Queryable = this.db): Promise<Redemption> {
+    const used = await within.query<CodeRow>(
       `UPDATE authorization_codes SET used_at = now()
         WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > now()
         RETURNING ${COLUMNS}`,
       [codeHash, realm, clientId],
     );
     if (used.rows[0]) return { code: toCode(used.rows[0]) };
-    const replayed = await this.db.query<{ grant_id: string }>(
+    const replayed = await within.query<{ grant_id: string }>(
       `UPDATE authorization_codes SET replayed_at = now()
         WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
         RETURNING grant_id`,
       [codeHash, realm, clientId],
     );
     return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
-  }
-
-  /**
-   * Whether the code was presented again after its first use: the first use asks once its
-   * tokens are written, since a revocation of the grant that ran before may have missed them.
-   */
-  async wasReplayed(codeHash: Buffer): Promise<boolean> {
-    const result = await this.db.query<{ replayed: boolean }>(
-      'SELECT replayed_at IS NOT NULL AS replayed FROM authorization_codes WHERE code_hash = $1',
-      [codeHash],
-    );
-    return result.rows[0]?.replayed === true;
   }
 }

@@ -1,16 +1,25 @@
 import { StoreUnavailableError } from '../errors.js';
 
+interface Entry<Row> {
+  /** Written in the same statement, or not at all. */
+  rows: readonly Row[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * Coalesces concurrent writes into one statement: rows that arrive while earlier batches
  * are on their way to the database queue up and go together in the next one. Each
- * caller's promise settles when the statement holding its row has committed, so nothing
- * is acknowledged before it is durable; at low load a row goes alone, at once.
+ * caller's promise settles when the statement holding its rows has committed, so nothing
+ * is acknowledged before it is durable; at low load a row goes alone, at once. The rows a
+ * caller adds together (the tokens of one grant) are never split between statements, so
+ * that an outage never leaves half of them written.
  *
- * When a batch fails for another reason than an outage, its rows are retried one by one,
- * so that one bad row fails only its own caller.
+ * When a batch fails for another reason than an outage, its callers' rows are retried one
+ * caller at a time, so that one bad row fails only its own caller.
  */
 export class BatchedWriter<Row> {
-  private queue: Array<{ row: Row; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private queue: Array<Entry<Row>> = [];
   private inFlight = 0;
 
   constructor(
@@ -19,15 +28,21 @@ export class BatchedWriter<Row> {
   ) {}
 
   add(row: Row): Promise<void> {
+    return this.addAll([row]);
+  }
+
+  /** Writes the rows in one statement (with other callers' rows, perhaps). */
+  addAll(rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, resolve, reject });
+      this.queue.push({ rows, resolve, reject });
       this.flush();
     });
   }
 
   private flush(): void {
     while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
-      const batch = this.queue.splice(0, this.options.maxBatch);
+      const batch = this.nextBatch();
       this.inFlight++;
       this.writeBatch(batch).finally(() => {
         this.inFlight--;
@@ -36,18 +51,27 @@ export class BatchedWriter<Row> {
     }
   }
 
-  private async writeBatch(batch: typeof this.queue): Promise<void> {
+  /** The queued entries that fit in maxBatch rows; always at least one. */
+  private nextBatch(): Array<Entry<Row>> {
+    let rows = this.queue[0]!.rows.length;
+    let count = 1;
+    while (count < this.queue.length && rows + this.queue[count]!.rows.length <= this.options.maxBatch) {
+      rows += this.queue[count]!.rows.length;
+      count++;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  private async writeBatch(batch: ReadonlyArray<Entry<Row>>): Promise<void> {
     try {
-      await this.write(batch.map((entry) => entry.row));
+      await this.write(batch.flatMap((entry) => entry.rows));
       for (const entry of batch) entry.resolve();
     } catch (error) {
       if (batch.length === 1 || error instanceof StoreUnavailableError) {
         for (const entry of batch) entry.reject(error);
         return;
       }
-      await Promise.all(
-        batch.map((entry) => this.write([entry.row]).then(entry.resolve, entry.reject)),
-      );
+      await Promise.all(batch.map((entry) => this.write(entry.rows).then(entry.resolve, entry.reject)));
     }
   }
 }

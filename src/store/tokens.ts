@@ -1,5 +1,5 @@
 import { BatchedWriter } from './batched-writer.js';
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
 import { type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 export type TokenKind = 'access_token' | 'refresh_token';
@@ -120,7 +120,7 @@ const REVOKE_GRANT = denyGrantsStatement(`
     SELECT realm, $1::text AS id FROM tokens WHERE grant_id = $1::text::uuid
     UNION SELECT $2::text, $1::text WHERE $2::text IS NOT NULL)`);
 
-type NewToken = TokenRecord & { hash: Buffer };
+export type NewToken = TokenRecord & { hash: Buffer };
 
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
@@ -139,9 +139,17 @@ export class TokenStore {
     return this.writer.add({ ...token, hash });
   }
 
-  private async insertMany(tokens: readonly NewToken[]): Promise<void> {
+  /**
+   * Inserts the tokens of one grant in one statement: batched with other callers' tokens,
+   * or `within` a transaction of the caller's (which commits them).
+   */
+  insertAll(tokens: readonly NewToken[], within?: Queryable): Promise<void> {
+    return within ? this.insertMany(tokens, within) : this.writer.addAll(tokens);
+  }
+
+  private async insertMany(tokens: readonly NewToken[], q: Queryable = this.db): Promise<void> {
     const column = <T>(value: (token: NewToken) => T) => tokens.map(value);
-    await this.db.query(INSERT_MANY, [
+    await q.query(INSERT_MANY, [
       column((t) => t.hash.toString('hex')),
       column((t) => t.realm),
       column((t) => t.clientId),
@@ -179,8 +187,9 @@ export class TokenStore {
     hash: Buffer,
     realm: string,
     clientId: string,
+    within: Queryable = this.db,
   ): Promise<{ token: StoredToken } | { replayedGrantId: string } | undefined> {
-    const used = await this.db.query<TokenRow>(
+    const used = await within.query<TokenRow>(
       `UPDATE tokens t SET used_at = now()
         WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
           AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
@@ -188,12 +197,27 @@ export class TokenStore {
       [hash, realm, clientId],
     );
     if (used.rows[0]) return { token: toToken(used.rows[0]) };
-    const replayed = await this.db.query<{ grant_id: string }>(
+    const replayed = await within.query<{ grant_id: string }>(
       `SELECT grant_id FROM tokens
         WHERE token_hash = $1 AND realm = $2 AND client_id = $3 AND kind = 'refresh_token' AND used_at IS NOT NULL`,
       [hash, realm, clientId],
     );
     return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
+  }
+
+  /**
+   * A live refresh token of this client, locked until the transaction `within` ends, so that
+   * a revocation of its grant waits for (and so sees) the tokens issued from it.
+   */
+  async holdRefreshToken(hash: Buffer, realm: string, clientId: string, within: Queryable): Promise<StoredToken | undefined> {
+    const held = await within.query<TokenRow>(
+      `SELECT ${COLUMNS} FROM tokens t
+        WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
+          AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+          FOR SHARE`,
+      [hash, realm, clientId],
+    );
+    return held.rows[0] && toToken(held.rows[0]);
   }
 
   async revoke(hash: Buffer): Promise<void> {
@@ -205,9 +229,16 @@ export class TokenStore {
    * access tokens (which are not stored) through a denial of the grant on every instance.
    * The grant's realm is that of its stored tokens; pass it when it may have none (a code
    * exchanged for a lone JWT access token).
+   *
+   * The grant's rows are locked first: a refresh being written (src/grants/refresh-token.ts)
+   * holds its refresh token's row, so the revocation waits for it, and its statement, which
+   * starts afterwards, sees the new tokens and revokes them too.
    */
   async revokeGrant(grantId: string, realm?: string): Promise<void> {
-    const result = await this.db.query<DenialRow>(REVOKE_GRANT, [grantId, realm ?? null]);
+    const result = await this.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM tokens WHERE grant_id = $1::text::uuid FOR UPDATE', [grantId]);
+      return tx.query<DenialRow>(REVOKE_GRANT, [grantId, realm ?? null]);
+    });
     this.revokedJwts.remember(result.rows);
   }
 }

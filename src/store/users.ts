@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
 import { DENY_PERSON, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
@@ -67,8 +67,8 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
-  async getById(realm: string, id: string): Promise<User | undefined> {
-    const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid`, [realm, id]);
+  async getById(realm: string, id: string, within: Queryable = this.db): Promise<User | undefined> {
+    const result = await within.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid`, [realm, id]);
     return result.rows[0] && toUser(result.rows[0]);
   }
 

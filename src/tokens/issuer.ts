@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { AuditLog } from '../audit/audit-log.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
+import type { Db, Queryable } from '../store/db.js';
 import type { Actor, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
@@ -38,6 +40,8 @@ export interface AccessTokenRequest {
   grantId?: string | undefined;
   /** The sign-in behind the grant it joins, so that signing out ends it too. */
   signIn?: SignIn | undefined;
+  /** The client's address, for the audit trail. */
+  address?: string | undefined;
 }
 
 /** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
@@ -57,6 +61,13 @@ export interface UserTokensRequest {
   nonce?: string | undefined;
   /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
   certificateThumbprint?: string | undefined;
+  /** The client's address, for the audit trail. */
+  address?: string | undefined;
+}
+
+/** A person's tokens, written; `complete` signs what is signed and answers. */
+export interface WrittenTokens {
+  complete(): Promise<TokenResponse>;
 }
 
 /**
@@ -87,14 +98,32 @@ export class TokenIssuer {
   constructor(
     private readonly tokens: TokenStore,
     private readonly signer: RealmSigner,
+    private readonly db: Db,
+    private readonly audit: AuditLog,
   ) {}
+
+  /**
+   * Runs `fn` in one transaction, for a grant that uses something up (a code, a refresh
+   * token, an approval) and issues tokens in its place: both commit together, or neither
+   * does, so that an outage between the two leaves no grant half-written. `fn` passes the
+   * transaction to its store calls and to `writeUserTokens`, and makes no other query (the
+   * embedded store has one connection, which the transaction holds).
+   */
+  atomically<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
 
   async issueAccessToken(request: AccessTokenRequest): Promise<TokenResponse> {
     const lifetime = request.realm.settings.access_token_lifetime;
     const scope = request.scope.join(' ');
+    const grantId = request.grantId ?? randomUUID();
+    const response = (accessToken: string, kind: string): TokenResponse => {
+      this.issued(request, { grantId, userId: request.userId, scope, kinds: [kind] });
+      return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+    };
     if (request.realm.settings.stateless_tokens) {
       const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
-        grantId: request.grantId ?? randomUUID(),
+        grantId,
         clientId: request.client.client_id,
         subject: request.subject,
         scope,
@@ -105,12 +134,12 @@ export class TokenIssuer {
         audience: request.audience,
         lifetime,
       });
-      return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+      return response(accessToken, 'jwt_access_token');
     }
-    const [accessToken] = await this.store([
+    const [accessToken] = await this.store(undefined, [
       this.record(request.realm, request.client, {
         kind: 'access_token',
-        grantId: request.grantId ?? randomUUID(),
+        grantId,
         grantType: request.grantType,
         subject: request.subject,
         userId: request.userId,
@@ -122,10 +151,20 @@ export class TokenIssuer {
         lifetime,
       }),
     ]);
-    return { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
+    return response(accessToken!, 'access_token');
   }
 
   async issueUserTokens(request: UserTokensRequest): Promise<TokenResponse> {
+    return (await this.writeUserTokens(request)).complete();
+  }
+
+  /**
+   * Writes a person's stored tokens: in one statement, batched with other grants' (and
+   * committed when this resolves), or `within` a transaction of `atomically`. What is signed
+   * rather than stored (a stateless access token, the ID token) is made by `complete`, after
+   * the transaction: signing may need to read the realm's keys.
+   */
+  async writeUserTokens(request: UserTokensRequest, within?: Queryable): Promise<WrittenTokens> {
     const { realm, client, user, signIn } = request;
     const common = {
       grantId: request.grantId ?? randomUUID(),
@@ -149,24 +188,45 @@ export class TokenIssuer {
         }),
       );
     }
-    const jwt = stateless
-      ? mintJwtAccessToken(this.signer, realm, {
-          grantId: common.grantId,
-          clientId: client.client_id,
-          subject: user.id,
-          scope,
-          authTime: seconds(signIn.authTime),
-          sid: signIn.sid,
-          certificateThumbprint: request.certificateThumbprint,
-          lifetime,
-        })
-      : undefined;
-    const [minted, stored] = await Promise.all([jwt, this.store(records)]);
-    const [accessToken, refreshToken] = minted === undefined ? stored : [minted, ...stored];
-    const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
-    if (refreshToken) response.refresh_token = refreshToken;
-    if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
-    return response;
+    const stored = await this.store(within, records);
+    return {
+      complete: async () => {
+        const minted = stateless
+          ? await mintJwtAccessToken(this.signer, realm, {
+              grantId: common.grantId,
+              clientId: client.client_id,
+              subject: user.id,
+              scope,
+              authTime: seconds(signIn.authTime),
+              sid: signIn.sid,
+              certificateThumbprint: request.certificateThumbprint,
+              lifetime,
+            })
+          : undefined;
+        const [accessToken, refreshToken] = minted === undefined ? stored : [minted, ...stored];
+        const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
+        if (refreshToken) response.refresh_token = refreshToken;
+        if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
+        const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refreshToken ? ['refresh_token'] : []), ...(response.id_token ? ['id_token'] : [])];
+        this.issued(request, { grantId: common.grantId, userId: user.id, scope, kinds });
+        return response;
+      },
+    };
+  }
+
+  /** The `token.issued` audit event. */
+  private issued(
+    request: AccessTokenRequest | UserTokensRequest,
+    what: { grantId: string; userId: string | undefined; scope: string; kinds: readonly string[] },
+  ): void {
+    this.audit.record({
+      realm: request.realm.name,
+      type: 'token.issued',
+      clientId: request.client.client_id,
+      userId: what.userId,
+      address: request.address,
+      details: { grant_type: request.grantType, grant_id: what.grantId, scope: what.scope, tokens: what.kinds },
+    });
   }
 
   /** OIDC Core §2: the ID token, with the claims the scope releases. */
@@ -199,10 +259,10 @@ export class TokenIssuer {
     return { ...rest, realm: realm.name, clientId: client.client_id, issuedAt, expiresAt: new Date(issuedAt.getTime() + lifetime * 1000) };
   }
 
-  /** Inserts the tokens together and returns their values once committed. */
-  private async store(records: readonly TokenRecord[]): Promise<string[]> {
+  /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
+  private async store(within: Queryable | undefined, records: readonly TokenRecord[]): Promise<string[]> {
     const values = records.map(() => randomSecret());
-    await Promise.all(records.map((record, i) => this.tokens.insert(sha256(values[i]!), record)));
+    await this.tokens.insertAll(records.map((record, i) => ({ ...record, hash: sha256(values[i]!) })), within);
     return values;
   }
 }

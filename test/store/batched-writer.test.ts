@@ -38,6 +38,24 @@ describe('batched writer', () => {
     expect(batches.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it('writes the rows a caller adds together in one statement, never split between batches', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 4, maxInFlight: 1 });
+    await Promise.all([writer.add(0), writer.addAll([1, 2]), writer.addAll([3, 4, 5]), writer.addAll([6, 7]), writer.add(8)]);
+    expect(batches).toEqual([[0], [1, 2], [3, 4, 5], [6, 7, 8]]);
+  });
+
+  it('fails every row of a group together: a batch failing in an outage writes none of it', async () => {
+    const batches: number[][] = [];
+    const writer = new BatchedWriter(
+      recordingWrite(batches, (rows) => (rows.includes(2) ? new StoreUnavailableError('down') : undefined)),
+      { maxBatch: 100, maxInFlight: 1 },
+    );
+    const results = await Promise.allSettled([writer.add(0), writer.addAll([1, 2]), writer.addAll([3, 4])]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(batches).toEqual([[0], [1, 2, 3, 4]]);
+  });
+
   it('fails only the caller of a bad row: the others are written one by one', async () => {
     const batches: number[][] = [];
     const writer = new BatchedWriter(
