@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './app.js';
@@ -43,6 +43,58 @@ export function clusterSkipReason(): string | undefined {
   return undefined;
 }
 
+const DIR_PREFIX = 'realmgate-pg-';
+/** In a cluster's directory: the pid of the test process that made it. */
+const OWNER_FILE = 'owner.pid';
+
+/** Clusters started and not yet stopped: a test process that ends early stops them on its way out. */
+const started = new Set<PostgresCluster>();
+process.once('exit', () => {
+  for (const cluster of started) cluster.stopNow();
+});
+
+/**
+ * Stops and removes the clusters of test processes that died without doing it (a test
+ * worker killed by its runner never sees its 'exit').
+ */
+function sweepAbandoned(bin: string): void {
+  for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith(DIR_PREFIX))) {
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+    } catch {
+      continue; // being made right now, or not ours
+    }
+    if (isAlive(owner)) continue;
+    const dataDir = join(dir, 'data');
+    if (existsSync(join(dataDir, 'postmaster.pid'))) {
+      const [file, argv] = asPostgres(join(bin, 'pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate']);
+      try {
+        execFileSync(file, argv, { cwd: dir, stdio: 'ignore', timeout: 30_000 });
+      } catch {
+        continue;
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** As root, a PostgreSQL command runs as the postgres OS user. */
+function asPostgres(path: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+}
+
 export class PostgresCluster {
   private constructor(
     readonly port: number,
@@ -54,7 +106,9 @@ export class PostgresCluster {
   static async create(): Promise<PostgresCluster> {
     const bin = binDir();
     if (!bin) throw new Error(clusterSkipReason());
-    const dir = mkdtempSync(join(tmpdir(), 'realmgate-pg-'));
+    sweepAbandoned(bin);
+    const dir = mkdtempSync(join(tmpdir(), DIR_PREFIX));
+    writeFileSync(join(dir, OWNER_FILE), String(process.pid));
     const owner = isRoot() ? postgresUser() : undefined;
     if (owner) chownSync(dir, owner.uid, owner.gid);
     const cluster = new PostgresCluster(await freePort(), dir, bin);
@@ -74,6 +128,7 @@ export class PostgresCluster {
   async start(): Promise<void> {
     // fsync off: a stop or crash of the server alone loses nothing the kernel has.
     const serverOptions = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=100`;
+    started.add(this);
     await this.run('pg_ctl', ['start', '-D', this.dataDir, '-w', '-t', '60', '-l', join(this.dir, 'server.log'), '-o', serverOptions]);
   }
 
@@ -106,12 +161,23 @@ export class PostgresCluster {
   /** Stops the server if it runs, and removes its directory. */
   async dispose(): Promise<void> {
     if (existsSync(join(this.dataDir, 'postmaster.pid'))) await this.stop('immediate').catch(() => {});
+    started.delete(this);
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** As the test process exits: no waiting is possible any more. */
+  stopNow(): void {
+    if (!existsSync(join(this.dataDir, 'postmaster.pid'))) return;
+    const [file, argv] = asPostgres(join(this.bin, 'pg_ctl'), ['stop', '-D', this.dataDir, '-m', 'immediate']);
+    try {
+      execFileSync(file, argv, { cwd: this.dir, stdio: 'ignore', timeout: 10_000 });
+    } catch {
+      // Nothing more can be done on the way out.
+    }
+  }
+
   private run(command: string, args: string[]): Promise<void> {
-    const path = join(this.bin, command);
-    const [file, argv] = isRoot() ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+    const [file, argv] = asPostgres(join(this.bin, command), args);
     return new Promise((resolve, reject) => {
       // cwd: a directory the postgres user may enter (the tools look up the current one).
       execFile(file, argv, { cwd: this.dir, timeout: 90_000 }, (error, stdout, stderr) =>
