@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_TIMEOUTS } from '../../src/store/pg.js';
 import {
   type Answer,
   type IssuedToken,
@@ -32,8 +33,8 @@ const ADMIN_TOKEN = 'database-faults-admin-token-0123456789';
 const REALM = 'faults';
 const REDIRECT_URI = 'https://app.example/callback';
 const PASSWORD = 'correct horse battery';
-/** src/store/pg.ts: how long a new database connection may take before the request answers 503. */
-const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a new database connection may take before the request answers 503. */
+const CONNECT_TIMEOUT_MS = DATABASE_TIMEOUTS.connectMs;
 const OUTAGE_MS = 3_000;
 const TEST = 'database-faults';
 
