@@ -199,9 +199,12 @@ describe('brute-force limits of sign-in', () => {
         for (let failure = 1; failure < 10; failure++) await grantFrom(logged.app, realm, service, wrong(user));
         await grantFrom(logged.app, realm, service, { username: user.username, password: user.password });
 
-        const audit = lines.filter((line) => line.audit === 'sign_in');
-        expect(audit.map((line) => line.outcome)).toEqual(['failure', 'success', ...Array(9).fill('failure'), 'locked']);
-        expect(audit[0]).toMatchObject({ realm, address: '127.0.0.1', step: 'password', username: user.username, grant_type: 'password' });
+        const audit = lines
+          .map((line) => line.audit as Record<string, unknown> | undefined)
+          .filter((event) => typeof event?.type === 'string' && event.type.startsWith('sign_in.'));
+        expect(audit.map((event) => event!.type)).toEqual(['sign_in.failed', 'sign_in.succeeded', ...Array(10).fill('sign_in.failed')]);
+        expect(audit.map((event) => event!.reason)).toEqual(['wrong_credentials', undefined, ...Array(9).fill('wrong_credentials'), 'locked']);
+        expect(audit[0]).toMatchObject({ realm, address: '127.0.0.1', step: 'password', username: user.username, via: 'password_grant' });
         expect(audit[1]).toMatchObject({ realm, user_id: user.sub, amr: ['pwd'] });
         expect(JSON.stringify(lines)).not.toContain(user.password);
       } finally {
