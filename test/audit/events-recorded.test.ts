@@ -320,8 +320,6 @@ describe('audit events recorded', () => {
     });
   });
 
-  // token.issued is recorded by the token issuer (src/tokens/issuer.ts), wired by the lead:
-  // these assertions fail until it is.
   describe('token issuance (recorded by src/tokens/issuer.ts)', () => {
     it('client credentials', async () => {
       const realm = await unlimitedRealm(t);
