@@ -33,6 +33,8 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       // RFC 9126 §4: the pushed request replaces the query; only its own client may use it, once.
       const pushed = await store.authorizationFlow.usePushed(sha256(trusted.request_uri), realm.name, client.client_id);
       if (!pushed) throw new UntrustedRedirectError('the request_uri is unknown, expired, used, or not this client\'s');
+      // The client's redirect URIs may have changed since the push: it must still be registered.
+      if (!client.redirect_uris.includes(pushed.redirectUri)) throw new UntrustedRedirectError('redirect_uri is not registered for this client');
       authz = pushed;
     } else {
       const redirect = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));

@@ -226,6 +226,44 @@ describe('open redirects', () => {
     });
   });
 
+  describe('a redirect URI removed from the client', () => {
+    async function clientWithTwoRedirects() {
+      const created = await t.admin.createClient(realm, {
+        redirect_uris: [REDIRECT_URI, 'https://old.example/callback'],
+        grant_types: ['authorization_code'],
+        scope: 'openid',
+      });
+      return { id: created.client_id, secret: created.client_secret! };
+    }
+    const dropOld = (clientId: string) => t.admin.request('PATCH', `/realms/${realm}/clients/${clientId}`, { redirect_uris: [REDIRECT_URI] });
+
+    it('is no longer used by a request pushed before its removal', async () => {
+      const client = await clientWithTwoRedirects();
+      const pushed = await postForm(t.app, `${realmPath(realm)}/par`, { response_type: 'code', redirect_uri: 'https://old.example/callback', scope: 'openid', prompt: 'none' }, {
+        authorization: basic(client.id, client.secret),
+      });
+      expect(pushed.statusCode, pushed.body).toBe(201);
+      expect((await dropOld(client.id)).statusCode).toBe(200);
+      const response = await authorize(browser(), realm, { client_id: client.id, request_uri: (pushed.json() as { request_uri: string }).request_uri });
+      expectRefusedPage(response, 'pushed before the removal');
+    });
+
+    // Known gap, reported (SECURITY.md, "Open items"): AuthorizationFlow.deliverCode and deny
+    // send the person to the redirect URI kept in the transaction without checking that the
+    // client still has it. `it.fails` passes while the gap is there; once it is fixed, make it `it`.
+    it.fails('is no longer used by a sign-in that began before its removal (src/authn/authorization-flow.ts)', async () => {
+      const client = await clientWithTwoRedirects();
+      const b = browser();
+      const start = await authorize(b, realm, codeRequest(client.id, { redirect_uri: 'https://old.example/callback', scope: 'openid' }));
+      const loginUrl = location(start);
+      const toConsent = await b.submit(loginUrl, await b.get(loginUrl), { username: user.username, password: user.password });
+      expect((await dropOld(client.id)).statusCode).toBe(200);
+      const consentUrl = location(toConsent);
+      const answered = await b.submit(consentUrl, await b.get(consentUrl), { decision: 'allow' });
+      expect(answered.headers.location ?? '').not.toMatch(/^https:\/\/old\.example\//);
+    });
+  });
+
   it('lets no pushed request carry an unregistered redirect URI (PAR answers JSON, and nothing is pushed)', async () => {
     const confidential = await t.admin.createClient(realm, { redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid' });
     for (const uri of nearMisses(REDIRECT_URI)) {
