@@ -379,12 +379,20 @@ export const hugeText: fc.Arbitrary<string> = fc
   .tuple(fc.constantFrom(2_100, 9_000, 17_000, 40_000, 66_000), fc.constantFrom('A', 'é', '%', '<', '\u0000', '𝒳'))
   .map(([length, unit]) => unit.repeat(Math.ceil(length / unit.length)));
 
+const nested = (depth: number, open: string, close: string, inner = 'x'): string => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+
+/** JSON nested deeper than any parser or schema should walk, for parameters that carry JSON (a passkey's response). */
+const deepJsonText: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom(1_000, 20_000), fc.constantFrom(['[', ']'], ['{"response":', '}'], ['{"id":"x","response":', '}']))
+  .map(([depth, [open, close]]) => nested(depth, open!, close!, '1'));
+
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...INJECTIONS) },
   { weight: 6, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 40 }) },
   { weight: 4, arbitrary: fc.string({ unit: oddCharacter, minLength: 1, maxLength: 12 }) },
   { weight: 1, arbitrary: hugeText },
+  { weight: 1, arbitrary: deepJsonText },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -634,12 +642,21 @@ export function hostileJwt(claims: () => Record<string, unknown>): fc.Arbitrary<
     )
     .chain((payload) => fc.constantFrom('none', 'RS256').map((alg) => compactJwt({ alg }, payload)));
   const huge = fc.constantFrom(10_000, 40_000, 70_000).map((length) => `eyJhbGciOiJub25lIn0.${'A'.repeat(length)}.`);
+  // Claims nested deeper than any walk should go: `act` nests by design (RFC 8693 §4.1).
+  const deep = fc
+    .tuple(fc.constantFrom(100, 5_000, 20_000), fc.constantFrom('act', 'sub_id', 'aud', 'cnf'), fc.constantFrom('none', 'ES256'))
+    .map(([depth, claim, alg]) => {
+      const { [claim]: _replaced, ...rest } = claims();
+      const payload = `{${JSON.stringify(rest).slice(1, -1)},"${claim}":${'{"act":'.repeat(depth)}{"sub":"x"}${'}'.repeat(depth)}}`;
+      return `${base64url(JSON.stringify({ alg }))}.${base64url(payload)}.${alg === 'none' ? '' : base64url(Buffer.alloc(64))}`;
+    });
   return fc.oneof(
     { weight: 3, arbitrary: unsigned },
     { weight: 2, arbitrary: forgedHeader },
     { weight: 3, arbitrary: garbage },
     { weight: 2, arbitrary: oddClaims },
     { weight: 1, arbitrary: huge },
+    { weight: 1, arbitrary: deep },
   );
 }
 
@@ -657,7 +674,6 @@ function billionLaughs(levels: number): string {
   return `<?xml version="1.0"?><!DOCTYPE saml:Assertion [${entities.join('')}]>${assertionAround(`<saml:Subject><saml:NameID>&lol${levels - 1};</saml:NameID></saml:Subject>`)}`;
 }
 
-const nested = (depth: number, open: string, close: string, inner = 'x'): string => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 
 /** Documents that attack a parser (entity expansion, external entities, depth, width) or are not XML at all. */
 export const hostileXml: fc.Arbitrary<string> = fc.oneof(
