@@ -136,10 +136,15 @@ export async function startBehindNginx(
     spawnServer(serverEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: nginx.baseUrl, TRUST_PROXY: 'true', ...vars })),
   );
   const instances = processes.map((process, index) => ({ process, port: ports[index]!, baseUrl: `http://127.0.0.1:${ports[index]}` }));
-  await Promise.all(
-    instances.map((instance) =>
-      waitForStatus(instance.process, `${instance.baseUrl}/healthz`, 200, instance.process.spawnedAt + (options.timeoutMs ?? 30_000)),
-    ),
-  );
+  try {
+    await Promise.all(
+      instances.map((instance) =>
+        waitForStatus(instance.process, `${instance.baseUrl}/healthz`, 200, instance.process.spawnedAt + (options.timeoutMs ?? 30_000)),
+      ),
+    );
+  } catch (error) {
+    await Promise.all([nginx.stop(), ...processes.map((process) => process.stop(5_000))]);
+    throw error;
+  }
   return { nginx, instances };
 }
