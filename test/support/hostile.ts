@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/realms/settings.js';
-import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp } from './app.js';
+import { ADMIN_TOKEN, type TestApp, startTestApp } from './app.js';
 import { REDIRECT_URI } from './flow.js';
 import { type ServiceClient, basic, clientCredentials, realmPath } from './oauth.js';
 import { type TestUser, createUser } from './users.js';
@@ -375,7 +375,7 @@ export const INJECTIONS: readonly string[] = [
 const oddCharacter = fc.constantFrom('\u0000', '\r', '\n', '\t', '\u0007', '\u007f', '\u0085', '\u2028', '\ufeff', '\ufffd', '\ud800', '\udfff', '%', '&', '=', '+', '"');
 
 /** A value much larger than any real one: around the body limits and the per-parameter one. */
-export const hugeText: fc.Arbitrary<string> = fc
+const hugeText: fc.Arbitrary<string> = fc
   .tuple(fc.constantFrom(2_100, 9_000, 17_000, 40_000, 66_000), fc.constantFrom('A', 'é', '%', '<', '\u0000', '𝒳'))
   .map(([length, unit]) => unit.repeat(Math.ceil(length / unit.length)));
 
@@ -461,7 +461,7 @@ const pairStyle = fc.oneof(
  * A hostile pair: mostly a parameter the route reads (so that its checks run), sometimes one
  * of `others` (client authentication's), sometimes a name no route reads.
  */
-export function hostilePair(names: readonly string[], others: readonly string[] = []): fc.Arbitrary<FormPair> {
+function hostilePair(names: readonly string[], others: readonly string[] = []): fc.Arbitrary<FormPair> {
   const choices = [
     ...(names.length > 0 ? [{ weight: 6, arbitrary: fc.constantFrom(...names) }] : []),
     ...(others.length > 0 ? [{ weight: 1, arbitrary: fc.constantFrom(...others) }] : []),
@@ -515,7 +515,7 @@ export function hostileForm(
 }
 
 /** Content types a form endpoint does not take, and broken spellings of the one it does. */
-export const wrongContentType = fc.constantFrom(
+const wrongContentType = fc.constantFrom(
   'application/json',
   'text/plain',
   'application/xml',
@@ -550,9 +550,9 @@ const b64 = (text: string | Buffer): string => Buffer.from(text).toString('base6
 const wellFormed = (text: string): string => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 /** A header value as HTTP can carry it (Latin-1, no CR, LF or NUL: raw sockets test those). */
-export const headerSafe = (value: string): string => value.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
+const headerSafe = (value: string): string => value.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 
-export const malformedBasic: fc.Arbitrary<string> = fc.oneof(
+const malformedBasic: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     'Basic',
     'Basic ',
@@ -585,7 +585,7 @@ export const malformedBearer: fc.Arbitrary<string> = fc.oneof(
   hostileText.map((text) => `Bearer ${headerSafe(text)}`),
 );
 
-export const otherScheme = fc.oneof(
+const otherScheme = fc.oneof(
   fc.constantFrom('Digest username="x"', 'Negotiate YII=', 'DPoP x', 'Token x', 'x', ''),
   hostileText.map(headerSafe),
 );
@@ -821,7 +821,7 @@ export const jsonContentType: fc.Arbitrary<string | undefined> = fc.oneof(
 );
 
 /** A path segment an attacker puts where a name or id goes: traversal, bad escapes, prototype keys, length. */
-export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
+const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('..', '%2e%2e', '..%2f..%2fadmin', '%2F', '%00', 'a%00b', '%ff', '%E0%A4%A', '%zz', '__proto__', 'constructor', '%20', 'a%0d%0aSet-Cookie:x=1', 'root'),
   fc.constantFrom(99, 101, 300, 3_000).map((length) => 'a'.repeat(length)),
   hostileText.filter((text) => text.length <= 2_000).map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '?'))),
@@ -930,4 +930,4 @@ export function selfSignedCertificate(name: string): string {
   }
 }
 
-export { ADMIN_TOKEN, BASE_URL };
+export { ADMIN_TOKEN };
