@@ -22,6 +22,7 @@ import { errorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
+import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
 import { TokenIssuer } from './tokens/issuer.js';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientJwks,
     jwtAccessTokens,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
+    rateLimits: new RateLimits(store.attemptCounters),
   };
 
   await app.register(errorHandling);

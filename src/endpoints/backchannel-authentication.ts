@@ -5,6 +5,7 @@ import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../oauth/backchannel-request.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 
 const PATH = '/bc-authorize';
@@ -19,6 +20,7 @@ export function backchannelAuthenticationEndpoint(deps: {
   store: Store;
   authenticator: ClientAuthenticator;
   clientJwks: ClientJwks;
+  rateLimits: RateLimits;
 }): FastifyPluginAsync {
   const { store } = deps;
   const validationDeps = {
@@ -31,6 +33,7 @@ export function backchannelAuthenticationEndpoint(deps: {
     app.post(PATH, async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, PATH);
+      deps.rateLimits.client(request.realm, 'ciba', client.client_id);
       const form = formParams(request.body, BACKCHANNEL_FORM_PARAMETERS);
       const valid = await validateBackchannelRequest(validationDeps, realm, client, `${realm.issuer}${PATH}`, form);
 

@@ -6,6 +6,7 @@ import { formatUserCode, newUserCode } from '../device/user-code.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { requestedScope } from '../oauth/scope.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { PendingAuthorizationStore } from '../store/pending-authorizations.js';
 
 /** A drawn user code may be in use; drawing again this many times makes a clash practically impossible. */
@@ -20,11 +21,13 @@ const USER_CODE_ATTEMPTS = 5;
 export function deviceAuthorizationEndpoint(deps: {
   authenticator: ClientAuthenticator;
   pendingAuthorizations: PendingAuthorizationStore;
+  rateLimits: RateLimits;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/device/code', async (request) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/device/code');
+      deps.rateLimits.client(request.realm, 'device', client.client_id);
       if (!client.grant_types.includes(DEVICE_CODE_GRANT)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed the device authorization grant');
       }

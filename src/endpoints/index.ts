@@ -4,6 +4,7 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
+import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import type { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
@@ -19,6 +20,11 @@ import { registrationEndpoint } from './registration.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 import { userinfoEndpoint } from './userinfo.js';
+
+const LIMITED_PAGES: ReadonlyArray<readonly [path: string, page: AddressPage]> = [
+  ['/login', 'sign_in'],
+  ['/device/user', 'device_page'],
+];
 
 /** Form bodies of OAuth endpoints are small; SAML assertions are the largest expected. */
 export const OAUTH_BODY_LIMIT = 64 * 1024;
@@ -36,6 +42,7 @@ export interface EndpointDeps {
   /** Reads back this server's stateless access tokens. */
   jwtAccessTokens: JwtAccessTokenVerifier;
   capabilities: ServerCapabilities;
+  rateLimits: RateLimits;
 }
 
 /**
@@ -45,7 +52,7 @@ export interface EndpointDeps {
  */
 export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const { store } = deps;
-  const { jwtAccessTokens } = deps;
+  const { jwtAccessTokens, rateLimits } = deps;
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
     app.removeAllContentTypeParsers();
@@ -56,14 +63,20 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate }));
+    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens }));
-    await app.register(parEndpoint({ store, authenticator: deps.authenticator }));
-    await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks }));
-    await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations }));
-    await app.register(registrationEndpoint({ store, capabilities: deps.capabilities }));
+    await app.register(parEndpoint({ store, authenticator: deps.authenticator, rateLimits }));
+    await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
+    await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
+    await app.register(registrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
+    // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts).
+    app.addHook('preHandler', async (request) => {
+      if (request.method !== 'POST') return;
+      const page = LIMITED_PAGES.find(([path]) => request.routeOptions.url?.endsWith(path))?.[1];
+      if (page) await rateLimits.address(request, page);
+    });
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
 }

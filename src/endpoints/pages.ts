@@ -37,6 +37,9 @@ function describe(error: unknown): { title: string; message: string; status: num
     return { title: 'Form expired', message: 'The form could not be accepted. Return to the application and try again.', status: 400 };
   }
   const clientError = toClientError(error);
+  if (clientError.status === 429) {
+    return { title: 'Too many attempts', message: 'Too many attempts came from your network. Wait a minute, then try again.', status: 429 };
+  }
   if (clientError.status >= 500) {
     return { title: 'Something went wrong', message: 'The service could not complete your request. Try again later.', status: clientError.status };
   }

@@ -9,6 +9,7 @@ import {
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../oauth/authorization-request.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
@@ -18,11 +19,12 @@ const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
  * authorization parameters; they are validated as /authorize would, and stored for one use
  * by this client within `par_lifetime`. Errors answer JSON here, as at the token endpoint.
  */
-export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator }): FastifyPluginAsync {
+export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator; rateLimits: RateLimits }): FastifyPluginAsync {
   return async (app) => {
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/par');
+      deps.rateLimits.client(request.realm, 'par', client.client_id);
       const params = formParams(request.body, AUTHORIZATION_PARAMETERS);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
       if (params.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');

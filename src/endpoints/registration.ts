@@ -14,6 +14,7 @@ import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 
 /** Room for the largest metadata a record holds: 2 × 50 URIs of 2,000 characters and 20 JWKs. */
@@ -64,8 +65,8 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  * - A wrong token, a client that does not exist and a client an admin created (which has no
  *   registration access token) all answer the same 401 (RFC 7592 §2.1).
  */
-export function registrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities }): FastifyPluginAsync {
-  const { store, capabilities } = deps;
+export function registrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
+  const { store, capabilities, rateLimits } = deps;
 
   /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */
   async function checkAgainstRealm(realm: RequestRealm, record: ClientMetadata, keptJwksUri?: string): Promise<void> {
@@ -84,6 +85,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     const stored = isUuid(clientId) /* self-registered clients get uuids */ ? await store.initialAccessTokens.registrationTokenHash(realm.name, clientId) : undefined;
     const client = matchesHash(token, stored) ? await store.clients.get(realm.name, clientId) : undefined;
     if (!client) throw invalidToken(realm, token, 'the registration access token is not valid');
+    rateLimits.client(realm, 'registration', client.client_id);
     return client;
   }
 
@@ -112,6 +114,8 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
           throw invalidToken(realm, token, 'the initial access token is not valid');
         }
       }
+      // No client exists yet, and an initial access token serves once: registrations count per address.
+      rateLimits.client(realm, 'registration', `address:${request.ip}`);
 
       const record = registeredRecord(request.body, capabilities);
       await checkAgainstRealm(realm, record);

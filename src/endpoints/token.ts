@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParamLists, formParams } from '../http/form-params.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
@@ -14,6 +15,7 @@ export function tokenEndpoint(deps: {
   grants: GrantRegistry;
   authenticator: ClientAuthenticator;
   clientCertificate: ClientCertificateOf;
+  rateLimits: RateLimits;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request) => {
@@ -23,6 +25,7 @@ export function tokenEndpoint(deps: {
       if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
 
       const client = await deps.authenticator.authenticate(request, '/access_token');
+      deps.rateLimits.client(request.realm, 'token', client.client_id);
       if (!client.grant_types.includes(grant.type)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }

@@ -8,7 +8,7 @@ export interface AttemptLimit {
 }
 
 /**
- * Failed attempts counted in fixed windows, in the database, so that every instance sees the
+ * Attempts (failed sign-ins, requests) counted in fixed windows, in the database, so that every instance sees the
  * same counts and a limit cannot be dodged by landing on another instance.
  */
 export class AttemptCounters {
@@ -35,18 +35,25 @@ export class AttemptCounters {
    */
   async recordFailure(limits: readonly AttemptLimit[]): Promise<number[]> {
     const counts: number[] = [];
-    for (const limit of limits) {
-      const result = await this.db.query<{ failures: number }>(
-        `INSERT INTO attempt_counters (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
-         ON CONFLICT (key) DO UPDATE SET
-           failures = CASE WHEN attempt_counters.window_ends_at <= now() THEN 1 ELSE attempt_counters.failures + 1 END,
-           window_ends_at = CASE WHEN attempt_counters.window_ends_at <= now() THEN excluded.window_ends_at ELSE attempt_counters.window_ends_at END
-         RETURNING failures`,
-        [limit.key, limit.windowSeconds],
-      );
-      counts.push(result.rows[0]!.failures);
-    }
+    for (const limit of limits) counts.push((await this.countRequest(limit.key, limit.windowSeconds)).count);
     return counts;
+  }
+
+  /**
+   * Counts one request for `key` in a window of `windowSeconds` (a new one starting where
+   * the last ended); returns the count, and the seconds left in the window.
+   */
+  async countRequest(key: string, windowSeconds: number): Promise<{ count: number; secondsLeft: number }> {
+    const result = await this.db.query<{ count: number; seconds_left: number }>(
+      `INSERT INTO attempt_counters (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN attempt_counters.window_ends_at <= now() THEN 1 ELSE attempt_counters.failures + 1 END,
+         window_ends_at = CASE WHEN attempt_counters.window_ends_at <= now() THEN excluded.window_ends_at ELSE attempt_counters.window_ends_at END
+       RETURNING failures AS count, ceil(extract(epoch FROM window_ends_at - now()))::int AS seconds_left`,
+      [key, windowSeconds],
+    );
+    const row = result.rows[0]!;
+    return { count: row.count, secondsLeft: Math.max(1, row.seconds_left) };
   }
 
   /** The failures counted for `key` in its current window. */
