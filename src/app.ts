@@ -56,6 +56,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.https ? { https: deps.https } : {}),
     trustProxy: config.trustProxy,
     bodyLimit: ADMIN_BODY_LIMIT,
+    // A request read while closing is served like any in flight (the drain of src/http/health.ts
+    // turned new ones away before), rather than answered in Fastify's own 503 shape.
+    return503OnClosing: false,
     // src/http/request-log.ts logs one redacted line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   });

@@ -1,8 +1,10 @@
 import { StoreUnavailableError } from '../errors.js';
+import { DATABASE_TIMEOUTS } from './db.js';
 
 interface Entry<Row> {
   /** Written in the same statement, or not at all. */
   rows: readonly Row[];
+  queuedAt: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -16,16 +18,28 @@ interface Entry<Row> {
  * that an outage never leaves half of them written.
  *
  * When a batch fails for another reason than an outage, its callers' rows are retried one
- * caller at a time, so that one bad row fails only its own caller.
+ * caller at a time, so that one bad row fails only its own caller. Rows that wait in the
+ * queue longer than `maxWaitMs` (the batches ahead are stuck on a database that stopped
+ * answering) fail as an outage, rather than hold their requests past the database timeout.
  */
+export interface BatchedWriterOptions {
+  maxBatch: number;
+  maxInFlight: number;
+  maxWaitMs: number;
+}
+
 export class BatchedWriter<Row> {
   private queue: Array<Entry<Row>> = [];
   private inFlight = 0;
+  private expiry: NodeJS.Timeout | undefined;
+  private readonly options: BatchedWriterOptions;
 
   constructor(
     private readonly write: (rows: readonly Row[]) => Promise<void>,
-    private readonly options: { maxBatch: number; maxInFlight: number } = { maxBatch: 256, maxInFlight: 2 },
-  ) {}
+    options: Partial<BatchedWriterOptions> = {},
+  ) {
+    this.options = { maxBatch: 256, maxInFlight: 2, maxWaitMs: DATABASE_TIMEOUTS.answerMs, ...options };
+  }
 
   add(row: Row): Promise<void> {
     return this.addAll([row]);
@@ -35,9 +49,25 @@ export class BatchedWriter<Row> {
   addAll(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      this.queue.push({ rows, queuedAt: Date.now(), resolve, reject });
       this.flush();
+      if (this.queue.length > 0) this.watchWaiting();
     });
+  }
+
+  /** Fails, as an outage, the rows that waited longer than maxWaitMs; looks again while any wait. */
+  private watchWaiting(): void {
+    if (this.expiry) return;
+    const oldest = this.queue[0]!.queuedAt;
+    this.expiry = setTimeout(() => {
+      this.expiry = undefined;
+      const deadline = Date.now() - this.options.maxWaitMs;
+      while (this.queue.length > 0 && this.queue[0]!.queuedAt <= deadline) {
+        this.queue.shift()!.reject(new StoreUnavailableError('the database did not take the write in time'));
+      }
+      if (this.queue.length > 0) this.watchWaiting();
+    }, Math.max(0, oldest + this.options.maxWaitMs - Date.now()));
+    this.expiry.unref();
   }
 
   private flush(): void {

@@ -34,6 +34,14 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * How long a request waits for the database before it answers 503 (README "Running many
+ * instances"): for a connection (a new one, or a free one of the pool), for a statement
+ * (PostgreSQL cancels it), and for any answer at all, when the server or the network stops
+ * answering without closing the connection. A write queued behind others waits no longer.
+ */
+export const DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, answerMs: 12_000 } as const;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether `::uuid` accepts the value: input that is no uuid names nothing, rather than failing the statement. */

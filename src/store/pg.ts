@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { StoreUnavailableError } from '../errors.js';
-import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
+import { DATABASE_TIMEOUTS, type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
 
 export interface PgDbOptions {
   /** Schema to use instead of `public` (the test suite isolates each file in its own). */
@@ -12,13 +12,6 @@ export interface PgDbOptions {
 
 const LISTEN_RETRY_MS = 1000;
 
-/**
- * How long a request waits for the database before it answers 503 (README "Running many
- * instances"): for a connection (a new one, or a free one of the pool), for a statement
- * (PostgreSQL cancels it), and for any answer at all, when the server or the network stops
- * answering without closing the connection.
- */
-export const DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, answerMs: 12_000 } as const;
 
 /** node-postgres reads `query_timeout` of each query's config too; its types do not say so. */
 type BoundedQuery = pg.QueryConfig & { query_timeout: number };

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_TIMEOUTS } from '../../src/store/pg.js';
+import { DATABASE_TIMEOUTS } from '../../src/store/db.js';
 import {
   type Answer,
   type IssuedToken,

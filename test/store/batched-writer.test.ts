@@ -56,6 +56,19 @@ describe('batched writer', () => {
     expect(batches).toEqual([[0], [1, 2, 3, 4]]);
   });
 
+  it('fails rows that wait in the queue past maxWaitMs as an outage, while the batches ahead are stuck', async () => {
+    let release: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const writer = new BatchedWriter(() => stuck, { maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
+    const first = writer.add(0);
+    const started = Date.now();
+    const queued = await Promise.allSettled([writer.add(1), writer.addAll([2, 3])]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(queued.every((result) => result.status === 'rejected' && result.reason instanceof StoreUnavailableError)).toBe(true);
+    release();
+    await expect(first).resolves.toBeUndefined();
+  });
+
   it('fails only the caller of a bad row: the others are written one by one', async () => {
     const batches: number[][] = [];
     const writer = new BatchedWriter(
