@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailableError } from '../../src/errors.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
@@ -62,6 +63,17 @@ describe('every page of the browser flows', () => {
     // Error pages of /authorize: an unknown client, an unregistered redirect URI.
     await browser.get(`${flowUrl}?${query({ ...request, client_id: 'nobody' })}`);
     await browser.get(`${flowUrl}?${query({ ...request, redirect_uri: 'https://evil.example/cb' })}`);
+
+    // The pages of a store outage (503) and of a fault (500).
+    const begin = t.store.authorizationFlow.begin;
+    try {
+      for (const fault of [new StoreUnavailableError('connect ECONNREFUSED'), new Error('a fault')]) {
+        t.store.authorizationFlow.begin = () => Promise.reject(fault);
+        await browser.get(`${flowUrl}?${query(request)}`);
+      }
+    } finally {
+      t.store.authorizationFlow.begin = begin;
+    }
 
     // Sign-in: a wrong password, the password, the one-time code; then consent.
     const start = await browser.get(`${flowUrl}?${query(request)}`);
@@ -136,7 +148,7 @@ describe('every page of the browser flows', () => {
       expect(visited.has(path), `no HTML page of ${path} was seen`).toBe(true);
     }
     const statuses = new Set(html().map(({ response }) => response.statusCode));
-    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 400]));
+    expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 500, 503]));
     // /authorize (unknown client, unregistered redirect URI), /login and /consent (finished, without token), the account, sign-out.
     expect(html().filter(({ response }) => response.statusCode === 400).length).toBeGreaterThanOrEqual(7);
   });
