@@ -79,7 +79,7 @@ ${hiddenCsrf(holder, ENROL)}
         // Only a code of the app confirms it: a recovery code says nothing about the new secret.
         const kind = /^\d+$/.test(code) ? await verifyOneTimeCode(store, encryption, realm.name, userId, code, { pending: true }) : undefined;
         if (kind !== 'otp') return enrolmentPage(reply, tools, holder, pending, WRONG_CODE);
-        request.log.info({ audit: 'otp_enrolled', realm: realm.name, user_id: userId }, 'authenticator app set up');
+        request.server.audit.record({ realm: realm.name, type: 'user.totp_enrolled', userId, address: request.ip, details: { via: 'account' } });
         return tools.backToAccount(reply, realm, 'Your authenticator app is set up.');
       });
 
@@ -88,7 +88,7 @@ ${hiddenCsrf(holder, ENROL)}
         const holder = await tools.holder(request, reply, REMOVE, form.csrf);
         if (!holder) return reply;
         await store.oneTimeCodes.removeTotp(holder.realm.name, holder.userId);
-        request.log.info({ audit: 'otp_removed', realm: holder.realm.name, user_id: holder.userId }, 'authenticator app removed');
+        request.server.audit.record({ realm: holder.realm.name, type: 'user.totp_removed', userId: holder.userId, address: request.ip });
         return tools.backToAccount(reply, holder.realm, 'The authenticator app was removed.');
       });
     },

@@ -86,7 +86,7 @@ ${passkeyControl({
           if (outcome.failure === 'refused') request.log.info({ passkey: outcome.failure, reason: outcome.detail }, 'passkey not registered');
           return tools.backToAccount(reply, realm, NOTICES[outcome.failure]);
         }
-        request.log.info({ audit: 'passkey_registered', realm: realm.name, user_id: userId, at: 'account' }, 'passkey registered');
+        request.server.audit.record({ realm: realm.name, type: 'user.passkey_registered', userId, address: request.ip, details: { via: 'account' } });
         return tools.backToAccount(reply, realm, `The passkey "${name}" was added.`);
       });
 
@@ -99,7 +99,7 @@ ${passkeyControl({
         if (!credentialId || !(await store.passkeys.delete(realm.name, userId, credentialId))) {
           return tools.backToAccount(reply, realm, 'That passkey was not found.');
         }
-        request.log.info({ audit: 'passkey_deleted', realm: realm.name, user_id: userId }, 'passkey deleted');
+        request.server.audit.record({ realm: realm.name, type: 'user.passkey_deleted', userId, address: request.ip });
         return tools.backToAccount(reply, realm, 'The passkey was deleted.');
       });
     },

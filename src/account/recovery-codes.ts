@@ -34,7 +34,7 @@ export function recoveryCodesSection(deps: { store: Store }): AccountSection {
         const holder = await tools.holder(request, reply, GENERATE, form.csrf);
         if (!holder) return reply;
         const codes = await replaceRecoveryCodes(store, holder.realm.name, holder.userId);
-        request.log.info({ audit: 'recovery_codes_generated', realm: holder.realm.name, user_id: holder.userId }, 'recovery codes generated');
+        request.server.audit.record({ realm: holder.realm.name, type: 'user.recovery_codes_generated', userId: holder.userId, address: request.ip });
         return tools.sendAccountPage(
           reply,
           holder.realm,

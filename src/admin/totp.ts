@@ -16,7 +16,6 @@ export function totpRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
       const secret = await enrolTotp(store, encryption, user.realm, user.id);
-      request.log.info({ audit: 'otp_enrolled_by_admin', realm: user.realm, user_id: user.id }, 'authenticator secret set by an admin');
       return reply
         .code(201)
         .header('cache-control', 'no-store')

@@ -128,6 +128,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       );
       // Another registration spent the token since it was checked.
       if (!created) throw invalidToken(realm, '', 'the initial access token is not valid');
+      app.audit.record({ realm: realm.name, type: 'client.created', clientId, address: request.ip, details: { via: 'registration' } });
 
       return reply.code(201).send({
         ...registrationResponse(realm, clientId, record, created.createdAt, secret !== undefined),
@@ -173,6 +174,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
         return { metadata, secret };
       });
       if (!updated) throw invalidToken(realm, '', 'the registration access token is not valid');
+      app.audit.record({ realm: realm.name, type: 'client.updated', clientId: updated.client_id, address: request.ip, details: { via: 'registration' } });
       return {
         ...registrationResponse(realm, updated.client_id, updated, updated.createdAt, updated.secretHash !== undefined),
         ...(newSecret ? { client_secret: newSecret } : {}),
@@ -185,6 +187,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       if (!(await store.clients.delete(request.realm.name, client.client_id))) {
         throw invalidToken(request.realm, '', 'the registration access token is not valid');
       }
+      app.audit.record({ realm: request.realm.name, type: 'client.deleted', clientId: client.client_id, address: request.ip, details: { via: 'registration' } });
       return reply.code(204).send();
     });
   };

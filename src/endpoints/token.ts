@@ -33,7 +33,7 @@ export function tokenEndpoint(deps: {
         realm: request.realm,
         client,
         address: request.ip,
-        log: request.log,
+        audit: app.audit,
         params: formParams(request.body, grant.parameters),
         ...(grant.lists ? { lists: formParamLists(request.body, grant.lists) } : {}),
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens

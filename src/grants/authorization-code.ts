@@ -25,7 +25,7 @@ export function authorizationCodeGrant(deps: {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
-    async handle({ realm, client, params, certificateThumbprint, address }) {
+    async handle({ realm, client, params, certificateThumbprint, address, audit }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
 
       // The code is used up and its tokens written in one transaction. A check that fails
@@ -68,7 +68,10 @@ export function authorizationCodeGrant(deps: {
         return { written };
       });
       if ('written' in outcome) return outcome.written.complete();
-      if (outcome.revokeGrant) await deps.tokens.revokeGrant(outcome.revokeGrant, realm.name);
+      if (outcome.revokeGrant) {
+        await deps.tokens.revokeGrant(outcome.revokeGrant, realm.name);
+        audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: outcome.revokeGrant, reason: 'code_reused' } });
+      }
       throw outcome.refusal;
     },
   };

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { GrantType } from '../clients/record.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
@@ -19,8 +19,8 @@ export interface GrantRequest<Param extends string> {
   readonly certificateThumbprint?: string | undefined;
   /** The client's address: brute-force limits and the risk step judge it (the password grant). */
   readonly address: string;
-  /** The request's logger, for audit lines. */
-  readonly log: FastifyBaseLogger;
+  /** For what a grant does besides issuing (the issuer records issuances). */
+  readonly audit: AuditLog;
 }
 
 /**

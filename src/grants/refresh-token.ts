@@ -27,7 +27,7 @@ export function refreshTokenGrant(deps: {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint, address }) {
+    async handle({ realm, client, params, certificateThumbprint, address, audit }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -80,7 +80,10 @@ export function refreshTokenGrant(deps: {
       });
       if ('written' in outcome) return outcome.written.complete();
       // RFC 9700 §4.14.2: the server cannot tell which of the two holders is the thief.
-      if (outcome.replayed) await deps.tokens.revokeGrant(outcome.replayed);
+      if (outcome.replayed) {
+        await deps.tokens.revokeGrant(outcome.replayed);
+        audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: outcome.replayed, reason: 'refresh_token_reused' } });
+      }
       throw outcome.refusal;
     },
   };

@@ -320,6 +320,63 @@ describe('audit events recorded', () => {
     });
   });
 
+  describe('revocation of a grant by the reuse of what it was issued for', () => {
+    it('a second use of a code revokes its grant, as a token.revoked event naming the grant and why', async () => {
+      const realm = await unlimitedRealm(t);
+      const client = await webClient(realm);
+      const person = await user(realm);
+      const flow = await obtainCode(new TestBrowser(t.app, t.baseUrl), realm, { clientId: client.clientId, username: person.username, password: person.password });
+      await exchange(realm, client, flow.code, flow.verifier);
+      const issued = await lastEvent(t.admin, realm, 'token.issued');
+      const again = await postForm(
+        t.app,
+        `${realmPath(realm)}/access_token`,
+        { grant_type: 'authorization_code', code: flow.code, redirect_uri: REDIRECT_URI, code_verifier: flow.verifier },
+        { authorization: basic(client.clientId, client.secret) },
+      );
+      expect(again.statusCode).toBe(400);
+      expect(await lastEvent(t.admin, realm, 'token.revoked')).toMatchObject({
+        client_id: client.clientId,
+        details: { grant_id: issued.details.grant_id, reason: 'code_reused' },
+      });
+    });
+
+    it('a replayed refresh token revokes its grant, as a token.revoked event', async () => {
+      const realm = await unlimitedRealm(t);
+      const client = await webClient(realm);
+      const person = await user(realm);
+      const first = await passwordTokens(t.app, realm, client, person);
+      const refresh = (token: string) =>
+        postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: 'refresh_token', refresh_token: token }, { authorization: basic(client.clientId, client.secret) });
+      expect((await refresh(first.refresh_token!)).statusCode).toBe(200);
+      expect((await refresh(first.refresh_token!)).statusCode).toBe(400);
+      const event = await lastEvent(t.admin, realm, 'token.revoked');
+      expect(event).toMatchObject({ client_id: client.clientId, details: { reason: 'refresh_token_reused', grant_id: expect.any(String) } });
+      expect(JSON.stringify(event)).not.toContain(first.refresh_token);
+    });
+  });
+
+  describe('dynamic registration', () => {
+    it('records the client created, updated and deleted through its registration URI', async () => {
+      const realm = await unlimitedRealm(t, { open_registration: true });
+      const metadata = { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' };
+      const created = await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, payload: metadata });
+      expect(created.statusCode).toBe(201);
+      const { client_id: clientId, registration_access_token: token } = created.json();
+      const headers = { authorization: `Bearer ${token}` };
+      const url = `${realmPath(realm)}/connect/register/${clientId}`;
+      expect((await t.app.inject({ method: 'PUT', url, headers, payload: { ...metadata, client_id: clientId, client_name: 'renamed' } })).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'DELETE', url, headers })).statusCode).toBe(204);
+      const events = (await eventsOf(t.admin, realm, { client_id: clientId })).events.reverse();
+      expect(events.map((event) => [event.type, event.details.via])).toEqual([
+        ['client.created', 'registration'],
+        ['client.updated', 'registration'],
+        ['client.deleted', 'registration'],
+      ]);
+      expect(JSON.stringify(events)).not.toContain(token);
+    });
+  });
+
   describe('token issuance (recorded by src/tokens/issuer.ts)', () => {
     it('client credentials', async () => {
       const realm = await unlimitedRealm(t);

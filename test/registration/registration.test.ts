@@ -29,9 +29,9 @@ describe('dynamic client registration', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.admin.createRealm('alpha');
+    await t.admin.createRealm('alpha', { rate_limit_registration: null });
     await t.admin.createRealm('beta');
-    await t.admin.createRealm('open', { open_registration: true });
+    await t.admin.createRealm('open', { open_registration: true, rate_limit_registration: null });
     await t.admin.putScope('alpha', 'orders:read');
     publicJwk = (await keyPair('ES256')).publicJwk as Record<string, unknown>;
   });

@@ -143,7 +143,8 @@ ${passkeyControl({
         const name = passkeyName(form.passkey_name);
         const outcome = await relyingParty.verifyRegistration(realm.name, binding, form.credential, { userId, name });
         if (!outcome.ok) return failedWith(context, outcome);
-        context.request.log.info({ audit: 'passkey_registered', realm: realm.name, user_id: userId, at: 'sign-in' }, 'passkey registered');
+        const { request } = context;
+        request.server.audit.record({ realm: realm.name, type: 'user.passkey_registered', userId, address: request.ip, details: { via: 'sign_in' } });
         // The new key was shown to be held, as a first one-time code shows an app's: it passes
         // this step, but proves no more than possession, so it completes nothing else.
         return { passed: { userId, amr: outcome.amr.filter((method) => method !== 'mfa') } };
