@@ -18,7 +18,7 @@ import { tokenExchangeGrant } from './grants/token-exchange.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import { saml2BearerGrant } from './grants/saml2-bearer.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
-import { errorHandling } from './http/error-handler.js';
+import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
@@ -59,6 +59,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request read while closing is served like any in flight (the drain of src/http/health.ts
     // turned new ones away before), rather than answered in Fastify's own 503 shape.
     return503OnClosing: false,
+    // What the HTTP parser and the router refuse, in the contract's error shape.
+    clientErrorHandler,
+    frameworkErrors,
+    // Path parameters carry usernames of up to 255 characters, each up to 12 when percent-encoded.
+    routerOptions: { maxParamLength: 4096 },
     // src/http/request-log.ts logs one redacted line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   });

@@ -5,7 +5,7 @@ import { BrowserCookies } from '../authn/browser.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { signInSteps } from '../authn/steps/index.js';
-import { toClientError } from '../http/error-handler.js';
+import { logFailure, toClientError } from '../http/error-handler.js';
 import { UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
@@ -66,7 +66,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
     app.setErrorHandler(async (error, request, reply) => {
       const page = describe(error);
-      if (page.status >= 500) request.log.error({ err: error }, 'request failed');
+      logFailure(request, error, page.status);
       reply.headers(toClientError(error).headers); // Retry-After of an outage, a challenge
       const view = messagePage({ realm: request.realm?.name ?? '', ...page });
       return sendPage(reply, view.options, view.body);

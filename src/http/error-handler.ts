@@ -83,11 +83,23 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   void reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(jsonError(description));
 }
 
+/**
+ * A server fault is logged with its stack; an outage of the store (503) in one line, since
+ * every request says it while it lasts.
+ */
+export function logFailure(request: FastifyRequest, error: unknown, status: number): void {
+  if (error instanceof StoreUnavailableError) {
+    request.log.warn({ cause: (error.cause as Error | undefined)?.message ?? error.message }, 'store unavailable');
+  } else if (status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+  }
+}
+
 export const errorHandling = fp(
   async (app) => {
     app.setErrorHandler(async (error, request, reply) => {
       const clientError = toClientError(error);
-      if (clientError.status >= 500) request.log.error({ err: error }, 'request failed');
+      logFailure(request, error, clientError.status);
       return reply
         .code(clientError.status)
         .headers({ ...clientError.headers, 'cache-control': 'no-store' })
