@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AttemptCounters, AttemptLimit } from '../store/attempt-counters.js';
 
@@ -47,7 +48,8 @@ export class BruteForceGuard {
 }
 
 const accountLimit = (realm: RequestRealm, account: string): AttemptLimit => ({
-  key: `sign-in:${realm.name}:account:${account.toLowerCase()}`,
+  // Hashed: the name is as typed, of any length (a counter key must fit the index).
+  key: `sign-in:${realm.name}:account:${sha256(account.toLowerCase()).toString('base64url')}`,
   max: ACCOUNT_LOCK_AFTER,
   windowSeconds: WINDOW_SECONDS,
 });
