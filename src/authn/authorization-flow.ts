@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
-import type { AuthorizationRequest } from '../oauth/authorization-request.js';
+import { type AuthorizationRequest, UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -78,6 +78,11 @@ export class AuthorizationFlow {
     if (transaction.clientId !== undefined) {
       client = await this.store.clients.get(realm.name, transaction.clientId);
       if (!client) throw new TransactionGone();
+    }
+    // An admin may have removed the redirect URI since the request came: nothing goes there now.
+    const { purpose } = transaction;
+    if (purpose.kind === 'authorize' && !client?.redirect_uris.includes(purpose.request.redirectUri)) {
+      throw new UntrustedRedirectError('the redirect URI is no longer registered for this client');
     }
     return { id: transactionId, transaction, client, browserHash };
   }

@@ -248,10 +248,8 @@ describe('open redirects', () => {
       expectRefusedPage(response, 'pushed before the removal');
     });
 
-    // Known gap, reported (SECURITY.md, "Open items"): AuthorizationFlow.deliverCode and deny
-    // send the person to the redirect URI kept in the transaction without checking that the
-    // client still has it. `it.fails` passes while the gap is there; once it is fixed, make it `it`.
-    it.fails('is no longer used by a sign-in that began before its removal (src/authn/authorization-flow.ts)', async () => {
+    // AuthorizationFlow.resume checks the transaction's redirect URI against the client's current ones.
+    it('is no longer used by a sign-in that began before its removal', async () => {
       const client = await clientWithTwoRedirects();
       const b = browser();
       const start = await authorize(b, realm, codeRequest(client.id, { redirect_uri: 'https://old.example/callback', scope: 'openid' }));
