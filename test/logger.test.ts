@@ -31,6 +31,25 @@ describe('logging', () => {
     expect(JSON.parse(line).err.code).toBe('23505');
   });
 
+  it('censors credential headers of a request, a response or a bare headers object, and leaves the rest and errors whole', () => {
+    const { lines, stream } = capture();
+    const error = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    const logged = {
+      headers: { authorization: 'Bearer top', 'content-type': 'application/json' },
+      res: { statusCode: 200, headers: { 'set-cookie': 'rg_session=abc' } },
+      err: error,
+      user_code: 'BCDF-GHJK',
+    };
+    createLogger('info', stream).info(logged, 'event');
+    const line = JSON.parse(lines.join(''));
+    expect(line.headers).toEqual({ authorization: '[redacted]', 'content-type': 'application/json' });
+    expect(line.res).toEqual({ statusCode: 200, headers: { 'set-cookie': '[redacted]' } });
+    expect(line.user_code).toBe('[redacted]');
+    expect(line.err).toMatchObject({ message: 'refused', code: 'ECONNREFUSED' });
+    // The caller's object is not changed.
+    expect(logged.headers.authorization).toBe('Bearer top');
+  });
+
   it('logs a URL with only its safe query parameters, names and values', () => {
     expect(redactedUrl('/oauth2/token/revoke')).toBe('/oauth2/token/revoke');
     const logged = redactedUrl('/oauth2/authorize?client_id=app&state=s3&code_challenge=cc&S3CRETNAME=&scope=openid%20email');

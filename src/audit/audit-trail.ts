@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { REDACT_PATHS } from '../logger.js';
+import { SECRET_FIELDS } from '../logger.js';
 import { DEFAULT_SETTINGS } from '../realms/settings.js';
 import type { AuditEventStore } from '../store/audit-events.js';
 import type { RealmStore } from '../store/realms.js';
@@ -12,8 +12,6 @@ declare module 'fastify' {
   }
 }
 
-/** The field names the log censors (src/logger.ts) are censored in stored details too. */
-const SECRET_NAMES = new Set(REDACT_PATHS.filter((path) => /^\w+$/.test(path)));
 /** A typed username can be anything: long strings are cut. */
 const MAX_STRING = 512;
 /** Rows waiting for the database beyond this are dropped (their log lines are not). */
@@ -102,7 +100,7 @@ function cleaned(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([name, inner]) => [name, SECRET_NAMES.has(name) ? '[redacted]' : cleaned(inner)]),
+      Object.entries(value).map(([name, inner]) => [name, SECRET_FIELDS.has(name) ? '[redacted]' : cleaned(inner)]),
     );
   }
   return value;
