@@ -107,6 +107,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimits: new RateLimits(store.attemptCounters),
   };
 
+  if (config.baseUrl.startsWith('https:')) {
+    // RFC 6797: a browser that once reached the public origin over https never tries http again.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('strict-transport-security', 'max-age=31536000');
+    });
+  }
   await app.register(errorHandling);
   await app.register(requestLog);
   await app.register(metrics);

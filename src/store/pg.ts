@@ -12,7 +12,6 @@ export interface PgDbOptions {
 
 const LISTEN_RETRY_MS = 1000;
 
-
 /** node-postgres reads `query_timeout` of each query's config too; its types do not say so. */
 type BoundedQuery = pg.QueryConfig & { query_timeout: number };
 
