@@ -4,7 +4,6 @@ import {
   ADMIN_TOKEN,
   BUDGET,
   type HostileFixture,
-  NO_RATE_LIMITS,
   type Route,
   expectAnswer,
   hostileAuthorization,
@@ -19,6 +18,7 @@ import {
   startHostileApp,
 } from '../support/hostile.js';
 import { keyPair } from '../support/keys.js';
+import { NO_RATE_LIMITS } from '../support/app.js';
 
 const CLIENT_FIELDS = [
   'client_id', 'client_type', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'scope', 'grant_types', 'token_endpoint_auth_method',

@@ -10,7 +10,6 @@ import {
   type FormPair,
   GRANTS,
   type HostileFixture,
-  NO_RATE_LIMITS,
   encoded,
   expectAnswer,
   formBytes,
@@ -31,6 +30,7 @@ import {
 } from '../support/hostile.js';
 import { REDIRECT_URI } from '../support/flow.js';
 import { basic } from '../support/oauth.js';
+import { NO_RATE_LIMITS } from '../support/app.js';
 
 /** The parameters each grant reads (src/grants/*), beside client authentication. */
 const GRANT_PARAMETERS: Record<string, readonly string[]> = {

@@ -2,21 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { expect } from 'vitest';
-import type { TestApp } from '../support/app.js';
+import { NO_RATE_LIMITS, type TestApp } from '../support/app.js';
 import { TestBrowser, location, unescape } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
 
-/** Every rate limit of a realm turned off: these tests count what they make, not what they are refused. */
-export const NO_RATE_LIMITS = {
-  rate_limit_token: null,
-  rate_limit_par: null,
-  rate_limit_device: null,
-  rate_limit_ciba: null,
-  rate_limit_registration: null,
-  rate_limit_sign_in: null,
-  rate_limit_device_page: null,
-} as const;
 
 /** A realm of its own for a test, without rate limits unless `settings` sets them. */
 export async function securityRealm(t: TestApp, settings: Record<string, unknown> = {}): Promise<string> {

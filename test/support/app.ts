@@ -12,6 +12,17 @@ import { createTestDb } from './store.js';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BASE_URL = 'https://auth.test';
 
+/** Every rate limit of a realm off (src/realms/settings.ts), for tests that send many requests from one client or address. */
+export const NO_RATE_LIMITS = {
+  rate_limit_token: null,
+  rate_limit_par: null,
+  rate_limit_device: null,
+  rate_limit_ciba: null,
+  rate_limit_registration: null,
+  rate_limit_sign_in: null,
+  rate_limit_device_page: null,
+} as const;
+
 export interface TestApp {
   app: FastifyInstance;
   store: Store;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/realms/settings.js';
-import { ADMIN_TOKEN, type TestApp, startTestApp } from './app.js';
+import { ADMIN_TOKEN, NO_RATE_LIMITS, type TestApp, startTestApp } from './app.js';
 import { REDIRECT_URI } from './flow.js';
 import { type ServiceClient, basic, clientCredentials, realmPath } from './oauth.js';
 import { type TestUser, createUser } from './users.js';
@@ -43,16 +43,6 @@ export const BUDGET = {
   raw: 12,
 } as const;
 
-/** Rate limits off: the properties send many requests from one client and one address. */
-export const NO_RATE_LIMITS = {
-  rate_limit_token: null,
-  rate_limit_par: null,
-  rate_limit_device: null,
-  rate_limit_ciba: null,
-  rate_limit_registration: null,
-  rate_limit_sign_in: null,
-  rate_limit_device_page: null,
-} as const;
 
 export const FORM = 'application/x-www-form-urlencoded';
 

@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './app.js';
+import { isAlive } from './process.js';
 
 /**
  * A PostgreSQL cluster of the test's own, in a temporary directory on a free port: one that a
@@ -80,15 +81,6 @@ function sweepAbandoned(bin: string): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** As root, a PostgreSQL command runs as the postgres OS user. */
 function asPostgres(path: string, args: string[]): [string, string[]] {

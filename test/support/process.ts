@@ -96,7 +96,8 @@ function readText(file: string): string {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this pid runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
