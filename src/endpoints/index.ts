@@ -1,5 +1,5 @@
 import formBody from '@fastify/formbody';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
@@ -71,11 +71,13 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
     await app.register(registrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
-    // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts).
-    app.addHook('preHandler', async (request) => {
-      if (request.method !== 'POST') return;
-      const page = LIMITED_PAGES.find(([path]) => request.routeOptions.url?.endsWith(path))?.[1];
-      if (page) await rateLimits.address(request, page);
+    // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
+    // a preHandler of those two routes only, so that no other request pays for it.
+    app.addHook('onRoute', (route) => {
+      const page = route.method === 'POST' ? LIMITED_PAGES.find(([path]) => route.url.endsWith(path))?.[1] : undefined;
+      if (!page) return;
+      const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
+      route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
     await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
   };
