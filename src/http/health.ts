@@ -48,10 +48,12 @@ export class Drain {
       this.inFlight++;
       response.once('close', () => this.inFlight--);
     });
-    app.addHook('onRequest', async (request, reply) => {
-      if (this.beganAt === undefined) return;
+    // A callback hook, not an async one: every request passes it, and all but a stopping
+    // instance's go straight on.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (this.beganAt === undefined) return done();
       const path = request.url.split('?', 1)[0]!;
-      if (path === '/healthz') return;
+      if (path === '/healthz') return done();
       reply.code(503).headers({ 'retry-after': '1', 'cache-control': 'no-store', connection: 'close' });
       if (path === '/readyz') return reply.send({ status: 'stopping' });
       this.refused++;
