@@ -7,29 +7,69 @@ export interface LoadOptions {
   readonly warmupSeconds: number;
 }
 
-export interface Measurement {
+/** What autocannon measured of one run. */
+export interface LoadResult {
   /** Mean of the per-second request counts. */
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly requests: number;
-  /** Non-2xx answers plus connection errors and timeouts. */
+  /** Non-2xx answers, 2xx answers that failed the scenario's check, connection errors and timeouts. */
   readonly errors: number;
+  /** Up to five distinct answers counted as errors. */
+  readonly errorSamples: string[];
 }
 
-function drive(request: HttpRequest, connections: number, seconds: number): Promise<autocannon.Result> {
-  return autocannon({ ...request, connections, duration: seconds });
+export interface LoadSpec {
+  readonly request: HttpRequest;
+  /** Checks the body of each 2xx answer (a token, `active: true`); false counts as an error. */
+  check(body: string): boolean;
+  /**
+   * The body of each request, when it changes from one to the next (a rotated refresh
+   * token): called before every request is sent.
+   */
+  nextBody?(): string;
+}
+
+function drive(spec: LoadSpec, connections: number, seconds: number): Promise<{ result: autocannon.Result; invalid: number; samples: string[] }> {
+  const { url, method, headers, body } = spec.request;
+  const { pathname, search } = new URL(url);
+  let invalid = 0;
+  const samples: string[] = [];
+  const sample = (text: string) => {
+    if (samples.length < 5 && !samples.includes(text)) samples.push(text);
+  };
+  const nextBody = spec.nextBody;
+  const request: autocannon.Request = {
+    method,
+    path: `${pathname}${search}`,
+    headers,
+    body,
+    ...(nextBody ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) } : {}),
+    onResponse: (status: number, answer: string) => {
+      if (status < 200 || status > 299) sample(`${status}: ${answer.slice(0, 200)}`);
+      else if (!spec.check(answer)) {
+        invalid += 1;
+        sample(`${status}, failed the check: ${answer.slice(0, 200)}`);
+      }
+    },
+  };
+  return autocannon({ url, connections, duration: seconds, requests: [request] }).then((result) => ({ result, invalid, samples }));
 }
 
 /** A warm-up run (JIT, pools, caches), then the measured run with the same settings. */
-export async function measure(request: HttpRequest, options: LoadOptions): Promise<Measurement> {
-  if (options.warmupSeconds > 0) await drive(request, options.connections, options.warmupSeconds);
-  const result = await drive(request, options.connections, options.durationSeconds);
+export async function warmUp(spec: LoadSpec, options: LoadOptions): Promise<void> {
+  if (options.warmupSeconds > 0) await drive(spec, options.connections, options.warmupSeconds);
+}
+
+export async function measureLoad(spec: LoadSpec, options: LoadOptions): Promise<LoadResult> {
+  const { result, invalid, samples } = await drive(spec, options.connections, options.durationSeconds);
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result.requests.total,
-    errors: result.non2xx + result.errors,
+    errors: result.non2xx + result.errors + invalid,
+    errorSamples: [...samples, ...(result.errors > 0 ? [`${result.errors} connection errors or timeouts`] : [])],
   };
 }

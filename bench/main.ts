@@ -54,7 +54,7 @@ export function runBenchmark(main: () => Promise<void>): void {
     });
   }
   main().then(
-    () => cleanup().then(() => process.exit(0)),
+    () => cleanup().then(() => process.exit(process.exitCode ?? 0)),
     (error: unknown) => {
       if (stopping) return; // the signal handler is cleaning up; this is only the interrupted run
       log(`failed: ${(error as Error).stack ?? String(error)}`);

@@ -1,6 +1,5 @@
-/** The two requests under test, identical in shape for every server. */
-export interface Endpoint {
-  readonly url: string;
+/** A client's credentials, sent with HTTP Basic authentication to every server. */
+export interface Credentials {
   readonly clientId: string;
   readonly clientSecret: string;
 }
@@ -13,46 +12,49 @@ export interface HttpRequest {
 }
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before being joined and base64-encoded. */
-function basicAuth(clientId: string, clientSecret: string): string {
+export function basicAuth({ clientId, clientSecret }: Credentials): string {
   const encode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString('base64')}`;
 }
 
-function formPost(endpoint: Endpoint, params: Record<string, string>): HttpRequest {
+export function formPost(url: string, client: Credentials, params: Record<string, string>): HttpRequest {
   return {
-    url: endpoint.url,
+    url,
     method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: basicAuth(endpoint.clientId, endpoint.clientSecret),
-    },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client) },
     body: new URLSearchParams(params).toString(),
   };
 }
 
-export const clientCredentialsRequest = (token: Endpoint): HttpRequest =>
-  formPost(token, { grant_type: 'client_credentials', scope: 'api' });
-
-export const introspectionRequest = (introspection: Endpoint, accessToken: string): HttpRequest =>
-  formPost(introspection, { token: accessToken });
-
-async function send(request: HttpRequest): Promise<Record<string, unknown>> {
+/** Sends one request; anything but a 200 with a JSON object is an error. */
+export async function send(request: HttpRequest): Promise<Record<string, unknown>> {
   const { url, ...init } = request;
   const response = await fetch(url, init);
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text}`);
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** Sends one client credentials request, checks it succeeds, and returns its access token. */
-export async function obtainAccessToken(request: HttpRequest): Promise<string> {
-  const body = await send(request);
-  if (typeof body.access_token !== 'string') throw new Error(`${request.url} answered no access_token: ${JSON.stringify(body)}`);
-  return body.access_token;
+export function stringField(body: Record<string, unknown>, name: string, where: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value === '') throw new Error(`${where} answered no ${name}: ${JSON.stringify(body).slice(0, 300)}`);
+  return value;
 }
 
 /** Sends one introspection request and checks the token is reported active. */
-export async function checkActive(request: HttpRequest): Promise<void> {
-  const body = await send(request);
-  if (body.active !== true) throw new Error(`${request.url} reports the token inactive: ${JSON.stringify(body)}`);
+export async function checkActive(introspectionUrl: string, client: Credentials, token: string): Promise<void> {
+  const body = await send(formPost(introspectionUrl, client, { token }));
+  if (body.active !== true) throw new Error(`${introspectionUrl} reports a token inactive: ${JSON.stringify(body)}`);
+}
+
+/**
+ * A string field of a JSON answer, read without parsing it: the load generator shares the
+ * CPU with the server under test, and every server's answers are read the same way.
+ */
+export function jsonStringField(body: string, name: string): string | undefined {
+  const marker = `"${name}":"`;
+  const start = body.indexOf(marker);
+  if (start < 0) return undefined;
+  const end = body.indexOf('"', start + marker.length);
+  return end < 0 ? undefined : body.slice(start + marker.length, end);
 }

@@ -87,3 +87,12 @@ export async function stopProcess(child: ChildProcess, graceMs = 5000): Promise<
 export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((child) => stopProcess(child)));
 }
+
+/**
+ * With BENCH_SERVER_CPUS (a `taskset` list, e.g. `0`), pins every thread of a server (libuv's
+ * pool included, which inherits it) to these CPUs.
+ */
+export async function pinServer(pid: number | undefined): Promise<void> {
+  const cpus = process.env.BENCH_SERVER_CPUS;
+  if (cpus && pid !== undefined) await runToCompletion('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(pid)], process.cwd());
+}

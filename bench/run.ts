@@ -1,58 +1,118 @@
-import { type LoadOptions, type Measurement, measure } from './load.js';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PASSWORD_HASHING } from '../src/users/password.js';
 import { benchStore, runBenchmark, wholeNumber } from './main.js';
-import { checkActive, clientCredentialsRequest, introspectionRequest, obtainAccessToken } from './oauth.js';
 import { log } from './processes.js';
-import { type Results, type RunInfo, SCENARIOS, type Scenario, type ServerName, SERVERS, formatTables, toJson } from './report.js';
+import { type Cell, formatMarkdown, formatTables, toJson } from './report.js';
+import { SCENARIOS, type Scenario, type Settings, runScenario, usernamesFor } from './scenarios.js';
+import { chartSvg } from './svg.js';
 import { startCeiling } from './targets/ceiling.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
 import { startRealmgate } from './targets/realmgate.js';
-import type { Target } from './targets/target.js';
+import { SERVERS, type ServerName, type Target, type TargetOptions } from './targets/target.js';
 
+/**
+ * `npm run bench [scenario…]`: every scenario (or those named), each on realmgate,
+ * node-oidc-provider and the ceiling, one server process at a time; see bench/README.md.
+ */
 
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const PASSWORD = 'correct horse battery staple';
 
-/** One server alone on the machine: started, driven on both scenarios, stopped. */
-async function benchmark(name: ServerName, start: () => Promise<Target>, load: LoadOptions): Promise<Record<Scenario, Measurement>> {
-  log(`starting ${name}`);
-  const target = await start();
+function selectedScenarios(): Scenario[] {
+  const names = process.argv.slice(2);
+  if (names.length === 0) return [...SCENARIOS];
+  const unknown = names.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name));
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  return SCENARIOS.filter((scenario) => names.includes(scenario.name));
+}
+
+function selectedServers(): readonly ServerName[] {
+  const raw = process.env.BENCH_SERVERS;
+  if (!raw) return SERVERS;
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SERVERS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_SERVERS: unknown server ${unknown.join(', ')}; known: ${SERVERS.join(', ')}`);
+  return SERVERS.filter((server) => names.includes(server));
+}
+
+function gitCommit(): string | undefined {
   try {
-    const tokenRequest = clientCredentialsRequest(target.token);
-    await obtainAccessToken(tokenRequest);
-    log(`${name}: client_credentials`);
-    const clientCredentials = await measure(tokenRequest, load);
-
-    // Obtained after the token run: oidc-provider's in-memory adapter keeps only the latest 1000 entries.
-    const introspection = introspectionRequest(target.introspection, await obtainAccessToken(tokenRequest));
-    await checkActive(introspection);
-    log(`${name}: introspection`);
-    return { client_credentials: clientCredentials, introspection: await measure(introspection, load) };
-  } finally {
-    await target.stop();
+    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
   }
 }
 
 async function main(): Promise<void> {
-  const load: LoadOptions = {
-    connections: wholeNumber('BENCH_CONNECTIONS', 50, 1),
-    durationSeconds: wholeNumber('BENCH_DURATION', 10, 1),
-    warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0),
+  const settings: Settings = {
+    load: {
+      connections: wholeNumber('BENCH_CONNECTIONS', 50, 1),
+      durationSeconds: wholeNumber('BENCH_DURATION', 10, 1),
+      warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0),
+    },
+    flowConcurrency: wholeNumber('BENCH_FLOW_CONCURRENCY', 4, 1),
   };
+  const scenarios = selectedScenarios();
+  const servers = selectedServers();
   const { store, databaseUrl } = await benchStore();
-  const info: RunInfo = { ...load, store, node: process.version };
 
-  const starters: Record<ServerName, () => Promise<Target>> = {
-    realmgate: () => startRealmgate(databaseUrl),
-    'realmgate-jwt': () => startRealmgate(databaseUrl, 'stateless'),
+  const starters: Record<ServerName, (options: TargetOptions) => Promise<Target>> = {
+    realmgate: (options) => startRealmgate(databaseUrl, options),
     'oidc-provider': startOidcProvider,
     ceiling: startCeiling,
   };
-  const byServer = {} as Record<ServerName, Record<Scenario, Measurement>>;
-  for (const server of SERVERS) byServer[server] = await benchmark(server, starters[server], load);
 
-  const results = Object.fromEntries(
-    SCENARIOS.map((scenario) => [scenario, Object.fromEntries(SERVERS.map((server) => [server, byServer[server][scenario]]))]),
-  ) as Results;
-  process.stdout.write(formatTables(info, results));
-  process.stdout.write(`${JSON.stringify(toJson(info, results))}\n`);
+  const cells: Record<string, Partial<Record<ServerName, Cell>>> = {};
+  for (const scenario of scenarios) {
+    const row: Partial<Record<ServerName, Cell>> = (cells[scenario.name] = {});
+    for (const server of servers) {
+      const unsupported = scenario.unsupported?.[server];
+      if (unsupported) {
+        row[server] = { unsupported };
+        continue;
+      }
+      const stand = server === 'ceiling' ? scenario.ceilingSameAs : undefined;
+      const measured = stand ? cells[stand]?.ceiling : undefined;
+      if (stand && measured && 'result' in measured) {
+        row[server] = { result: measured.result, sameAs: stand };
+        continue;
+      }
+      // Each scenario on a server of its own: its peak memory is the scenario's, and nothing is left from another.
+      const target = await starters[server]({
+        tokens: scenario.tokens,
+        realm: scenario.name.replaceAll('_', '-'),
+        usernames: usernamesFor(scenario, settings),
+        password: PASSWORD,
+      });
+      try {
+        row[server] = { result: await runScenario(scenario, server, target, settings) };
+      } finally {
+        await target.stop();
+      }
+    }
+  }
+
+  const { type: _type, ...argon2 } = PASSWORD_HASHING;
+  const run = toJson(
+    { settings, store, node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString(), argon2 },
+    scenarios,
+    cells,
+  );
+  process.stdout.write(formatTables(run));
+  process.stdout.write(`\n${formatMarkdown(run)}\n`);
+
+  // A run of every scenario and server is the one the README shows; a part of one goes beside it.
+  const complete = scenarios.length === SCENARIOS.length && servers.length === SERVERS.length;
+  const base = process.env.BENCH_OUTPUT || `${RESULTS}${complete ? 'latest' : 'partial'}`;
+  mkdirSync(dirname(base), { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
+  writeFileSync(`${base}.svg`, chartSvg(run));
+  log(`wrote ${base}.json and ${base}.svg`);
+  if (!run.ok) process.exitCode = 1;
 }
 
 runBenchmark(main);

@@ -1,21 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort, log, runToCompletion, startProcess, stopProcess, waitForHttp } from '../processes.js';
-import type { Target } from './target.js';
+import pg from 'pg';
+import { checkActive } from '../oauth.js';
+import { type CpuByPid, cpuSeconds } from '../procfs.js';
+import { freePort, log, pinServer, runToCompletion, startProcess, stopProcess, waitForHttp } from '../processes.js';
+import { REDIRECT_URI, SCOPE } from './flow-client.js';
+import type { Target, TargetOptions } from './target.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The realm of each variant: opaque access tokens (stored), or stateless JWTs (`stateless_tokens`). */
-const REALMS = { opaque: 'bench', stateless: 'bench-jwt' } as const;
-export type TokenVariant = keyof typeof REALMS;
 
 const random = (bytes: number): string => randomBytes(bytes).toString('base64url');
 
-/** One random MASTER_KEY per database, so that successive servers on it (both variants) decrypt its keys. */
+/** One random MASTER_KEY per database, so that successive servers on it decrypt its keys. */
 const masterKeys = new Map<string, string>();
 const masterKeyOf = (databaseUrl: string): string => {
   if (!masterKeys.has(databaseUrl)) masterKeys.set(databaseUrl, random(32));
   return masterKeys.get(databaseUrl)!;
 };
+
+let built: Promise<void> | undefined;
+/** `npm run build`, once per bench run. */
+function build(): Promise<void> {
+  built ??= (log('building realmgate'), runToCompletion('npm', ['run', '--silent', 'build'], ROOT));
+  return built;
+}
 
 /** A running realmgate process: its origin, its admin token, and how to stop it. */
 export interface RealmgateProcess {
@@ -28,9 +36,7 @@ export interface RealmgateProcess {
 
 /** realmgate as built by `npm run build`, on PostgreSQL at `databaseUrl` (a fresh database), else on in-memory PGlite. */
 export async function launchRealmgate(databaseUrl: string | undefined): Promise<RealmgateProcess> {
-  log('building realmgate');
-  await runToCompletion('npm', ['run', '--silent', 'build'], ROOT);
-
+  await build();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = random(24);
@@ -45,9 +51,7 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
     LOG_LEVEL: 'warn',
   });
   await waitForHttp(`${baseUrl}/healthz`, child);
-  // Pins every thread of the server (libuv's pool included, which inherits it) to these CPUs.
-  const cpus = process.env.BENCH_SERVER_CPUS;
-  if (cpus && child.pid !== undefined) await runToCompletion('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(child.pid)], ROOT);
+  await pinServer(child.pid);
   return { baseUrl, adminToken, pid: child.pid, stop: () => stopProcess(child) };
 }
 
@@ -64,36 +68,82 @@ export function adminApi(baseUrl: string, adminToken: string) {
   };
 }
 
+type CreatedClient = { client_id: string; client_secret: string };
+
 /**
- * realmgate with a confidential client of the client credentials grant, for bench/run.ts, in
- * a realm that issues opaque access tokens or (`stateless`) RFC 9068 JWTs.
+ * realmgate in its own realm, issuing opaque access tokens (each stored before it is
+ * returned) or RFC 9068 JWTs (`stateless_tokens`), with a client of client credentials, a
+ * web client of the code flow allowed refresh tokens (rotated: the realm's default), and
+ * the people of the flow.
  */
-export async function startRealmgate(databaseUrl: string | undefined, variant: TokenVariant = 'opaque'): Promise<Target> {
+export async function startRealmgate(databaseUrl: string | undefined, options: TargetOptions): Promise<Target> {
   const server = await launchRealmgate(databaseUrl);
-  const realm = REALMS[variant];
-  const credentials = await provision(server.baseUrl, server.adminToken, realm, variant === 'stateless');
+  const admin = adminApi(server.baseUrl, server.adminToken);
+  const { realm } = options;
+  // One client and one address at full load: the rate limits are set beyond reach, so that the checks still run.
+  await admin('POST', '/realms', {
+    name: realm,
+    settings: { stateless_tokens: options.tokens === 'jwt', rate_limit_token: 1_000_000, rate_limit_sign_in: 1_000_000 },
+  });
+  await admin('PUT', `/realms/${realm}/scopes/api`, { description: 'API' });
+  const service = (await admin('POST', `/realms/${realm}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as CreatedClient;
+  const web = (await admin('POST', `/realms/${realm}/clients`, {
+    client_type: 'confidential',
+    token_endpoint_auth_method: 'client_secret_basic',
+    client_name: 'Bench web app',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    scope: SCOPE,
+  })) as CreatedClient;
+  for (const username of options.usernames) {
+    await admin('POST', `/realms/${realm}/users`, { username, password: options.password, claims: { name: `Bench ${username}` } });
+  }
+
   const issuer = `${server.baseUrl}/oauth2/${realm}`;
+  const introspectionUrl = `${issuer}/introspect`;
+  const backends = databaseUrl ? await databaseBackends(databaseUrl) : undefined;
   return {
-    token: { url: `${issuer}/access_token`, ...credentials },
-    introspection: { url: `${issuer}/introspect`, ...credentials },
-    stop: server.stop,
+    pid: server.pid,
+    tokenUrl: `${issuer}/access_token`,
+    introspectionUrl,
+    service: { clientId: service.client_id, clientSecret: service.client_secret },
+    flow: {
+      issuer,
+      authorizeUrl: `${issuer}/authorize`,
+      tokenUrl: `${issuer}/access_token`,
+      client: { clientId: web.client_id, clientSecret: web.client_secret },
+      redirectUri: REDIRECT_URI,
+      scope: SCOPE,
+      password: options.password,
+    },
+    checkAccessToken: (token, client) => checkActive(introspectionUrl, client, token),
+    ...(backends ? { databaseBackends: backends.read } : {}),
+    stop: async () => {
+      await backends?.close();
+      await server.stop();
+    },
   };
 }
 
-/** Through the admin API: the realm, its `api` scope, and a confidential client allowed client credentials. */
-async function provision(
-  baseUrl: string,
-  adminToken: string,
-  realm: string,
-  stateless: boolean,
-): Promise<{ clientId: string; clientSecret: string }> {
-  const admin = adminApi(baseUrl, adminToken);
-  // One client at full load: its rate limit is set beyond reach, so that the check still runs.
-  await admin('POST', '/realms', { name: realm, settings: { stateless_tokens: stateless, rate_limit_token: 1_000_000 } });
-  await admin('PUT', `/realms/${realm}/scopes/api`, { description: 'API' });
-  const client = (await admin('POST', `/realms/${realm}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as {
-    client_id: string;
-    client_secret: string;
+/**
+ * The PostgreSQL backends of the bench's database (realmgate's pool) with their CPU seconds,
+ * read from /proc: undefined when the server runs elsewhere (its processes are not visible here).
+ */
+async function databaseBackends(databaseUrl: string): Promise<{ read: () => Promise<CpuByPid | undefined>; close: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  return {
+    read: async () => {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      const cpu = new Map<number, number>();
+      for (const { pid } of rows) {
+        const seconds = cpuSeconds(pid); // undefined: not on this machine, or just ended
+        if (seconds !== undefined) cpu.set(pid, seconds);
+      }
+      return rows.length > 0 && cpu.size === 0 ? undefined : cpu;
+    },
+    close: () => client.end(),
   };
-  return { clientId: client.client_id, clientSecret: client.client_secret };
 }
