@@ -1,0 +1,106 @@
+import autocannon from 'autocannon';
+import type { HttpRequest } from './http.js';
+import { machineBusySeconds, processCpuSeconds } from './procfs.js';
+
+/** One measured run of autocannon. */
+export interface Measurement {
+  /** Completed requests over the run's seconds. */
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly requests: number;
+  readonly seconds: number;
+  /** Non-2xx answers, connection errors and timeouts, and answers `check` refused. */
+  readonly errors: number;
+  readonly statusCodes: Record<string, number>;
+  /** Server CPU per answered request, and cores it kept busy (with `serverPid`). */
+  readonly serverCpuMsPerRequest?: number;
+  readonly serverCores?: number;
+  /** Cores busy on the whole machine: the server, PostgreSQL, autocannon, and whatever else runs. */
+  readonly machineCores: number;
+}
+
+export interface LoadOptions {
+  readonly baseUrl: string;
+  readonly connections: number;
+  /** Seconds to run; without it (and without `amount`), until `stop`. */
+  readonly seconds?: number;
+  /** Requests to send in all, then stop (each connection's list in order: a pass over them). */
+  readonly amount?: number;
+  /**
+   * The requests connection `n` sends, in a loop. Each connection has its own list, so that
+   * the load spreads over many clients and realms without every connection sending the
+   * same request at the same time (and without autocannon copying one long list to each).
+   */
+  requestsFor(connection: number): readonly HttpRequest[];
+  /** Whether an answer's body is what the scenario expects (e.g. an active token); a refusal counts as an error. */
+  readonly check?: (body: string) => boolean;
+  /** The server's pid, for its CPU time. */
+  readonly serverPid?: number;
+}
+
+const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+/** Starts autocannon; `done` resolves when it ends, after `seconds`, `amount` or `stop()`. */
+export function startLoad(options: LoadOptions): { done: Promise<Measurement>; stop(): void } {
+  let connection = 0;
+  let refused = 0;
+  const { check } = options;
+  const toAutocannon = (request: HttpRequest): autocannon.Request => ({
+    method: request.method,
+    path: new URL(request.url).pathname,
+    headers: request.headers,
+    body: request.body,
+    ...(check ? { onResponse: (status: number, body: string) => void (status === 200 && !check(body) && refused++) } : {}),
+  });
+  let instance: autocannon.Instance | undefined;
+  const { serverPid } = options;
+  const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
+  const machineBefore = machineBusySeconds();
+  const done = new Promise<Measurement>((resolve, reject) => {
+    instance = autocannon(
+      {
+        url: options.baseUrl,
+        connections: options.connections,
+        ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds ?? 24 * 3600 }),
+        setupClient: (client) => client.setRequests(options.requestsFor(connection++).map(toAutocannon)),
+      },
+      (error, result) => {
+        if (error) return reject(error as Error);
+        const statusCodes: Record<string, number> = {};
+        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
+        const seconds = result.duration;
+        const serverCpu = serverPid === undefined ? undefined : processCpuSeconds(serverPid) - cpuBefore;
+        resolve({
+          requestsPerSecond: round(result.requests.total / seconds),
+          p50Ms: result.latency.p50,
+          p99Ms: result.latency.p99,
+          maxMs: result.latency.max,
+          requests: result.requests.total,
+          seconds: round(seconds),
+          errors: result.non2xx + result.errors + refused,
+          statusCodes,
+          ...(serverCpu === undefined
+            ? {}
+            : { serverCpuMsPerRequest: round((serverCpu * 1000) / Math.max(1, result.requests.total), 3), serverCores: round(serverCpu / seconds, 2) }),
+          machineCores: round((machineBusySeconds() - machineBefore) / seconds, 2),
+        });
+      },
+    );
+  });
+  return { done, stop: () => instance?.stop() };
+}
+
+export const runLoad = (options: LoadOptions): Promise<Measurement> => startLoad(options).done;
+
+/** A warm-up run (JIT, pools, caches, connections), then the measured run with the same requests. */
+export async function measure(options: Omit<LoadOptions, 'seconds' | 'amount'>, warmupSeconds: number, seconds: number): Promise<Measurement> {
+  if (warmupSeconds > 0) await runLoad({ ...options, seconds: warmupSeconds });
+  return runLoad({ ...options, seconds });
+}
+
+/** `count` picks from `items`, uniformly at random (with repetition). */
+export function randomPicks<T>(items: readonly T[], count: number): T[] {
+  return Array.from({ length: count }, () => items[Math.floor(Math.random() * items.length)]!);
+}

@@ -1,0 +1,3 @@
+import type { ScaleConfig } from '../config.js';
+import type { PartResult } from '../report.js';
+export async function cleanupPart(_config: ScaleConfig): Promise<PartResult> { throw new Error('todo'); }

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort, log, runToCompletion, startProcess, stopProcess, waitForHttp } from '../processes.js';
+import { adminClient } from './http.js';
+import { processMemory } from './procfs.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PROFILE_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+
+/** `npm run build`, once per run: every server and every module the bench loads from dist/ is that build. */
+export async function buildOnce(): Promise<void> {
+  log('building realmgate');
+  await runToCompletion('npm', ['run', '--silent', 'build'], ROOT);
+}
+
+/** A module of the build, so that the bench writes rows with the very code the server runs. */
+export function fromDist<T>(path: string): Promise<T> {
+  return import(pathToFileURL(`${ROOT}dist/${path}`).href) as Promise<T>;
+}
+
+export const newMasterKey = (): string => randomBytes(32).toString('base64url');
+
+export interface Memory {
+  /** Resident set size now. */
+  readonly rssMb: number;
+  /** The highest resident set size of the process's life (VmHWM). */
+  readonly peakRssMb: number;
+}
+
+/** A realmgate process (`node dist/server.js`) on PostgreSQL. */
+export interface ScaleServer {
+  readonly baseUrl: string;
+  readonly pid: number;
+  readonly admin: ReturnType<typeof adminClient>;
+  memory(): Memory;
+  stop(): Promise<void>;
+}
+
+
+/**
+ * Starts the built server with the production defaults (pool, caches, cleanup every minute),
+ * logging warnings only. With `profile`, under `node --cpu-prof`: the profile is written to
+ * results/profiles/ when it stops.
+ */
+export async function startServer(name: string, databaseUrl: string, masterKey: string, profile: boolean): Promise<ScaleServer> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const nodeArgs: string[] = [];
+  if (profile) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);
+  }
+  const child = startProcess(name, process.execPath, [...nodeArgs, `${ROOT}dist/server.js`], {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    MASTER_KEY: masterKey,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: baseUrl,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+  });
+  await waitForHttp(`${baseUrl}/healthz`, child);
+  const pid = child.pid!;
+  return {
+    baseUrl,
+    pid,
+    admin: adminClient(baseUrl, adminToken),
+    memory: () => processMemory(pid),
+    stop: () => stopProcess(child, 30_000),
+  };
+}
