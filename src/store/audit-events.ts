@@ -1,4 +1,4 @@
-import { BatchedWriter } from './batched-writer.js';
+import { StatementBatcher } from './statement-batcher.js';
 import type { Db } from './db.js';
 
 /** An audit event as it is written (src/audit/audit-trail.ts). */
@@ -64,16 +64,16 @@ const INSERT_MANY = `
       AS e(realm, occurred_at, type, client_id, user_id, address, details, expires_at)`;
 
 /**
- * The `audit_events` table. Rows are appended in batches (src/store/batched-writer.ts): many
+ * The `audit_events` table. Rows are appended in batches (src/store/statement-batcher.ts): many
  * events of concurrent requests go in one statement. Expired rows are left out of reads and
  * deleted by src/store/cleanup.ts.
  */
 export class AuditEventStore {
-  private readonly writer: BatchedWriter<NewAuditEvent>;
+  private readonly writer: StatementBatcher<NewAuditEvent>;
 
   constructor(private readonly db: Db) {
     // One statement at a time: the audit trail must not take connections from the token endpoint.
-    this.writer = new BatchedWriter((events) => this.insertMany(events), { maxBatch: 500, maxInFlight: 1 });
+    this.writer = new StatementBatcher((events) => this.insertMany(events), { maxBatch: 500, maxInFlight: 1 });
   }
 
   /** Resolves once the row is committed. */

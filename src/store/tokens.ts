@@ -1,4 +1,4 @@
-import { BatchedWriter } from './batched-writer.js';
+import { StatementBatcher } from './statement-batcher.js';
 import type { Db, Queryable } from './db.js';
 import { type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
@@ -122,16 +122,35 @@ const REVOKE_GRANT = denyGrantsStatement(`
 
 export type NewToken = TokenRecord & { hash: Buffer };
 
+/** A lookup by the token's hash (hex), and what it found once its batch has run. */
+interface TokenLookup {
+  hash: string;
+  found: StoredToken | undefined;
+}
+
+/** $1: the hashes, hex-encoded. */
+const FIND_MANY = `
+  SELECT encode(t.token_hash, 'hex') AS hash, ${COLUMNS}
+    FROM tokens t
+   WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h))`;
+
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
-  /** Tokens issued at the same time share a statement and a commit (src/store/batched-writer.ts). */
-  private readonly writer: BatchedWriter<NewToken>;
+  /** Tokens issued at the same time share a statement and a commit (src/store/statement-batcher.ts). */
+  private readonly writer: StatementBatcher<NewToken>;
+
+  /**
+   * Lookups by hash (introspection, revocation, userinfo, refresh) that arrive together share
+   * a statement too: under load, one round trip answers many requests.
+   */
+  private readonly lookups: StatementBatcher<TokenLookup>;
 
   constructor(
     private readonly db: Db,
     private readonly revokedJwts: RevokedJwts,
   ) {
-    this.writer = new BatchedWriter((tokens) => this.insertMany(tokens));
+    this.writer = new StatementBatcher((tokens) => this.insertMany(tokens));
+    this.lookups = new StatementBatcher((lookups) => this.findMany(lookups));
   }
 
   /** Resolves once the token is committed. */
@@ -170,12 +189,20 @@ export class TokenStore {
     ]);
   }
 
+  /** The token of this hash, looked up with those of concurrent callers in one statement. */
   async find(hash: Buffer): Promise<StoredToken | undefined> {
-    const result = await this.db.query<TokenRow>(
-      `SELECT ${COLUMNS} FROM tokens t WHERE t.token_hash = $1`,
-      [hash],
-    );
-    return result.rows[0] && toToken(result.rows[0]);
+    const lookup: TokenLookup = { hash: hash.toString('hex'), found: undefined };
+    await this.lookups.add(lookup);
+    return lookup.found;
+  }
+
+  private async findMany(lookups: readonly TokenLookup[]): Promise<void> {
+    const result = await this.db.query<TokenRow & { hash: string }>(FIND_MANY, [lookups.map((lookup) => lookup.hash)]);
+    const byHash = new Map(result.rows.map((row) => [row.hash, row]));
+    for (const lookup of lookups) {
+      const row = byHash.get(lookup.hash);
+      lookup.found = row && toToken(row);
+    }
   }
 
   /**

@@ -9,34 +9,35 @@ interface Entry<Row> {
   reject: (error: unknown) => void;
 }
 
+export interface StatementBatcherOptions {
+  maxBatch: number;
+  maxInFlight: number;
+  maxWaitMs: number;
+}
+
 /**
- * Coalesces concurrent writes into one statement: rows that arrive while earlier batches
- * are on their way to the database queue up and go together in the next one. Each
- * caller's promise settles when the statement holding its rows has committed, so nothing
- * is acknowledged before it is durable; at low load a row goes alone, at once. The rows a
- * caller adds together (the tokens of one grant) are never split between statements, so
- * that an outage never leaves half of them written.
+ * Coalesces concurrent calls into one statement: rows that arrive while earlier batches are
+ * on their way to the database queue up and go together in the next one; at low load a row
+ * goes alone, at once. Each caller's promise settles when the statement holding its rows has
+ * run (for a write, committed: nothing is acknowledged before it is durable; for a lookup,
+ * the statement has set what it found on the row). The rows a caller adds together (the
+ * tokens of one grant) are never split between statements, so that an outage never leaves
+ * half of them written.
  *
  * When a batch fails for another reason than an outage, its callers' rows are retried one
  * caller at a time, so that one bad row fails only its own caller. Rows that wait in the
  * queue longer than `maxWaitMs` (the batches ahead are stuck on a database that stopped
  * answering) fail as an outage, rather than hold their requests past the database timeout.
  */
-export interface BatchedWriterOptions {
-  maxBatch: number;
-  maxInFlight: number;
-  maxWaitMs: number;
-}
-
-export class BatchedWriter<Row> {
+export class StatementBatcher<Row> {
   private queue: Array<Entry<Row>> = [];
   private inFlight = 0;
   private expiry: NodeJS.Timeout | undefined;
-  private readonly options: BatchedWriterOptions;
+  private readonly options: StatementBatcherOptions;
 
   constructor(
-    private readonly write: (rows: readonly Row[]) => Promise<void>,
-    options: Partial<BatchedWriterOptions> = {},
+    private readonly run: (rows: readonly Row[]) => Promise<void>,
+    options: Partial<StatementBatcherOptions> = {},
   ) {
     this.options = { maxBatch: 256, maxInFlight: 2, maxWaitMs: DATABASE_TIMEOUTS.answerMs, ...options };
   }
@@ -45,7 +46,7 @@ export class BatchedWriter<Row> {
     return this.addAll([row]);
   }
 
-  /** Writes the rows in one statement (with other callers' rows, perhaps). */
+  /** Runs the rows in one statement (with other callers' rows, perhaps). */
   addAll(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -74,7 +75,7 @@ export class BatchedWriter<Row> {
     while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.nextBatch();
       this.inFlight++;
-      this.writeBatch(batch).finally(() => {
+      this.runBatch(batch).finally(() => {
         this.inFlight--;
         this.flush();
       });
@@ -92,16 +93,16 @@ export class BatchedWriter<Row> {
     return this.queue.splice(0, count);
   }
 
-  private async writeBatch(batch: ReadonlyArray<Entry<Row>>): Promise<void> {
+  private async runBatch(batch: ReadonlyArray<Entry<Row>>): Promise<void> {
     try {
-      await this.write(batch.flatMap((entry) => entry.rows));
+      await this.run(batch.flatMap((entry) => entry.rows));
       for (const entry of batch) entry.resolve();
     } catch (error) {
       if (batch.length === 1 || error instanceof StoreUnavailableError) {
         for (const entry of batch) entry.reject(error);
         return;
       }
-      await Promise.all(batch.map((entry) => this.write(entry.rows).then(entry.resolve, entry.reject)));
+      await Promise.all(batch.map((entry) => this.run(entry.rows).then(entry.resolve, entry.reject)));
     }
   }
 }

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
-import { BatchedWriter } from '../../src/store/batched-writer.js';
+import { StatementBatcher } from '../../src/store/statement-batcher.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { clientCredentials, introspect } from '../support/oauth.js';
 
-describe('batched writer', () => {
+describe('statement batcher', () => {
   /** A write that takes a while, like a commit, and records each batch it was given. */
   const recordingWrite = (batches: number[][], fail?: (rows: readonly number[]) => Error | undefined) => async (rows: readonly number[]) => {
     batches.push([...rows]);
@@ -15,7 +15,7 @@ describe('batched writer', () => {
 
   it('sends the first row at once and coalesces the rows that arrive meanwhile', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
     await Promise.all(Array.from({ length: 10 }, (_, i) => writer.add(i)));
     expect(batches).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8, 9]]);
   });
@@ -23,7 +23,7 @@ describe('batched writer', () => {
   it('settles each caller only once its batch is written', async () => {
     const batches: number[][] = [];
     const written: number[] = [];
-    const writer = new BatchedWriter(async (rows: readonly number[]) => {
+    const writer = new StatementBatcher(async (rows: readonly number[]) => {
       await recordingWrite(batches)(rows);
       written.push(...rows);
     }, { maxBatch: 100, maxInFlight: 1 });
@@ -32,7 +32,7 @@ describe('batched writer', () => {
 
   it('keeps batches within maxBatch', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 3, maxInFlight: 1 });
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 3, maxInFlight: 1 });
     await Promise.all(Array.from({ length: 10 }, (_, i) => writer.add(i)));
     expect(Math.max(...batches.map((batch) => batch.length))).toBe(3);
     expect(batches.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -40,14 +40,14 @@ describe('batched writer', () => {
 
   it('writes the rows a caller adds together in one statement, never split between batches', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(recordingWrite(batches), { maxBatch: 4, maxInFlight: 1 });
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 4, maxInFlight: 1 });
     await Promise.all([writer.add(0), writer.addAll([1, 2]), writer.addAll([3, 4, 5]), writer.addAll([6, 7]), writer.add(8)]);
     expect(batches).toEqual([[0], [1, 2], [3, 4, 5], [6, 7, 8]]);
   });
 
   it('fails every row of a group together: a batch failing in an outage writes none of it', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(
+    const writer = new StatementBatcher(
       recordingWrite(batches, (rows) => (rows.includes(2) ? new StoreUnavailableError('down') : undefined)),
       { maxBatch: 100, maxInFlight: 1 },
     );
@@ -59,7 +59,7 @@ describe('batched writer', () => {
   it('fails rows that wait in the queue past maxWaitMs as an outage, while the batches ahead are stuck', async () => {
     let release: () => void = () => {};
     const stuck = new Promise<void>((resolve) => (release = resolve));
-    const writer = new BatchedWriter(() => stuck, { maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
+    const writer = new StatementBatcher(() => stuck, { maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
     const first = writer.add(0);
     const started = Date.now();
     const queued = await Promise.allSettled([writer.add(1), writer.addAll([2, 3])]);
@@ -71,7 +71,7 @@ describe('batched writer', () => {
 
   it('fails only the caller of a bad row: the others are written one by one', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(
+    const writer = new StatementBatcher(
       recordingWrite(batches, (rows) => (rows.includes(5) ? new Error('bad row') : undefined)),
       { maxBatch: 100, maxInFlight: 1 },
     );
@@ -83,7 +83,7 @@ describe('batched writer', () => {
 
   it('fails the whole batch at once during an outage, without retrying row by row', async () => {
     const batches: number[][] = [];
-    const writer = new BatchedWriter(recordingWrite(batches, () => new StoreUnavailableError('down')), { maxBatch: 100, maxInFlight: 1 });
+    const writer = new StatementBatcher(recordingWrite(batches, () => new StoreUnavailableError('down')), { maxBatch: 100, maxInFlight: 1 });
     const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => writer.add(i)));
     expect(results.every((result) => result.status === 'rejected' && result.reason instanceof StoreUnavailableError)).toBe(true);
     expect(batches).toEqual([[0], [1, 2, 3]]);
@@ -108,5 +108,18 @@ describe('tokens issued concurrently', () => {
     const stored = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'busy'");
     expect(stored.rows[0]!.n).toBe(40);
     for (const token of tokens.slice(0, 5)) expect((await introspect(t.app, 'busy', svc, token)).json().active).toBe(true);
+  });
+
+  it('are each found by its own lookup when many are introspected at once, known and unknown mixed', async () => {
+    const svc = await t.admin.serviceClient('busy', 'read write');
+    const issued = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => clientCredentials(t.app, 'busy', svc, { scope: i % 2 ? 'read' : 'write' })),
+    );
+    const tokens = issued.map((response) => response.json() as { access_token: string; scope: string });
+    const unknown = Array.from({ length: 10 }, (_, i) => `unknown-token-${i}`);
+    const answers = await Promise.all([...tokens.map((token) => token.access_token), ...unknown].map((token) => introspect(t.app, 'busy', svc, token)));
+    expect(answers.slice(0, 30).map((answer) => answer.json().scope)).toEqual(tokens.map((token) => token.scope));
+    expect(answers.slice(0, 30).every((answer) => answer.json().active === true)).toBe(true);
+    expect(answers.slice(30).map((answer) => answer.json())).toEqual(Array(10).fill({ active: false }));
   });
 });
