@@ -62,37 +62,47 @@ export interface CpuProbe {
   databaseBackends?(): Promise<CpuByPid | undefined>;
 }
 
+/** The counters read at one moment. */
+async function snapshot(probe: CpuProbe) {
+  const server = cpuSeconds(probe.pid);
+  const bench = process.cpuUsage();
+  const machine = machineBusySeconds();
+  const at = performance.now();
+  const database = await probe.databaseBackends?.();
+  return { server, bench, machine, at, database };
+}
+
 /**
  * Reads the CPU of the server, of its database backends, of the bench and of the machine
- * around `run`. A backend that starts during the run counts whole (all its CPU is the run's);
- * one that ends during it is missed.
+ * over the `seconds` from now that `run` measures: the reading ends then, not when the
+ * requests still in flight at the deadline (which are not counted) end. A database backend
+ * that starts during the window counts whole; one that ends during it is missed.
  */
-export async function withCpuReading<T>(probe: CpuProbe, run: () => Promise<T>): Promise<{ result: T; reading: CpuReading }> {
-  const databaseBefore = await probe.databaseBackends?.();
-  const serverBefore = cpuSeconds(probe.pid);
-  const benchBefore = process.cpuUsage();
-  const machineBefore = machineBusySeconds();
-  const started = performance.now();
-  const result = await run();
-  const elapsedS = (performance.now() - started) / 1000;
-  const serverAfter = cpuSeconds(probe.pid);
-  const bench = process.cpuUsage(benchBefore);
-  const machineAfter = machineBusySeconds();
-  const databaseAfter = await probe.databaseBackends?.();
+export async function withCpuReading<T>(probe: CpuProbe, seconds: number, run: () => Promise<T>): Promise<{ result: T; reading: CpuReading }> {
+  const before = await snapshot(probe);
+  let atDeadline: Promise<Awaited<ReturnType<typeof snapshot>>> | undefined;
+  const timer = setTimeout(() => (atDeadline = snapshot(probe)), seconds * 1000);
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    clearTimeout(timer);
+  }
+  const after = await (atDeadline ?? snapshot(probe));
 
   let databaseCpuS: number | undefined;
-  if (databaseBefore && databaseAfter) {
+  if (before.database && after.database) {
     databaseCpuS = 0;
-    for (const [pid, after] of databaseAfter) databaseCpuS += after - (databaseBefore.get(pid) ?? 0);
+    for (const [pid, seconds] of after.database) databaseCpuS += seconds - (before.database.get(pid) ?? 0);
   }
   return {
     result,
     reading: {
-      serverCpuS: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
+      serverCpuS: before.server === undefined || after.server === undefined ? undefined : after.server - before.server,
       databaseCpuS,
-      benchCpuS: (bench.user + bench.system) / 1e6,
-      machineCpuS: machineBefore === undefined || machineAfter === undefined ? undefined : machineAfter - machineBefore,
-      elapsedS,
+      benchCpuS: (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6,
+      machineCpuS: before.machine === undefined || after.machine === undefined ? undefined : after.machine - before.machine,
+      elapsedS: (after.at - before.at) / 1000,
       peakRssBytes: peakRssBytes(probe.pid),
     },
   };

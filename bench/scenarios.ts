@@ -79,7 +79,7 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 
 async function loadScenario(target: Target, spec: LoadSpec, settings: Settings): Promise<ServerResult> {
   await warmUp(spec, settings.load);
-  const { result, reading } = await withCpuReading(target, () => measureLoad(spec, settings.load));
+  const { result, reading } = await withCpuReading(target, settings.load.durationSeconds, () => measureLoad(spec, settings.load));
   return {
     unit: 'req/s',
     rate: result.requestsPerSecond,
@@ -164,7 +164,7 @@ async function refresh(target: Target, usernames: readonly string[], settings: S
 
   if (settings.load.warmupSeconds > 0) await warmUp(await chains(), settings.load);
   const spec = await chains();
-  const { result, reading } = await withCpuReading(target, () => measureLoad(spec, settings.load));
+  const { result, reading } = await withCpuReading(target, settings.load.durationSeconds, () => measureLoad(spec, settings.load));
   if (lastAccessToken) await target.checkAccessToken(lastAccessToken, target.flow.client);
   return {
     unit: 'req/s',
@@ -190,7 +190,7 @@ async function flow(target: Target, variant: FlowVariant, usernames: readonly st
   // returning flow finds its consent remembered (in the session, for node-oidc-provider).
   if (variant === 'returning') await Promise.all(browsers.map((browser) => browser.flow('first_time')));
   if (warmupSeconds > 0) await driveFlows(browsers, variant, warmupSeconds);
-  const { result: run, reading } = await withCpuReading(target, () => driveFlows(browsers, variant, durationSeconds));
+  const { result: run, reading } = await withCpuReading(target, durationSeconds, () => driveFlows(browsers, variant, durationSeconds));
   if (run.lastTokens) await target.checkAccessToken(run.lastTokens.access_token, target.flow.client);
 
   const meanStepMs: Partial<Record<Step, number>> = {};

@@ -51,7 +51,7 @@ export function chartSvg(run: RunJson): string {
     for (const [server, result] of Object.entries(scenario.servers)) {
       parts.push(text(LABEL_X, y + 13, server, 'class="label"'));
       if ('unsupported' in result) {
-        parts.push(text(BAR_X, y + 13, 'not measured: it does not introspect its JWT access tokens', 'class="note"'));
+        parts.push(text(BAR_X, y + 13, `not measured: ${result.unsupported}`, 'class="note"'));
       } else {
         const width = Math.max(1, Math.round((result.rate / max) * BAR_WIDTH));
         parts.push(`<rect x="${BAR_X}" y="${y}" width="${width}" height="${BAR_HEIGHT}" fill="${COLORS[server] ?? '#555'}"/>`);
