@@ -149,6 +149,7 @@ const orNa = (value: number | null | undefined, digits = 0): string =>
 export function formatTables(run: RunJson): string {
   const lines: string[] = [
     `store ${run.store}, node ${run.node}, ${run.cpus} cores; ${run.connections} connections (flows: ${run.flow_concurrency} browsers), ${run.duration_s} s after a ${run.warmup_s} s warm-up`,
+    'cores: of the server process; db cores: of its PostgreSQL backends; machine: cores busy on the whole machine (anything else included)',
     '',
   ];
   const cell = (value: string | number, width: number): string => String(value).padStart(width);
@@ -156,7 +157,7 @@ export function formatTables(run: RunJson): string {
     const flow = Object.values(scenario.servers).some((server) => 'unit' in server && server.unit === 'flows/s');
     lines.push(`${name}: ${scenario.title}`);
     lines.push(
-      `${'server'.padEnd(15)}${cell(flow ? 'flows/s' : 'req/s', 10)}${cell('p50 ms', 9)}${cell('p99 ms', 9)}${cell('errors', 8)}${cell('cores', 7)}${cell(flow ? 'flows/core-s' : 'req/core-s', 13)}${cell('db cores', 10)}${cell('RSS MiB', 9)}`,
+      `${'server'.padEnd(15)}${cell(flow ? 'flows/s' : 'req/s', 10)}${cell('p50 ms', 9)}${cell('p99 ms', 9)}${cell('errors', 8)}${cell('cores', 7)}${cell(flow ? 'flows/core-s' : 'req/core-s', 13)}${cell('db cores', 10)}${cell('RSS MiB', 9)}${cell('machine', 9)}`,
     );
     for (const [server, result] of Object.entries(scenario.servers)) {
       if ('unsupported' in result) {
@@ -164,7 +165,7 @@ export function formatTables(run: RunJson): string {
         continue;
       }
       lines.push(
-        `${server.padEnd(15)}${cell(orNa(result.rate, flow ? 1 : 0), 10)}${cell(result.p50_ms, 9)}${cell(result.p99_ms, 9)}${cell(result.errors, 8)}${cell(orNa(result.cores, 2), 7)}${cell(orNa(result.per_core, flow ? 1 : 0), 13)}${cell(orNa(result.db_cores, 2), 10)}${cell(orNa(result.peak_rss_mib), 9)}${result.same_as ? `  (measured in ${result.same_as})` : ''}`,
+        `${server.padEnd(15)}${cell(orNa(result.rate, flow ? 1 : 0), 10)}${cell(result.p50_ms, 9)}${cell(result.p99_ms, 9)}${cell(result.errors, 8)}${cell(orNa(result.cores, 2), 7)}${cell(orNa(result.per_core, flow ? 1 : 0), 13)}${cell(orNa(result.db_cores, 2), 10)}${cell(orNa(result.peak_rss_mib), 9)}${cell(orNa(result.machine_cores, 2), 9)}${result.same_as ? `  (measured in ${result.same_as})` : ''}`,
       );
     }
     for (const [pair, r] of Object.entries(scenario.ratios)) {

@@ -48,6 +48,7 @@ function gitCommit(): string | undefined {
 }
 
 async function main(): Promise<void> {
+  const started = Date.now();
   const settings: Settings = {
     load: {
       connections: wholeNumber('BENCH_CONNECTIONS', 50, 1),
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
   mkdirSync(dirname(base), { recursive: true });
   writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(`${base}.svg`, chartSvg(run));
-  log(`wrote ${base}.json and ${base}.svg`);
+  log(`wrote ${base}.json and ${base}.svg, ${Math.round((Date.now() - started) / 1000)} s after the start`);
   if (!run.ok) process.exitCode = 1;
 }
 
