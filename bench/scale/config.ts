@@ -20,7 +20,7 @@ export interface ScaleConfig {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly connections: number;
-  /** Alternating runs of the many realms and the one realm, after the one realm's first run. */
+  /** Runs of each of the two setups compared (realms, tokens), in alternation. */
   readonly rounds: number;
   /** Peak RSS allowed to the server process of the realms part. */
   readonly rssBudgetMb: number;
@@ -41,10 +41,10 @@ export function readConfig(output: string): ScaleConfig {
     expired: wholeNumber('SCALE_EXPIRED', 1_000_000, 1000),
     soakSeconds: wholeNumber('SCALE_SOAK_SECONDS', 600, 30),
     soakSampleSeconds: wholeNumber('SCALE_SOAK_SAMPLE_SECONDS', 5, 1),
-    durationSeconds: wholeNumber('SCALE_DURATION', 15, 1),
+    durationSeconds: wholeNumber('SCALE_DURATION', 10, 1),
     warmupSeconds: wholeNumber('SCALE_WARMUP', 5, 0),
     connections: wholeNumber('SCALE_CONNECTIONS', 50, 1),
-    rounds: wholeNumber('SCALE_ROUNDS', 2, 1),
+    rounds: wholeNumber('SCALE_ROUNDS', 3, 1),
     rssBudgetMb: wholeNumber('SCALE_RSS_BUDGET_MB', 512, 1),
     cpuProfile: process.env.SCALE_CPU_PROF === '1' || process.env.SCALE_CPU_PROF === 'true',
     output: process.env.SCALE_OUTPUT || output,

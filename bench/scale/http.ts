@@ -8,6 +8,8 @@ export interface HttpRequest {
   readonly method: 'POST';
   readonly headers: Record<string, string>;
   readonly body: string;
+  /** Whether a 200 answer's body is what the scenario expects (e.g. an active token); else it counts as an error. */
+  readonly check?: (body: string) => boolean;
 }
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before being joined and base64-encoded. */

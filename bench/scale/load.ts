@@ -47,13 +47,16 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
   let connection = 0;
   let refused = 0;
   const { check } = options;
-  const toAutocannon = (request: HttpRequest): autocannon.Request => ({
-    method: request.method,
-    path: new URL(request.url).pathname,
-    headers: request.headers,
-    body: request.body,
-    ...(check ? { onResponse: (status: number, body: string) => void (status === 200 && !check(body) && refused++) } : {}),
-  });
+  const toAutocannon = (request: HttpRequest): autocannon.Request => {
+    const expected = request.check ?? check;
+    return {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      headers: request.headers,
+      body: request.body,
+      ...(expected ? { onResponse: (status: number, body: string) => void (status === 200 && !expected(body) && refused++) } : {}),
+    };
+  };
   let instance: autocannon.Instance | undefined;
   const { serverPid } = options;
   const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
@@ -103,4 +106,20 @@ export async function measure(options: Omit<LoadOptions, 'seconds' | 'amount'>, 
 /** `count` picks from `items`, uniformly at random (with repetition). */
 export function randomPicks<T>(items: readonly T[], count: number): T[] {
   return Array.from({ length: count }, () => items[Math.floor(Math.random() * items.length)]!);
+}
+
+export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * `rounds` runs of each setup, one after the other (a, b, a, b…), so that the machine's
+ * drift (other work on it, tables growing) falls on both alike.
+ */
+export async function alternate<K extends string>(rounds: number, runs: Record<K, () => Promise<Measurement>>): Promise<Array<Record<K, Measurement>>> {
+  const results: Array<Record<K, Measurement>> = [];
+  for (let round = 0; round < rounds; round++) {
+    const result = {} as Record<K, Measurement>;
+    for (const [name, run] of Object.entries(runs) as Array<[K, () => Promise<Measurement>]>) result[name] = await run();
+    results.push(result);
+  }
+  return results;
 }

@@ -1,3 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
-import type { PartResult } from '../report.js';
-export async function tokensPart(_config: ScaleConfig): Promise<PartResult> { throw new Error('todo'); }
+import { connect, partDatabase, tokensTableMb } from '../database.js';
+import { type LoadOptions, alternate, mean, runLoad } from '../load.js';
+import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
+import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
+import { type ScaleServer, newMasterKey, startServer } from '../server.js';
+import { type ClientCredentials, insertTokenRows, isClientCredentialsToken, ownerOf, tokenValue } from '../token-rows.js';
+
+const REALMS = 4;
+const CLIENTS_PER_REALM = 5;
+/** Known tokens each connection introspects in a loop, drawn at random from the table. */
+const TOKENS_PER_CONNECTION = 500;
+const TARGET_RATIO = 0.9;
+
+/** `count` numbers of client credentials tokens among 1..`of`, at random. */
+function knownTokens(of: number, count: number): number[] {
+  const picked: number[] = [];
+  while (picked.length < count) {
+    const i = 1 + Math.floor(Math.random() * of);
+    if (isClientCredentialsToken(i)) picked.push(i);
+  }
+  return picked;
+}
+
+/** A server on its own database with `rows` token rows of 4 realms × 5 clients, vacuumed and analyzed. */
+async function tokenSetup(config: ScaleConfig, name: string, rows: number, profile: boolean) {
+  const database = await partDatabase(config.serverUrl);
+  const server = await startServer(name, database.url, newMasterKey(), profile);
+  const owners: ClientCredentials[] = [];
+  for (let r = 0; r < REALMS; r++) owners.push(...(await provisionRealm(server, `tokens-${r}`, {}, CLIENTS_PER_REALM)));
+  const seed = randomBytes(12).toString('base64url');
+  const bulk = await connect(database.url);
+  try {
+    log(`tokens: inserting ${rows.toLocaleString('en')} rows`);
+    const insertSeconds = await insertTokenRows(bulk, { from: 1, to: rows, seed, owners, expiresFrom: '1 hour' });
+    // What autovacuum does to a table that grew over days (hint bits, visibility map, statistics),
+    // done now rather than by autovacuum during the measured runs.
+    const vacuumStarted = performance.now();
+    await bulk.query('VACUUM (ANALYZE) tokens');
+    const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+    const count = (await bulk.query<{ rows: number }>('SELECT count(*)::int AS rows FROM tokens')).rows[0]!.rows;
+    const tableMb = await tokensTableMb(bulk);
+    const request = (i: number) => introspectRequest(server.baseUrl, ownerOf(i, owners), tokenValue(seed, i));
+    for (const i of knownTokens(rows, 5)) await checkActive(request(i));
+    const load: Omit<LoadOptions, 'seconds' | 'amount'> = {
+      baseUrl: server.baseUrl,
+      connections: config.connections,
+      serverPid: server.pid,
+      check: isActive,
+      requestsFor: () => knownTokens(rows, TOKENS_PER_CONNECTION).map(request),
+    };
+    return { database, server, load, rows: count, tableMb, insertSeconds, vacuumSeconds };
+  } finally {
+    await bulk.end();
+  }
+}
+
+/**
+ * 10 million stored tokens: introspection of known tokens drawn at random from the whole
+ * table, against a small table (a server and database of their own, the same rows' first
+ * ten thousand), measured in alternation. Rows of a few realms and clients, written with one
+ * INSERT … SELECT generate_series per half million.
+ */
+export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
+  const started = performance.now();
+  const smallRows = Math.min(config.tokensSmall, config.tokens);
+  const servers: ScaleServer[] = [];
+  const drops: Array<() => Promise<void>> = [];
+  try {
+    const small = await tokenSetup(config, 'realmgate-small-table', smallRows, false);
+    servers.push(small.server);
+    drops.push(small.database.drop);
+    const large = await tokenSetup(config, 'realmgate-large-table', config.tokens, config.cpuProfile);
+    servers.push(large.server);
+    drops.push(large.database.drop);
+
+    if (config.warmupSeconds > 0) {
+      await runLoad({ ...small.load, seconds: config.warmupSeconds });
+      await runLoad({ ...large.load, seconds: config.warmupSeconds });
+    }
+    const fmt = (n: number) => n.toLocaleString('en');
+    const rounds = await alternate(config.rounds, {
+      small: () => {
+        log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
+        return runLoad({ ...small.load, seconds: config.durationSeconds });
+      },
+      large: () => {
+        log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
+        return runLoad({ ...large.load, seconds: config.durationSeconds });
+      },
+    });
+
+    const largePerSecond = mean(rounds.map((r) => r.large.requestsPerSecond));
+    const smallPerSecond = mean(rounds.map((r) => r.small.requestsPerSecond));
+    const throughput = ratio(largePerSecond, smallPerSecond);
+    const errors = rounds.reduce((sum, r) => sum + r.small.errors + r.large.errors, 0);
+    const table = (setup: typeof small) => ({
+      rows: setup.rows,
+      table_and_indexes_mb: setup.tableMb,
+      insert_seconds: Math.round(setup.insertSeconds),
+      insert_rows_per_s: Math.round(setup.rows / setup.insertSeconds),
+      vacuum_analyze_seconds: Number(setup.vacuumSeconds.toFixed(1)),
+    });
+    return {
+      part: 'tokens',
+      seconds: (performance.now() - started) / 1000,
+      checks: [
+        {
+          name: `introspection, ${fmt(large.rows)} tokens vs ${fmt(small.rows)}`,
+          measured: `${perSecond(largePerSecond)} vs ${perSecond(smallPerSecond)} (×${throughput.toFixed(2)})`,
+          target: `≥ ×${TARGET_RATIO.toFixed(2)}, no errors`,
+          pass: throughput >= TARGET_RATIO && errors === 0,
+        },
+      ],
+      figures: {
+        owners: `${REALMS} realms × ${CLIENTS_PER_REALM} clients`,
+        small_table: table(small),
+        large_table: table(large),
+        rounds: rounds.map((r) => ({ small_table: row(r.small), large_table: row(r.large) })),
+        requests_per_s: { large_table_mean: Math.round(largePerSecond), small_table_mean: Math.round(smallPerSecond) },
+        throughput_ratio: throughput,
+        errors,
+      },
+      notes: [
+        `small table: ${fmt(small.rows)} rows, ${small.tableMb} MB with indexes`,
+        `large table: ${fmt(large.rows)} rows, ${large.tableMb} MB with indexes, inserted in ${Math.round(large.insertSeconds)} s (${fmt(Math.round(large.rows / large.insertSeconds))} rows/s), VACUUM (ANALYZE) ${large.vacuumSeconds.toFixed(1)} s`,
+        ...rounds.flatMap((r, i) => [
+          `round ${i + 1}, small table: ${describe(r.small)}`,
+          `round ${i + 1}, large table: ${describe(r.large)}`,
+        ]),
+        `means: ${perSecond(largePerSecond)} on the large table, ${perSecond(smallPerSecond)} on the small one`,
+      ],
+    };
+  } finally {
+    for (const server of servers) await server.stop();
+    for (const drop of drops) await drop();
+  }
+}
