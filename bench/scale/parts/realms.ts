@@ -34,7 +34,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
   const manyKey = newMasterKey();
   const servers: ScaleServer[] = [];
   try {
-    const oneServer = await startServer('realmgate-one-realm', oneDatabase.url, newMasterKey(), false);
+    const oneServer = await startServer('realmgate-one-realm', oneDatabase.url, newMasterKey(), config.cpuProfile);
     servers.push(oneServer);
     const manyServer = await startServer('realmgate-many-realms', manyDatabase.url, manyKey, config.cpuProfile);
     servers.push(manyServer);

@@ -69,7 +69,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
   const servers: ScaleServer[] = [];
   const drops: Array<() => Promise<void>> = [];
   try {
-    const small = await tokenSetup(config, 'realmgate-small-table', smallRows, false);
+    const small = await tokenSetup(config, 'realmgate-small-table', smallRows, config.cpuProfile);
     servers.push(small.server);
     drops.push(small.database.drop);
     const large = await tokenSetup(config, 'realmgate-large-table', config.tokens, config.cpuProfile);
