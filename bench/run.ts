@@ -39,12 +39,18 @@ function selectedServers(): readonly ServerName[] {
   return SERVERS.filter((server) => names.includes(server));
 }
 
-function gitCommit(): string | undefined {
+function git(...args: string[]): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return undefined;
   }
+}
+
+/** The commit realmgate was built from, marked when src/ had changes not yet committed. */
+function gitCommit(): string | undefined {
+  const commit = git('rev-parse', 'HEAD');
+  return commit && git('status', '--porcelain', '--', 'src') ? `${commit} with uncommitted changes to src/` : commit;
 }
 
 async function main(): Promise<void> {

@@ -32,7 +32,7 @@ export function chartSvg(run: RunJson): string {
     text(
       LABEL_X,
       y,
-      `${run.cpus} cores shared by servers and load generator; ${run.connections} connections (flows: ${run.flow_concurrency} browsers); ${run.duration_s} s per run; ${run.date.slice(0, 10)}${run.commit ? `, ${run.commit.slice(0, 10)}` : ''}`,
+      `${run.cpus} cores shared by servers and load generator; ${run.connections} connections (flows: ${run.flow_concurrency} browsers); ${run.duration_s} s per run; ${run.date.slice(0, 10)}${run.commit ? `, ${run.commit.slice(0, 10)}${run.commit.includes(' ') ? ' and uncommitted changes' : ''}` : ''}`,
       'class="note"',
     ),
   );
@@ -57,9 +57,21 @@ export function chartSvg(run: RunJson): string {
         parts.push(`<rect x="${BAR_X}" y="${y}" width="${width}" height="${BAR_HEIGHT}" fill="${COLORS[server] ?? '#555'}"/>`);
         const flagged = result.errors > 0 ? ` (${result.errors} errors)` : '';
         const shared = result.same_as ? ` (as ${result.same_as.replaceAll('_', ' ')})` : '';
-        parts.push(text(BAR_X + width + 6, y + 13, `${format(result.rate, result.unit)}${shared}${flagged}`, flagged ? 'class="value error"' : 'class="value"'));
+        const perCore = result.unit === 'flows/s' && result.per_core !== null ? `, ${result.per_core.toFixed(1)} per core` : '';
+        parts.push(text(BAR_X + width + 6, y + 13, `${format(result.rate, result.unit)}${perCore}${shared}${flagged}`, flagged ? 'class="value error"' : 'class="value"'));
       }
       y += ROW;
+    }
+  }
+  if (run.targets.length > 0) {
+    y += 30;
+    parts.push(text(LABEL_X, y, `Targets (issue 9)${run.store === 'postgres' ? '' : ': not judged, realmgate ran on PGlite'}`, 'class="heading"'));
+    for (const target of run.targets) {
+      y += 18;
+      const value = target.measured === null ? 'n/a' : target.scenario === 'flow' ? `${target.measured.toFixed(1)} sign-ins/s per core` : `x${target.measured.toFixed(2)}`;
+      const verdict = target.met === null ? 'not judged' : target.met ? 'met' : 'not met';
+      parts.push(text(LABEL_X, y, target.target, 'class="label"'));
+      parts.push(text(BAR_X + 300, y, `${value}: ${verdict}`, target.met === false ? 'class="value error"' : 'class="value"'));
     }
   }
   y += 16;
