@@ -44,28 +44,55 @@ async function main(): Promise<void> {
   await buildOnce();
 
   const results: PartResult[] = [];
+  const { serverUrl: _url, output, ...sizes } = config;
+  /** Written after each part, so that a later part's failure or a ctrl-c keeps what was measured. */
+  const write = (): boolean => {
+    const ok = results.length === parts.length && results.every((result) => result.checks.every((check) => check.pass));
+    const json = {
+      started_at: startedAt.toISOString(),
+      minutes: Number(((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)),
+      node: process.version,
+      postgres,
+      machine: { cores: availableParallelism(), memory_gb: Math.round(totalmem() / 2 ** 30) },
+      config: sizes,
+      parts_selected: parts,
+      ok,
+      parts: Object.fromEntries(
+        results.map((result) => [result.part, { seconds: Math.round(result.seconds), checks: result.checks, figures: result.figures }]),
+      ),
+    };
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(output, `${JSON.stringify(json, null, 2)}\n`);
+    return ok;
+  };
+  // On ctrl-c, runBenchmark stops the servers and drops the databases: no further part may start.
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (interrupted = true));
   for (const part of parts) {
+    if (interrupted) return new Promise<void>(() => {}); // the exit is runBenchmark's
     log(`part ${part}`);
-    results.push(await RUNNERS[part](config));
+    const partStarted = performance.now();
+    try {
+      results.push(await RUNNERS[part](config));
+    } catch (error) {
+      if (interrupted) return new Promise<void>(() => {});
+      // A part that fails (the database, a server) is reported as such; the next parts still run.
+      const message = (error as Error).message;
+      log(`part ${part} failed: ${(error as Error).stack ?? message}`);
+      results.push({
+        part,
+        seconds: (performance.now() - partStarted) / 1000,
+        checks: [{ name: 'ran to the end', measured: message.slice(0, 120), target: 'no failure', pass: false }],
+        figures: { error: message },
+        notes: [],
+      });
+    }
+    write();
   }
 
-  const { serverUrl: _url, output, ...sizes } = config;
-  const json = {
-    started_at: startedAt.toISOString(),
-    minutes: Number(((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)),
-    node: process.version,
-    postgres,
-    machine: { cores: availableParallelism(), memory_gb: Math.round(totalmem() / 2 ** 30) },
-    config: sizes,
-    ok: results.every((result) => result.checks.every((check) => check.pass)),
-    parts: Object.fromEntries(
-      results.map((result) => [result.part, { seconds: Math.round(result.seconds), checks: result.checks, figures: result.figures }]),
-    ),
-  };
-  mkdirSync(dirname(output), { recursive: true });
-  writeFileSync(output, `${JSON.stringify(json, null, 2)}\n`);
+  const ok = write();
   process.stdout.write(formatTable(results));
-  process.stdout.write(`\n${json.ok ? 'every target met' : 'TARGETS MISSED'}; written to ${output}\n`);
+  process.stdout.write(`\n${ok ? 'every target met' : 'TARGETS MISSED'}; written to ${output}\n`);
 }
 
 runBenchmark(main);

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * `npx tsx bench/scale/profile.ts <file.cpuprofile> [top]`: where a server's CPU time went,
- * from a profile written under SCALE_CPU_PROF=1: self time by function, and by module
- * (a package of node_modules, a file of dist/, or Node.js itself).
+ * `npx tsx bench/scale/profile.ts <file.cpuprofile> [top] [seconds]`: where a server's CPU
+ * time went, from a profile written under SCALE_CPU_PROF=1 (over its last `seconds` only,
+ * when given): self time by function, and by module (a package of node_modules, a file of
+ * dist/, or Node.js itself).
  */
 interface ProfileNode {
   id: number;
@@ -12,6 +13,8 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -26,11 +29,16 @@ function moduleOf(url: string, functionName: string): string {
   return url;
 }
 
-function summarize(path: string, top: number): string {
+function summarize(path: string, top: number, lastSeconds: number | undefined): string {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const from = lastSeconds === undefined ? -Infinity : profile.endTime - lastSeconds * 1e6;
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at >= from) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -54,9 +62,9 @@ function summarize(path: string, top: number): string {
   return lines.join('\n');
 }
 
-const [path, top] = process.argv.slice(2);
+const [path, top, last] = process.argv.slice(2);
 if (!path) {
-  process.stderr.write('usage: npx tsx bench/scale/profile.ts <file.cpuprofile> [top]\n');
+  process.stderr.write('usage: npx tsx bench/scale/profile.ts <file.cpuprofile> [top] [last seconds only]\n');
   process.exit(2);
 }
-process.stdout.write(`${summarize(path, Number(top ?? 25))}\n`);
+process.stdout.write(`${summarize(path, Number(top ?? 25), last === undefined ? undefined : Number(last))}\n`);

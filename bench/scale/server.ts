@@ -34,7 +34,26 @@ export interface ScaleServer {
   readonly pid: number;
   readonly admin: ReturnType<typeof adminClient>;
   memory(): Memory;
+  /** The V8 heap as the server reports it at /metrics (Prometheus, prom-client's default metrics). */
+  heap(): Promise<Heap>;
   stop(): Promise<void>;
+}
+
+export interface Heap {
+  readonly usedMb: number;
+  readonly totalMb: number;
+  /** Memory held outside the V8 heap by JavaScript objects (Buffers). */
+  readonly externalMb: number;
+}
+
+async function readHeap(baseUrl: string): Promise<Heap> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (name: string): number => Math.round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20);
+  return {
+    usedMb: value('nodejs_heap_size_used_bytes'),
+    totalMb: value('nodejs_heap_size_total_bytes'),
+    externalMb: value('nodejs_external_memory_bytes'),
+  };
 }
 
 
@@ -69,6 +88,7 @@ export async function startServer(name: string, databaseUrl: string, masterKey: 
     pid,
     admin: adminClient(baseUrl, adminToken),
     memory: () => processMemory(pid),
+    heap: () => readHeap(baseUrl),
     stop: () => stopProcess(child, 30_000),
   };
 }

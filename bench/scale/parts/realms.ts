@@ -72,6 +72,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
       requestsFor: (n) => order.filter((_, i) => i % connections === n).map((client) => tokenRequest(manyServer.baseUrl, client)),
     });
     const memoryAfterWarmPass = manyServer.memory();
+    const heapAfterWarmPass = await manyServer.heap();
 
     const rounds = await alternate(config.rounds, {
       one: () => {
@@ -84,6 +85,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
       },
     });
     const memory = manyServer.memory();
+    const heap = { many: await manyServer.heap(), one: await oneServer.heap() };
     const watcher = await connect(manyDatabase.url);
     const counts = await watcher
       .query<{ realms: number; clients: number }>('SELECT (SELECT count(*) FROM realms)::int AS realms, (SELECT count(*) FROM clients)::int AS clients')
@@ -127,6 +129,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
           many_realms_peak: memory.peakRssMb,
           budget: config.rssBudgetMb,
         },
+        v8_heap_mb: { many_realms_after_warm_pass: heapAfterWarmPass, many_realms_at_end: heap.many, one_realm_at_end: heap.one },
       },
       notes: [
         `setup: ${counts.rows[0]!.realms} realms and ${counts.rows[0]!.clients} clients in the database, ${config.realms} realms written in ${bulk.seconds.toFixed(1)} s`,
@@ -137,6 +140,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
         ]),
         `means: ${perSecond(manyPerSecond)} over ${config.realms} realms, ${perSecond(onePerSecond)} on 1 realm`,
         `RSS of the ${config.realms}-realm server: ${mb(memoryBeforeLoad.rssMb)} before load, ${mb(memoryAfterWarmPass.rssMb)} after the warm pass, ${mb(memory.rssMb)} at the end, peak ${mb(memory.peakRssMb)} (1-realm server: peak ${mb(oneServer.memory().peakRssMb)})`,
+        `V8 heap used / total, external: ${config.realms}-realm server ${heap.many.usedMb} / ${heap.many.totalMb} MB, ${heap.many.externalMb} MB at the end (${heapAfterWarmPass.usedMb} / ${heapAfterWarmPass.totalMb} MB after the warm pass); 1-realm server ${heap.one.usedMb} / ${heap.one.totalMb} MB, ${heap.one.externalMb} MB`,
       ],
     };
   } finally {

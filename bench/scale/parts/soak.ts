@@ -18,6 +18,8 @@ const FLAT_WITHIN = 0.1;
 interface Sample {
   readonly second: number;
   readonly rssMb: number;
+  /** V8 heap in use (live objects and garbage not yet collected), as /metrics reports it. */
+  readonly heapUsedMb: number;
   /** Cores the server kept busy since the previous sample. */
   readonly cores: number;
 }
@@ -70,12 +72,15 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
     const loadStarted = performance.now();
     let lastCpu = processCpuSeconds(server.pid);
     let lastAt = loadStarted;
-    const sample = () => {
+    const sample = async () => {
       const now = performance.now();
       const cpu = processCpuSeconds(server.pid);
+      const rssMb = server.memory().rssMb;
+      const heap = await server.heap().catch(() => undefined);
       samples.push({
         second: Math.round((now - loadStarted) / 1000),
-        rssMb: server.memory().rssMb,
+        rssMb,
+        heapUsedMb: heap?.usedMb ?? Number.NaN,
         cores: Number(((cpu - lastCpu) / Math.max(0.001, (now - lastAt) / 1000)).toFixed(2)),
       });
       lastCpu = cpu;
@@ -88,9 +93,9 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
       serverPid: server.pid,
       requestsFor: () => Array.from({ length: REQUESTS_PER_CONNECTION }, (_, k) => mixed(k)),
     });
-    const timer = setInterval(sample, config.soakSampleSeconds * 1000);
+    const timer = setInterval(() => void sample(), config.soakSampleSeconds * 1000);
     const measurement = await run.done.finally(() => clearInterval(timer));
-    sample();
+    await sample();
     const memory: Memory = server.memory();
     const watcher = await connect(database.url);
     const tables = await watcher
@@ -110,6 +115,7 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
       return { from_s: k * window, to_s: to, mean_rss_mb: meanRss(within(k * window, to >= config.soakSeconds ? Infinity : to)) };
     });
     const rss = samples.map((s) => s.rssMb);
+    const heapUsed = samples.map((s) => s.heapUsedMb).filter((value) => !Number.isNaN(value));
     return {
       part: 'soak',
       seconds: (performance.now() - started) / 1000,
@@ -126,6 +132,7 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
         load: row(measurement),
         window_s: window,
         rss_mb: { min: Math.min(...rss), max: Math.max(...rss), first: rss[0], last: rss[rss.length - 1], second_window_mean: second, last_window_mean: last, peak: memory.peakRssMb },
+        heap_used_mb: { min: Math.min(...heapUsed), max: Math.max(...heapUsed), last: heapUsed[heapUsed.length - 1] },
         drift,
         windows,
         rows_at_end: tables.rows[0],
@@ -134,6 +141,7 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
       notes: [
         `load: ${describe(measurement)}`,
         `RSS (${samples.length} samples, every ${config.soakSampleSeconds} s): first ${mb(rss[0]!)}, min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, last ${mb(rss[rss.length - 1]!)}, peak ${mb(memory.peakRssMb)}`,
+        `V8 heap used (${heapUsed.length} samples): min ${mb(Math.min(...heapUsed))}, max ${mb(Math.max(...heapUsed))}, last ${mb(heapUsed[heapUsed.length - 1]!)}`,
         `mean RSS by ${window} s window: ${windows.map((w) => `${w.from_s}-${w.to_s} s ${w.mean_rss_mb} MB`).join(', ')}`,
         `rows at the end: ${tables.rows[0]!.tokens} tokens, ${tables.rows[0]!.audit_events} audit events (60 s lifetimes, the cleanup runs every minute)`,
       ],
