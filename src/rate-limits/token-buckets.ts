@@ -16,16 +16,23 @@ export class TokenBuckets {
   private readonly buckets: LRUCache<string, Bucket>;
 
   constructor(maxKeys = 100_000) {
-    this.buckets = new LRUCache({ max: maxKeys, ttl: MINUTE_MS });
+    // A bucket read renews its minute, so it is updated in place rather than set anew.
+    this.buckets = new LRUCache({ max: maxKeys, ttl: MINUTE_MS, updateAgeOnGet: true });
   }
 
   /** Spends one request of `key`: 0 when allowed, else the whole seconds until one is earned back. */
   take(key: string, perMinute: number, now = Date.now()): number {
     const earnedPerMs = perMinute / MINUTE_MS;
-    const bucket = this.buckets.get(key);
-    const tokens = bucket ? Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * earnedPerMs) : perMinute;
-    const allowed = tokens >= 1;
-    this.buckets.set(key, { tokens: allowed ? tokens - 1 : tokens, updatedAt: now });
-    return allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / earnedPerMs / 1000));
+    let bucket = this.buckets.get(key);
+    if (bucket) {
+      bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * earnedPerMs);
+      bucket.updatedAt = now;
+    } else {
+      bucket = { tokens: perMinute, updatedAt: now };
+      this.buckets.set(key, bucket);
+    }
+    if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / earnedPerMs / 1000));
+    bucket.tokens -= 1;
+    return 0;
   }
 }

@@ -24,7 +24,8 @@ const toClient = (row: ClientRow): Client =>
     ...row.record,
     client_id: row.client_id,
     realm: row.realm,
-    secretHash: row.client_secret_hash ? bytes(row.client_secret_hash) : undefined,
+    // A copy of its own: the driver's buffer is a slice of a shared 8 KiB block, which a cached client would keep alive.
+    secretHash: row.client_secret_hash ? Buffer.from(bytes(row.client_secret_hash)) : undefined,
     createdAt: row.created_at,
   });
 
