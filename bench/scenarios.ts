@@ -80,6 +80,11 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 async function loadScenario(target: Target, spec: LoadSpec, settings: Settings): Promise<ServerResult> {
   await warmUp(spec, settings.load);
   const { result, reading } = await withCpuReading(target, settings.load.durationSeconds, () => measureLoad(spec, settings.load));
+  return loadResult(result, reading);
+}
+
+/** What a load run measured, as the result of a server in a scenario. */
+function loadResult(result: Awaited<ReturnType<typeof measureLoad>>, reading: ServerResult['cpu']): ServerResult {
   return {
     unit: 'req/s',
     rate: result.requestsPerSecond,
@@ -166,16 +171,7 @@ async function refresh(target: Target, usernames: readonly string[], settings: S
   const spec = await chains();
   const { result, reading } = await withCpuReading(target, settings.load.durationSeconds, () => measureLoad(spec, settings.load));
   if (lastAccessToken) await target.checkAccessToken(lastAccessToken, target.flow.client);
-  return {
-    unit: 'req/s',
-    rate: result.requestsPerSecond,
-    p50Ms: result.p50Ms,
-    p99Ms: result.p99Ms,
-    count: result.requests,
-    errors: result.errors,
-    errorSamples: result.errorSamples,
-    cpu: reading,
-  };
+  return loadResult(result, reading);
 }
 
 function percentile(sorted: readonly number[], p: number): number {
