@@ -1,6 +1,7 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
+import { adminConsole } from './admin/console/index.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
+  await app.register(adminConsole(), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
     adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash }),
     { prefix: '/admin' },

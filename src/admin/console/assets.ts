@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { API_JS } from './browser/api.js';
+import { CLIENTS_JS } from './browser/clients.js';
+import { DOM_JS } from './browser/dom.js';
+import { EVENTS_JS } from './browser/events.js';
+import { KEYS_JS } from './browser/keys.js';
+import { MAIN_JS } from './browser/main.js';
+import { REALMS_JS } from './browser/realms.js';
+import { SCOPES_JS } from './browser/scopes.js';
+import { CONSOLE_CSS } from './browser/style.js';
+import { USERS_JS } from './browser/users.js';
+
+/**
+ * A file of the console. The files are kept as text in TypeScript modules (as the pages'
+ * scripts are, src/pages/assets/) so that they ship inside dist/ with the code.
+ */
+export interface ConsoleAsset {
+  readonly name: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+const script = (name: string, text: string): ConsoleAsset => ({ name, contentType: 'text/javascript; charset=utf-8', body: Buffer.from(text, 'utf8') });
+
+export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
+  { name: 'console.css', contentType: 'text/css; charset=utf-8', body: Buffer.from(CONSOLE_CSS, 'utf8') },
+  script('main.js', MAIN_JS),
+  script('api.js', API_JS),
+  script('dom.js', DOM_JS),
+  script('realms.js', REALMS_JS),
+  script('clients.js', CLIENTS_JS),
+  script('users.js', USERS_JS),
+  script('scopes.js', SCOPES_JS),
+  script('keys.js', KEYS_JS),
+  script('events.js', EVENTS_JS),
+];
+
+/**
+ * A digest of every file: the files are served below `/admin/console/{version}/`, so that a
+ * browser may keep them a year and still never runs a stale module beside a new one (the
+ * modules import each other by relative URLs, which stay within one version).
+ */
+export const CONSOLE_VERSION = createHash('sha256')
+  .update(CONSOLE_ASSETS.map((asset) => `${asset.name}\n${asset.body.toString('base64')}`).join('\n'))
+  .digest('hex')
+  .slice(0, 16);

@@ -1,0 +1,139 @@
+/**
+ * `clients.js` of the admin console: a realm's clients, a new one, changes to one, and a new
+ * secret; every secret the server answers is shown once.
+ */
+export const CLIENTS_JS = String.raw`import { api } from './api.js';
+import { checkbox, field, guarded, h, lines, say, secretBox, table } from './dom.js';
+
+const GRANTS = [
+  ['authorization_code', 'Authorization code'],
+  ['refresh_token', 'Refresh token'],
+  ['client_credentials', 'Client credentials'],
+  ['urn:ietf:params:oauth:grant-type:device_code', 'Device code'],
+  ['urn:openid:params:grant-type:ciba', 'CIBA'],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', 'Token exchange'],
+  ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'JWT bearer'],
+  ['urn:ietf:params:oauth:grant-type:saml2-bearer', 'SAML 2.0 bearer'],
+  ['password', 'Password'],
+];
+const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
+
+const grantBoxes = (chosen) =>
+  h('fieldset', {}, h('legend', {}, 'Grant types'), GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, chosen.includes(grant))));
+const chosenGrants = (form) => GRANTS.map(([grant]) => grant).filter((grant) => form.elements['grant:' + grant].checked);
+const uriList = (label, name, uris) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), 'One per line.');
+
+/** The fields of a client both forms share, filled with the client's values. */
+const recordFields = (client) => [
+  field('Name', h('input', { name: 'client_name', value: client.client_name })),
+  uriList('Redirect URIs', 'redirect_uris', client.redirect_uris),
+  grantBoxes(client.grant_types),
+  field('Scope', h('input', { name: 'scope', value: client.scope }), 'Scope names separated by spaces; each must exist in the realm.'),
+];
+
+/** What the shared fields say, as the record names it. */
+const recordOf = (form) => ({
+  client_name: form.elements.client_name.value.trim(),
+  redirect_uris: lines(form.elements.redirect_uris.value),
+  grant_types: chosenGrants(form),
+  scope: form.elements.scope.value.trim().split(/\s+/).filter(Boolean).join(' '),
+});
+
+export async function clientsView(realm, panel) {
+  const secrets = h('div', { class: 'secrets' });
+  const list = h('div');
+  const editor = h('div');
+
+  const showSecret = (clientId, secret) =>
+    secrets.replaceChildren(secretBox('Client secret of ' + clientId, [['client_id', clientId], ['client_secret', secret]]));
+
+  async function refresh() {
+    const clients = await api.clients(realm);
+    list.replaceChildren(
+      table(
+        'Clients',
+        ['Client ID', 'Name', 'Type', 'Authentication', 'Grant types', 'Redirect URIs', ''],
+        clients.map((client) => [
+          h('code', {}, client.client_id),
+          client.client_name,
+          client.client_type,
+          client.token_endpoint_auth_method,
+          client.grant_types.join(', '),
+          client.redirect_uris.join('\n'),
+          h(
+            'div',
+            { class: 'actions' },
+            h('button', { type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
+            SECRET_METHODS.includes(client.token_endpoint_auth_method)
+              ? h('button', { type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
+              : null,
+          ),
+        ]),
+      ),
+    );
+  }
+
+  async function rotate(clientId) {
+    const answer = await api.rotateSecret(realm, clientId);
+    showSecret(clientId, answer.client_secret);
+    say('A new secret for ' + clientId + ': the old one no longer works.');
+  }
+
+  function edit(client) {
+    const form = h(
+      'form',
+      { 'aria-label': 'Edit client ' + client.client_id },
+      h('h3', {}, 'Edit client ', h('code', {}, client.client_id)),
+      recordFields(client),
+      uriList('Post-logout redirect URIs', 'post_logout_redirect_uris', client.post_logout_redirect_uris),
+      checkbox('Require PKCE', 'require_pkce', client.require_pkce),
+      checkbox('Skip consent (when the realm allows bypass)', 'skip_consent', client.skip_consent),
+      h('button', { type: 'submit', class: 'primary' }, 'Save client'),
+      h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
+    );
+    form.addEventListener('submit', guarded(async () => {
+      const wanted = {
+        ...recordOf(form),
+        post_logout_redirect_uris: lines(form.elements.post_logout_redirect_uris.value),
+        require_pkce: form.elements.require_pkce.checked,
+        skip_consent: form.elements.skip_consent.checked,
+      };
+      // PATCH merges: only what changed is sent.
+      const patch = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(client[name])));
+      if (Object.keys(patch).length === 0) return say('Nothing changed.');
+      const saved = await api.updateClient(realm, client.client_id, patch);
+      if (saved.client_secret) showSecret(saved.client_id, saved.client_secret);
+      editor.replaceChildren();
+      say('Client ' + saved.client_id + ' saved: ' + Object.keys(patch).join(', ') + '.');
+      await refresh();
+    }));
+    editor.replaceChildren(form);
+    form.elements.client_name.focus();
+  }
+
+  const create = h(
+    'form',
+    { 'aria-label': 'New client' },
+    h('h3', {}, 'New client'),
+    field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' }), 'Empty: one is generated.'),
+    field('Type', h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, 'confidential (has a secret)'), h('option', { value: 'public' }, 'public (PKCE, no secret)'))),
+    recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
+    h('button', { type: 'submit', class: 'primary' }, 'Create client'),
+  );
+  create.addEventListener('submit', guarded(async () => {
+    const clientId = create.elements.client_id.value.trim();
+    const client = await api.createClient(realm, {
+      ...(clientId ? { client_id: clientId } : {}),
+      client_type: create.elements.client_type.value,
+      ...recordOf(create),
+    });
+    if (client.client_secret) showSecret(client.client_id, client.client_secret);
+    say('Client ' + client.client_id + ' created.');
+    create.elements.client_id.value = '';
+    await refresh();
+  }));
+
+  await refresh();
+  panel.replaceChildren(secrets, list, editor, create);
+}
+`;

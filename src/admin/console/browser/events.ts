@@ -1,0 +1,73 @@
+/**
+ * `events.js` of the admin console: a realm's audit events (GET …/events), newest first,
+ * filtered as the API filters, a page at a time.
+ */
+export const EVENTS_JS = String.raw`import { api } from './api.js';
+import { field, guarded, h, table } from './dom.js';
+
+/** The filters as the API's query; local date-times become ISO 8601 instants. */
+function queryOf(form) {
+  const query = new URLSearchParams();
+  for (const name of ['type', 'client_id', 'username', 'user_id', 'limit']) {
+    const value = form.elements[name].value.trim();
+    if (value) query.set(name, name === 'type' ? value.split(/[\s,]+/).filter(Boolean).join(',') : value);
+  }
+  for (const name of ['since', 'until']) {
+    const value = form.elements[name].value;
+    if (value) query.set(name, new Date(value).toISOString());
+  }
+  return query;
+}
+
+const row = (event) => [
+  event.occurred_at,
+  h('code', {}, event.type),
+  event.client_id ?? '',
+  event.user_id ?? '',
+  event.address ?? '',
+  h('code', { class: 'details' }, JSON.stringify(event.details)),
+];
+
+export async function eventsView(realm, panel) {
+  const results = h('div');
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Event filters' },
+    h(
+      'div',
+      { class: 'grid' },
+      field('Types', h('input', { name: 'type', list: 'event-types', autocomplete: 'off' }), 'Comma-separated, e.g. sign_in.failed, token.revoked'),
+      field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' })),
+      field('Username', h('input', { name: 'username', autocomplete: 'off' })),
+      field('User ID (sub)', h('input', { name: 'user_id', autocomplete: 'off' })),
+      field('Since', h('input', { name: 'since', type: 'datetime-local', step: 1 })),
+      field('Until', h('input', { name: 'until', type: 'datetime-local', step: 1 })),
+      field('Page size', h('input', { name: 'limit', type: 'number', min: 1, max: 1000, placeholder: '100' })),
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Show events'),
+  );
+
+  /** A page of events, and a button for the page after it when there is one. */
+  async function load(query, replace) {
+    const { events, next } = await api.events(realm, query);
+    const page = table('Audit events', ['When', 'Type', 'Client', 'User', 'Address', 'Details'], events.map(row));
+    const more = next
+      ? h('button', {
+          type: 'button',
+          onclick: guarded(async (event) => {
+            event.currentTarget.remove();
+            const after = new URLSearchParams(query);
+            after.set('before', next);
+            await load(after, false);
+          }),
+        }, 'Older events')
+      : null;
+    if (replace) results.replaceChildren(page, more ?? '');
+    else results.append(page, more ?? '');
+  }
+
+  form.addEventListener('submit', guarded(() => load(queryOf(form), true)));
+  await load(new URLSearchParams(), true);
+  panel.replaceChildren(form, results);
+}
+`;

@@ -1,0 +1,112 @@
+/**
+ * `main.js` of the admin console: asks for the admin token, then shows the view the URL's
+ * fragment names (`#/realms`, `#/realms/{realm}/{tab}`).
+ */
+export const MAIN_JS = String.raw`import { adminToken, call } from './api.js';
+import { clientsView } from './clients.js';
+import { h, field, link, quiet, say } from './dom.js';
+import { eventsView } from './events.js';
+import { keysView } from './keys.js';
+import { realmsView, settingsView } from './realms.js';
+import { scopesView } from './scopes.js';
+import { usersView } from './users.js';
+
+const TABS = {
+  settings: ['Settings', settingsView],
+  clients: ['Clients', clientsView],
+  users: ['Users', usersView],
+  scopes: ['Scopes', scopesView],
+  keys: ['Signing keys', keysView],
+  events: ['Events', eventsView],
+};
+
+const view = document.getElementById('view');
+const signOut = document.getElementById('sign-out');
+
+/** The token form: the token is checked with a harmless call before it is kept. */
+function askForToken() {
+  signOut.hidden = true;
+  const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const form = h(
+    'form',
+    { class: 'token', 'aria-label': 'Admin token' },
+    h('h2', {}, 'Admin token'),
+    h('p', {}, 'The console calls the admin API with the ADMIN_TOKEN of this server. It is kept for this tab only, and forgotten when the tab closes.'),
+    field('Admin token', input),
+    h('button', { type: 'submit', class: 'primary' }, 'Open the console'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const token = input.value.trim();
+    try {
+      await call('GET', '/realms', undefined, token);
+    } catch (error) {
+      say(error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : error.message, 'error');
+      input.select();
+      return;
+    }
+    adminToken.set(token);
+    quiet();
+    show();
+  });
+  view.replaceChildren(form);
+  input.focus();
+}
+
+/** The realm's heading and tabs, then the tab itself. */
+async function realmPage(realm, tab) {
+  const [title, render] = TABS[tab] ?? TABS.settings;
+  const panel = h('section', { class: 'panel', 'aria-label': title });
+  const tabs = h(
+    'nav',
+    { class: 'tabs', 'aria-label': 'Realm' },
+    Object.entries(TABS).map(([name, [label]]) =>
+      h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, label),
+    ),
+  );
+  view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), tabs, panel);
+  await render(realm, panel);
+}
+
+const decoded = (part) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
+
+/** The view the fragment names, once a token is kept. */
+async function show() {
+  if (!adminToken.get()) return askForToken();
+  signOut.hidden = false;
+  const [, section, realm, tab] = location.hash.split('/').map(decoded);
+  try {
+    if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings');
+    else await realmsView(view);
+  } catch (error) {
+    if (error.status !== 401) say(error.message, 'error');
+  }
+}
+
+addEventListener('hashchange', () => {
+  quiet();
+  show();
+});
+
+// A token refused later (the server's was changed): forget it and ask again.
+addEventListener('admin-token-refused', () => {
+  if (!adminToken.get()) return;
+  adminToken.forget();
+  askForToken();
+  say('The admin token was refused: enter it again.', 'error');
+});
+
+signOut.addEventListener('click', () => {
+  adminToken.forget();
+  quiet();
+  askForToken();
+});
+
+show();
+`;

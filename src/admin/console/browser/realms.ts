@@ -1,0 +1,79 @@
+/**
+ * `realms.js` of the admin console: the realms (list, create) and a realm's settings, edited
+ * in a form built from the settings the server answers, so that a setting added later shows.
+ */
+export const REALMS_JS = String.raw`import { api } from './api.js';
+import { checkbox, field, guarded, h, link, say, table } from './dom.js';
+
+const realmHash = (realm, tab) => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
+
+export async function realmsView(view) {
+  const realms = await api.realms();
+  const name = h('input', { name: 'name', required: true, maxlength: 63, autocomplete: 'off' });
+  const form = h(
+    'form',
+    { 'aria-label': 'New realm' },
+    h('h3', {}, 'New realm'),
+    field('Realm name', name, 'Lower-case letters, digits and hyphens; its issuer is {BASE_URL}/oauth2/{name}.'),
+    h('button', { type: 'submit', class: 'primary' }, 'Create realm'),
+  );
+  form.addEventListener('submit', guarded(async () => {
+    const realm = await api.createRealm(name.value.trim());
+    location.hash = realmHash(realm.name, 'settings');
+    say('Realm ' + realm.name + ' created.');
+  }));
+  view.replaceChildren(
+    h('h2', {}, 'Realms'),
+    table('Realms', ['Realm', 'Issuer', 'Created'], realms.map((realm) => [link(realmHash(realm.name, 'settings'), realm.name), realm.issuer, realm.created_at])),
+    form,
+  );
+}
+
+/** Settings that may be null: a rate limit (null: off) is a number, any other a text. */
+const isRateLimit = (name) => name.startsWith('rate_limit_');
+const CHOICES = { signing_alg: ['ES256', 'RS256'] };
+
+function control(name, value) {
+  if (typeof value === 'boolean') return checkbox(name, name, value);
+  if (CHOICES[name]) return field(name, h('select', { name }, CHOICES[name].map((choice) => h('option', { value: choice, selected: choice === value }, choice))));
+  if (Array.isArray(value)) return field(name, h('input', { name, value: value.join(', ') }), 'In order, separated by commas.');
+  if (typeof value === 'number' || isRateLimit(name)) {
+    return field(name, h('input', { name, type: 'number', min: 1, step: 1, value: value ?? '' }), isRateLimit(name) ? 'Per minute; empty: no limit.' : null);
+  }
+  return field(name, h('input', { name, value: value ?? '' }), value === null || name.endsWith('_url') ? 'Empty: none.' : null);
+}
+
+/** The form's value of a setting, typed as the current one is. */
+function read(form, name, current) {
+  const input = form.elements[name];
+  if (typeof current === 'boolean') return input.checked;
+  if (Array.isArray(current)) return input.value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (typeof current === 'number' || isRateLimit(name)) return input.value.trim() === '' ? null : Number(input.value);
+  return input.value.trim() === '' && (current === null || name.endsWith('_url')) ? null : input.value;
+}
+
+export async function settingsView(realm, panel) {
+  const current = await api.realm(realm);
+  const names = Object.keys(current.settings);
+  const form = h(
+    'form',
+    { class: 'settings', 'aria-label': 'Realm settings' },
+    h('p', {}, 'Issuer: ', h('code', {}, current.issuer)),
+    h('div', { class: 'grid' }, names.map((name) => control(name, current.settings[name]))),
+    h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
+  );
+  form.addEventListener('submit', guarded(async () => {
+    const changed = {};
+    for (const name of names) {
+      const value = read(form, name, current.settings[name]);
+      if (JSON.stringify(value) !== JSON.stringify(current.settings[name])) changed[name] = value;
+    }
+    const saved = Object.keys(changed);
+    if (saved.length === 0) return say('Nothing changed.');
+    const updated = await api.updateSettings(realm, changed);
+    current.settings = updated.settings;
+    say('Settings saved: ' + saved.join(', ') + '.');
+  }));
+  panel.replaceChildren(form);
+}
+`;

@@ -1,0 +1,48 @@
+/** `console.css` of the admin console. */
+export const CONSOLE_CSS = String.raw`:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.45; --accent: #2557d6; --line: #8884; }
+body { margin: 0; background: Canvas; color: CanvasText; }
+header { display: flex; align-items: center; gap: 1rem; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
+header h1 { font-size: 1.1rem; margin: 0; flex: 1; }
+main, #messages { max-width: 72rem; margin: 0 auto; padding: 0 1.5rem; }
+main { padding-bottom: 3rem; }
+h2 { font-size: 1.4rem; margin: 1rem 0 .5rem; }
+h3 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+h4 { margin: 1rem 0 .25rem; }
+a { color: var(--accent); }
+.crumbs { margin: 1rem 0 0; }
+.tabs { display: flex; flex-wrap: wrap; gap: .25rem; border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
+.tabs a { padding: .4rem .8rem; text-decoration: none; border-radius: .4rem .4rem 0 0; }
+.tabs a[aria-current=page] { background: var(--accent); color: #fff; }
+form { margin: 1rem 0; }
+form.token { max-width: 28rem; margin: 3rem auto; }
+.field { display: block; margin: .6rem 0; }
+.field > span { display: block; font-weight: 600; font-size: .9rem; }
+.field small { display: block; color: GrayText; }
+.check { display: flex; gap: .4rem; align-items: center; margin: .4rem 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: end; }
+input, select, textarea { box-sizing: border-box; width: 100%; max-width: 40rem; padding: .45rem; font: inherit; border: 1px solid GrayText; border-radius: .35rem; }
+input[type=checkbox] { width: auto; }
+fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .6rem 0; max-width: 40rem; }
+button { font: inherit; padding: .4rem .9rem; margin: .5rem .5rem 0 0; border-radius: .35rem; border: 1px solid GrayText; cursor: pointer; }
+button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button:disabled { opacity: .6; cursor: progress; }
+:focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
+table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-size: .92rem; }
+caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); white-space: pre-line; }
+td .actions { display: flex; flex-wrap: wrap; }
+td button { margin: 0 .4rem .2rem 0; }
+code { font-family: ui-monospace, monospace; font-size: .9em; overflow-wrap: anywhere; }
+pre { margin: 0; white-space: pre-wrap; }
+.details { font-size: .8rem; }
+.empty, .note { color: GrayText; }
+#messages p { padding: .6rem .8rem; border-radius: .35rem; margin: .75rem 0 0; }
+#messages .ok { background: #e6f0e6; color: #1c4d1c; }
+#messages .error { background: #fde8e8; color: #8a1c1c; }
+.secret { border: 2px solid #f0a000; border-radius: .5rem; padding: .5rem 1rem 1rem; margin: 1rem 0; }
+.secret dd { margin: 0 0 .5rem; }
+.secret-value { font-size: 1rem; user-select: all; }
+.user { border: 1px solid var(--line); border-radius: .5rem; padding: 0 1rem 1rem; margin: 1rem 0; }
+.user dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+.user dd { margin: 0; }
+`;

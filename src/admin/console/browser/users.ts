@@ -1,0 +1,101 @@
+/**
+ * `users.js` of the admin console: a new person, and one found by username (the admin API
+ * reads users one at a time): their record, a new password, a TOTP enrolment.
+ */
+export const USERS_JS = String.raw`import { api } from './api.js';
+import { field, guarded, h, say, secretBox } from './dom.js';
+
+/** Claims typed as a JSON object; empty: none. */
+function claimsOf(text) {
+  if (text.trim() === '') return undefined;
+  let claims;
+  try {
+    claims = JSON.parse(text);
+  } catch {
+    throw new Error('Claims: not valid JSON, e.g. {"name": "Alice", "email": "alice@example.com"}.');
+  }
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new Error('Claims: must be a JSON object.');
+  return claims;
+}
+
+const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 }), 'At least 8 characters.');
+
+export async function usersView(realm, panel) {
+  const secrets = h('div', { class: 'secrets' });
+  const card = h('div');
+
+  /** The person's record, with what may be done to them. */
+  function showUser(user) {
+    const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { type: 'submit' }, 'Set password'));
+    reset.addEventListener('submit', guarded(async () => {
+      await api.updateUser(realm, user.username, { password: reset.elements.password.value });
+      reset.elements.password.value = '';
+      say('Password of ' + user.username + ' changed.');
+    }));
+    const totp = h('button', { type: 'button' }, 'Enrol TOTP');
+    totp.addEventListener('click', guarded(async () => {
+      const enrolment = await api.enrolTotp(realm, user.username);
+      secrets.replaceChildren(
+        secretBox('TOTP of ' + user.username, [['secret', enrolment.secret], ['otpauth URI', enrolment.otpauth_uri]]),
+      );
+      say('TOTP enrolled for ' + user.username + ': hand the secret or the URI to them; any earlier one is replaced.');
+    }));
+    card.replaceChildren(
+      h(
+        'section',
+        { class: 'user', 'aria-label': 'User ' + user.username },
+        h('h3', {}, user.username),
+        h(
+          'dl',
+          {},
+          h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub)),
+          h('dt', {}, 'Claims'), h('dd', {}, h('pre', {}, JSON.stringify(user.claims, null, 2))),
+          h('dt', {}, 'Created'), h('dd', {}, user.created_at),
+          h('dt', {}, 'Updated'), h('dd', {}, user.updated_at),
+        ),
+        reset,
+        h('h4', {}, 'One-time codes'),
+        h('p', {}, 'A new TOTP secret, confirmed at once; the realm asks for codes when its authentication lists otp.'),
+        totp,
+      ),
+    );
+  }
+
+  const username = h('input', { name: 'username', required: true, autocomplete: 'off' });
+  const find = h('form', { class: 'inline', 'aria-label': 'Find a user' }, h('h3', {}, 'Find a user'), field('Username', username), h('button', { type: 'submit' }, 'Find'));
+  find.addEventListener('submit', guarded(async () => {
+    secrets.replaceChildren();
+    showUser(await api.user(realm, username.value.trim()));
+  }));
+
+  const create = h(
+    'form',
+    { 'aria-label': 'New user' },
+    h('h3', {}, 'New user'),
+    field('New username', h('input', { name: 'username', required: true, autocomplete: 'off' })),
+    password('Password'),
+    field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: '{"name": "Alice", "email": "alice@example.com"}' }), 'Optional: a JSON object.'),
+    h('button', { type: 'submit', class: 'primary' }, 'Create user'),
+  );
+  create.addEventListener('submit', guarded(async () => {
+    const claims = claimsOf(create.elements.claims.value);
+    const user = await api.createUser(realm, {
+      username: create.elements.username.value.trim(),
+      password: create.elements.password.value,
+      ...(claims ? { claims } : {}),
+    });
+    create.elements.password.value = '';
+    secrets.replaceChildren();
+    showUser(user);
+    say('User ' + user.username + ' created.');
+  }));
+
+  panel.replaceChildren(
+    h('p', { class: 'note' }, 'The admin API reads people one at a time, by username.'),
+    find,
+    secrets,
+    card,
+    create,
+  );
+}
+`;

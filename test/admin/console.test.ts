@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
+import { routeTable } from '../security/support.js';
+
+/**
+ * The admin console's page and files (src/admin/console/): served without the admin token,
+ * holding no data, under a strict CSP, loading nothing but this server's own modules, which
+ * set text only as text and keep the token for the tab only.
+ */
+describe('the admin console at /admin/console', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.admin.createRealm('console-private-realm');
+  });
+  afterAll(() => t.close());
+
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+
+  async function page(): Promise<string> {
+    const response = await get('/admin/console');
+    expect(response.statusCode, response.body).toBe(200);
+    return response.body;
+  }
+
+  /** The files the page names, as absolute paths. */
+  const pageFiles = (body: string): string[] => [...body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+
+  /** Every module reachable from main.js through its imports, with its text. */
+  async function modules(): Promise<Map<string, string>> {
+    const main = pageFiles(await page()).find((path) => path.endsWith('/main.js'))!;
+    const found = new Map<string, string>();
+    const queue = [main];
+    while (queue.length > 0) {
+      const path = queue.shift()!;
+      if (found.has(path)) continue;
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(200);
+      found.set(path, response.body);
+      for (const [, specifier] of response.body.matchAll(/^import [^;]+ from '([^']+)';$/gm)) queue.push(new URL(specifier!, `http://x${path}`).pathname);
+    }
+    return found;
+  }
+
+  it('serves the page without the admin token, with a strict CSP and no caching of a stale version', async () => {
+    for (const url of ['/admin/console', '/admin/console/']) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      const csp = String(response.headers['content-security-policy']).split('; ');
+      expect(csp).toEqual(
+        expect.arrayContaining([
+          "default-src 'none'",
+          "script-src 'self'",
+          "style-src 'self'",
+          "connect-src 'self'",
+          "frame-ancestors 'none'",
+          "base-uri 'none'",
+          "form-action 'none'",
+          "require-trusted-types-for 'script'",
+          "trusted-types 'none'",
+        ]),
+      );
+      expect(csp.join(' ')).not.toMatch(/unsafe-|https?:|\*|data:/);
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('holds no data: the same page with or without the token, naming no realm', async () => {
+    const anonymous = await page();
+    const withToken = await get('/admin/console', { authorization: `Bearer ${ADMIN_TOKEN}` });
+    expect(withToken.body).toBe(anonymous);
+    expect(anonymous).not.toContain('console-private-realm');
+    expect(anonymous).not.toContain(ADMIN_TOKEN);
+  });
+
+  it('runs no inline script or style and loads nothing from elsewhere: only its own versioned files', async () => {
+    const body = await page();
+    expect(body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(body).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    const files = pageFiles(body);
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const path of files) expect(path).toMatch(/^\/admin\/console\/[0-9a-f]{16}\/[a-z]+\.(js|css)$/);
+    expect(body).toMatch(/<script type="module" src="\/admin\/console\/[0-9a-f]{16}\/main\.js"><\/script>/);
+  });
+
+  it('serves every file the page names, and every module they import, without the token, cacheable for a year', async () => {
+    const files = new Set([...pageFiles(await page()), ...(await modules()).keys()]);
+    expect(files.size).toBeGreaterThanOrEqual(8);
+    for (const path of files) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(200);
+      expect(response.headers['content-type'], path).toBe(path.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      expect(response.headers['cache-control'], path).toBe('public, max-age=31536000, immutable');
+      expect(response.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(response.headers['set-cookie'], path).toBeUndefined();
+    }
+  });
+
+  it('answers 404 for a file of another version or outside a version, never a stale copy', async () => {
+    const main = pageFiles(await page()).find((path) => path.endsWith('/main.js'))!;
+    const version = main.split('/')[3]!;
+    for (const url of [main.replace(version, '0'.repeat(16)), '/admin/console/main.js', `/admin/console/${version}/nothing.js`, `/admin/console/${version}/../main.js`]) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(404);
+      expect(response.body, url).not.toContain('sessionStorage');
+    }
+  });
+
+  it('registers only the page and its files under /admin/console, GET and HEAD alone', async () => {
+    const routes = routeTable(t.app).filter(({ path }) => path.startsWith('/admin/console'));
+    const files = new Set([...pageFiles(await page()), ...(await modules()).keys()]);
+    expect(routes.map(({ path }) => path).sort()).toEqual(['/admin/console', '/admin/console/', ...files].sort());
+    for (const { methods } of routes) expect(methods.sort()).toEqual(['GET', 'HEAD']);
+    // The admin API itself still wants its token.
+    expect((await get('/admin/realms')).statusCode).toBe(401);
+  });
+
+  it('sets text only as text, keeps the token in sessionStorage alone, and calls this server alone', async () => {
+    const texts = await modules();
+    expect([...texts.keys()].map((path) => path.split('/').at(-1)).sort()).toEqual(
+      ['api.js', 'clients.js', 'dom.js', 'events.js', 'keys.js', 'main.js', 'realms.js', 'scopes.js', 'users.js'],
+    );
+    for (const [path, text] of texts) {
+      expect(text, path).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
+      expect(text, path).not.toMatch(/localStorage|document\.cookie|indexedDB/);
+      expect(text, path).not.toMatch(/https?:\/\/|fetch\((?!'\/admin')/);
+    }
+    const api = [...texts].find(([path]) => path.endsWith('/api.js'))![1];
+    expect(api).toContain('sessionStorage.setItem(TOKEN_KEY, token)');
+    expect(api).toContain("headers.authorization = 'Bearer ' + token");
+    expect(api).toContain("credentials: 'omit'");
+  });
+});
