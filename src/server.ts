@@ -1,18 +1,5 @@
 #!/usr/bin/env node
-/**
- * The entry point. Its signal handlers are installed before the application's modules load
- * (which takes a moment) and stay for the life of the process: a SIGTERM or SIGINT during
- * start-up stops it cleanly (exit 0) rather than killing it, and none is lost in a handover.
- */
-let stop: ((signal: string) => void) | undefined;
-let early: string | undefined;
-const onSignal = (signal: NodeJS.Signals) => {
-  if (stop) stop(signal);
-  else early ??= signal;
-};
-process.on('SIGTERM', onSignal);
-process.on('SIGINT', onSignal);
+/** The entry point of `npm start`; `realmgate start` (src/cli/) runs the same. */
+import { start } from './start.js';
 
-const { run } = await import('./process.js');
-if (early !== undefined) process.exit(0); // nothing was opened yet
-stop = run();
+await start();

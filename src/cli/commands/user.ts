@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { renderUnicodeCompact } from 'uqr';
+import { parseAssignments } from '../assignments.js';
+import { UsageError } from '../errors.js';
+import { fields, notice } from '../output.js';
+import { print } from '../output-mode.js';
+import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
+import { readStdin } from '../stdin.js';
+
+interface UserView {
+  username: string;
+  sub: string;
+  claims: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+interface PasswordOptions extends ConnectionOptions {
+  password?: string;
+  passwordStdin?: boolean;
+}
+
+const userView = (user: UserView): string =>
+  fields([
+    ['username', user.username],
+    ['sub', user.sub],
+    ['claims', user.claims],
+    ['created_at', user.created_at],
+    ['updated_at', user.updated_at],
+  ]);
+
+function passwordOptions(command: Command): Command {
+  return command
+    .option('--password-stdin', 'read the password from standard input (its one final line break dropped)')
+    .option('--password <password>', 'the password (visible to other users of this machine: prefer --password-stdin)');
+}
+
+async function passwordFrom(options: PasswordOptions): Promise<string> {
+  if (options.passwordStdin && options.password !== undefined) throw new UsageError('give the password one way: --password-stdin or --password');
+  if (options.passwordStdin) return readStdin();
+  if (options.password !== undefined) return options.password;
+  throw new UsageError('a password is needed: pipe it in with --password-stdin (or give --password)');
+}
+
+/** `realmgate user create|show|set-password|enrol-totp`: /admin/realms/{realm}/users. */
+export function addUserCommands(program: Command): void {
+  const user = program.command('user').description("create and show a realm's users; set a password; enrol a one-time code generator");
+
+  connectionOptions(
+    passwordOptions(
+      user
+        .command('create')
+        .description('create a user with a password (8 to 1,024 characters) and claims')
+        .argument('<realm>')
+        .argument('<username>')
+        .argument('[claim=value...]', 'claims of the ID token and userinfo, e.g. name="Alice Liddell" email_verified=true'),
+    ),
+  ).action(async (realm: string, username: string, assignments: string[], options: PasswordOptions) => {
+    const claims = parseAssignments(assignments, 'claim');
+    const password = await passwordFrom(options);
+    const body = { username, password, ...(Object.keys(claims).length > 0 ? { claims } : {}) };
+    print(options, (await AdminApi.from(options).post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
+  });
+
+  connectionOptions(user.command('show').description('a user and their claims').argument('<realm>').argument('<username>')).action(
+    async (realm: string, username: string, options: ConnectionOptions) => {
+      print(options, (await AdminApi.from(options).get(adminPath('realms', realm, 'users', username))) as UserView, userView);
+    },
+  );
+
+  connectionOptions(
+    passwordOptions(user.command('set-password').description("replace a user's password").argument('<realm>').argument('<username>')),
+  ).action(async (realm: string, username: string, options: PasswordOptions) => {
+    const password = await passwordFrom(options);
+    const answer = (await AdminApi.from(options).patch(adminPath('realms', realm, 'users', username), { password })) as UserView;
+    print(options, answer, (changed) => `The password of ${changed.username} in ${realm} is changed.`);
+  });
+
+  connectionOptions(
+    user
+      .command('enrol-totp')
+      .description('a new TOTP secret for the user, replacing any other (shown once)')
+      .argument('<realm>')
+      .argument('<username>')
+      .option('--qr', 'also draw the otpauth URI as a QR code, for a phone to scan'),
+  ).action(async (realm: string, username: string, options: ConnectionOptions & { qr?: boolean }) => {
+    const answer = (await AdminApi.from(options).post(adminPath('realms', realm, 'users', username, 'totp'))) as {
+      secret: string;
+      otpauth_uri: string;
+    };
+    print(options, answer, ({ secret, otpauth_uri: uri }) => {
+      notice(`Shown this once: hand the secret or the URI to ${username}. It replaces any code generator enrolled before.`);
+      const text = fields([
+        ['secret', secret],
+        ['otpauth_uri', uri],
+      ]);
+      return options.qr ? `${text}\n\n${renderUnicodeCompact(uri)}` : text;
+    });
+  });
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+/**
+ * The `realmgate` command. Exit codes: 0 done; 1 the server or the database refused or could
+ * not be reached (one line on stderr says why); 2 the command line is wrong.
+ */
+import { CommanderError } from 'commander';
+import { CliError } from './errors.js';
+import { printable } from './output.js';
+import { buildProgram } from './program.js';
+
+function exitCodeOf(error: unknown): number {
+  // Commander has printed its message (or the help) already.
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof CliError) {
+    process.stderr.write(`realmgate: ${error.message}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`realmgate: unexpected failure: ${printable((error as Error)?.message ?? String(error))}\n`);
+  return 1;
+}
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = exitCodeOf(error);
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { addClientCommands } from './commands/client.js';
+import { addKeyCommands } from './commands/keys.js';
+import { addMigrateCommand } from './commands/migrate.js';
+import { addRealmCommands } from './commands/realm.js';
+import { addStartCommand } from './commands/start.js';
+import { addTokenCommands } from './commands/token.js';
+import { addUserCommands } from './commands/user.js';
+
+/** Same depth from src/cli and dist/cli. */
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/**
+ * The `realmgate` command line. Subcommands are added with `.command()`, so that they inherit
+ * exitOverride: main.ts decides every exit code.
+ */
+export function buildProgram(): Command {
+  const program = new Command('realmgate')
+    .description(
+      'realmgate: run the server, migrate its database, and administer it through the admin API.\n' +
+        'Admin commands read REALMGATE_URL (default http://127.0.0.1:9000) and REALMGATE_ADMIN_TOKEN (or ADMIN_TOKEN).',
+    )
+    .version(version)
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)');
+  addStartCommand(program);
+  addMigrateCommand(program);
+  addRealmCommands(program);
+  addClientCommands(program);
+  addUserCommands(program);
+  addKeyCommands(program);
+  addTokenCommands(program);
+  return program;
+}
