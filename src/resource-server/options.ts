@@ -1,0 +1,134 @@
+import type { X509Certificate } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+
+/** Returns the client certificate of a request (RFC 8705), or undefined when it has none. */
+export type CertificateOf = (request: FastifyRequest) => X509Certificate | undefined;
+
+/** How the API checks tokens; see README "Protecting an API". */
+export interface ResourceServerOptions {
+  /** The realm's issuer, exactly as its tokens say it, e.g. `https://auth.example.com/oauth2/acme`. */
+  issuer: string;
+  /**
+   * The audiences the API answers to: a token must name one of them in `aud`. Default: the
+   * issuer, which realmgate puts in `aud` unless the token was exchanged for another
+   * audience (RFC 8693). An introspection answer without `aud` stands for the issuer.
+   */
+  audience?: string | readonly string[];
+  /**
+   * Opaque tokens are introspected (RFC 7662) as this client of the realm, which needs
+   * `introspect_any_token` to see tokens issued to other clients. Without it, only JWT
+   * access tokens (the realm's `stateless_tokens`) are accepted.
+   */
+  introspection?: {
+    clientId: string;
+    clientSecret: string;
+    /** How long an answer, active or not, is reused; never past the token's `exp`. Seconds, default 5. */
+    cacheTtl?: number;
+    /** Answers kept at most (least recently used go first). Default 10,000. */
+    cacheSize?: number;
+    /**
+     * Introspect JWT access tokens too, after their offline check, so that revocation is
+     * seen (within `cacheTtl`). Default false: a JWT is valid offline until its `exp`.
+     */
+    introspectJwts?: boolean;
+  };
+  /**
+   * The key set's cache: refetched when older than `maxAge`, or on an unknown `kid` (a key
+   * rotated in) unless it was fetched less than `cooldown` ago. Seconds: 600 and 5. Right
+   * after a rotation, an API that fetched the set within the cooldown refuses the new key's
+   * tokens until the cooldown ends.
+   */
+  jwks?: { maxAge?: number; cooldown?: number };
+  /** Leeway for `exp`, `nbf` and `iat` between the clocks, seconds. Default 5. */
+  clockTolerance?: number;
+  /** How long a call to the authorization server may take, seconds. Default 5. */
+  timeout?: number;
+  /**
+   * The client certificate, for tokens bound to one (`cnf.x5t#S256`, RFC 8705 §3). Default:
+   * the TLS connection's; `certificateFromHeader(name)` reads a trusted proxy's header too.
+   */
+  certificate?: CertificateOf;
+  /** The `realm` of the `WWW-Authenticate` challenge. Default: the issuer. */
+  realm?: string;
+  /** Skip discovery for these; by default both come from `{issuer}/.well-known/openid-configuration`. */
+  jwksUri?: string;
+  introspectionEndpoint?: string;
+}
+
+/** The options with their defaults, durations in milliseconds. */
+export interface Settings {
+  issuer: string;
+  audience: string[];
+  introspection:
+    | { clientId: string; clientSecret: string; cacheTtlMs: number; cacheSize: number; introspectJwts: boolean }
+    | undefined;
+  jwksMaxAgeMs: number;
+  jwksCooldownMs: number;
+  clockToleranceSeconds: number;
+  timeoutMs: number;
+  realm: string;
+  jwksUri: URL | undefined;
+  introspectionEndpoint: URL | undefined;
+}
+
+/** Checks the options once, at registration, so that a typo fails the start rather than every request. */
+export function settingsOf(options: ResourceServerOptions): Settings {
+  httpUrl(options.issuer, 'issuer');
+  // Compared as a string, exactly (RFC 8414 §3.3, RFC 9068 §4): never normalized.
+  const issuer = options.issuer;
+  const audience = options.audience === undefined ? [issuer] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
+  if (audience.length === 0 || audience.some((value) => typeof value !== 'string' || value === '')) {
+    throw new TypeError('resource server: audience must be a non-empty string or a list of them');
+  }
+  const introspection = options.introspection;
+  if (introspection && (!nonEmpty(introspection.clientId) || !nonEmpty(introspection.clientSecret))) {
+    throw new TypeError('resource server: introspection needs a clientId and a clientSecret');
+  }
+  return {
+    issuer,
+    audience,
+    introspection: introspection && {
+      clientId: introspection.clientId,
+      clientSecret: introspection.clientSecret,
+      cacheTtlMs: milliseconds(introspection.cacheTtl, 5, 'introspection.cacheTtl'),
+      cacheSize: count(introspection.cacheSize, 10_000, 'introspection.cacheSize'),
+      introspectJwts: introspection.introspectJwts === true,
+    },
+    jwksMaxAgeMs: milliseconds(options.jwks?.maxAge, 600, 'jwks.maxAge'),
+    jwksCooldownMs: milliseconds(options.jwks?.cooldown, 5, 'jwks.cooldown', 0),
+    clockToleranceSeconds: milliseconds(options.clockTolerance, 5, 'clockTolerance', 0) / 1000,
+    timeoutMs: milliseconds(options.timeout, 5, 'timeout'),
+    realm: options.realm ?? issuer,
+    jwksUri: options.jwksUri === undefined ? undefined : httpUrl(options.jwksUri, 'jwksUri'),
+    introspectionEndpoint: options.introspectionEndpoint === undefined ? undefined : httpUrl(options.introspectionEndpoint, 'introspectionEndpoint'),
+  };
+}
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+function httpUrl(value: unknown, name: string): URL {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new TypeError(`resource server: ${name} must be an http or https URL`);
+  }
+  return url;
+}
+
+function milliseconds(seconds: number | undefined, fallback: number, name: string, min = 0.001): number {
+  const value = seconds ?? fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new TypeError(`resource server: ${name} must be a number of seconds${min === 0 ? '' : ' above 0'}`);
+  }
+  return Math.round(value * 1000);
+}
+
+function count(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new TypeError(`resource server: ${name} must be a positive whole number`);
+  return n;
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { prepare } from '../../src/bootstrap.js';
+import { type ResourceServerOptions, resourceServer } from '../../src/resource-server/index.js';
+import { ADMIN_TOKEN, AdminClient, freePort } from '../support/app.js';
+import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
+import { createTestDb } from '../support/store.js';
+import { type TestUser, createUser } from '../support/users.js';
+
+/** The header in which the authorization server's (pretend) load balancer passes client certificates. */
+export const CERT_HEADER = 'x-ssl-client-cert';
+
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+export interface AuthorizationServer {
+  app: FastifyInstance;
+  admin: AdminClient;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * realmgate listening on a port of 127.0.0.1, as the APIs of these tests reach it: over
+ * HTTP, with a trusted load balancer's certificate header so that tokens can be bound to a
+ * certificate (RFC 8705) without realmgate serving TLS itself.
+ */
+export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+  const testDb = await createTestDb();
+  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const app = await buildApp({
+    config: { baseUrl, trustProxy: true, clientCertHeader: CERT_HEADER },
+    store,
+    encryption,
+    adminTokenHash: adminToken.hash,
+    cleanup: false,
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    app,
+    admin: new AdminClient(app),
+    baseUrl,
+    async close() {
+      await app.close();
+      await testDb.dispose();
+    },
+  };
+}
+
+/** A realm of the authorization server with the clients and the person the tests use. */
+export interface Realm {
+  name: string;
+  issuer: string;
+  /** Client credentials, scope `orders:read orders:write`. */
+  service: ServiceClient;
+  /** Client credentials, scope `orders:read` only. */
+  reader: ServiceClient;
+  /** The API's own client: it introspects any token of the realm. */
+  api: ServiceClient;
+  /** Password and refresh token grants and token exchange, scope `openid orders:read`. */
+  app: ServiceClient;
+  alice: TestUser;
+}
+
+export async function createRealm(as: AuthorizationServer, settings: Record<string, unknown> = {}): Promise<Realm> {
+  const name = `rs-${randomBytes(4).toString('hex')}`;
+  await as.admin.createRealm(name, settings);
+  const client = async (record: Record<string, unknown>): Promise<ServiceClient> => {
+    const created = await as.admin.createClient(name, record);
+    return { clientId: created.client_id, secret: created.client_secret as string };
+  };
+  const service = await as.admin.serviceClient(name, 'orders:read orders:write');
+  return {
+    name,
+    issuer: `${as.baseUrl}${realmPath(name)}`,
+    service,
+    reader: await client({ grant_types: ['client_credentials'], scope: 'orders:read' }),
+    api: await client({ grant_types: [], introspect_any_token: true }),
+    app: await client({ grant_types: ['password', 'refresh_token', TOKEN_EXCHANGE], scope: 'openid orders:read', introspect_any_token: true }),
+    alice: await createUser(as.admin, name, 'alice'),
+  };
+}
+
+/** A token response of the realm's token endpoint; anything but 200 throws. */
+export async function tokens(
+  as: AuthorizationServer,
+  realm: Realm,
+  client: ServiceClient,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ access_token: string; refresh_token?: string; id_token?: string }> {
+  const response = await postForm(as.app, `${realmPath(realm.name)}/access_token`, form, { authorization: basic(client.clientId, client.secret), ...headers });
+  if (response.statusCode !== 200) throw new Error(`token: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+export const serviceToken = async (as: AuthorizationServer, realm: Realm, client = realm.service, scope?: string): Promise<string> =>
+  (await tokens(as, realm, client, { grant_type: 'client_credentials', ...(scope ? { scope } : {}) })).access_token;
+
+export async function revoke(as: AuthorizationServer, realm: Realm, client: ServiceClient, token: string): Promise<void> {
+  const response = await postForm(as.app, `${realmPath(realm.name)}/token/revoke`, { token }, { authorization: basic(client.clientId, client.secret) });
+  if (response.statusCode !== 200) throw new Error(`revoke: ${response.statusCode} ${response.body}`);
+}
+
+/**
+ * A small API protected by the plugin: `GET /orders` needs `orders:read`, `POST /orders`
+ * `orders:write` (by route config), `GET /me` any valid token; each answers the token's claims.
+ */
+export async function startApi(options: ResourceServerOptions, fastifyOptions: Parameters<typeof Fastify>[0] = {}): Promise<FastifyInstance> {
+  const api = Fastify(fastifyOptions as object);
+  await api.register(resourceServer, options);
+  api.get('/orders', { onRequest: api.requireToken({ scope: 'orders:read' }) }, async (request) => ({ orders: [], token: request.token }));
+  api.post('/orders', { config: { requireToken: { scope: ['orders:write'] } } }, async (request) => ({ created: true, token: request.token }));
+  api.get('/me', { preHandler: api.requireToken() }, async (request) => ({ token: request.token }));
+  api.get('/public', async (request) => ({ token: request.token }));
+  await api.ready();
+  return api;
+}
+
+/** A request to the API with this bearer token (or none). */
+export function call(api: FastifyInstance, token: string | undefined, url = '/orders', method: 'GET' | 'POST' = 'GET'): Promise<LightMyRequestResponse> {
+  return api.inject({ method, url, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The parts of a `WWW-Authenticate: Bearer …` challenge. */
+export function challenge(response: LightMyRequestResponse): Record<string, string> {
+  const header = response.headers['www-authenticate'];
+  if (typeof header !== 'string' || !header.startsWith('Bearer ')) throw new Error(`no Bearer challenge: ${String(header)}`);
+  return Object.fromEntries([...header.slice(7).matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, name, value]) => [name!, value!]));
+}
