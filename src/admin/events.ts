@@ -38,7 +38,7 @@ const limit = z
   .transform(Number)
   .pipe(z.number().min(1).max(MAX_EVENT_LIMIT));
 
-const EventQuerySchema = z
+export const EventQuerySchema = z
   .strictObject({
     type: types.optional(),
     client_id: name.optional(),

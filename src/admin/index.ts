@@ -8,6 +8,7 @@ import { clientRoutes } from './clients.js';
 import { eventRoutes } from './events.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { keyRoutes } from './keys.js';
+import { openApiRoutes } from './openapi/index.js';
 import { realmRoutes } from './realms.js';
 import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
@@ -29,6 +30,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
     app.removeContentTypeParser('text/plain');
     recordAdminChanges(app);
     await app.register(realmRoutes(deps));
+    await app.register(openApiRoutes(deps));
     await app.register(async (realmScope) => {
       resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');
       await realmScope.register(clientRoutes(deps));

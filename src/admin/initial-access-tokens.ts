@@ -8,7 +8,7 @@ type Params = { Params: { realm: string } };
 
 const DAY = 24 * 3600;
 
-const InitialAccessTokenRequest = z.strictObject({
+export const InitialAccessTokenRequest = z.strictObject({
   expires_in: z.number().int().positive().max(30 * DAY).optional(),
 });
 

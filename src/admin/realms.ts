@@ -7,14 +7,14 @@ import { generateRealmKeys } from '../tokens/signing-keys.js';
 import type { AdminDeps } from './index.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
-const RealmCreateSchema = z.strictObject({
+export const RealmCreateSchema = z.strictObject({
   name: z.string().superRefine((name, ctx) => {
     const problem = realmNameProblem(name);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
   settings: RealmSettingsPatchSchema.optional(),
 });
-const RealmPatchSchema = z.strictObject({ settings: RealmSettingsPatchSchema });
+export const RealmPatchSchema = z.strictObject({ settings: RealmSettingsPatchSchema });
 
 export function realmView(realm: Realm, baseUrl: string) {
   return {

@@ -6,8 +6,8 @@ import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; name: string } };
 
-const ScopePathSchema = z.object({ name: z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)') });
-const ScopePutSchema = z.strictObject({ description: z.string().max(1000) });
+export const ScopePathSchema = z.object({ name: z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)') });
+export const ScopePutSchema = z.strictObject({ description: z.string().max(1000) });
 const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 
 /** `/admin/realms/{realm}/scopes`: what clients may request, with the text the consent page shows. */

@@ -15,6 +15,7 @@ type Params = { Params: { realm: string; id: string } };
 function view({ realm: _realm, createdAt, ...issuer }: TrustedIssuer) {
   return { ...issuer, created_at: Math.floor(createdAt.getTime() / 1000) };
 }
+export { view as trustedIssuerView };
 
 function checked(record: TrustedIssuerRecord): TrustedIssuerRecord {
   const problems = trustedIssuerProblems(record);

@@ -26,8 +26,8 @@ const claims = z
     if (JSON.stringify(value).length > 16_384) ctx.addIssue({ code: 'custom', message: 'must be at most 16 KiB' });
   });
 
-const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
-const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
+export const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
+export const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
 
 export function userView(user: User) {
   return {

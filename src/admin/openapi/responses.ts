@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { AUDIT_EVENT_TYPES } from '../../audit/audit-log.js';
+import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
+import { RealmSettingsPatchSchema } from '../../realms/settings.js';
+import type { Scope } from '../../store/scopes.js';
+import { TrustedIssuerSchema } from '../../trusted-issuers/record.js';
+import type { clientView } from '../clients.js';
+import type { eventView } from '../events.js';
+import { RealmCreateSchema, type realmView } from '../realms.js';
+import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
+import type { trustedIssuerView } from '../trusted-issuers.js';
+import { UserCreateSchema, type userView } from '../users.js';
+
+/**
+ * What the admin API answers, as zod schemas: the document shows them, and the tests hold the
+ * real answers to them. Objects are strict, so that a field an answer gains (or leaks) is seen.
+ */
+
+const instant = z.iso.datetime().describe('An ISO 8601 instant in UTC');
+const epochSeconds = z.number().int().nonnegative().describe('Seconds since 1970-01-01T00:00:00Z');
+
+export const RealmResponse = z.strictObject({
+  name: RealmCreateSchema.shape.name,
+  issuer: z.url().describe('`{BASE_URL}/oauth2` for root, `{BASE_URL}/oauth2/{realm}` for the others'),
+  settings: RealmSettingsPatchSchema.required().describe('Every setting, the defaults filling what was never set'),
+  created_at: instant,
+});
+
+const clientMetadata = ClientMetadataPatchSchema.shape;
+export const ClientResponse = ClientMetadataPatchSchema.required().extend({
+  jwks: clientMetadata.jwks.unwrap(),
+  jwks_uri: clientMetadata.jwks_uri.unwrap(),
+  tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
+  client_id: ClientCreateSchema.shape.client_id.unwrap(),
+  client_id_issued_at: epochSeconds,
+});
+
+export const ClientWithSecretResponse = ClientResponse.extend({
+  client_secret: z
+    .string()
+    .optional()
+    .describe('Present only when a secret was generated (a new confidential client, or one that now authenticates with a secret): shown this once'),
+  client_secret_expires_at: z.literal(0).optional().describe('0: the secret does not expire (RFC 7591 §3.2.1); present with client_secret'),
+});
+
+export const ClientSecretResponse = z.strictObject({
+  client_id: ClientCreateSchema.shape.client_id.unwrap(),
+  client_secret: z.string().describe('The new secret, shown this once; the previous one stops working'),
+});
+
+export const UserResponse = z.strictObject({
+  username: UserCreateSchema.shape.username,
+  sub: z.string().describe('The stable subject identifier of ID tokens and access tokens'),
+  claims: UserCreateSchema.shape.claims.unwrap(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+export const TotpEnrolmentResponse = z.strictObject({
+  secret: z.string().regex(/^[A-Z2-7]+$/).describe('The TOTP secret in base32, shown this once'),
+  otpauth_uri: z.string().regex(/^otpauth:\/\/totp\//).describe('The same secret as an otpauth:// URI, for a QR code'),
+});
+
+export const ScopeResponse = z.strictObject({ name: ScopePathSchema.shape.name, description: ScopePutSchema.shape.description });
+
+const signingAlg = z.enum(['RS256', 'ES256']);
+export const SigningKeysResponse = z.strictObject({
+  keys: z.array(
+    z.strictObject({
+      kid: z.string(),
+      alg: signingAlg,
+      current: z.boolean().describe('Whether the key signs new tokens; a retired key only verifies'),
+      retired_at: instant.optional().describe('When a retired key was replaced'),
+    }),
+  ),
+});
+
+export const RotatedKeysResponse = z.strictObject({
+  keys: z.array(z.strictObject({ kid: z.string(), alg: signingAlg })).describe('The new current keys, one per algorithm'),
+});
+
+export const InitialAccessTokenResponse = z.strictObject({
+  token: z.string().describe('The bearer token for one registration at `{issuer}/connect/register`, shown this once'),
+  expires_in: z.number().int().positive().describe('Seconds the token stays usable'),
+});
+
+export const TrustedIssuerResponse = TrustedIssuerSchema.extend({
+  id: z.uuid(),
+  created_at: epochSeconds,
+});
+
+export const AuditEventResponse = z.strictObject({
+  id: z.string(),
+  occurred_at: instant,
+  realm: z.string(),
+  type: z.enum(AUDIT_EVENT_TYPES),
+  client_id: z.string().nullable(),
+  user_id: z.string().nullable().describe('The `sub` of the person concerned'),
+  address: z.string().nullable().describe('The address the request came from'),
+  details: z.record(z.string(), z.unknown()).describe('What the event adds, by type; never a secret'),
+});
+
+export const AuditEventPageResponse = z.strictObject({
+  events: z.array(AuditEventResponse).describe('Newest first'),
+  next: z.string().nullable().describe('Pass it as `before` for the next page; null on the last page'),
+});
+
+export const ErrorResponse = z.strictObject({
+  error: z.string().describe('invalid_request, invalid_token, not_found or conflict'),
+  error_description: z.string().describe('What is wrong, for the person reading it'),
+});
+
+// Each view function of the routes answers the fields its schema documents, no more and no
+// fewer: a field added to a view and not here (or the other way round) fails the type check.
+// The values are held to the schemas by the tests, on real answers.
+type Documents<View, Schema extends z.ZodType> = [keyof View] extends [keyof z.output<Schema>]
+  ? [keyof z.output<Schema>] extends [keyof View]
+    ? true
+    : false
+  : false;
+const viewsDocumented: [
+  Documents<ReturnType<typeof realmView>, typeof RealmResponse>,
+  Documents<ReturnType<typeof clientView>, typeof ClientResponse>,
+  Documents<ReturnType<typeof userView>, typeof UserResponse>,
+  Documents<Scope, typeof ScopeResponse>,
+  Documents<ReturnType<typeof trustedIssuerView>, typeof TrustedIssuerResponse>,
+  Documents<ReturnType<typeof eventView>, typeof AuditEventResponse>,
+] = [true, true, true, true, true, true];
+void viewsDocumented;
