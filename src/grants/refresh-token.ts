@@ -4,7 +4,7 @@ import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
 import type { Client } from '../store/clients.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
-import type { TokenIssuer, WrittenTokens } from '../tokens/issuer.js';
+import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 
 const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is invalid, expired or revoked');
@@ -33,8 +33,8 @@ export function refreshTokenGrant(deps: {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
       }
       const hash = sha256(params.refresh_token);
-      const presented = await deps.tokens.find(hash);
-      const usable = isLive(presented, realm.name) && isRefreshTokenOf(presented, client) ? presented : undefined;
+      const presented = ofClient(await deps.tokens.find(hash), realm.name, client);
+      const usable = isLive(presented, realm.name) ? presented : undefined;
       // Checked before a rotated token is spent, so that a refused scope leaves it usable.
       if (usable) narrowedScope(params.scope, usable.scope);
       // RFC 8705 §4: a public client's refresh token bound to a certificate works only with it,
@@ -45,54 +45,51 @@ export function refreshTokenGrant(deps: {
       }
 
       const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
-      // The presented token is retired (with rotation) or held (without), and the new tokens
-      // written, in one transaction. A replay or a revocation running meanwhile waits for the
-      // token's row, so it sees the new tokens when it revokes the grant.
-      const outcome = await deps.issuer.atomically(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError; replayed?: string }> => {
-        let token: StoredToken | undefined;
-        if (rotating) {
-          const use = await deps.tokens.useRefreshToken(hash, realm.name, client.client_id, tx);
-          if (use && 'replayedGrantId' in use) return { refusal: replayError(), replayed: use.replayedGrantId };
-          token = use?.token;
-        } else if (usable) {
-          token = await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx);
-        }
-        if (!token) return { refusal: invalidGrant() };
-        const user = token.userId === undefined ? undefined : await deps.users.getById(realm.name, token.userId, tx);
-        if (!user || !token.signIn) return { refusal: new OAuthError('invalid_grant', 'there is no person behind the refresh token') };
-        const written = await deps.issuer.writeUserTokens(
-          {
-            realm,
-            client,
-            grantType: 'refresh_token',
-            user,
-            // The access token may be narrower than the grant; a new refresh token keeps all of it.
-            scope: narrowedScope(params.scope, token.scope),
-            grantId: token.grantId,
-            signIn: token.signIn,
-            refreshScope: rotating ? scopeNames(token.scope) : undefined,
-            certificateThumbprint,
-            address,
-          },
-          tx,
-        );
-        return { written };
-      });
-      if ('written' in outcome) return outcome.written.complete();
-      // RFC 9700 §4.14.2: the server cannot tell which of the two holders is the thief.
-      if (outcome.replayed) {
-        await deps.tokens.revokeGrant(outcome.replayed);
-        audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: outcome.replayed, reason: 'refresh_token_reused' } });
+      /** RFC 9700 §4.14.2: a rotated token presented again revokes its grant, since the server cannot tell which holder is the thief. */
+      const refuse = async (token: StoredToken | undefined): Promise<never> => {
+        if (!rotating || !token?.usedAt) throw invalidGrant();
+        await deps.tokens.revokeGrant(token.grantId);
+        audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: token.grantId, reason: 'refresh_token_reused' } });
+        throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
+      };
+      if (!usable) return refuse(presented);
+      const { userId, signIn } = usable;
+      if (userId === undefined || !signIn) throw new OAuthError('invalid_grant', 'there is no person behind the refresh token');
+      const request = {
+        realm,
+        client,
+        grantType: 'refresh_token',
+        // The access token may be narrower than the grant; a new refresh token keeps all of it.
+        scope: narrowedScope(params.scope, usable.scope),
+        grantId: usable.grantId,
+        signIn,
+        certificateThumbprint,
+        address,
+      };
+
+      if (rotating) {
+        // The token is used and its successors written in one statement (src/store/tokens.ts).
+        const written = await deps.issuer.rotateRefreshToken(hash, { ...request, userId, refreshScope: scopeNames(usable.scope) });
+        if (written) return written.complete();
+        // Another use came first (perhaps a replay), or the token or its person ended meanwhile.
+        return refuse(ofClient(await deps.tokens.find(hash), realm.name, client));
       }
-      throw outcome.refusal;
+      // Without rotation, the token is held (FOR SHARE) while its new access token is written:
+      // a revocation of its grant waits, and so sees the new token.
+      const written = await deps.issuer.atomically(async (tx) => {
+        const held = await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx);
+        const user = held && (await deps.users.getById(realm.name, userId, tx));
+        return user && deps.issuer.writeUserTokens({ ...request, user }, tx);
+      });
+      if (!written) throw invalidGrant();
+      return written.complete();
     },
   };
 }
 
-const replayError = () => new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
-
-function isRefreshTokenOf(token: StoredToken, client: Client): boolean {
-  return token.kind === 'refresh_token' && token.clientId === client.client_id;
+/** The token when it is a refresh token of this client in this realm. */
+function ofClient(token: StoredToken | undefined, realm: string, client: Client): StoredToken | undefined {
+  return token?.realm === realm && token.kind === 'refresh_token' && token.clientId === client.client_id ? token : undefined;
 }
 
 /** RFC 6749 §6: the requested scope, which may leave out but never add to the grant's; all of it by default. */

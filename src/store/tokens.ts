@@ -1,5 +1,6 @@
 import { StatementBatcher } from './statement-batcher.js';
 import type { Db, Queryable } from './db.js';
+import { type User, type UserRow, USER_COLUMNS, toUser } from './users.js';
 import { type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 export type TokenKind = 'access_token' | 'refresh_token';
@@ -98,20 +99,52 @@ const toToken = (row: TokenRow): StoredToken => ({
   audience: row.aud ?? undefined,
 });
 
+const INSERTED_COLUMNS = [
+  'hash', 'realm', 'client_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope', 'issued_at', 'expires_at',
+  'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
+];
+
 /**
- * One statement inserts any number of tokens: parallel arrays, one element per row (text
- * for every type, so that both adapters pass them alike).
+ * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
+ * element per row (text for every type, so that both adapters pass them alike), and perhaps
+ * more arrays (`extra`) that `where` filters on.
  */
-const INSERT_MANY = `
+function insertTokens(first: number, extra: readonly string[] = [], where = ''): string {
+  const columns = [...INSERTED_COLUMNS, ...extra];
+  const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
+  return `
   INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
                       auth_time, amr, sid, cnf_x5t_s256, act, aud)
   SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
          issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf,
          act::jsonb, aud::jsonb
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
-      AS t(hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-           auth_time, amr, sid, cnf, act, aud)`;
+    FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
+}
+
+const INSERT_MANY = insertTokens(1);
+
+/**
+ * Rotates refresh tokens (RFC 9700 §4.14.2), any number in one statement, so that they share
+ * a round trip and a commit. $1–$3: the presented tokens' hashes (hex), realms and clients;
+ * then their successors' columns and, last, the (1-based) presented token each succeeds.
+ *
+ * The UPDATE decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL`
+ * marks the row, and only a marked token's successors are inserted, in the same statement,
+ * so that a token is never used without its successors written, nor the reverse. A token
+ * whose person is gone is not used. The statement answers which presented tokens it used,
+ * with their person, for the ID tokens.
+ */
+const ROTATE_MANY = `
+  WITH used AS (
+    UPDATE tokens t SET used_at = now()
+      FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS p(hash, realm, client_id, n), users u
+     WHERE t.token_hash = decode(p.hash, 'hex') AND t.realm = p.realm AND t.client_id = p.client_id AND t.kind = 'refresh_token'
+       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+       AND u.realm = t.realm AND u.id = t.user_id
+    RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
+  ),
+  successors AS (${insertTokens(4, ['successor_of'], 'WHERE successor_of::int IN (SELECT n FROM used)')})
+  SELECT * FROM used`;
 
 /** $1: the grant id, $2: its realm when known. */
 const REVOKE_GRANT = denyGrantsStatement(`
@@ -121,6 +154,15 @@ const REVOKE_GRANT = denyGrantsStatement(`
     UNION SELECT $2::text, $1::text WHERE $2::text IS NOT NULL)`);
 
 export type NewToken = TokenRecord & { hash: Buffer };
+
+/** A refresh token presented for rotation, its successors, and, once its batch has run, the person behind it if it was used. */
+interface Rotation {
+  presented: string;
+  realm: string;
+  clientId: string;
+  successors: readonly NewToken[];
+  user: User | undefined;
+}
 
 /** A lookup by the token's hash (hex), and what it found once its batch has run. */
 interface TokenLookup {
@@ -134,6 +176,30 @@ const FIND_MANY = `
     FROM tokens t
    WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h))`;
 
+/** The arrays of INSERTED_COLUMNS for these tokens, in that order. */
+function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null>> {
+  const column = (value: (token: NewToken) => string | null) => tokens.map(value);
+  return [
+    column((t) => t.hash.toString('hex')),
+    column((t) => t.realm),
+    column((t) => t.clientId),
+    column((t) => t.kind),
+    column((t) => t.grantId),
+    column((t) => t.grantType),
+    column((t) => t.subject),
+    column((t) => t.userId ?? null),
+    column((t) => t.scope),
+    column((t) => t.issuedAt.toISOString()),
+    column((t) => t.expiresAt.toISOString()),
+    column((t) => t.signIn?.authTime.toISOString() ?? null),
+    column((t) => t.signIn?.amr.join(' ') ?? null),
+    column((t) => t.signIn?.sid ?? null),
+    column((t) => t.certificateThumbprint ?? null),
+    column((t) => (t.act ? JSON.stringify(t.act) : null)),
+    column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
+  ];
+}
+
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
   /** Tokens issued at the same time share a statement and a commit (src/store/statement-batcher.ts). */
@@ -145,12 +211,18 @@ export class TokenStore {
    */
   private readonly lookups: StatementBatcher<TokenLookup>;
 
+  /** Refresh token rotations that arrive together share a statement and a commit as well. */
+  private readonly rotations: StatementBatcher<Rotation>;
+
   constructor(
     private readonly db: Db,
     private readonly revokedJwts: RevokedJwts,
   ) {
     this.writer = new StatementBatcher((tokens) => this.insertMany(tokens));
     this.lookups = new StatementBatcher((lookups) => this.findMany(lookups));
+    // One batch at a time: two batches in flight could each lock a token the other presents
+    // too, and deadlock.
+    this.rotations = new StatementBatcher((rotations) => this.rotateMany(rotations), { maxInFlight: 1 });
   }
 
   /** Resolves once the token is committed. */
@@ -167,26 +239,31 @@ export class TokenStore {
   }
 
   private async insertMany(tokens: readonly NewToken[], q: Queryable = this.db): Promise<void> {
-    const column = <T>(value: (token: NewToken) => T) => tokens.map(value);
-    await q.query(INSERT_MANY, [
-      column((t) => t.hash.toString('hex')),
-      column((t) => t.realm),
-      column((t) => t.clientId),
-      column((t) => t.kind),
-      column((t) => t.grantId),
-      column((t) => t.grantType),
-      column((t) => t.subject),
-      column((t) => t.userId ?? null),
-      column((t) => t.scope),
-      column((t) => t.issuedAt.toISOString()),
-      column((t) => t.expiresAt.toISOString()),
-      column((t) => t.signIn?.authTime.toISOString() ?? null),
-      column((t) => t.signIn?.amr.join(' ') ?? null),
-      column((t) => t.signIn?.sid ?? null),
-      column((t) => t.certificateThumbprint ?? null),
-      column((t) => (t.act ? JSON.stringify(t.act) : null)),
-      column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
+    await q.query(INSERT_MANY, insertedColumns(tokens));
+  }
+
+  /**
+   * Uses a refresh token of this client once, and writes its successors (rotation, RFC 9700
+   * §4.14.2): committed together, in a statement shared with concurrent rotations. Answers the
+   * person behind the token when it was used; undefined when it was not live (used, revoked,
+   * expired, or its person gone), for the caller to tell a replay from the rest.
+   */
+  async rotateRefreshToken(presented: Buffer, realm: string, clientId: string, successors: readonly NewToken[]): Promise<User | undefined> {
+    const rotation: Rotation = { presented: presented.toString('hex'), realm, clientId, successors, user: undefined };
+    await this.rotations.add(rotation);
+    return rotation.user;
+  }
+
+  private async rotateMany(rotations: readonly Rotation[]): Promise<void> {
+    const successors = rotations.flatMap((rotation, i) => rotation.successors.map((token) => ({ token, of: String(i + 1) })));
+    const result = await this.db.query<UserRow & { n: number }>(ROTATE_MANY, [
+      rotations.map((rotation) => rotation.presented),
+      rotations.map((rotation) => rotation.realm),
+      rotations.map((rotation) => rotation.clientId),
+      ...insertedColumns(successors.map((successor) => successor.token)),
+      successors.map((successor) => successor.of),
     ]);
+    for (const row of result.rows) rotations[row.n - 1]!.user = toUser(row);
   }
 
   /** The token of this hash, looked up with those of concurrent callers in one statement. */
@@ -203,33 +280,6 @@ export class TokenStore {
       const row = byHash.get(lookup.hash);
       lookup.found = row && toToken(row);
     }
-  }
-
-  /**
-   * Uses a refresh token of this client once (rotation, RFC 9700 §4.14.2). The database
-   * decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL` returns the
-   * row. A token that was used already comes back as `replayed`, for its grant to be revoked.
-   */
-  async useRefreshToken(
-    hash: Buffer,
-    realm: string,
-    clientId: string,
-    within: Queryable = this.db,
-  ): Promise<{ token: StoredToken } | { replayedGrantId: string } | undefined> {
-    const used = await within.query<TokenRow>(
-      `UPDATE tokens t SET used_at = now()
-        WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
-          AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-        RETURNING ${COLUMNS}`,
-      [hash, realm, clientId],
-    );
-    if (used.rows[0]) return { token: toToken(used.rows[0]) };
-    const replayed = await within.query<{ grant_id: string }>(
-      `SELECT grant_id FROM tokens
-        WHERE token_hash = $1 AND realm = $2 AND client_id = $3 AND kind = 'refresh_token' AND used_at IS NOT NULL`,
-      [hash, realm, clientId],
-    );
-    return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
   }
 
   /**

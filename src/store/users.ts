@@ -15,7 +15,7 @@ export interface User {
   readonly updatedAt: Date;
 }
 
-interface UserRow {
+export interface UserRow {
   realm: string;
   id: string;
   username: string;
@@ -25,9 +25,10 @@ interface UserRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'realm, id, username, password_hash, claims, created_at, updated_at';
+export const USER_COLUMNS = ['realm', 'id', 'username', 'password_hash', 'claims', 'created_at', 'updated_at'] as const;
+const COLUMNS = USER_COLUMNS.join(', ');
 
-const toUser = (row: UserRow): User => ({
+export const toUser = (row: UserRow): User => ({
   realm: row.realm,
   id: row.id,
   username: row.username,

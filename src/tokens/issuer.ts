@@ -4,7 +4,7 @@ import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { Db, Queryable } from '../store/db.js';
-import type { Actor, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
+import type { Actor, NewToken, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
 import { acrOf } from '../authn/steps.js';
@@ -65,6 +65,13 @@ export interface UserTokensRequest {
   address?: string | undefined;
 }
 
+/** The rows of a person's stored tokens, and their values, in the order access token, refresh token. */
+interface PlannedTokens {
+  grantId: string;
+  rows: NewToken[];
+  values: string[];
+}
+
 /** A person's tokens, written; `complete` signs what is signed and answers. */
 export interface WrittenTokens {
   complete(): Promise<TokenResponse>;
@@ -82,6 +89,12 @@ export function issuesRefreshTokens(realm: RequestRealm, client: Client): boolea
 function atHash(accessToken: string): string {
   const digest = createHash('sha256').update(accessToken, 'ascii').digest();
   return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+/** A new opaque value for each token, and its row, which holds only the value's hash. */
+function withValues(records: readonly TokenRecord[]): { values: string[]; rows: NewToken[] } {
+  const values = records.map(() => randomSecret());
+  return { values, rows: records.map((record, i) => ({ ...record, hash: sha256(values[i]!) })) };
 }
 
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
@@ -165,19 +178,39 @@ export class TokenIssuer {
    * the transaction: signing may need to read the realm's keys.
    */
   async writeUserTokens(request: UserTokensRequest, within?: Queryable): Promise<WrittenTokens> {
-    const { realm, client, user, signIn } = request;
+    const planned = this.plan(request, request.user.id);
+    await this.tokens.insertAll(planned.rows, within);
+    return { complete: () => this.complete(request, planned) };
+  }
+
+  /**
+   * Uses the presented refresh token and writes its successors, committed together
+   * (src/store/tokens.ts): undefined when the token was no longer live or its person is gone.
+   */
+  async rotateRefreshToken(
+    presented: Buffer,
+    request: Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] },
+  ): Promise<WrittenTokens | undefined> {
+    const planned = this.plan(request, request.userId);
+    const user = await this.tokens.rotateRefreshToken(presented, request.realm.name, request.client.client_id, planned.rows);
+    return user && { complete: () => this.complete({ ...request, user }, planned) };
+  }
+
+  /** The stored tokens of a person's grant (an access token unless stateless, a refresh token when asked), with their values. */
+  private plan(request: Omit<UserTokensRequest, 'user'>, userId: string): PlannedTokens {
+    const { realm, client, signIn } = request;
     const common = {
       grantId: request.grantId ?? randomUUID(),
       grantType: request.grantType,
-      subject: user.id,
-      userId: user.id,
+      subject: userId,
+      userId,
       signIn,
       certificateThumbprint: request.certificateThumbprint,
     };
-    const lifetime = realm.settings.access_token_lifetime;
-    const scope = request.scope.join(' ');
-    const stateless = realm.settings.stateless_tokens;
-    const records = stateless ? [] : [this.record(realm, client, { ...common, kind: 'access_token', scope, lifetime })];
+    const records: TokenRecord[] = [];
+    if (!realm.settings.stateless_tokens) {
+      records.push(this.record(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
+    }
     if (request.refreshScope) {
       records.push(
         this.record(realm, client, {
@@ -188,30 +221,34 @@ export class TokenIssuer {
         }),
       );
     }
-    const stored = await this.store(within, records);
-    return {
-      complete: async () => {
-        const minted = stateless
-          ? await mintJwtAccessToken(this.signer, realm, {
-              grantId: common.grantId,
-              clientId: client.client_id,
-              subject: user.id,
-              scope,
-              authTime: seconds(signIn.authTime),
-              sid: signIn.sid,
-              certificateThumbprint: request.certificateThumbprint,
-              lifetime,
-            })
-          : undefined;
-        const [accessToken, refreshToken] = minted === undefined ? stored : [minted, ...stored];
-        const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
-        if (refreshToken) response.refresh_token = refreshToken;
-        if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
-        const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refreshToken ? ['refresh_token'] : []), ...(response.id_token ? ['id_token'] : [])];
-        this.issued(request, { grantId: common.grantId, userId: user.id, scope, kinds });
-        return response;
-      },
-    };
+    return { grantId: common.grantId, ...withValues(records) };
+  }
+
+  /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
+  private async complete(request: UserTokensRequest, planned: PlannedTokens): Promise<TokenResponse> {
+    const { realm, client, user, signIn } = request;
+    const lifetime = realm.settings.access_token_lifetime;
+    const scope = request.scope.join(' ');
+    const stateless = realm.settings.stateless_tokens;
+    const minted = stateless
+      ? await mintJwtAccessToken(this.signer, realm, {
+          grantId: planned.grantId,
+          clientId: client.client_id,
+          subject: user.id,
+          scope,
+          authTime: seconds(signIn.authTime),
+          sid: signIn.sid,
+          certificateThumbprint: request.certificateThumbprint,
+          lifetime,
+        })
+      : undefined;
+    const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
+    const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
+    if (refreshToken) response.refresh_token = refreshToken;
+    if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
+    const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refreshToken ? ['refresh_token'] : []), ...(response.id_token ? ['id_token'] : [])];
+    this.issued(request, { grantId: planned.grantId, userId: user.id, scope, kinds });
+    return response;
   }
 
   /** The `token.issued` audit event. */
@@ -261,8 +298,8 @@ export class TokenIssuer {
 
   /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
   private async store(within: Queryable | undefined, records: readonly TokenRecord[]): Promise<string[]> {
-    const values = records.map(() => randomSecret());
-    await this.tokens.insertAll(records.map((record, i) => ({ ...record, hash: sha256(values[i]!) })), within);
+    const { values, rows } = withValues(records);
+    await this.tokens.insertAll(rows, within);
     return values;
   }
 }

@@ -144,6 +144,26 @@ describe('token endpoint: refresh token grant (RFC 6749 §6)', () => {
     }
   });
 
+  it('rotates many grants at once, each into successors of its own, while a token presented twice among them revokes only its grant', async () => {
+    // Rotations that arrive together share one statement (src/store/tokens.ts).
+    const bob = await createUser(t.admin, 'alpha', 'bob-many');
+    const grants = await Promise.all(Array.from({ length: 12 }, (_, i) => passwordTokens(t.app, 'alpha', app, i % 2 ? bob : alice)));
+    const twice = grants[0]!.refresh_token!;
+    const responses = await Promise.all([...grants.map((grant) => refreshGrant(t.app, 'alpha', app, grant.refresh_token!)), refreshGrant(t.app, 'alpha', app, twice)]);
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([...Array(12).fill(200), 400]);
+
+    const successors = responses.slice(1, 12).map((response) => response.json());
+    for (const [i, successor] of successors.entries()) {
+      const person = (i + 1) % 2 ? bob : alice;
+      expect((await verifyIdToken(t.app, 'alpha', successor.id_token, { issuer: ISSUER, audience: app.clientId })).payload.sub).toBe(person.sub);
+      expect((await introspect(t.app, 'alpha', auditor, successor.refresh_token)).json()).toMatchObject({ active: true, sub: person.sub });
+      expect(await active(successor.access_token)).toBe(true);
+      expect(await active(grants[i + 1]!.refresh_token!)).toBe(false);
+    }
+    const first = [responses[0]!, responses[12]!].find((response) => response.statusCode === 200)!.json();
+    for (const token of [grants[0]!.access_token, first.access_token, first.refresh_token]) expect(await active(token)).toBe(false);
+  });
+
   it('refuses the refresh token of another client, and does not spend it', async () => {
     const first = await passwordTokens(t.app, 'alpha', app, alice);
     const stolen = await refreshGrant(t.app, 'alpha', other, first.refresh_token!);
