@@ -126,6 +126,9 @@ export function call(api: FastifyInstance, token: string | undefined, url = '/or
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Until just after `exp` (seconds since the epoch): a token of that `exp` has then expired. */
+export const sleepUntil = (exp: number) => sleep(Math.max(0, exp * 1000 - Date.now()) + 50);
+
 /** The parts of a `WWW-Authenticate: Bearer …` challenge. */
 export function challenge(response: LightMyRequestResponse): Record<string, string> {
   const header = response.headers['www-authenticate'];
