@@ -85,7 +85,7 @@ describe('the admin console at /admin/console', () => {
     expect(body).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
     const files = pageFiles(body);
     expect(files.length).toBeGreaterThanOrEqual(3);
-    for (const path of files) expect(path).toMatch(/^\/admin\/console\/[0-9a-f]{16}\/[a-z]+\.(js|css)$/);
+    for (const path of files) expect(path).toMatch(/^\/admin\/console\/[0-9a-f]{16}\/[a-z]+\.(js|css|svg)$/);
     expect(body).toMatch(/<script type="module" src="\/admin\/console\/[0-9a-f]{16}\/main\.js"><\/script>/);
   });
 
@@ -95,7 +95,8 @@ describe('the admin console at /admin/console', () => {
     for (const path of files) {
       const response = await get(path);
       expect(response.statusCode, path).toBe(200);
-      expect(response.headers['content-type'], path).toBe(path.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      const type = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', svg: 'image/svg+xml' }[path.split('.').at(-1)!];
+      expect(response.headers['content-type'], path).toBe(type);
       expect(response.headers['cache-control'], path).toBe('public, max-age=31536000, immutable');
       expect(response.headers['x-content-type-options'], path).toBe('nosniff');
       expect(response.headers['set-cookie'], path).toBeUndefined();

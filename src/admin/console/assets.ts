@@ -22,7 +22,11 @@ export interface ConsoleAsset {
 
 const script = (name: string, text: string): ConsoleAsset => ({ name, contentType: 'text/javascript; charset=utf-8', body: Buffer.from(text, 'utf8') });
 
+/** The tab's icon: a browser asks for one, and would log the 404 of /favicon.ico. */
+const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2557d6"/><path d="M5 12V4h3.5a2.5 2.5 0 0 1 0 5H5m3.5 0L11 12" fill="none" stroke="#fff" stroke-width="1.6"/></svg>';
+
 export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
+  { name: 'icon.svg', contentType: 'image/svg+xml', body: Buffer.from(ICON, 'utf8') },
   { name: 'console.css', contentType: 'text/css; charset=utf-8', body: Buffer.from(CONSOLE_CSS, 'utf8') },
   script('main.js', MAIN_JS),
   script('api.js', API_JS),

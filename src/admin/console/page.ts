@@ -34,6 +34,7 @@ export const CONSOLE_PAGE = html`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Admin console · realmgate</title>
+<link rel="icon" href="${assetPath('icon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetPath('console.css')}">
 ${CONSOLE_ASSETS.filter((asset) => asset.name.endsWith('.js') && asset.name !== 'main.js').map((asset) => html`<link rel="modulepreload" href="${assetPath(asset.name)}">\n`)}<script type="module" src="${assetPath('main.js')}"></script>
 </head>

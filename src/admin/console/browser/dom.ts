@@ -61,6 +61,7 @@ export function guarded(action) {
     const controls = [...form.querySelectorAll('button, input, select, textarea'), event.currentTarget];
     const enabled = controls.filter((control) => !control.disabled);
     for (const control of enabled) control.disabled = true;
+    quiet();
     try {
       await action(event);
     } catch (error) {

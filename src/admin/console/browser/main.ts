@@ -29,7 +29,7 @@ function askForToken() {
   const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
   const form = h(
     'form',
-    { class: 'token', 'aria-label': 'Admin token' },
+    { class: 'token', 'aria-label': 'Open the console' },
     h('h2', {}, 'Admin token'),
     h('p', {}, 'The console calls the admin API with the ADMIN_TOKEN of this server. It is kept for this tab only, and forgotten when the tab closes.'),
     field('Admin token', input),
@@ -89,9 +89,11 @@ async function show() {
   }
 }
 
-addEventListener('hashchange', () => {
-  quiet();
-  show();
+addEventListener('hashchange', show);
+
+// A message is about what was just done: following a link clears it.
+document.addEventListener('click', (event) => {
+  if (event.target.closest('a[href^="#"]')) quiet();
 });
 
 // A token refused later (the server's was changed): forget it and ask again.
