@@ -26,6 +26,26 @@ if (!adminToken) {
   process.exit(2);
 }
 
+/** Waits up to 30 s for realmgate to answer, so that this may follow `npm start &` at once. */
+async function waitForRealmgate() {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    let problem;
+    try {
+      const response = await fetch(`${base}/healthz`);
+      if (response.ok) return;
+      problem = `status ${response.status}`;
+    } catch (error) {
+      problem = error.cause?.code ?? error.message;
+    }
+    if (Date.now() > deadline) {
+      console.error(`setup: cannot reach realmgate at ${base} (${problem}); start it with npm start`);
+      process.exit(1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** One admin call; `allow` lists the failure statuses that mean "already there". */
 async function admin(method, path, body, allow = []) {
   let response;
@@ -55,6 +75,7 @@ async function client(record) {
   return (await admin('POST', `/realms/${realm}/clients/${id}/secret`)).body.client_secret;
 }
 
+await waitForRealmgate();
 const settings = { stateless_tokens: stateless };
 if ((await admin('POST', '/realms', { name: realm, settings }, [409])).status === 409) {
   await admin('PATCH', `/realms/${realm}`, { settings });
