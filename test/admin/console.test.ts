@@ -113,6 +113,29 @@ describe('the admin console at /admin/console', () => {
     }
   });
 
+  it('reads no input: hostile queries, headers, bodies and methods get the same bytes or a refusal, never an echo', async () => {
+    const body = await page();
+    const main = pageFiles(body).find((path) => path.endsWith('/main.js'))!;
+    const script = (await get(main)).body;
+    const hostile = '<script>alert(1)</script>"\'><img src=x onerror=alert(1)>';
+    for (const [url, expected] of [['/admin/console', body], [main, script]] as const) {
+      for (const request of [
+        { url: `${url}?q=${encodeURIComponent(hostile)}&token=${encodeURIComponent(hostile)}` },
+        { url, headers: { authorization: `Bearer ${hostile}`, cookie: `token=${encodeURIComponent(hostile)}`, referer: `https://evil.example/${encodeURIComponent(hostile)}` } },
+        { url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ html: hostile }) },
+      ]) {
+        const response = await t.app.inject({ method: 'GET', ...request });
+        expect(response.statusCode, request.url).toBe(200);
+        expect(response.body).toBe(expected);
+      }
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        const response = await t.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ html: hostile }) });
+        expect(response.statusCode, `${method} ${url}`).toBe(404);
+        expect(response.body).not.toContain('alert(1)');
+      }
+    }
+  });
+
   it('registers only the page and its files under /admin/console, GET and HEAD alone', async () => {
     const routes = routeTable(t.app).filter(({ path }) => path.startsWith('/admin/console'));
     const files = new Set([...pageFiles(await page()), ...(await modules()).keys()]);

@@ -66,7 +66,8 @@ describe('hostile input at the admin API', () => {
     });
     existing.id = issuer.json().id;
     await f.app.ready();
-    routes = registeredRoutes(f.app, '/admin');
+    // The admin console's page and files read no input (test/admin/console.test.ts sends them some).
+    routes = registeredRoutes(f.app, '/admin').filter((route) => !route.path.startsWith('/admin/console'));
   });
   afterAll(() => f.t.close());
 

@@ -19,7 +19,7 @@ form.token { max-width: 28rem; margin: 3rem auto; }
 .field > span { display: block; font-weight: 600; font-size: .9rem; }
 .field small { display: block; color: GrayText; }
 .check { display: flex; gap: .4rem; align-items: center; margin: .4rem 0; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: end; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: start; }
 input, select, textarea { box-sizing: border-box; width: 100%; max-width: 40rem; padding: .45rem; font: inherit; border: 1px solid GrayText; border-radius: .35rem; }
 input[type=checkbox] { width: auto; }
 fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .6rem 0; max-width: 40rem; }
