@@ -100,11 +100,10 @@ function parameters(operation: Operation): ParameterObject[] {
 }
 
 function successResponse(response: Response): ResponseObject {
+  const headers = Object.entries(response.headers ?? {}).map(([name, value]) => [name, { description: `Always \`${value}\``, schema: { type: 'string', const: value } }]);
   return {
     description: response.description,
-    ...(response.headers
-      ? { headers: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, { description: `Always \`${value}\``, schema: { type: 'string', const: value } }])) }
-      : {}),
+    ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
     ...(response.schema ? { content: { [JSON_TYPE]: { schema: response.list ? { type: 'array', items: ref(response.schema) } : ref(response.schema) } } } : {}),
   };
 }

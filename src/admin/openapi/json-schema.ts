@@ -51,7 +51,8 @@ export function componentSchemas(named: Readonly<Record<string, NamedSchema>>, t
       const content = JSON.stringify(definition).replaceAll(`"#/$defs/${key}"`, '"#self"');
       let shared = byContent.get(content);
       if (shared === undefined) {
-        shared = freeName((candidate) => candidate in components || candidate in named, typeof definition.title === 'string' ? definition.title : `${name}_${key.replace(/^_+/, '')}`);
+        const wanted = typeof definition.title === 'string' ? definition.title : `${name}_${key.replace(/^_+/, '')}`;
+        shared = freeName((candidate) => candidate in components || candidate in named, wanted);
         byContent.set(content, shared);
         components[shared] = {};
         added.push([shared, definition]);

@@ -268,7 +268,9 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'POST', path: '/admin/realms/:realm/trusted-issuers', operationId: 'createTrustedIssuer', tag: 'Trusted issuers', summary: 'Trust an issuer',
-    description: 'A `jwt` issuer is trusted by its keys (`jwks` or `jwks_uri`, exactly one), a `saml2` issuer by its `certificate_pem`. `subject_mapping` defaults to `username`; without `client_ids`, every client allowed the grant may present its assertions.',
+    description:
+      'A `jwt` issuer is trusted by its keys (`jwks` or `jwks_uri`, exactly one), a `saml2` issuer by its `certificate_pem`. ' +
+      '`subject_mapping` defaults to `username`; without `client_ids`, every client allowed the grant may present its assertions.',
     body: { schema: 'TrustedIssuerCreate', example: { kind: 'jwt', issuer: 'https://idp.example', jwks: { keys: [EXAMPLE_PUBLIC_JWK] }, client_ids: ['billing'] } },
     responses: { 201: { description: 'The trusted issuer', schema: 'TrustedIssuer' } },
     errors: [409],

@@ -122,7 +122,8 @@ export function schemaView(schema: JsonSchema): SafeHtml {
   else if (extra && typeof extra === 'object' && Object.keys(extra).length > 0) {
     const names = schema.propertyNames as JsonSchema | undefined;
     const nameRules = names ? rules(names) : [];
-    parts.push(html`<ul class="fields"><li>any name${nameRules.length > 0 ? html` <span class="rules">(${nameRules.join('; ')})</span>` : html``}: ${schemaView(extra as JsonSchema)}</li></ul>`);
+    const named = nameRules.length > 0 ? html` <span class="rules">(${nameRules.join('; ')})</span>` : html``;
+    parts.push(html`<ul class="fields"><li>any name${named}: ${schemaView(extra as JsonSchema)}</li></ul>`);
   }
   return html`${parts}`;
 }
@@ -131,29 +132,36 @@ function fields(schema: JsonSchema): SafeHtml {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const entries = Object.entries(schema.properties as Record<string, JsonSchema>);
   return html`<ul class="fields">${entries.map(
-    ([name, field]) => html`<li><code>${name}</code>${required.has(name) ? html` <span class="required">required</span>` : html``}: ${schemaView(field)}</li>`,
+    ([name, field]) => html`<li><code>${name}</code>${requiredMark(required.has(name))}: ${schemaView(field)}</li>`,
   )}</ul>`;
 }
+
+const requiredMark = (required: boolean | undefined): SafeHtml => (required ? html` <span class="required">required</span>` : html``);
+const exampleOf = (example: string | undefined): SafeHtml => (example === undefined ? html`` : html` <span class="rules">e.g.</span> <code>${example}</code>`);
+const methodAndPath = (method: string, path: string): SafeHtml => html`<span class="method">${method.toUpperCase()}</span> <code>${path}</code>`;
 
 function parametersTable(parameters: readonly ParameterObject[]): SafeHtml {
   if (parameters.length === 0) return html``;
   return html`<h4>Parameters</h4>
 <table><thead><tr><th>Name</th><th>In</th><th>Schema</th><th>Description</th></tr></thead><tbody>${parameters.map(
-    (parameter) => html`<tr><td><code>${parameter.name}</code>${parameter.required ? html` <span class="required">required</span>` : html``}</td><td>${parameter.in}</td><td>${schemaView(parameter.schema)}</td><td>${inline(parameter.description)}${parameter.example === undefined ? html`` : html` <span class="rules">e.g.</span> <code>${parameter.example}</code>`}</td></tr>`,
+    (parameter) => html`<tr><td><code>${parameter.name}</code>${requiredMark(parameter.required)}</td><td>${parameter.in}</td>
+<td>${schemaView(parameter.schema)}</td><td>${inline(parameter.description)}${exampleOf(parameter.example)}</td></tr>`,
   )}</tbody></table>`;
 }
 
 /** The fields of a named schema, shown where a body refers to it. */
 function expanded(document: OpenApiDocument, schema: JsonSchema): SafeHtml {
-  const target = typeof schema.$ref === 'string' && schema.$ref.startsWith(COMPONENT_SCHEMAS) ? document.components.schemas[schema.$ref.slice(COMPONENT_SCHEMAS.length)] : undefined;
+  const named = typeof schema.$ref === 'string' && schema.$ref.startsWith(COMPONENT_SCHEMAS);
+  const target = named ? document.components.schemas[(schema.$ref as string).slice(COMPONENT_SCHEMAS.length)] : undefined;
   return target ? html`<div>${schemaView(target)}</div>` : html``;
 }
 
 function requestBody(document: OpenApiDocument, operation: OperationObject): SafeHtml {
   const body = operation.requestBody;
   if (!body) return html``;
-  return html`<h4>Request body${body.required ? html` <span class="required">required</span>` : html``}</h4>${Object.entries(body.content).map(
-    ([type, media]) => html`<div><code>${type}</code>: ${schemaView(media.schema)}${expanded(document, media.schema)}</div>${media.example === undefined ? html`` : html`<pre>${JSON.stringify(media.example, null, 2)}</pre>`}`,
+  return html`<h4>Request body${requiredMark(body.required)}</h4>${Object.entries(body.content).map(
+    ([type, media]) => html`<div><code>${type}</code>: ${schemaView(media.schema)}${expanded(document, media.schema)}</div>
+${media.example === undefined ? html`` : html`<pre>${JSON.stringify(media.example, null, 2)}</pre>`}`,
   )}`;
 }
 
@@ -162,14 +170,15 @@ function responseView(document: OpenApiDocument, status: string, response: Respo
   const resolved = name === undefined ? (response as ResponseObject) : document.components.responses[name];
   const content = Object.entries(resolved?.content ?? {});
   const headers = Object.entries(resolved?.headers ?? {});
-  return html`<li><strong>${status}</strong> ${inline(resolved?.description ?? '')}${content.map(([type, media]) => html`<br><code>${type}</code>: ${schemaView(media.schema)}`)}${headers.map(
+  const bodies = content.map(([type, media]) => html`<br><code>${type}</code>: ${schemaView(media.schema)}`);
+  return html`<li><strong>${status}</strong> ${inline(resolved?.description ?? '')}${bodies}${headers.map(
     ([header, value]) => html`<br>Header <code>${header}</code>: ${inline(value.description)}`,
   )}</li>`;
 }
 
 function operationView(document: OpenApiDocument, method: string, path: string, operation: OperationObject): SafeHtml {
   return html`<article id="${anchor('op', operation.operationId)}">
-<h3><span class="method">${method.toUpperCase()}</span> <code>${path}</code></h3>
+<h3>${methodAndPath(method, path)}</h3>
 <p>${inline(operation.summary)}</p>
 ${prose(operation.description)}
 ${parametersTable(operation.parameters ?? [])}
@@ -209,7 +218,8 @@ export function renderReferencePage(document: OpenApiDocument): SafeHtml {
 <body>
 <header>
 <h1>${document.info.title}</h1>
-<p class="rules">Version ${document.info.version} · OpenAPI ${document.openapi} · the document: <a href="openapi.json">openapi.json</a>${document.servers.map((server) => html` · server <code>${server.url}</code>`)}</p>
+<p class="rules">Version ${document.info.version} · OpenAPI ${document.openapi} · the document: <a href="openapi.json">openapi.json</a>
+${document.servers.map((server) => html` · server <code>${server.url}</code>`)}</p>
 ${prose(document.info.description)}
 ${schemes.map(([name, scheme]) => html`<p>Authentication <code>${name}</code>: HTTP ${scheme.scheme} — ${inline(scheme.description)}</p>`)}
 </header>
@@ -217,7 +227,8 @@ ${schemes.map(([name, scheme]) => html`<p>Authentication <code>${name}</code>: H
 <h2>Operations</h2>
 ${tags.map(
   (tag) => html`<h3>${tag}</h3><ul>${byTag(tag).map(
-    ({ method, path, operation }) => html`<li><a href="#${anchor('op', operation.operationId)}"><span class="method">${method.toUpperCase()}</span> <code>${path}</code></a> ${inline(operation.summary)}</li>`,
+    ({ method, path, operation }) =>
+      html`<li><a href="#${anchor('op', operation.operationId)}">${methodAndPath(method, path)}</a> ${inline(operation.summary)}</li>`,
   )}</ul>`,
 )}
 </nav>
