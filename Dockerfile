@@ -5,7 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # npm ci runs the prepare script, which compiles src/ into dist/.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && chmod +x dist/cli/main.js
 
 # Run: compiled code, migrations and production dependencies, as the unprivileged node user.
 FROM node:20-bookworm-slim
@@ -18,7 +18,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
-RUN mkdir -p /data && chown node:node /data
+# The realmgate command on the PATH: docker compose exec realmgate realmgate realm list
+RUN mkdir -p /data && chown node:node /data && ln -s /app/dist/cli/main.js /usr/local/bin/realmgate
 USER node
 VOLUME /data
 EXPOSE 9000
