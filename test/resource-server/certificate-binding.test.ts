@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { X509Certificate, createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type RequestOptions, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateFromHeader, resourceServer } from '../../src/resource-server/index.js';
 import type { ServiceClient } from '../support/oauth.js';
-import { type AuthorizationServer, CERT_HEADER, type Realm, call, createRealm, startApi, startAuthorizationServer, tokens } from './support.js';
+import { type AuthorizationServer, type Realm, call, createRealm, startApi, startAuthorizationServer, tokens } from './support.js';
 
 interface Pair {
   cert: string;
@@ -33,9 +33,8 @@ const thumbprint = (pem: string): string => createHash('sha256').update(new X509
 
 /**
  * Certificate-bound tokens (RFC 8705 §3): realmgate binds a client's tokens to the certificate
- * it presented (here through its trusted load balancer's header); the API, serving HTTPS and
- * asking for client certificates, accepts such a token only over a connection with that
- * certificate.
+ * it presented over mutual TLS; the API, serving HTTPS and asking for client certificates,
+ * accepts such a token only over a connection with that certificate.
  */
 describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'realmgate-rs-mtls-'));
@@ -57,8 +56,39 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
     return { clientId: created.client_id, secret: created.client_secret as string };
   };
 
-  const boundToken = async (realm: Realm, certificate: Pair): Promise<string> =>
-    (await tokens(as, realm, await boundClient(realm), { grant_type: 'client_credentials' }, { [CERT_HEADER]: encodeURIComponent(certificate.cert) })).access_token;
+  /** The HTTPS answer of `options`, its JSON body parsed. */
+  const httpsJson = (options: RequestOptions, body?: string): Promise<{ status: number; body: Record<string, unknown> }> =>
+    new Promise((resolve, reject) => {
+      const request = httpsRequest({ host: '127.0.0.1', ca: server.cert, agent: false, ...options }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+
+  /** A token of a new bound client, from realmgate's HTTPS instance over a connection with `certificate` (mutual TLS). */
+  const boundToken = async (realm: Realm, certificate: Pair): Promise<string> => {
+    const client = await boundClient(realm);
+    const form = new URLSearchParams({ grant_type: 'client_credentials' }).toString();
+    const answer = await httpsJson(
+      {
+        port: as.tlsPort!,
+        method: 'POST',
+        path: `/oauth2/${realm.name}/access_token`,
+        cert: certificate.cert,
+        key: certificate.key,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+      },
+      form,
+    );
+    if (answer.status !== 200) throw new Error(`token: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body.access_token as string;
+  };
 
   /** The API over HTTPS, asking (not requiring) a client certificate, as realmgate does. */
   const httpsApi = async (realm: Realm): Promise<number> => {
@@ -70,34 +100,15 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
     return (api.server.address() as AddressInfo).port;
   };
 
-  /** GET /orders over a new TLS connection, with `client` as the client certificate. */
-  const get = (port: number, token: string, client?: Pair): Promise<{ status: number; body: Record<string, unknown> }> =>
-    new Promise((resolve, reject) => {
-      const request = httpsRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/orders',
-          ca: server.cert,
-          agent: false,
-          headers: { authorization: `Bearer ${token}` },
-          ...(client ? { cert: client.cert, key: client.key } : {}),
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-        },
-      );
-      request.on('error', reject);
-      request.end();
-    });
+  /** GET /orders of the API over a new TLS connection, with `client` as the client certificate. */
+  const get = (port: number, token: string, client?: Pair) =>
+    httpsJson({ port, path: '/orders', headers: { authorization: `Bearer ${token}` }, ...(client ? { cert: client.cert, key: client.key } : {}) });
 
   beforeAll(async () => {
     server = selfSigned(dir, 'server', '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'basicConstraints=critical,CA:FALSE']);
     holder = selfSigned(dir, 'holder', '/CN=holder', ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=clientAuth']);
     stranger = selfSigned(dir, 'stranger', '/CN=holder', ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=clientAuth']);
-    as = await startAuthorizationServer();
+    as = await startAuthorizationServer({ tls: server });
     opaque = await createRealm(as);
     stateless = await createRealm(as, { stateless_tokens: true });
   });

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceServer } from '../../src/resource-server/index.js';
-import { type AuthorizationServer, type Realm, call, challenge, createRealm, serviceToken, startApi, startAuthorizationServer } from './support.js';
+import { type AuthorizationServer, type Realm, challenge, createRealm, serviceToken, startApi, startAuthorizationServer } from './support.js';
 
 /** How the plugin reads a request's token, and the shape of its refusals (RFC 6750 §2, §3). */
 describe('resource server: requests and answers', () => {
@@ -21,7 +21,7 @@ describe('resource server: requests and answers', () => {
     await as?.close();
   });
 
-  const get = (headers: Record<string, string>, url = '/orders') => api.inject({ method: 'GET', url, headers });
+  const get = (headers: Record<string, string | undefined>, url = '/orders') => api.inject({ method: 'GET', url, headers });
 
   it('answers a request without a token 401 with the bare challenge: no error code (RFC 6750 §3.1)', async () => {
     for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'DPoP abc' }, { authorization: '' }]) {

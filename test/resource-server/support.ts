@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
@@ -8,41 +9,43 @@ import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth
 import { createTestDb } from '../support/store.js';
 import { type TestUser, createUser } from '../support/users.js';
 
-/** The header in which the authorization server's (pretend) load balancer passes client certificates. */
-export const CERT_HEADER = 'x-ssl-client-cert';
-
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 export interface AuthorizationServer {
   app: FastifyInstance;
   admin: AdminClient;
   baseUrl: string;
+  /** The port of the second instance over HTTPS, when asked for (`tls`). */
+  tlsPort: number | undefined;
   close(): Promise<void>;
 }
 
 /**
- * realmgate listening on a port of 127.0.0.1, as the APIs of these tests reach it: over
- * HTTP, with a trusted load balancer's certificate header so that tokens can be bound to a
- * certificate (RFC 8705) without realmgate serving TLS itself.
+ * realmgate listening on a port of 127.0.0.1, as the APIs of these tests reach it: over HTTP.
+ * With `tls`, a second instance on the same store and BASE_URL (as behind a load balancer)
+ * serves HTTPS and asks for client certificates, so that clients can get tokens bound to
+ * theirs over mutual TLS (RFC 8705) while the APIs keep reading the first instance.
  */
-export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+export async function startAuthorizationServer(options: { tls?: { key: string; cert: string } } = {}): Promise<AuthorizationServer> {
   const testDb = await createTestDb();
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const app = await buildApp({
-    config: { baseUrl, trustProxy: true, clientCertHeader: CERT_HEADER },
-    store,
-    encryption,
-    adminTokenHash: adminToken.hash,
-    cleanup: false,
-  });
+  const deps = { config: { baseUrl, trustProxy: false }, encryption, adminTokenHash: adminToken.hash, cleanup: false as const };
+  const app = await buildApp({ ...deps, store });
   await app.listen({ port, host: '127.0.0.1' });
+  // The store is the first instance's to close.
+  const tls = options.tls
+    ? await buildApp({ ...deps, store: { ...store, close: async () => {} }, https: { ...options.tls, requestCert: true, rejectUnauthorized: false } })
+    : undefined;
+  await tls?.listen({ port: 0, host: '127.0.0.1' });
   return {
     app,
     admin: new AdminClient(app),
     baseUrl,
+    tlsPort: tls ? (tls.server.address() as AddressInfo).port : undefined,
     async close() {
+      await tls?.close();
       await app.close();
       await testDb.dispose();
     },
@@ -108,8 +111,8 @@ export async function revoke(as: AuthorizationServer, realm: Realm, client: Serv
  * A small API protected by the plugin: `GET /orders` needs `orders:read`, `POST /orders`
  * `orders:write` (by route config), `GET /me` any valid token; each answers the token's claims.
  */
-export async function startApi(options: ResourceServerOptions, fastifyOptions: Parameters<typeof Fastify>[0] = {}): Promise<FastifyInstance> {
-  const api = Fastify(fastifyOptions as object);
+export async function startApi(options: ResourceServerOptions): Promise<FastifyInstance> {
+  const api = Fastify();
   await api.register(resourceServer, options);
   api.get('/orders', { onRequest: api.requireToken({ scope: 'orders:read' }) }, async (request) => ({ orders: [], token: request.token }));
   api.post('/orders', { config: { requireToken: { scope: ['orders:write'] } } }, async (request) => ({ created: true, token: request.token }));
