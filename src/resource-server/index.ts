@@ -71,7 +71,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
     let claims: AccessTokenClaims;
     if (looksLikeJwt(token)) {
       claims = await jwts.verify(token);
-      // Only introspection sees a revoked JWT; the offline check spared it any forged one.
+      // Only introspection sees a revoked JWT; checked offline first, a forged one costs the authorization server nothing.
       if (introspector && settings.introspection?.introspectJwts) await introspector.introspect(token);
     } else if (introspector) {
       claims = await introspector.introspect(token);
@@ -105,9 +105,9 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
   app.decorate('requireToken', requireToken);
   // Routes that say `config: { requireToken: … }` get the hook first of their onRequest hooks.
   app.addHook('onRoute', (route) => {
-    const requirement = route.config?.requireToken;
-    if (requirement === undefined) return;
-    const hook = requireToken(requirement === true ? {} : requirement) as onRequestHookHandler;
+    const requirement: unknown = route.config?.requireToken;
+    if (!requirement) return;
+    const hook = requireToken(requirement === true ? {} : (requirement as TokenRequirement)) as onRequestHookHandler;
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [hook, ...existing];
   });

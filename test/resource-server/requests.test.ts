@@ -82,7 +82,9 @@ describe('resource server: requests and answers', () => {
     await app.register(resourceServer, { issuer: realm.issuer, realm: 'orders' });
     app.get('/any', { config: { requireToken: true } }, async (request) => ({ sub: request.token.sub }));
     app.get('/both', { config: { requireToken: { scope: 'orders:read orders:write' } } }, async () => ({ ok: true }));
+    app.get('/open', { config: { requireToken: false as never } }, async () => ({ ok: true }));
     try {
+      expect((await app.inject({ url: '/open' })).statusCode).toBe(200);
       expect((await app.inject({ url: '/any' })).headers['www-authenticate']).toBe('Bearer realm="orders"');
       expect((await app.inject({ url: '/any', headers: { authorization: `Bearer ${token}` } })).json()).toEqual({ sub: realm.service.clientId });
       expect((await app.inject({ url: '/both', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
