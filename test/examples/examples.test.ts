@@ -68,7 +68,7 @@ describe('examples', () => {
     });
   });
 
-  it('the API answers 401 without a token, 200 with one of the cli client, 403 without the scope', async () => {
+  it('the API answers 401 without a token, 200 with one of the cli client (JWT or opaque), 403 without the scope', async () => {
     const anonymous = await fetch(`${apiUrl}/orders`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="${settings.ISSUER}"`);
@@ -95,6 +95,19 @@ describe('examples', () => {
     const listed = await fetch(`${apiUrl}/orders`, { headers: { authorization: `Bearer ${writer}` } });
     expect(listed.status).toBe(200);
     expect(await listed.json()).toMatchObject({ caller: { client_id: 'cli' }, orders: [{ id: 1, item: 'green tea' }] });
+
+    // Opaque tokens (STATELESS_TOKENS=false) are introspected as the orders-api client.
+    expect(writer.split('.')).toHaveLength(3);
+    await t.admin.request('PATCH', '/realms/demo', { settings: { stateless_tokens: false } });
+    try {
+      const opaque = await tokenFor('orders:read');
+      expect(opaque).toMatch(/^[\w-]{43}$/);
+      const answer = await fetch(`${apiUrl}/orders`, { headers: { authorization: `Bearer ${opaque}` } });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ caller: { client_id: 'cli', scope: 'orders:read' } });
+    } finally {
+      await t.admin.request('PATCH', '/realms/demo', { settings: { stateless_tokens: true } });
+    }
 
     const reader = await tokenFor('orders:read');
     const refused = await fetch(`${apiUrl}/orders`, { method: 'POST', headers: { authorization: `Bearer ${reader}` } });
