@@ -28,7 +28,7 @@ import { WebauthnChallengeStore } from './webauthn-challenges.js';
 /** Bounded, so that memory stays flat however many realms and clients there are. */
 const CACHE_LIMITS = {
   realms: { max: 10_000, ttlMs: 5 * 60_000 },
-  clients: { max: 50_000, ttlMs: 5 * 60_000 },
+  clients: { max: 100_000, ttlMs: 5 * 60_000 },
   signingKeys: { max: 20_000, ttlMs: 60_000 },
   trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
 };
