@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import {
   startAuthorizationServer,
   tokens,
 } from './support.js';
+import { freePort } from '../support/app.js';
 
 /** JWT access tokens (RFC 9068, the realm's `stateless_tokens`) verified offline by the plugin. */
 describe('resource server: JWT access tokens', () => {
@@ -156,6 +158,28 @@ describe('resource server: JWT access tokens', () => {
     } finally {
       await eager.close();
       await patient.close();
+    }
+  });
+
+  it('answers 503 while the key set cannot be read, and verifies once it can', async () => {
+    const token = await serviceToken(as, realm);
+    const port = await freePort(); // nothing listens there
+    const unreachable = await startApi({ issuer: realm.issuer, jwksUri: `http://127.0.0.1:${port}/jwks`, timeout: 1 });
+    try {
+      const response = await call(unreachable, token);
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+      // The key set comes up (here, a copy of the realm's): the failure was not kept.
+      const keys = await (await fetch(`${realm.issuer}/connect/jwk_uri`)).text();
+      const jwks = createServer((_request, reply) => reply.writeHead(200, { 'content-type': 'application/json' }).end(keys));
+      await new Promise<void>((resolve) => jwks.listen(port, '127.0.0.1', resolve));
+      try {
+        expect((await call(unreachable, token)).statusCode).toBe(200);
+      } finally {
+        await new Promise((resolve) => jwks.close(resolve));
+      }
+    } finally {
+      await unreachable.close();
     }
   });
 
