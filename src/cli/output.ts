@@ -4,12 +4,28 @@
  * without control characters, so that it cannot drive the terminal.
  */
 
+/** JSON escapes C0 controls itself; DEL and the C1 controls (U+009B is a CSI to some terminals) are escaped too: the same JSON value. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const json = JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  write(`${json}\n`);
 }
 
 export function printLines(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+let pipeGuarded = false;
+
+/** `realmgate … | head -1`: a reader that stops early ends the command quietly, not with a stack trace. */
+function write(text: string): void {
+  if (!pipeGuarded) {
+    pipeGuarded = true;
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+  process.stdout.write(text);
 }
 
 /** A notice for the person at the terminal, kept off stdout so that the data stays clean. */

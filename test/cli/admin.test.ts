@@ -89,6 +89,15 @@ describe('realmgate admin commands', () => {
     expect((await tokenRequest('shop', { grant_type: 'client_credentials' }, basic('billing', newSecret))).statusCode).toBe(200);
   });
 
+  it('prints names from the server without control characters: a registered client cannot drive the terminal', async () => {
+    const name = 'Evil\u001b]0;owned\u0007 \u009b31m';
+    await t.admin.createClient('shop', { client_id: 'evil', client_name: name, grant_types: ['client_credentials'] });
+    const [list, json] = await Promise.all([cli(['client', 'list', 'shop']), cli(['client', 'show', 'shop', 'evil', '--json'])]);
+    for (const out of [list.stdout, json.stdout]) expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(tableRows(list.stdout)).toContainEqual(expect.objectContaining({ CLIENT_ID: 'evil', NAME: 'Evil?]0;owned? ?31m' }));
+    expect((JSON.parse(json.stdout) as { client_name: string }).client_name).toBe(name); // the same value, escaped
+  });
+
   it('user create reads the password from stdin and takes claims; set-password replaces it; show', async () => {
     const app = await t.admin.createClient('shop', { client_id: 'till', grant_types: ['password'] });
     const signIn = (password: string) =>

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { renderUnicodeCompact } from 'uqr';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
 import { fields, notice } from '../output.js';
@@ -88,13 +87,15 @@ export function addUserCommands(program: Command): void {
       secret: string;
       otpauth_uri: string;
     };
+    // Loaded only when asked for: every other command starts without it.
+    const qr = options.qr && !options.json ? (await import('uqr')).renderUnicodeCompact(answer.otpauth_uri) : undefined;
     print(options, answer, ({ secret, otpauth_uri: uri }) => {
       notice(`Shown this once: hand the secret or the URI to ${username}. It replaces any code generator enrolled before.`);
       const text = fields([
         ['secret', secret],
         ['otpauth_uri', uri],
       ]);
-      return options.qr ? `${text}\n\n${renderUnicodeCompact(uri)}` : text;
+      return qr ? `${text}\n\n${qr}` : text;
     });
   });
 }
