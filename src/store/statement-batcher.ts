@@ -17,8 +17,8 @@ export interface StatementBatcherOptions {
 
 /**
  * Coalesces concurrent calls into one statement: rows that arrive while earlier batches are
- * on their way to the database queue up and go together in the next one; at low load a row
- * goes alone, at once. Each caller's promise settles when the statement holding its rows has
+ * on their way to the database queue up and go together in the next one, as do those added in
+ * the same turn of the event loop; at low load a row goes alone, at once. Each caller's promise settles when the statement holding its rows has
  * run (for a write, committed: nothing is acknowledged before it is durable; for a lookup,
  * the statement has set what it found on the row). The rows a caller adds together (the
  * tokens of one grant) are never split between statements, so that an outage never leaves
@@ -33,6 +33,7 @@ export class StatementBatcher<Row> {
   private queue: Array<Entry<Row>> = [];
   private inFlight = 0;
   private expiry: NodeJS.Timeout | undefined;
+  private flushScheduled = false;
   private readonly options: StatementBatcherOptions;
 
   constructor(
@@ -51,6 +52,20 @@ export class StatementBatcher<Row> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.queue.push({ rows, queuedAt: Date.now(), resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /**
+   * Sends at the end of this turn of the event loop (setImmediate runs after the I/O just
+   * read has been handled), so that the rows of every request read in one turn go together,
+   * in one round trip, rather than the first alone.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
       this.flush();
       if (this.queue.length > 0) this.watchWaiting();
     });

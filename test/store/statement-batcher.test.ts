@@ -13,11 +13,27 @@ describe('statement batcher', () => {
     if (error) throw error;
   };
 
-  it('sends the first row at once and coalesces the rows that arrive meanwhile', async () => {
+  /** The next turn of the event loop, by when the rows added in this one have been sent. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sends the rows added in one turn of the event loop together, and coalesces the rows that arrive while they are written', async () => {
     const batches: number[][] = [];
     const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => writer.add(i)));
-    expect(batches).toEqual([[0], [1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+    const first = Array.from({ length: 3 }, (_, i) => writer.add(i));
+    await nextTurn();
+    expect(batches).toEqual([[0, 1, 2]]);
+    const meanwhile = Array.from({ length: 7 }, (_, i) => writer.add(i + 3));
+    await Promise.all([...first, ...meanwhile]);
+    expect(batches).toEqual([[0, 1, 2], [3, 4, 5, 6, 7, 8, 9]]);
+  });
+
+  it('sends a lone row in the turn it was added, without waiting for a timer', async () => {
+    const batches: number[][] = [];
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
+    const written = writer.add(0);
+    await nextTurn();
+    expect(batches).toEqual([[0]]);
+    await written;
   });
 
   it('settles each caller only once its batch is written', async () => {
@@ -41,7 +57,9 @@ describe('statement batcher', () => {
   it('writes the rows a caller adds together in one statement, never split between batches', async () => {
     const batches: number[][] = [];
     const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 4, maxInFlight: 1 });
-    await Promise.all([writer.add(0), writer.addAll([1, 2]), writer.addAll([3, 4, 5]), writer.addAll([6, 7]), writer.add(8)]);
+    const first = writer.add(0);
+    await nextTurn();
+    await Promise.all([first, writer.addAll([1, 2]), writer.addAll([3, 4, 5]), writer.addAll([6, 7]), writer.add(8)]);
     expect(batches).toEqual([[0], [1, 2], [3, 4, 5], [6, 7, 8]]);
   });
 
@@ -51,7 +69,9 @@ describe('statement batcher', () => {
       recordingWrite(batches, (rows) => (rows.includes(2) ? new StoreUnavailableError('down') : undefined)),
       { maxBatch: 100, maxInFlight: 1 },
     );
-    const results = await Promise.allSettled([writer.add(0), writer.addAll([1, 2]), writer.addAll([3, 4])]);
+    const first = writer.add(0);
+    await nextTurn();
+    const results = await Promise.allSettled([first, writer.addAll([1, 2]), writer.addAll([3, 4])]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect(batches).toEqual([[0], [1, 2, 3, 4]]);
   });
@@ -61,6 +81,7 @@ describe('statement batcher', () => {
     const stuck = new Promise<void>((resolve) => (release = resolve));
     const writer = new StatementBatcher(() => stuck, { maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
     const first = writer.add(0);
+    await nextTurn();
     const started = Date.now();
     const queued = await Promise.allSettled([writer.add(1), writer.addAll([2, 3])]);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -84,7 +105,9 @@ describe('statement batcher', () => {
   it('fails the whole batch at once during an outage, without retrying row by row', async () => {
     const batches: number[][] = [];
     const writer = new StatementBatcher(recordingWrite(batches, () => new StoreUnavailableError('down')), { maxBatch: 100, maxInFlight: 1 });
-    const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => writer.add(i)));
+    const first = writer.add(0);
+    await nextTurn();
+    const results = await Promise.allSettled([first, ...Array.from({ length: 3 }, (_, i) => writer.add(i + 1))]);
     expect(results.every((result) => result.status === 'rejected' && result.reason instanceof StoreUnavailableError)).toBe(true);
     expect(batches).toEqual([[0], [1, 2, 3]]);
   });
