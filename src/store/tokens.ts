@@ -133,12 +133,17 @@ const INSERT_MANY = insertTokens(1);
  * so that a token is never used without its successors written, nor the reverse. A token
  * whose person is gone is not used. The statement answers which presented tokens it used,
  * with their person, for the ID tokens.
+ *
+ * The realm and client are compared with IS NOT DISTINCT FROM, which no index serves, so that
+ * the token is always found by its hash (the primary key): on a table without statistics yet
+ * (a new database), the planner would otherwise as soon walk the client's every token.
  */
 const ROTATE_MANY = `
   WITH used AS (
     UPDATE tokens t SET used_at = now()
       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS p(hash, realm, client_id, n), users u
-     WHERE t.token_hash = decode(p.hash, 'hex') AND t.realm = p.realm AND t.client_id = p.client_id AND t.kind = 'refresh_token'
+     WHERE t.token_hash = decode(p.hash, 'hex') AND (t.realm, t.client_id) IS NOT DISTINCT FROM (p.realm, p.client_id)
+       AND t.kind = 'refresh_token'
        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
        AND u.realm = t.realm AND u.id = t.user_id
     RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
@@ -284,12 +289,13 @@ export class TokenStore {
 
   /**
    * A live refresh token of this client, locked until the transaction `within` ends, so that
-   * a revocation of its grant waits for (and so sees) the tokens issued from it.
+   * a revocation of its grant waits for (and so sees) the tokens issued from it. Found by its
+   * hash alone, as in ROTATE_MANY.
    */
   async holdRefreshToken(hash: Buffer, realm: string, clientId: string, within: Queryable): Promise<StoredToken | undefined> {
     const held = await within.query<TokenRow>(
       `SELECT ${COLUMNS} FROM tokens t
-        WHERE t.token_hash = $1 AND t.realm = $2 AND t.client_id = $3 AND t.kind = 'refresh_token'
+        WHERE t.token_hash = $1 AND (t.realm, t.client_id) IS NOT DISTINCT FROM ($2, $3) AND t.kind = 'refresh_token'
           AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
           FOR SHARE`,
       [hash, realm, clientId],
