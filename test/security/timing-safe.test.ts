@@ -91,11 +91,13 @@ describe('timing-safe comparison of secrets', () => {
         'authn/browser.ts',
         'crypto/hash.ts',
         'grants/authorization-code.ts',
+        'resource-server/certificate.ts',
       ]);
       // Each call, with the line before it: where the lengths are made equal or checked.
       expect(source('crypto/hash.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
       expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
       expect(source('grants/authorization-code.ts')).toMatch(/computed\.length !== expected\.length \|\| !timingSafeEqual\(computed, expected\)/);
+      expect(source('resource-server/certificate.ts')).toMatch(/left\.length === right\.length && timingSafeEqual\(left, right\)/);
       // The transaction's binding and the browser's are both SHA-256 digests (32 bytes).
       expect(source('authn/authorization-flow.ts')).toMatch(/const browserHash = this\.cookies\.browserHash\(request, realm\);[\s\S]{0,200}timingSafeEqual\(browserHash, transaction\.browserHash\)/);
       expect(source('authn/browser.ts')).toMatch(/return binding === undefined \? undefined : sha256\(binding\);/);
