@@ -64,6 +64,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
 
   /** The values of a secret box the console shows, by their names. */
   async function secretShown(box: Locator): Promise<Record<string, string>> {
+    await box.locator('dd').first().waitFor(); // shown once the API has answered
     const names = await box.locator('dt').allTextContents();
     const values = await box.locator('dd').allTextContents();
     return Object.fromEntries(names.map((name, index) => [name, values[index]!]));
