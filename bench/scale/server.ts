@@ -80,6 +80,8 @@ export async function startServer(name: string, databaseUrl: string, masterKey: 
     BASE_URL: baseUrl,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
+    // Node's own options for the server alone, such as a heap limit (README "Running many instances").
+    ...(process.env.SCALE_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SCALE_SERVER_NODE_OPTIONS } : {}),
   });
   await waitForHttp(`${baseUrl}/healthz`, child);
   const pid = child.pid!;
