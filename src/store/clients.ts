@@ -1,6 +1,6 @@
 import type { ClientMetadata, ClientRecord } from '../clients/record.js';
 import { type SharedCache, writeThrough } from './cache.js';
-import { type Db, bytes } from './db.js';
+import { type Db, ownedBytes } from './db.js';
 
 export interface Client extends ClientRecord {
   readonly realm: string;
@@ -24,8 +24,7 @@ const toClient = (row: ClientRow): Client =>
     ...row.record,
     client_id: row.client_id,
     realm: row.realm,
-    // A copy of its own: the driver's buffer is a slice of a shared 8 KiB block, which a cached client would keep alive.
-    secretHash: row.client_secret_hash ? Buffer.from(bytes(row.client_secret_hash)) : undefined,
+    secretHash: row.client_secret_hash ? ownedBytes(row.client_secret_hash) : undefined,
     createdAt: row.created_at,
   });
 

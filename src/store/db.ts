@@ -54,6 +54,18 @@ export function bytes(value: unknown): Buffer {
 }
 
 /**
+ * A bytea value in memory of its own, for what a cache keeps: the driver's buffer is a slice
+ * of a shared block, and so is a copy made by Buffer.from (a slice of Node's 8 KiB pool), so
+ * that a cached row would keep the whole block alive.
+ */
+export function ownedBytes(value: unknown): Buffer {
+  const source = bytes(value);
+  const copy = Buffer.allocUnsafeSlow(source.length);
+  source.copy(copy);
+  return copy;
+}
+
+/**
  * What a database error means for the request, as both adapters report it: the database
  * is unreachable, or the input held text PostgreSQL cannot store; else the error itself.
  */

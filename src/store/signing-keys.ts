@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
 import { type SharedCache, writeThrough } from './cache.js';
-import { type Db, type Queryable, bytes } from './db.js';
+import { type Db, type Queryable, ownedBytes } from './db.js';
 
 export interface StoredSigningKey {
   kid: string;
@@ -24,7 +24,7 @@ const toKey = (row: KeyRow): StoredSigningKey => ({
   kid: row.kid,
   alg: row.alg,
   publicJwk: row.public_jwk,
-  privateJwkEncrypted: bytes(row.private_jwk_encrypted),
+  privateJwkEncrypted: ownedBytes(row.private_jwk_encrypted),
   retiredAt: row.retired_at ?? undefined,
 });
 
