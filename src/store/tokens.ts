@@ -225,8 +225,8 @@ export class TokenStore {
   ) {
     this.writer = new StatementBatcher((tokens) => this.insertMany(tokens));
     this.lookups = new StatementBatcher((lookups) => this.findMany(lookups));
-    // One batch at a time: two batches in flight could each lock a token the other presents
-    // too, and deadlock.
+    // One batch at a time: the hash order of rotateMany keeps two statements from deadlocking
+    // only while the plan locks the rows in that order.
     this.rotations = new StatementBatcher((rotations) => this.rotateMany(rotations), { maxInFlight: 1 });
   }
 
@@ -259,7 +259,11 @@ export class TokenStore {
     return rotation.user;
   }
 
-  private async rotateMany(rotations: readonly Rotation[]): Promise<void> {
+  private async rotateMany(batch: readonly Rotation[]): Promise<void> {
+    // In the order of their hashes: the plan (a nested loop over the presented tokens, each
+    // found by its primary key) locks their rows in that order, so that two instances'
+    // statements presenting the same tokens wait for each other rather than deadlock.
+    const rotations = [...batch].sort((a, b) => (a.presented < b.presented ? -1 : a.presented > b.presented ? 1 : 0));
     const successors = rotations.flatMap((rotation, i) => rotation.successors.map((token) => ({ token, of: String(i + 1) })));
     const result = await this.db.query<UserRow & { n: number }>(ROTATE_MANY, [
       rotations.map((rotation) => rotation.presented),
