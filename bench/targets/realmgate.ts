@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { checkActive } from '../oauth.js';
@@ -41,7 +42,7 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = random(24);
   const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: masterKeyOf(databaseUrl) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
-  const child = startProcess('realmgate', process.execPath, [`${ROOT}dist/server.js`], {
+  const child = startProcess('realmgate', process.execPath, [...profileArgs(), `${ROOT}dist/server.js`], {
     ...process.env,
     ...store,
     PORT: String(port),
@@ -53,6 +54,17 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   await waitForHttp(`${baseUrl}/healthz`, child);
   await pinServer(child.pid);
   return { baseUrl, adminToken, pid: child.pid, stop: () => stopProcess(child) };
+}
+
+/**
+ * With BENCH_CPU_PROF=1, realmgate runs under `node --cpu-prof`, its profile written to
+ * bench/results/profiles/ when it stops (read it with `npx tsx bench/scale/profile.ts`).
+ */
+function profileArgs(): string[] {
+  if (process.env.BENCH_CPU_PROF !== '1') return [];
+  const dir = `${ROOT}bench/results/profiles/`;
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=realmgate-${Date.now()}.cpuprofile`];
 }
 
 /** The admin API of a running realmgate: JSON in and out, any non-2xx answer is an error. */

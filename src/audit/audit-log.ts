@@ -1,3 +1,5 @@
+import type { NewAuditEvent } from '../store/audit-events.js';
+
 /**
  * The audit trail (issue 8): what happened to tokens, sign-ins, consents, clients and realms,
  * as one structured log line and one `audit_events` row per event.
@@ -49,7 +51,16 @@ export interface AuditEvent {
   details?: Readonly<Record<string, unknown>>;
 }
 
+/** An event whose row the caller writes in the statement that makes it happen (src/tokens/issuer.ts). */
+export interface PreparedAuditEvent {
+  row: NewAuditEvent;
+  /** Writes its log line: once the row is committed. */
+  committed(): void;
+}
+
 /** Records events; recording never fails the request that caused the event. */
 export interface AuditLog {
   record(event: AuditEvent): void;
+  /** The event as a row for the caller to write, given its realm's `audit_event_lifetime` in seconds. */
+  prepare(event: AuditEvent, lifetime: number): PreparedAuditEvent;
 }

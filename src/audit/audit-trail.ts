@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { SECRET_FIELDS } from '../logger.js';
 import { DEFAULT_SETTINGS } from '../realms/settings.js';
-import type { AuditEventStore } from '../store/audit-events.js';
+import type { AuditEventStore, NewAuditEvent } from '../store/audit-events.js';
 import type { RealmStore } from '../store/realms.js';
-import type { AuditEvent, AuditLog } from './audit-log.js';
+import type { AuditEvent, AuditLog, PreparedAuditEvent } from './audit-log.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +31,9 @@ export interface AuditTrailDeps {
  * requests (src/store/audit-events.ts). A failed write is logged and never reaches the
  * request; `flush` waits for the rows recorded so far (on close, and before the events API
  * reads, so that an instance reads its own events).
+ *
+ * A prepared event is written by its caller instead, with what it tells of: the tokens'
+ * statement writes their `token.issued` row, so that the two commit together.
  */
 export class AuditTrail implements AuditLog {
   private readonly pending = new Set<Promise<void>>();
@@ -42,14 +45,7 @@ export class AuditTrail implements AuditLog {
     try {
       const occurredAt = new Date();
       const details = cleaned(event.details ?? {}) as Record<string, unknown>;
-      const fields = {
-        type: event.type,
-        realm: event.realm,
-        client_id: event.clientId,
-        user_id: event.userId,
-        address: event.address,
-      };
-      this.deps.logger.info({ audit: { ...details, ...fields } }, `audit ${event.type}`);
+      const fields = this.log(event, details);
       if (this.pending.size >= (this.deps.maxPending ?? MAX_PENDING)) {
         if (this.dropped++ === 0) this.deps.logger.warn('audit events are not being stored: the database is behind');
         return;
@@ -62,6 +58,18 @@ export class AuditTrail implements AuditLog {
     } catch (error) {
       this.deps.logger.warn({ err: error, audit: { type: event.type, realm: event.realm } }, 'audit event not recorded');
     }
+  }
+
+  prepare(event: AuditEvent, lifetime: number): PreparedAuditEvent {
+    const details = cleaned(event.details ?? {}) as Record<string, unknown>;
+    return { row: rowOf(event, new Date(), details, lifetime), committed: () => this.log(event, details) };
+  }
+
+  /** Writes the event's log line; answers its identifying fields. */
+  private log(event: AuditEvent, details: Record<string, unknown>) {
+    const fields = { type: event.type, realm: event.realm, client_id: event.clientId, user_id: event.userId, address: event.address };
+    this.deps.logger.info({ audit: { ...details, ...fields } }, `audit ${event.type}`);
+    return fields;
   }
 
   /** Waits until every event recorded so far is stored, or its failure logged. */
@@ -77,17 +85,21 @@ export class AuditTrail implements AuditLog {
     // A deleted realm's last events are kept for the default lifetime.
     const realm = await this.deps.realms.get(event.realm);
     const lifetime = realm?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
-    await this.deps.events.append({
-      realm: storable(event.realm),
-      type: event.type,
-      occurredAt,
-      clientId: event.clientId === undefined ? undefined : storable(event.clientId),
-      userId: event.userId === undefined ? undefined : storable(event.userId),
-      address: event.address === undefined ? undefined : storable(event.address),
-      details,
-      expiresAt: new Date(occurredAt.getTime() + lifetime * 1000),
-    });
+    await this.deps.events.append(rowOf(event, occurredAt, details, lifetime));
   }
+}
+
+function rowOf(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>, lifetime: number): NewAuditEvent {
+  return {
+    realm: storable(event.realm),
+    type: event.type,
+    occurredAt,
+    clientId: event.clientId === undefined ? undefined : storable(event.clientId),
+    userId: event.userId === undefined ? undefined : storable(event.userId),
+    address: event.address === undefined ? undefined : storable(event.address),
+    details,
+    expiresAt: new Date(occurredAt.getTime() + lifetime * 1000),
+  };
 }
 
 /**

@@ -56,12 +56,36 @@ interface AuditEventRow {
   details: Record<string, unknown>;
 }
 
-/** Parallel arrays, one element per row, as text (src/store/tokens.ts does the same). */
-const INSERT_MANY = `
+/**
+ * Inserts any number of events: parallel arrays from parameter $first on, one element per row,
+ * as text (src/store/tokens.ts does the same), and perhaps more arrays (`extra`) that `where`
+ * filters on. src/store/tokens.ts writes a token's `token.issued` event in the token's statement.
+ */
+export function insertAuditEvents(first: number, extra: readonly string[] = [], where = ''): string {
+  const columns = ['realm', 'occurred_at', 'type', 'client_id', 'user_id', 'address', 'details', 'expires_at', ...extra];
+  const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
+  return `
   INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
   SELECT realm, occurred_at::timestamptz, type, client_id, user_id, address, details::jsonb, expires_at::timestamptz
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-      AS e(realm, occurred_at, type, client_id, user_id, address, details, expires_at)`;
+    FROM unnest(${arrays}) AS e(${columns.join(', ')}) ${where}`;
+}
+
+/** The arrays of insertAuditEvents for these events, in its order. */
+export function auditEventColumns(events: readonly NewAuditEvent[]): Array<Array<string | null>> {
+  const column = (value: (event: NewAuditEvent) => string | null) => events.map(value);
+  return [
+    column((e) => e.realm),
+    column((e) => e.occurredAt.toISOString()),
+    column((e) => e.type),
+    column((e) => e.clientId ?? null),
+    column((e) => e.userId ?? null),
+    column((e) => e.address ?? null),
+    column((e) => JSON.stringify(e.details)),
+    column((e) => e.expiresAt.toISOString()),
+  ];
+}
+
+const INSERT_MANY = insertAuditEvents(1);
 
 /**
  * The `audit_events` table. Rows are appended in batches (src/store/statement-batcher.ts): many
@@ -82,17 +106,7 @@ export class AuditEventStore {
   }
 
   private async insertMany(events: readonly NewAuditEvent[]): Promise<void> {
-    const column = <T>(value: (event: NewAuditEvent) => T) => events.map(value);
-    await this.db.query(INSERT_MANY, [
-      column((e) => e.realm),
-      column((e) => e.occurredAt.toISOString()),
-      column((e) => e.type),
-      column((e) => e.clientId ?? null),
-      column((e) => e.userId ?? null),
-      column((e) => e.address ?? null),
-      column((e) => JSON.stringify(e.details)),
-      column((e) => e.expiresAt.toISOString()),
-    ]);
+    await this.db.query(INSERT_MANY, auditEventColumns(events));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { type NewAuditEvent, auditEventColumns, insertAuditEvents } from './audit-events.js';
 import { StatementBatcher } from './statement-batcher.js';
 import type { Db, Queryable } from './db.js';
 import { type User, type UserRow, USER_COLUMNS, toUser } from './users.js';
@@ -121,12 +122,17 @@ function insertTokens(first: number, extra: readonly string[] = [], where = ''):
     FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
 }
 
-const INSERT_MANY = insertTokens(1);
+/**
+ * The tokens of any number of grants, and the audit events of their issuance (`token.issued`),
+ * in one statement: an event is committed with its tokens, or neither is.
+ */
+const INSERT_MANY = `WITH issued AS (${insertTokens(1)}) ${insertAuditEvents(1 + INSERTED_COLUMNS.length)}`;
 
 /**
  * Rotates refresh tokens (RFC 9700 §4.14.2), any number in one statement, so that they share
  * a round trip and a commit. $1–$3: the presented tokens' hashes (hex), realms and clients;
- * then their successors' columns and, last, the (1-based) presented token each succeeds.
+ * then their successors' columns and the (1-based) presented token each succeeds; then the
+ * `token.issued` events' columns and the presented token each tells of.
  *
  * The UPDATE decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL`
  * marks the row, and only a marked token's successors are inserted, in the same statement,
@@ -148,7 +154,8 @@ const ROTATE_MANY = `
        AND u.realm = t.realm AND u.id = t.user_id
     RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
   ),
-  successors AS (${insertTokens(4, ['successor_of'], 'WHERE successor_of::int IN (SELECT n FROM used)')})
+  successors AS (${insertTokens(4, ['successor_of'], 'WHERE successor_of::int IN (SELECT n FROM used)')}),
+  events AS (${insertAuditEvents(4 + INSERTED_COLUMNS.length + 1, ['event_of'], 'WHERE event_of::int IN (SELECT n FROM used)')})
   SELECT * FROM used`;
 
 /** $1: the grant id, $2: its realm when known. */
@@ -160,12 +167,19 @@ const REVOKE_GRANT = denyGrantsStatement(`
 
 export type NewToken = TokenRecord & { hash: Buffer };
 
+/** The tokens of one grant, and the audit event of their issuance (written with them). */
+interface GrantWrite {
+  tokens: readonly NewToken[];
+  event: NewAuditEvent | undefined;
+}
+
 /** A refresh token presented for rotation, its successors, and, once its batch has run, the person behind it if it was used. */
 interface Rotation {
   presented: string;
   realm: string;
   clientId: string;
   successors: readonly NewToken[];
+  event: NewAuditEvent | undefined;
   user: User | undefined;
 }
 
@@ -208,7 +222,7 @@ function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
   /** Tokens issued at the same time share a statement and a commit (src/store/statement-batcher.ts). */
-  private readonly writer: StatementBatcher<NewToken>;
+  private readonly writer: StatementBatcher<GrantWrite>;
 
   /**
    * Lookups by hash (introspection, revocation, userinfo, refresh) that arrive together share
@@ -223,7 +237,7 @@ export class TokenStore {
     private readonly db: Db,
     private readonly revokedJwts: RevokedJwts,
   ) {
-    this.writer = new StatementBatcher((tokens) => this.insertMany(tokens));
+    this.writer = new StatementBatcher((grants) => this.insertMany(grants));
     this.lookups = new StatementBatcher((lookups) => this.findMany(lookups));
     // One batch at a time: the hash order of rotateMany keeps two statements from deadlocking
     // only while the plan locks the rows in that order.
@@ -232,29 +246,39 @@ export class TokenStore {
 
   /** Resolves once the token is committed. */
   insert(hash: Buffer, token: TokenRecord): Promise<void> {
-    return this.writer.add({ ...token, hash });
+    return this.writer.add({ tokens: [{ ...token, hash }], event: undefined });
   }
 
   /**
-   * Inserts the tokens of one grant in one statement: batched with other callers' tokens,
-   * or `within` a transaction of the caller's (which commits them).
+   * Inserts the tokens of one grant, and the event of their issuance, in one statement:
+   * batched with other grants', or `within` a transaction of the caller's (which commits them).
    */
-  insertAll(tokens: readonly NewToken[], within?: Queryable): Promise<void> {
-    return within ? this.insertMany(tokens, within) : this.writer.addAll(tokens);
+  insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined, within?: Queryable): Promise<void> {
+    if (tokens.length === 0) return Promise.resolve();
+    const grant = { tokens, event };
+    return within ? this.insertMany([grant], within) : this.writer.add(grant);
   }
 
-  private async insertMany(tokens: readonly NewToken[], q: Queryable = this.db): Promise<void> {
-    await q.query(INSERT_MANY, insertedColumns(tokens));
+  private async insertMany(grants: readonly GrantWrite[], q: Queryable = this.db): Promise<void> {
+    const events = grants.flatMap((grant) => (grant.event ? [grant.event] : []));
+    await q.query(INSERT_MANY, [...insertedColumns(grants.flatMap((grant) => grant.tokens)), ...auditEventColumns(events)]);
   }
 
   /**
    * Uses a refresh token of this client once, and writes its successors (rotation, RFC 9700
-   * §4.14.2): committed together, in a statement shared with concurrent rotations. Answers the
+   * §4.14.2) and the event of their issuance: committed together, in a statement shared with
+   * concurrent rotations. Answers the
    * person behind the token when it was used; undefined when it was not live (used, revoked,
    * expired, or its person gone), for the caller to tell a replay from the rest.
    */
-  async rotateRefreshToken(presented: Buffer, realm: string, clientId: string, successors: readonly NewToken[]): Promise<User | undefined> {
-    const rotation: Rotation = { presented: presented.toString('hex'), realm, clientId, successors, user: undefined };
+  async rotateRefreshToken(
+    presented: Buffer,
+    realm: string,
+    clientId: string,
+    successors: readonly NewToken[],
+    event: NewAuditEvent | undefined,
+  ): Promise<User | undefined> {
+    const rotation: Rotation = { presented: presented.toString('hex'), realm, clientId, successors, event, user: undefined };
     await this.rotations.add(rotation);
     return rotation.user;
   }
@@ -265,12 +289,15 @@ export class TokenStore {
     // statements presenting the same tokens wait for each other rather than deadlock.
     const rotations = [...batch].sort((a, b) => (a.presented < b.presented ? -1 : a.presented > b.presented ? 1 : 0));
     const successors = rotations.flatMap((rotation, i) => rotation.successors.map((token) => ({ token, of: String(i + 1) })));
+    const events = rotations.flatMap((rotation, i) => (rotation.event ? [{ event: rotation.event, of: String(i + 1) }] : []));
     const result = await this.db.query<UserRow & { n: number }>(ROTATE_MANY, [
       rotations.map((rotation) => rotation.presented),
       rotations.map((rotation) => rotation.realm),
       rotations.map((rotation) => rotation.clientId),
       ...insertedColumns(successors.map((successor) => successor.token)),
       successors.map((successor) => successor.of),
+      ...auditEventColumns(events.map(({ event }) => event)),
+      events.map(({ of }) => of),
     ]);
     for (const row of result.rows) rotations[row.n - 1]!.user = toUser(row);
   }

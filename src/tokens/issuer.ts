@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
@@ -65,11 +65,24 @@ export interface UserTokensRequest {
   address?: string | undefined;
 }
 
-/** The rows of a person's stored tokens, and their values, in the order access token, refresh token. */
+/**
+ * The rows of a person's stored tokens, and their values, in the order access token, refresh
+ * token; and the event of their issuance, written with them (none when nothing is stored).
+ */
 interface PlannedTokens {
   grantId: string;
   rows: NewToken[];
   values: string[];
+  issuance: Issuance;
+  event: PreparedAuditEvent | undefined;
+}
+
+/** What the `token.issued` event tells. */
+interface Issuance {
+  grantId: string;
+  userId: string | undefined;
+  scope: string;
+  kinds: readonly string[];
 }
 
 /** A person's tokens, written; `complete` signs what is signed and answers. */
@@ -130,10 +143,8 @@ export class TokenIssuer {
     const lifetime = request.realm.settings.access_token_lifetime;
     const scope = request.scope.join(' ');
     const grantId = request.grantId ?? randomUUID();
-    const response = (accessToken: string, kind: string): TokenResponse => {
-      this.issued(request, { grantId, userId: request.userId, scope, kinds: [kind] });
-      return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
-    };
+    const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
+    const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
       const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
         grantId,
@@ -147,9 +158,11 @@ export class TokenIssuer {
         audience: request.audience,
         lifetime,
       });
-      return response(accessToken, 'jwt_access_token');
+      this.audit.record(issuedEvent(request, issuance('jwt_access_token')));
+      return response(accessToken);
     }
-    const [accessToken] = await this.store(undefined, [
+    const event = this.prepareIssued(request, issuance('access_token'));
+    const [accessToken] = await this.store(event, [
       this.record(request.realm, request.client, {
         kind: 'access_token',
         grantId,
@@ -164,7 +177,8 @@ export class TokenIssuer {
         lifetime,
       }),
     ]);
-    return response(accessToken!, 'access_token');
+    event.committed();
+    return response(accessToken!);
   }
 
   async issueUserTokens(request: UserTokensRequest): Promise<TokenResponse> {
@@ -179,7 +193,7 @@ export class TokenIssuer {
    */
   async writeUserTokens(request: UserTokensRequest, within?: Queryable): Promise<WrittenTokens> {
     const planned = this.plan(request, request.user.id);
-    await this.tokens.insertAll(planned.rows, within);
+    await this.tokens.insertAll(planned.rows, planned.event?.row, within);
     return { complete: () => this.complete(request, planned) };
   }
 
@@ -192,7 +206,7 @@ export class TokenIssuer {
     request: Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] },
   ): Promise<WrittenTokens | undefined> {
     const planned = this.plan(request, request.userId);
-    const user = await this.tokens.rotateRefreshToken(presented, request.realm.name, request.client.client_id, planned.rows);
+    const user = await this.tokens.rotateRefreshToken(presented, request.realm.name, request.client.client_id, planned.rows, planned.event?.row);
     return user && { complete: () => this.complete({ ...request, user }, planned) };
   }
 
@@ -221,7 +235,14 @@ export class TokenIssuer {
         }),
       );
     }
-    return { grantId: common.grantId, ...withValues(records) };
+    const kinds = [
+      realm.settings.stateless_tokens ? 'jwt_access_token' : 'access_token',
+      ...(request.refreshScope ? ['refresh_token'] : []),
+      ...(request.scope.includes('openid') ? ['id_token'] : []),
+    ];
+    const issuance = { grantId: common.grantId, userId, scope: request.scope.join(' '), kinds };
+    const event = records.length > 0 ? this.prepareIssued(request, issuance) : undefined;
+    return { grantId: common.grantId, ...withValues(records), issuance, event };
   }
 
   /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
@@ -246,24 +267,14 @@ export class TokenIssuer {
     const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
     if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
-    const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refreshToken ? ['refresh_token'] : []), ...(response.id_token ? ['id_token'] : [])];
-    this.issued(request, { grantId: planned.grantId, userId: user.id, scope, kinds });
+    if (planned.event) planned.event.committed();
+    else this.audit.record(issuedEvent(request, planned.issuance));
     return response;
   }
 
-  /** The `token.issued` audit event. */
-  private issued(
-    request: AccessTokenRequest | UserTokensRequest,
-    what: { grantId: string; userId: string | undefined; scope: string; kinds: readonly string[] },
-  ): void {
-    this.audit.record({
-      realm: request.realm.name,
-      type: 'token.issued',
-      clientId: request.client.client_id,
-      userId: what.userId,
-      address: request.address,
-      details: { grant_type: request.grantType, grant_id: what.grantId, scope: what.scope, tokens: what.kinds },
-    });
+  /** The `token.issued` event, for the statement that writes the tokens. */
+  private prepareIssued(request: AccessTokenRequest | Omit<UserTokensRequest, 'user'>, issuance: Issuance): PreparedAuditEvent {
+    return this.audit.prepare(issuedEvent(request, issuance), request.realm.settings.audit_event_lifetime);
   }
 
   /** OIDC Core §2: the ID token, with the claims the scope releases. */
@@ -297,9 +308,21 @@ export class TokenIssuer {
   }
 
   /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
-  private async store(within: Queryable | undefined, records: readonly TokenRecord[]): Promise<string[]> {
+  private async store(event: PreparedAuditEvent, records: readonly TokenRecord[]): Promise<string[]> {
     const { values, rows } = withValues(records);
-    await this.tokens.insertAll(rows, within);
+    await this.tokens.insertAll(rows, event.row);
     return values;
   }
+}
+
+/** The `token.issued` audit event. */
+function issuedEvent(request: AccessTokenRequest | Omit<UserTokensRequest, 'user'>, issuance: Issuance): AuditEvent {
+  return {
+    realm: request.realm.name,
+    type: 'token.issued',
+    clientId: request.client.client_id,
+    userId: issuance.userId,
+    address: request.address,
+    details: { grant_type: request.grantType, grant_id: issuance.grantId, scope: issuance.scope, tokens: issuance.kinds },
+  };
 }

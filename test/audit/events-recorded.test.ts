@@ -406,5 +406,46 @@ describe('audit events recorded', () => {
       const text = JSON.stringify(event);
       for (const secret of [flow.code, tokens.access_token, tokens.refresh_token]) expect(text).not.toContain(secret);
     });
+
+    /** The realm's token.issued rows as the database holds them now: read directly, not through the events API (which waits for the trail). */
+    async function storedIssuance(realm: string) {
+      const rows = await t.store.db.query<{ grant_type: string; tokens: string[]; lifetime: number }>(
+        `SELECT details->>'grant_type' AS grant_type, ARRAY(SELECT jsonb_array_elements_text(details->'tokens')) AS tokens,
+                extract(epoch FROM expires_at - occurred_at)::int AS lifetime
+           FROM audit_events WHERE realm = $1 AND type = 'token.issued' ORDER BY id`,
+        [realm],
+      );
+      return rows.rows;
+    }
+
+    it('is committed with the tokens, in their statement: stored when the answer arrives, and not for a refused refresh', async () => {
+      const realm = await unlimitedRealm(t, { audit_event_lifetime: 3600 });
+      const client = await webClient(realm);
+      const person = await user(realm);
+      const service = await t.admin.createClient(realm, { grant_types: ['client_credentials'] });
+
+      expect((await clientCredentials(t.app, realm, { clientId: service.client_id, secret: service.client_secret as string })).statusCode).toBe(200);
+      expect(await storedIssuance(realm)).toEqual([{ grant_type: 'client_credentials', tokens: ['access_token'], lifetime: 3600 }]);
+
+      const flow = await obtainCode(new TestBrowser(t.app, t.baseUrl), realm, { clientId: client.clientId, username: person.username, password: person.password });
+      const tokens = await exchange(realm, client, flow.code, flow.verifier);
+      expect((await storedIssuance(realm)).at(-1)).toEqual({ grant_type: 'authorization_code', tokens: ['access_token', 'refresh_token', 'id_token'], lifetime: 3600 });
+
+      const refresh = (token: string) =>
+        postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: 'refresh_token', refresh_token: token }, { authorization: basic(client.clientId, client.secret) });
+      expect((await refresh(tokens.refresh_token)).statusCode).toBe(200);
+      expect((await storedIssuance(realm)).at(-1)).toMatchObject({ grant_type: 'refresh_token', tokens: ['access_token', 'refresh_token', 'id_token'] });
+      expect((await refresh(tokens.refresh_token)).statusCode).toBe(400);
+      await t.app.audit.flush();
+      expect((await storedIssuance(realm)).map((row) => row.grant_type)).toEqual(['client_credentials', 'authorization_code', 'refresh_token']);
+    });
+
+    it('of a stateless access token alone (nothing stored), by the trail after the answer', async () => {
+      const realm = await unlimitedRealm(t, { stateless_tokens: true });
+      const created = await t.admin.createClient(realm, { grant_types: ['client_credentials'] });
+      expect((await clientCredentials(t.app, realm, { clientId: created.client_id, secret: created.client_secret as string })).statusCode).toBe(200);
+      await t.app.audit.flush();
+      expect(await storedIssuance(realm)).toEqual([{ grant_type: 'client_credentials', tokens: ['jwt_access_token'], lifetime: 90 * 24 * 3600 }]);
+    });
   });
 });
