@@ -1,6 +1,7 @@
 import type { ClientMetadata, ClientRecord } from '../clients/record.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, ownedBytes } from './db.js';
+import { withSharedValues } from './shared-values.js';
 
 export interface Client extends ClientRecord {
   readonly realm: string;
@@ -19,14 +20,20 @@ interface ClientRow {
 
 const COLUMNS = 'realm, client_id, client_secret_hash, record, created_at';
 
+/**
+ * Built on the parsed record itself, its common values shared (src/store/shared-values.ts): a
+ * spread copy of it takes twice the memory (V8 holds it as a dictionary). Clients are cached by
+ * the hundred thousand.
+ */
 const toClient = (row: ClientRow): Client =>
-  Object.freeze({
-    ...row.record,
-    client_id: row.client_id,
-    realm: row.realm,
-    secretHash: row.client_secret_hash ? ownedBytes(row.client_secret_hash) : undefined,
-    createdAt: row.created_at,
-  });
+  Object.freeze(
+    Object.assign(withSharedValues(row.record), {
+      client_id: row.client_id,
+      realm: row.realm,
+      secretHash: row.client_secret_hash ? ownedBytes(row.client_secret_hash) : undefined,
+      createdAt: row.created_at,
+    }),
+  );
 
 /** What a change does to the secret: keep it, replace it (with this hash), or remove it. */
 export type SecretChange = { keep: true } | { hash: Buffer | null };
