@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { levels } from 'pino';
 import { SECRET_FIELDS } from '../logger.js';
 import { DEFAULT_SETTINGS } from '../realms/settings.js';
 import type { AuditEventStore, NewAuditEvent } from '../store/audit-events.js';
@@ -21,7 +22,8 @@ export interface AuditTrailDeps {
   events: Pick<AuditEventStore, 'append'>;
   /** For each realm's `audit_event_lifetime`. */
   realms: Pick<RealmStore, 'get'>;
-  logger: Pick<FastifyBaseLogger, 'info' | 'warn'>;
+  /** `level` unknown: every line is built. */
+  logger: Pick<FastifyBaseLogger, 'info' | 'warn'> & Partial<Pick<FastifyBaseLogger, 'level'>>;
   maxPending?: number;
 }
 
@@ -65,11 +67,16 @@ export class AuditTrail implements AuditLog {
     return { row: rowOf(event, new Date(), details, lifetime), committed: () => this.log(event, details) };
   }
 
-  /** Writes the event's log line; answers its identifying fields. */
+  /** Writes the event's log line (unless info lines are off: the line's object is not even built); answers its identifying fields. */
   private log(event: AuditEvent, details: Record<string, unknown>) {
     const fields = { type: event.type, realm: event.realm, client_id: event.clientId, user_id: event.userId, address: event.address };
-    this.deps.logger.info({ audit: { ...details, ...fields } }, `audit ${event.type}`);
+    if (this.infoLogged()) this.deps.logger.info({ audit: { ...details, ...fields } }, `audit ${event.type}`);
     return fields;
+  }
+
+  private infoLogged(): boolean {
+    const level = this.deps.logger.level;
+    return level === undefined || (levels.values[level] ?? 0) <= levels.values.info!;
   }
 
   /** Waits until every event recorded so far is stored, or its failure logged. */

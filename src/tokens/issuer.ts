@@ -104,11 +104,14 @@ function atHash(accessToken: string): string {
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
-/** A new opaque value for each token, and its row, which holds only the value's hash. */
-function withValues(records: readonly TokenRecord[]): { values: string[]; rows: NewToken[] } {
-  const values = records.map(() => randomSecret());
-  return { values, rows: records.map((record, i) => ({ ...record, hash: sha256(values[i]!) })) };
+/** A stored token: its new opaque value, and its row, which holds only the value's hash. */
+interface MintedToken {
+  value: string;
+  row: NewToken;
 }
+
+/** What a token's row says beyond its realm, client and times. */
+type TokenFields = Omit<TokenRecord, 'realm' | 'clientId' | 'issuedAt' | 'expiresAt'> & { lifetime: number };
 
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
@@ -163,7 +166,7 @@ export class TokenIssuer {
     }
     const event = this.prepareIssued(request, issuance('access_token'));
     const [accessToken] = await this.store(event, [
-      this.record(request.realm, request.client, {
+      mint(request.realm, request.client, {
         kind: 'access_token',
         grantId,
         grantType: request.grantType,
@@ -221,13 +224,13 @@ export class TokenIssuer {
       signIn,
       certificateThumbprint: request.certificateThumbprint,
     };
-    const records: TokenRecord[] = [];
+    const records: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
-      records.push(this.record(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
+      records.push(mint(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
     }
     if (request.refreshScope) {
       records.push(
-        this.record(realm, client, {
+        mint(realm, client, {
           ...common,
           kind: 'refresh_token',
           scope: request.refreshScope.join(' '),
@@ -242,7 +245,7 @@ export class TokenIssuer {
     ];
     const issuance = { grantId: common.grantId, userId, scope: request.scope.join(' '), kinds };
     const event = records.length > 0 ? this.prepareIssued(request, issuance) : undefined;
-    return { grantId: common.grantId, ...withValues(records), issuance, event };
+    return { grantId: common.grantId, values: records.map((minted) => minted.value), rows: records.map((minted) => minted.row), issuance, event };
   }
 
   /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
@@ -297,22 +300,37 @@ export class TokenIssuer {
     });
   }
 
-  private record(
-    realm: RequestRealm,
-    client: Client,
-    token: Omit<TokenRecord, 'realm' | 'clientId' | 'issuedAt' | 'expiresAt'> & { lifetime: number },
-  ): TokenRecord {
-    const { lifetime, ...rest } = token;
-    const issuedAt = new Date();
-    return { ...rest, realm: realm.name, clientId: client.client_id, issuedAt, expiresAt: new Date(issuedAt.getTime() + lifetime * 1000) };
-  }
-
   /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
-  private async store(event: PreparedAuditEvent, records: readonly TokenRecord[]): Promise<string[]> {
-    const { values, rows } = withValues(records);
-    await this.tokens.insertAll(rows, event.row);
-    return values;
+  private async store(event: PreparedAuditEvent, minted: readonly MintedToken[]): Promise<string[]> {
+    await this.tokens.insertAll(minted.map((token) => token.row), event.row);
+    return minted.map((token) => token.value);
   }
+}
+
+/** A new token of the realm's client. Its row is written out field by field: this is the token endpoint's inner loop. */
+function mint(realm: RequestRealm, client: Client, token: TokenFields): MintedToken {
+  const value = randomSecret();
+  const issuedAt = new Date();
+  return {
+    value,
+    row: {
+      hash: sha256(value),
+      realm: realm.name,
+      clientId: client.client_id,
+      kind: token.kind,
+      grantId: token.grantId,
+      grantType: token.grantType,
+      subject: token.subject,
+      userId: token.userId,
+      scope: token.scope,
+      issuedAt,
+      expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000),
+      signIn: token.signIn,
+      certificateThumbprint: token.certificateThumbprint,
+      act: token.act,
+      audience: token.audience,
+    },
+  };
 }
 
 /** The `token.issued` audit event. */

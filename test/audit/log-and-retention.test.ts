@@ -169,6 +169,22 @@ describe('the audit trail when the database fails it', () => {
     expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
   });
 
+  it("stores the rows but writes no line when the logger's level is above info", async () => {
+    const stored: string[] = [];
+    const events = { append: async (event: { type: string }) => void stored.push(event.type) };
+    for (const [level, lines] of [['warn', 0], ['info', 1], ['debug', 1]] as const) {
+      const { lines: written, logger: log } = logger();
+      const trail = new AuditTrail({ events, realms, logger: Object.assign(log as object, { level }) as never });
+      trail.record({ realm: 'r', type: 'client.created', clientId: 'c' });
+      const prepared = trail.prepare({ realm: 'r', type: 'token.issued', clientId: 'c' }, 60);
+      prepared.committed();
+      await trail.flush();
+      expect(written, level).toHaveLength(2 * lines);
+      expect(prepared.row).toMatchObject({ realm: 'r', type: 'token.issued', clientId: 'c' });
+    }
+    expect(stored).toEqual(['client.created', 'client.created', 'client.created']);
+  });
+
   it('censors secret-named details and makes text storable', async () => {
     const stored: Array<Record<string, unknown>> = [];
     const trail = new AuditTrail({
