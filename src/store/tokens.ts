@@ -254,7 +254,7 @@ export class TokenStore {
    * batched with other grants', or `within` a transaction of the caller's (which commits them).
    */
   insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined, within?: Queryable): Promise<void> {
-    if (tokens.length === 0) return Promise.resolve();
+    if (tokens.length === 0 && !event) return Promise.resolve();
     const grant = { tokens, event };
     return within ? this.insertMany([grant], within) : this.writer.add(grant);
   }
@@ -267,9 +267,9 @@ export class TokenStore {
   /**
    * Uses a refresh token of this client once, and writes its successors (rotation, RFC 9700
    * §4.14.2) and the event of their issuance: committed together, in a statement shared with
-   * concurrent rotations. Answers the
-   * person behind the token when it was used; undefined when it was not live (used, revoked,
-   * expired, or its person gone), for the caller to tell a replay from the rest.
+   * concurrent rotations. Answers the person behind the token when it was used; undefined when
+   * it was not live (used, revoked, expired, or its person gone), for the caller to tell a
+   * replay from the rest.
    */
   async rotateRefreshToken(
     presented: Buffer,
