@@ -66,7 +66,8 @@ export async function startServer(name: string, databaseUrl: string, masterKey: 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = randomBytes(24).toString('base64url');
-  const nodeArgs: string[] = [];
+  // Flags NODE_OPTIONS refuses (--trace-gc) go on the command line.
+  const nodeArgs = (process.env.SCALE_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);

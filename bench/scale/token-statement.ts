@@ -1,0 +1,134 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { NewAuditEvent } from '../../src/store/audit-events.js';
+import type { Db } from '../../src/store/db.js';
+import type { migrate as migrateFn } from '../../src/store/migrate.js';
+import type { createPgDb as createPgDbFn } from '../../src/store/pg.js';
+import type { NewToken, TokenStore as TokenStoreClass } from '../../src/store/tokens.js';
+import { wholeNumber } from '../main.js';
+import { log } from '../processes.js';
+import { partDatabase } from './database.js';
+import { buildOnce, fromDist } from './server.js';
+
+/**
+ * `npx tsx bench/scale/token-statement.ts`: what the token endpoint's statement costs
+ * PostgreSQL when its clients are spread over many realms, without HTTP or the server. 50
+ * loops write one client credentials token each, with its `token.issued` event, through the
+ * build's TokenStore (the statement the server runs, batched as it batches), for clients of
+ * one realm (10) or of all 10,000 realms (100,000), in alternation. Then the same without
+ * each structure the statement maintains whose pages the spread scatters, one more removed
+ * each time: the audit events' realm-first indexes, the tokens' (realm, client_id) index, and
+ * the tokens' foreign key to clients (whose check locks the client's row). Tokens/s is what
+ * PostgreSQL takes; the ratio is many realms ÷ one, as in the `realms` part.
+ *
+ * On a throwaway database of DATABASE_URL's server, dropped at the end. The variants are
+ * experiments, not proposals: each structure is there for a reason (README "Reading the numbers").
+ */
+const SECONDS = wholeNumber('SCALE_STATEMENT_SECONDS', 8, 1);
+const ROUNDS = wholeNumber('SCALE_STATEMENT_ROUNDS', 2, 1);
+const LOOPS = 50;
+
+const VARIANTS: ReadonlyArray<{ name: string; ddl: string }> = [
+  { name: 'as migrated', ddl: '' },
+  {
+    name: "without audit_events' realm indexes",
+    ddl: 'DROP INDEX audit_events_realm_time, audit_events_realm_type_time, audit_events_realm_client_time, audit_events_realm_user_time',
+  },
+  { name: '… and without tokens_client', ddl: 'DROP INDEX tokens_client' },
+  { name: '… and without the foreign key tokens → clients', ddl: 'ALTER TABLE tokens DROP CONSTRAINT tokens_realm_client_id_fkey' },
+];
+
+type Client = readonly [realm: string, clientId: string];
+
+async function populate(db: Db): Promise<{ one: Client[]; many: Client[] }> {
+  await db.query(`INSERT INTO realms (name) SELECT 'one' UNION ALL SELECT 'scale-' || lpad(i::text, 5, '0') FROM generate_series(1, 10000) i`);
+  await db.query(`INSERT INTO clients (realm, client_id, client_secret_hash, record)
+                  SELECT 'one', gen_random_uuid()::text, '\\x00'::bytea, '{}'::jsonb FROM generate_series(1, 10)
+                  UNION ALL
+                  SELECT 'scale-' || lpad(r::text, 5, '0'), gen_random_uuid()::text, '\\x00'::bytea, '{}'::jsonb FROM generate_series(1, 10000) r, generate_series(1, 10)`);
+  await db.query('ANALYZE');
+  const { rows } = await db.query<{ realm: string; client_id: string }>('SELECT realm, client_id FROM clients');
+  const clients = rows.map((row): Client => [row.realm, row.client_id]);
+  return { one: clients.filter(([realm]) => realm === 'one'), many: clients.filter(([realm]) => realm !== 'one') };
+}
+
+/** What the token endpoint writes for one client credentials token. */
+function issuance([realm, clientId]: Client): { token: NewToken; event: NewAuditEvent } {
+  const now = new Date();
+  const grantId = randomUUID();
+  return {
+    token: {
+      hash: createHash('sha256').update(randomBytes(32)).digest(),
+      realm,
+      clientId,
+      kind: 'access_token',
+      grantId,
+      grantType: 'client_credentials',
+      subject: clientId,
+      userId: undefined,
+      scope: 'api',
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    },
+    event: {
+      realm,
+      type: 'token.issued',
+      occurredAt: now,
+      clientId,
+      userId: undefined,
+      address: '127.0.0.1',
+      details: { grant_type: 'client_credentials', grant_id: grantId, scope: 'api', tokens: ['access_token'] },
+      expiresAt: new Date(now.getTime() + 90 * 86_400_000),
+    },
+  };
+}
+
+/** Tokens/s written by LOOPS loops for SECONDS, each on a client drawn at random. */
+async function drive(store: TokenStoreClass, clients: readonly Client[]): Promise<number> {
+  let written = 0;
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const { token, event } = issuance(clients[Math.floor(Math.random() * clients.length)]!);
+      await store.insertAll([token], event);
+      written++;
+    }
+  };
+  await Promise.all(Array.from({ length: LOOPS }, loop));
+  return written / ((performance.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  await buildOnce();
+  const { createPgDb } = await fromDist<{ createPgDb: typeof createPgDbFn }>('store/pg.js');
+  const { migrate } = await fromDist<{ migrate: typeof migrateFn }>('store/migrate.js');
+  const { TokenStore } = await fromDist<{ TokenStore: typeof TokenStoreClass }>('store/tokens.js');
+  const database = await partDatabase(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const db = createPgDb(database.url);
+  try {
+    await migrate(db);
+    const clients = await populate(db);
+    const store = new TokenStore(db, { remember: () => {} } as never);
+    console.log(`${'variant'.padEnd(50)}${'1 realm'.padStart(12)}${'10000 realms'.padStart(14)}${'ratio'.padStart(8)}`);
+    for (const variant of VARIANTS) {
+      if (variant.ddl) await db.query(variant.ddl);
+      const rates = { one: [] as number[], many: [] as number[] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const setup of ['one', 'many'] as const) {
+          await db.query('TRUNCATE tokens, audit_events');
+          await db.query('CHECKPOINT');
+          rates[setup].push(await drive(store, clients[setup]));
+        }
+      }
+      const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+      const [one, many] = [mean(rates.one), mean(rates.many)];
+      log(`${variant.name}: ${rates.one.map(Math.round).join(', ')} vs ${rates.many.map(Math.round).join(', ')} tokens/s`);
+      console.log(`${variant.name.padEnd(50)}${Math.round(one).toLocaleString('en').padStart(12)}${Math.round(many).toLocaleString('en').padStart(14)}${`×${(many / one).toFixed(2)}`.padStart(8)}`);
+    }
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+}
+
+await main();
