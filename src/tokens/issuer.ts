@@ -224,12 +224,12 @@ export class TokenIssuer {
       signIn,
       certificateThumbprint: request.certificateThumbprint,
     };
-    const records: MintedToken[] = [];
+    const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
-      records.push(mint(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
+      minted.push(mint(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
     }
     if (request.refreshScope) {
-      records.push(
+      minted.push(
         mint(realm, client, {
           ...common,
           kind: 'refresh_token',
@@ -244,8 +244,8 @@ export class TokenIssuer {
       ...(request.scope.includes('openid') ? ['id_token'] : []),
     ];
     const issuance = { grantId: common.grantId, userId, scope: request.scope.join(' '), kinds };
-    const event = records.length > 0 ? this.prepareIssued(request, issuance) : undefined;
-    return { grantId: common.grantId, values: records.map((minted) => minted.value), rows: records.map((minted) => minted.row), issuance, event };
+    const event = minted.length > 0 ? this.prepareIssued(request, issuance) : undefined;
+    return { grantId: common.grantId, values: minted.map((token) => token.value), rows: minted.map((token) => token.row), issuance, event };
   }
 
   /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
