@@ -26,6 +26,18 @@ describe('store', () => {
     expect(await migrate(t.store.db)).toEqual([]);
   });
 
+  it('caches clients with the values they have in common shared and frozen, and each its own', async () => {
+    await t.admin.createRealm('shared-values');
+    const [a, b] = [await t.admin.serviceClient('shared-values'), await t.admin.serviceClient('shared-values')];
+    const [first, second] = [await t.store.clients.get('shared-values', a.clientId), await t.store.clients.get('shared-values', b.clientId)];
+    expect(second!.grant_types).toBe(first!.grant_types);
+    expect(second!.redirect_uris).toBe(first!.redirect_uris);
+    expect(Object.isFrozen(first!.grant_types)).toBe(true);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect([first!.client_id, second!.client_id]).toEqual([a.clientId, b.clientId]);
+    expect(first!.secretHash).not.toEqual(second!.secretHash);
+  });
+
   it('deletes expired tokens in batches and keeps the others', async () => {
     await t.admin.createRealm('cleanup');
     const svc = await t.admin.serviceClient('cleanup');
