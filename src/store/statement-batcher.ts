@@ -18,11 +18,11 @@ export interface StatementBatcherOptions {
 /**
  * Coalesces concurrent calls into one statement: rows that arrive while earlier batches are
  * on their way to the database queue up and go together in the next one, as do those added in
- * the same turn of the event loop; at low load a row goes alone, at once. Each caller's promise settles when the statement holding its rows has
- * run (for a write, committed: nothing is acknowledged before it is durable; for a lookup,
- * the statement has set what it found on the row). The rows a caller adds together (the
- * tokens of one grant) are never split between statements, so that an outage never leaves
- * half of them written.
+ * the same turn of the event loop; at low load a row goes alone, at the end of its turn. Each
+ * caller's promise settles when the statement holding its rows has run (for a write,
+ * committed: nothing is acknowledged before it is durable; for a lookup, the statement has set
+ * what it found on the row). The rows a caller adds together (`addAll`) are never split
+ * between statements, so that an outage never leaves half of them written.
  *
  * When a batch fails for another reason than an outage, its callers' rows are retried one
  * caller at a time, so that one bad row fails only its own caller. Rows that wait in the

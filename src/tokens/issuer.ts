@@ -216,6 +216,7 @@ export class TokenIssuer {
   /** The stored tokens of a person's grant (an access token unless stateless, a refresh token when asked), with their values. */
   private plan(request: Omit<UserTokensRequest, 'user'>, userId: string): PlannedTokens {
     const { realm, client, signIn } = request;
+    const scope = request.scope.join(' ');
     const common = {
       grantId: request.grantId ?? randomUUID(),
       grantType: request.grantType,
@@ -226,7 +227,7 @@ export class TokenIssuer {
     };
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
-      minted.push(mint(realm, client, { ...common, kind: 'access_token', scope: request.scope.join(' '), lifetime: realm.settings.access_token_lifetime }));
+      minted.push(mint(realm, client, { ...common, kind: 'access_token', scope, lifetime: realm.settings.access_token_lifetime }));
     }
     if (request.refreshScope) {
       minted.push(
@@ -243,7 +244,7 @@ export class TokenIssuer {
       ...(request.refreshScope ? ['refresh_token'] : []),
       ...(request.scope.includes('openid') ? ['id_token'] : []),
     ];
-    const issuance = { grantId: common.grantId, userId, scope: request.scope.join(' '), kinds };
+    const issuance = { grantId: common.grantId, userId, scope, kinds };
     const event = minted.length > 0 ? this.prepareIssued(request, issuance) : undefined;
     return { grantId: common.grantId, values: minted.map((token) => token.value), rows: minted.map((token) => token.row), issuance, event };
   }
@@ -252,7 +253,7 @@ export class TokenIssuer {
   private async complete(request: UserTokensRequest, planned: PlannedTokens): Promise<TokenResponse> {
     const { realm, client, user, signIn } = request;
     const lifetime = realm.settings.access_token_lifetime;
-    const scope = request.scope.join(' ');
+    const { scope } = planned.issuance;
     const stateless = realm.settings.stateless_tokens;
     const minted = stateless
       ? await mintJwtAccessToken(this.signer, realm, {
