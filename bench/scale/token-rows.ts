@@ -31,9 +31,10 @@ export const ownerOf = <T>(i: number, owners: readonly T[]): T => owners[i % own
  * interval (e.g. `1 hour`: live for the run; `-1 day`: all expired).
  */
 const INSERT_TOKENS = `
-  INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope,
+  INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_type, subject, user_id, scope,
                       issued_at, expires_at, auth_time, amr, sid)
   SELECT sha256(convert_to(g.value, 'UTF8')), g.realm, g.client_id,
+         (SELECT c.internal_id FROM clients c WHERE c.realm = g.realm AND c.client_id = g.client_id),
          CASE WHEN g.i % 10 = 9 THEN 'refresh_token' ELSE 'access_token' END,
          gen_random_uuid(),
          CASE WHEN g.cc THEN 'client_credentials' ELSE 'authorization_code' END,

@@ -42,7 +42,7 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = random(24);
   const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: masterKeyOf(databaseUrl) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
-  const child = startProcess('realmgate', process.execPath, [...profileArgs(), `${ROOT}dist/server.js`], {
+  const child = startProcess('realmgate', process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...profileArgs(), `${ROOT}dist/server.js`], {
     ...process.env,
     ...store,
     PORT: String(port),

@@ -1,6 +1,6 @@
 import type { ClientMetadata, ClientRecord } from '../clients/record.js';
 import { type SharedCache, writeThrough } from './cache.js';
-import { type Db, ownedBytes } from './db.js';
+import { type Db, type Queryable, ownedBytes } from './db.js';
 import { withSharedValues } from './shared-values.js';
 
 export interface Client extends ClientRecord {
@@ -34,6 +34,18 @@ const toClient = (row: ClientRow): Client =>
       createdAt: row.created_at,
     }),
   );
+
+/**
+ * Deletes the tokens of one client of the realm, or of all its clients: tokens have no foreign
+ * key to clients (migrations/008_token_client_check_on_read.sql).
+ */
+export async function deleteTokensOfClients(tx: Queryable, realm: string, clientId?: string): Promise<void> {
+  await tx.query(
+    `DELETE FROM tokens
+      WHERE client_internal_id IN (SELECT internal_id FROM clients WHERE realm = $1 AND ($2::text IS NULL OR client_id = $2))`,
+    [realm, clientId ?? null],
+  );
+}
 
 /** What a change does to the secret: keep it, replace it (with this hash), or remove it. */
 export type SecretChange = { keep: true } | { hash: Buffer | null };
@@ -118,6 +130,7 @@ export class ClientStore {
   /** Deletes the client; its tokens go with it. */
   delete(realm: string, clientId: string): Promise<boolean> {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
+      await deleteTokensOfClients(tx, realm, clientId);
       const result = await tx.query('DELETE FROM clients WHERE realm = $1 AND client_id = $2', [realm, clientId]);
       return result.rowCount > 0;
     });

@@ -3,6 +3,7 @@ import { BUILTIN_SCOPES } from '../oauth/scope.js';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
 import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
+import { deleteTokensOfClients } from './clients.js';
 import { insertSigningKey } from './signing-keys.js';
 
 export interface Realm {
@@ -69,6 +70,7 @@ export class RealmStore {
   /** Deletes the realm and everything it owns. */
   async delete(name: string): Promise<boolean> {
     return writeThrough(this.db, this.everythingOf(name), async (tx) => {
+      await deleteTokensOfClients(tx, name);
       const result = await tx.query('DELETE FROM realms WHERE name = $1', [name]);
       return result.rowCount > 0;
     });

@@ -78,6 +78,14 @@ interface TokenRow {
   aud: string[] | null;
 }
 
+/**
+ * The token's client exists: the client it was issued to, not one created since under the same
+ * client_id. Tokens have no foreign key to clients (migrations/008_token_client_check_on_read.sql),
+ * so every read of a token as live checks it.
+ */
+const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
+                                WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
+
 const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
                  t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
 
@@ -108,15 +116,18 @@ const INSERTED_COLUMNS = [
 /**
  * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
  * element per row (text for every type, so that both adapters pass them alike), and perhaps
- * more arrays (`extra`) that `where` filters on.
+ * more arrays (`extra`) that `where` filters on. Each token takes its client's internal id;
+ * NULL, so never read, when the client is already gone.
  */
 function insertTokens(first: number, extra: readonly string[] = [], where = ''): string {
   const columns = [...INSERTED_COLUMNS, ...extra];
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
-  INSERT INTO tokens (token_hash, realm, client_id, kind, grant_id, grant_type, subject, user_id, scope, issued_at, expires_at,
-                      auth_time, amr, sid, cnf_x5t_s256, act, aud)
-  SELECT decode(hash, 'hex'), realm, client_id, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
+  INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_type, subject, user_id, scope,
+                      issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
+  SELECT decode(hash, 'hex'), realm, client_id,
+         (SELECT c.internal_id FROM clients c WHERE c.realm = t.realm AND c.client_id = t.client_id),
+         kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
          issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf,
          act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
@@ -150,7 +161,7 @@ const ROTATE_MANY = `
       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS p(hash, realm, client_id, n), users u
      WHERE t.token_hash = decode(p.hash, 'hex') AND (t.realm, t.client_id) IS NOT DISTINCT FROM (p.realm, p.client_id)
        AND t.kind = 'refresh_token'
-       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}
        AND u.realm = t.realm AND u.id = t.user_id
     RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
   ),
@@ -193,7 +204,7 @@ interface TokenLookup {
 const FIND_MANY = `
   SELECT encode(t.token_hash, 'hex') AS hash, ${COLUMNS}
     FROM tokens t
-   WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h))`;
+   WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h)) AND ${CLIENT_EXISTS}`;
 
 /** The arrays of INSERTED_COLUMNS for these tokens, in that order. */
 function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null>> {
@@ -327,8 +338,8 @@ export class TokenStore {
     const held = await within.query<TokenRow>(
       `SELECT ${COLUMNS} FROM tokens t
         WHERE t.token_hash = $1 AND (t.realm, t.client_id) IS NOT DISTINCT FROM ($2, $3) AND t.kind = 'refresh_token'
-          AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-          FOR SHARE`,
+          AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}
+          FOR SHARE OF t`,
       [hash, realm, clientId],
     );
     return held.rows[0] && toToken(held.rows[0]);
