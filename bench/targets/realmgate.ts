@@ -42,7 +42,7 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   const baseUrl = `http://127.0.0.1:${port}`;
   const adminToken = random(24);
   const store = databaseUrl ? { DATABASE_URL: databaseUrl, MASTER_KEY: masterKeyOf(databaseUrl) } : { DATABASE_URL: '', DATA_DIR: 'memory://' };
-  const child = startProcess('realmgate', process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...profileArgs(), `${ROOT}dist/server.js`], {
+  const child = startProcess('realmgate', process.execPath, [...nodeArgs(), ...profileArgs(), `${ROOT}dist/server.js`], {
     ...process.env,
     ...store,
     PORT: String(port),
@@ -55,6 +55,9 @@ export async function launchRealmgate(databaseUrl: string | undefined): Promise<
   await pinServer(child.pid);
   return { baseUrl, adminToken, pid: child.pid, stop: () => stopProcess(child) };
 }
+
+/** BENCH_SERVER_NODE_ARGS: flags on realmgate's `node` command line, for experiments (`--max-semi-space-size=32`). */
+const nodeArgs = (): string[] => process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
 /**
  * With BENCH_CPU_PROF=1, realmgate runs under `node --cpu-prof`, its profile written to

@@ -20,12 +20,17 @@ interface Sample {
   readonly rssMb: number;
   /** V8 heap in use (live objects and garbage not yet collected), as /metrics reports it. */
   readonly heapUsedMb: number;
+  /** The V8 heap's size, what it holds in memory whether used or not. */
+  readonly heapTotalMb: number;
+  /** Memory held outside the V8 heap by JavaScript objects (Buffers). */
+  readonly externalMb: number;
   /** Cores the server kept busy since the previous sample. */
   readonly cores: number;
 }
 
 const mean = (values: readonly number[]): number => (values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length);
-const meanRss = (samples: readonly Sample[]): number => Math.round(mean(samples.map((s) => s.rssMb)));
+const meanOf = (samples: readonly Sample[], field: 'rssMb' | 'heapTotalMb'): number => Math.round(mean(samples.map((s) => s[field])));
+const meanRss = (samples: readonly Sample[]): number => meanOf(samples, 'rssMb');
 
 /**
  * A soak: mixed load for SCALE_SOAK_SECONDS (opaque client credentials tokens that expire in a
@@ -81,6 +86,8 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
         second: Math.round((now - loadStarted) / 1000),
         rssMb,
         heapUsedMb: heap?.usedMb ?? Number.NaN,
+        heapTotalMb: heap?.totalMb ?? Number.NaN,
+        externalMb: heap?.externalMb ?? Number.NaN,
         cores: Number(((cpu - lastCpu) / Math.max(0.001, (now - lastAt) / 1000)).toFixed(2)),
       });
       lastCpu = cpu;
@@ -112,7 +119,8 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
     const windows = Array.from({ length: Math.ceil(config.soakSeconds / window) }, (_, k) => {
       const to = Math.min(config.soakSeconds, (k + 1) * window);
       // The last window holds the sample taken as the load ends.
-      return { from_s: k * window, to_s: to, mean_rss_mb: meanRss(within(k * window, to >= config.soakSeconds ? Infinity : to)) };
+      const inWindow = within(k * window, to >= config.soakSeconds ? Infinity : to);
+      return { from_s: k * window, to_s: to, mean_rss_mb: meanRss(inWindow), mean_heap_total_mb: meanOf(inWindow, 'heapTotalMb') };
     });
     const rss = samples.map((s) => s.rssMb);
     const heapUsed = samples.map((s) => s.heapUsedMb).filter((value) => !Number.isNaN(value));
@@ -142,7 +150,7 @@ export async function soakPart(config: ScaleConfig): Promise<PartResult> {
         `load: ${describe(measurement)}`,
         `RSS (${samples.length} samples, every ${config.soakSampleSeconds} s): first ${mb(rss[0]!)}, min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, last ${mb(rss[rss.length - 1]!)}, peak ${mb(memory.peakRssMb)}`,
         `V8 heap used (${heapUsed.length} samples): min ${mb(Math.min(...heapUsed))}, max ${mb(Math.max(...heapUsed))}, last ${mb(heapUsed[heapUsed.length - 1]!)}`,
-        `mean RSS by ${window} s window: ${windows.map((w) => `${w.from_s}-${w.to_s} s ${w.mean_rss_mb} MB`).join(', ')}`,
+        `mean RSS (V8 heap size) by ${window} s window: ${windows.map((w) => `${w.from_s}-${w.to_s} s ${w.mean_rss_mb} (${w.mean_heap_total_mb}) MB`).join(', ')}`,
         `rows at the end: ${tables.rows[0]!.tokens} tokens, ${tables.rows[0]!.audit_events} audit events (60 s lifetimes, the cleanup runs every minute)`,
       ],
     };
