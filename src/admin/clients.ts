@@ -19,8 +19,8 @@ import { conflict, notFound, parseInput } from './validate.js';
 type Params = { Params: { realm: string; client_id: string } };
 
 export function clientView(client: Client) {
-  const { realm: _realm, secretHash: _secretHash, createdAt, ...record } = client;
-  return { ...record, client_id_issued_at: Math.floor(createdAt.getTime() / 1000) };
+  const { realm: _realm, secretHash: _secretHash, issuedAt, ...record } = client;
+  return { ...record, client_id_issued_at: issuedAt };
 }
 
 /** The response that reveals a new secret: the only time it is ever shown (RFC 7591 §3.2.1). */

@@ -22,9 +22,10 @@ export function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-/** Compares a presented secret with a stored SHA-256 in constant time. */
-export function matchesHash(presented: string, storedHash: Buffer | undefined): boolean {
+/** Compares a presented secret with a stored SHA-256 (bytes, or base64) in constant time. */
+export function matchesHash(presented: string, stored: Buffer | string | undefined): boolean {
   const presentedHash = sha256(presented);
+  const storedHash = typeof stored === 'string' ? Buffer.from(stored, 'base64') : stored;
   // Compare against something of the right length even when there is nothing stored,
   // so that "no such secret" takes as long as "wrong secret".
   const expected = storedHash?.length === presentedHash.length ? storedHash : Buffer.alloc(presentedHash.length);

@@ -40,10 +40,11 @@ function invalidToken(realm: RequestRealm, presented: string | undefined, descri
 const registrationClientUri = (realm: RequestRealm, clientId: string) => `${realm.issuer}${REGISTER_PATH}/${clientId}`;
 
 /** What registration, read and update answer (RFC 7591 §3.2.1, RFC 7592 §3); never the stored secret. */
-function registrationResponse(realm: RequestRealm, clientId: string, record: ClientMetadata, createdAt: Date, hasSecret: boolean) {
+/** `issuedAt`: seconds since the epoch. */
+function registrationResponse(realm: RequestRealm, clientId: string, record: ClientMetadata, issuedAt: number, hasSecret: boolean) {
   return {
     client_id: clientId,
-    client_id_issued_at: Math.floor(createdAt.getTime() / 1000),
+    client_id_issued_at: issuedAt,
     ...(hasSecret ? { client_secret_expires_at: 0 } : {}),
     registration_client_uri: registrationClientUri(realm, clientId),
     ...registrationView(record),
@@ -131,7 +132,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       app.audit.record({ realm: realm.name, type: 'client.created', clientId, address: request.ip, details: { via: 'registration' } });
 
       return reply.code(201).send({
-        ...registrationResponse(realm, clientId, record, created.createdAt, secret !== undefined),
+        ...registrationResponse(realm, clientId, record, Math.floor(created.createdAt.getTime() / 1000), secret !== undefined),
         ...(secret ? { client_secret: secret } : {}),
         registration_access_token: registrationAccessToken,
       });
@@ -139,7 +140,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
 
     app.get<ClientParams>(`${REGISTER_PATH}/:client_id`, async (request) => {
       const client = await authorizedClient(request);
-      return registrationResponse(request.realm, client.client_id, client, client.createdAt, client.secretHash !== undefined);
+      return registrationResponse(request.realm, client.client_id, client, client.issuedAt, client.secretHash !== undefined);
     });
 
     // RFC 7592 §2.2: a full replacement; what is omitted takes its default.
@@ -176,7 +177,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       if (!updated) throw invalidToken(realm, '', 'the registration access token is not valid');
       app.audit.record({ realm: realm.name, type: 'client.updated', clientId: updated.client_id, address: request.ip, details: { via: 'registration' } });
       return {
-        ...registrationResponse(realm, updated.client_id, updated, updated.createdAt, updated.secretHash !== undefined),
+        ...registrationResponse(realm, updated.client_id, updated, updated.issuedAt, updated.secretHash !== undefined),
         ...(newSecret ? { client_secret: newSecret } : {}),
       };
     });

@@ -1,13 +1,18 @@
 import type { ClientMetadata, ClientRecord } from '../clients/record.js';
 import { type SharedCache, writeThrough } from './cache.js';
-import { type Db, type Queryable, ownedBytes } from './db.js';
+import { type Db, type Queryable, bytes } from './db.js';
 import { withSharedValues } from './shared-values.js';
 
 export interface Client extends ClientRecord {
   readonly realm: string;
-  /** SHA-256 of the client secret; confidential clients authenticating with a secret have one. */
-  readonly secretHash: Buffer | undefined;
-  readonly createdAt: Date;
+  /**
+   * SHA-256 of the client secret, base64; confidential clients authenticating with a secret have
+   * one. A string, not a Buffer: clients are cached by the hundred thousand, and a Buffer of 32
+   * bytes takes some 240 bytes of heap and more of native memory, the string 72 bytes.
+   */
+  readonly secretHash: string | undefined;
+  /** RFC 7591 `client_id_issued_at`: when the client was created, in seconds since the epoch. */
+  readonly issuedAt: number;
 }
 
 interface ClientRow {
@@ -30,8 +35,8 @@ const toClient = (row: ClientRow): Client =>
     Object.assign(withSharedValues(row.record), {
       client_id: row.client_id,
       realm: row.realm,
-      secretHash: row.client_secret_hash ? ownedBytes(row.client_secret_hash) : undefined,
-      createdAt: row.created_at,
+      secretHash: row.client_secret_hash ? bytes(row.client_secret_hash).toString('base64') : undefined,
+      issuedAt: Math.floor(row.created_at.getTime() / 1000),
     }),
   );
 

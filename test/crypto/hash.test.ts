@@ -21,4 +21,13 @@ describe('secrets and their hashes', () => {
     expect(matchesHash('s3cret', Buffer.alloc(32))).toBe(false);
     expect(matchesHash('s3cret', Buffer.alloc(3))).toBe(false);
   });
+
+  it('compares a presented secret with a stored SHA-256 held as base64, as cached clients hold it', () => {
+    const stored = createHash('sha256').update('s3cret').digest('base64');
+    expect(matchesHash('s3cret', stored)).toBe(true);
+    expect(matchesHash('s3cres', stored)).toBe(false);
+    expect(matchesHash('s3cret', '')).toBe(false);
+    expect(matchesHash('s3cret', Buffer.alloc(32).toString('base64'))).toBe(false);
+    expect(matchesHash('s3cret', 'AAAA')).toBe(false);
+  });
 });

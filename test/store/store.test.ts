@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
+import { sha256 } from '../../src/crypto/hash.js';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { deleteExpired } from '../../src/store/cleanup.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
@@ -36,6 +37,10 @@ describe('store', () => {
     expect(Object.isFrozen(first)).toBe(true);
     expect([first!.client_id, second!.client_id]).toEqual([a.clientId, b.clientId]);
     expect(first!.secretHash).not.toEqual(second!.secretHash);
+    // Held as a base64 string and a number of seconds, which take a fraction of a Buffer's and a Date's memory.
+    expect(Buffer.from(first!.secretHash!, 'base64').equals(sha256(a.secret))).toBe(true);
+    expect(first!.issuedAt).toBeTypeOf('number');
+    expect(Math.abs(first!.issuedAt - Date.now() / 1000)).toBeLessThan(60);
   });
 
   it('deletes expired tokens in batches and keeps the others', async () => {
