@@ -14,10 +14,12 @@ import { buildOnce, fromDist } from './server.js';
  * PostgreSQL when its clients are spread over many realms, without HTTP or the server. 50
  * loops write one client credentials token each, with its `token.issued` event, through the
  * build's TokenStore (the statement the server runs, batched as it batches), for clients of
- * one realm (10) or of all 10,000 realms (100,000), in alternation. Then the same without
- * each structure the statement maintains whose pages the spread scatters, one more removed
- * each time: the audit events' realm-first indexes, then the tokens' index by client. Tokens/s is what
- * PostgreSQL takes; the ratio is many realms ÷ one, as in the `realms` part.
+ * one realm (10) or of all 10,000 realms (100,000), in alternation. Then the same with the
+ * foreign key tokens → clients that migration 008 replaced, and without each structure the
+ * statement maintains whose pages the spread scatters, one more removed each time: the audit
+ * events' realm-first indexes, then the tokens' index by client. Tokens/s is what PostgreSQL
+ * takes, with the WAL it wrote per token (bytes, and full-page images); the ratio is many
+ * realms ÷ one, as in the `realms` part.
  *
  * On a throwaway database of DATABASE_URL's server, dropped at the end. The variants are
  * experiments, not proposals: each structure is there for a reason (README "Reading the numbers").
@@ -29,8 +31,12 @@ const LOOPS = 50;
 const VARIANTS: ReadonlyArray<{ name: string; ddl: string }> = [
   { name: 'as migrated', ddl: '' },
   {
-    name: "without audit_events' realm indexes",
-    ddl: 'DROP INDEX audit_events_realm_time, audit_events_realm_type_time, audit_events_realm_client_time, audit_events_realm_user_time',
+    name: 'with the foreign key tokens → clients of before 008',
+    ddl: 'ALTER TABLE tokens ADD CONSTRAINT former_key FOREIGN KEY (realm, client_id) REFERENCES clients (realm, client_id) ON DELETE CASCADE',
+  },
+  {
+    name: "without it, nor audit_events' realm indexes",
+    ddl: 'ALTER TABLE tokens DROP CONSTRAINT former_key; DROP INDEX audit_events_realm_time, audit_events_realm_type_time, audit_events_realm_client_time, audit_events_realm_user_time',
   },
   { name: '… and without tokens_client_internal_id', ddl: 'DROP INDEX tokens_client_internal_id' },
 ];
@@ -81,7 +87,19 @@ function issuance([realm, clientId]: Client): { token: NewToken; event: NewAudit
 }
 
 /** Tokens/s written by LOOPS loops for SECONDS, each on a client drawn at random. */
-async function drive(store: TokenStoreClass, clients: readonly Client[]): Promise<number> {
+interface Rate {
+  tokensPerSecond: number;
+  /** PostgreSQL's WAL per token written, all of it (pg_stat_wal; nothing else writes meanwhile). */
+  walBytes: number;
+  /** Full-page images per token: the first change of a page after a checkpoint logs the whole page. */
+  fullPages: number;
+}
+
+const walSoFar = async (db: Db) =>
+  (await db.query<{ bytes: string; fpi: string }>('SELECT wal_bytes::text AS bytes, wal_fpi::text AS fpi FROM pg_stat_wal')).rows[0]!;
+
+async function drive(db: Db, store: TokenStoreClass, clients: readonly Client[]): Promise<Rate> {
+  const wal = await walSoFar(db);
   let written = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
@@ -93,7 +111,13 @@ async function drive(store: TokenStoreClass, clients: readonly Client[]): Promis
     }
   };
   await Promise.all(Array.from({ length: LOOPS }, loop));
-  return written / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const after = await walSoFar(db);
+  return {
+    tokensPerSecond: written / seconds,
+    walBytes: (Number(after.bytes) - Number(wal.bytes)) / written,
+    fullPages: (Number(after.fpi) - Number(wal.fpi)) / written,
+  };
 }
 
 async function main(): Promise<void> {
@@ -107,21 +131,32 @@ async function main(): Promise<void> {
     await migrate(db);
     const clients = await populate(db);
     const store = new TokenStore(db, { remember: () => {} } as never);
-    console.log(`${'variant'.padEnd(50)}${'1 realm'.padStart(12)}${'10000 realms'.padStart(14)}${'ratio'.padStart(8)}`);
+    const columns = ['1 realm tok/s', 'WAL B/tok', 'FPI/tok', '10000 realms', 'WAL B/tok', 'FPI/tok', 'ratio'];
+    console.log(`${'variant'.padEnd(56)}${columns.map((column) => column.padStart(14)).join('')}`);
     for (const variant of VARIANTS) {
-      if (variant.ddl) await db.query(variant.ddl);
-      const rates = { one: [] as number[], many: [] as number[] };
+      for (const ddl of variant.ddl.split(';').filter((statement) => statement.trim())) await db.query(ddl);
+      const rates = { one: [] as Rate[], many: [] as Rate[] };
       for (let round = 0; round < ROUNDS; round++) {
         for (const setup of ['one', 'many'] as const) {
           await db.query('TRUNCATE tokens, audit_events');
           await db.query('CHECKPOINT');
-          rates[setup].push(await drive(store, clients[setup]));
+          rates[setup].push(await drive(db, store, clients[setup]));
         }
       }
-      const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-      const [one, many] = [mean(rates.one), mean(rates.many)];
-      log(`${variant.name}: ${rates.one.map(Math.round).join(', ')} vs ${rates.many.map(Math.round).join(', ')} tokens/s`);
-      console.log(`${variant.name.padEnd(50)}${Math.round(one).toLocaleString('en').padStart(12)}${Math.round(many).toLocaleString('en').padStart(14)}${`×${(many / one).toFixed(2)}`.padStart(8)}`);
+      const mean = (values: Rate[], field: keyof Rate) => values.reduce((sum, value) => sum + value[field], 0) / values.length;
+      const [one, many] = [mean(rates.one, 'tokensPerSecond'), mean(rates.many, 'tokensPerSecond')];
+      const rounded = (rate: Rate) => Math.round(rate.tokensPerSecond);
+      log(`${variant.name}: ${rates.one.map(rounded).join(', ')} vs ${rates.many.map(rounded).join(', ')} tokens/s`);
+      const cells = [
+        Math.round(one).toLocaleString('en'),
+        Math.round(mean(rates.one, 'walBytes')).toLocaleString('en'),
+        mean(rates.one, 'fullPages').toFixed(2),
+        Math.round(many).toLocaleString('en'),
+        Math.round(mean(rates.many, 'walBytes')).toLocaleString('en'),
+        mean(rates.many, 'fullPages').toFixed(2),
+        `×${(many / one).toFixed(2)}`,
+      ];
+      console.log(`${variant.name.padEnd(56)}${cells.map((cell) => cell.padStart(14)).join('')}`);
     }
   } finally {
     await db.close();

@@ -39,8 +39,10 @@ function invalidToken(realm: RequestRealm, presented: string | undefined, descri
 
 const registrationClientUri = (realm: RequestRealm, clientId: string) => `${realm.issuer}${REGISTER_PATH}/${clientId}`;
 
-/** What registration, read and update answer (RFC 7591 §3.2.1, RFC 7592 §3); never the stored secret. */
-/** `issuedAt`: seconds since the epoch. */
+/**
+ * What registration, read and update answer (RFC 7591 §3.2.1, RFC 7592 §3); never the stored
+ * secret. `issuedAt`: seconds since the epoch.
+ */
 function registrationResponse(realm: RequestRealm, clientId: string, record: ClientMetadata, issuedAt: number, hasSecret: boolean) {
   return {
     client_id: clientId,

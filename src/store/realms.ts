@@ -2,8 +2,8 @@ import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '..
 import { BUILTIN_SCOPES } from '../oauth/scope.js';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
 import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
-import type { Db, Queryable } from './db.js';
 import { deleteTokensOfClients } from './clients.js';
+import type { Db, Queryable } from './db.js';
 import { insertSigningKey } from './signing-keys.js';
 
 export interface Realm {
