@@ -134,7 +134,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       app.audit.record({ realm: realm.name, type: 'client.created', clientId, address: request.ip, details: { via: 'registration' } });
 
       return reply.code(201).send({
-        ...registrationResponse(realm, clientId, record, Math.floor(created.createdAt.getTime() / 1000), secret !== undefined),
+        ...registrationResponse(realm, clientId, record, created.issuedAt, secret !== undefined),
         ...(secret ? { client_secret: secret } : {}),
         registration_access_token: registrationAccessToken,
       });

@@ -15,7 +15,7 @@ export interface Client extends ClientRecord {
   readonly issuedAt: number;
 }
 
-interface ClientRow {
+export interface ClientRow {
   realm: string;
   client_id: string;
   client_secret_hash: Uint8Array | null;
@@ -23,14 +23,15 @@ interface ClientRow {
   created_at: Date;
 }
 
-const COLUMNS = 'realm, client_id, client_secret_hash, record, created_at';
+/** What `toClient` reads of a clients row. */
+export const CLIENT_COLUMNS = 'realm, client_id, client_secret_hash, record, created_at';
 
 /**
  * Built on the parsed record itself, its common values shared (src/store/shared-values.ts): a
  * spread copy of it takes twice the memory (V8 holds it as a dictionary). Clients are cached by
  * the hundred thousand.
  */
-const toClient = (row: ClientRow): Client =>
+export const toClient = (row: ClientRow): Client =>
   Object.freeze(
     Object.assign(withSharedValues(row.record), {
       client_id: row.client_id,
@@ -68,7 +69,7 @@ export class ClientStore {
 
   get(realm: string, clientId: string): Promise<Client | undefined> {
     return this.cache.get(ClientStore.key(realm, clientId), async () => {
-      const result = await this.db.query<ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2`, [
+      const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2`, [
         realm,
         clientId,
       ]);
@@ -77,7 +78,7 @@ export class ClientStore {
   }
 
   async list(realm: string): Promise<Client[]> {
-    const result = await this.db.query<ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE realm = $1 ORDER BY client_id`, [realm]);
+    const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 ORDER BY client_id`, [realm]);
     return result.rows.map(toClient);
   }
 
@@ -86,7 +87,7 @@ export class ClientStore {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       const result = await tx.query<ClientRow>(
         `INSERT INTO clients (realm, client_id, client_secret_hash, record) VALUES ($1, $2, $3, $4::jsonb)
-         ON CONFLICT (realm, client_id) DO NOTHING RETURNING ${COLUMNS}`,
+         ON CONFLICT (realm, client_id) DO NOTHING RETURNING ${CLIENT_COLUMNS}`,
         [realm, clientId, secretHash ?? null, JSON.stringify(metadata)],
       );
       return result.rows[0] && toClient(result.rows[0]);
@@ -104,7 +105,7 @@ export class ClientStore {
   ): Promise<Client | undefined> {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       const locked = await tx.query<ClientRow>(
-        `SELECT ${COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2 FOR UPDATE`,
+        `SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2 FOR UPDATE`,
         [realm, clientId],
       );
       if (!locked.rows[0]) return undefined;
@@ -113,7 +114,7 @@ export class ClientStore {
       const result = await tx.query<ClientRow>(
         `UPDATE clients SET record = $3::jsonb, updated_at = now(),
                 client_secret_hash = CASE WHEN $4::boolean THEN client_secret_hash ELSE $5::bytea END
-          WHERE realm = $1 AND client_id = $2 RETURNING ${COLUMNS}`,
+          WHERE realm = $1 AND client_id = $2 RETURNING ${CLIENT_COLUMNS}`,
         [realm, clientId, JSON.stringify(metadata), keep, keep ? null : secret.hash],
       );
       return result.rows[0] && toClient(result.rows[0]);
@@ -125,7 +126,7 @@ export class ClientStore {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       const result = await tx.query<ClientRow>(
         `UPDATE clients SET client_secret_hash = $3, updated_at = now()
-          WHERE realm = $1 AND client_id = $2 AND record->>'client_type' = 'confidential' RETURNING ${COLUMNS}`,
+          WHERE realm = $1 AND client_id = $2 AND record->>'client_type' = 'confidential' RETURNING ${CLIENT_COLUMNS}`,
         [realm, clientId, secretHash],
       );
       return result.rows[0] && toClient(result.rows[0]);

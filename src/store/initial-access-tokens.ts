@@ -1,6 +1,6 @@
 import type { ClientMetadata } from '../clients/record.js';
 import { type SharedCache, writeThrough } from './cache.js';
-import { type Client, ClientStore } from './clients.js';
+import { CLIENT_COLUMNS, type Client, type ClientRow, ClientStore, toClient } from './clients.js';
 import { type Db, bytes } from './db.js';
 
 /** A client registering itself (RFC 7591 §3.1), its credentials already hashed. */
@@ -49,7 +49,7 @@ export class InitialAccessTokenStore {
    * not of this realm: the conditional UPDATE lets one of concurrent uses win; the others
    * wait for its row lock, see `used_at` set and change nothing.
    */
-  register(client: SelfRegistration, initialAccessTokenHash: Buffer | undefined): Promise<{ createdAt: Date } | undefined> {
+  register(client: SelfRegistration, initialAccessTokenHash: Buffer | undefined): Promise<Client | undefined> {
     return writeThrough(this.db, [[this.clientCache, ClientStore.key(client.realm, client.clientId)]], async (tx) => {
       if (initialAccessTokenHash) {
         const spent = await tx.query(
@@ -59,12 +59,12 @@ export class InitialAccessTokenStore {
         );
         if (spent.rows.length !== 1) return undefined;
       }
-      const inserted = await tx.query<{ created_at: Date }>(
+      const inserted = await tx.query<ClientRow>(
         `INSERT INTO clients (realm, client_id, client_secret_hash, record, registration_token_hash)
-         VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING created_at`,
+         VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING ${CLIENT_COLUMNS}`,
         [client.realm, client.clientId, client.secretHash ?? null, JSON.stringify(client.metadata), client.registrationTokenHash],
       );
-      return { createdAt: inserted.rows[0]!.created_at };
+      return toClient(inserted.rows[0]!);
     });
   }
 
