@@ -125,8 +125,12 @@ function cleaned(value: unknown): unknown {
   return value;
 }
 
+/** A NUL or any surrogate: only then can a string need mending (the common case is one cheap test). */
+const UNSTORABLE_CANDIDATE = /[\0\uD800-\uDFFF]/;
+
 /** PostgreSQL stores no NUL character nor lone surrogate, in text or in jsonb. */
 function storable(text: string): string {
   const cut = text.length > MAX_STRING ? `${text.slice(0, MAX_STRING)}…` : text;
+  if (!UNSTORABLE_CANDIDATE.test(cut)) return cut;
   return cut.replace(/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }

@@ -99,4 +99,6 @@ function parseBasic(encoded: string): { clientId: string; secret: string } {
   }
 }
 
-const formDecode = (value: string): string => decodeURIComponent(value.replace(/\+/g, ' '));
+/** Most ids and secrets need no decoding: the common case skips the regular expression and decodeURIComponent. */
+const formDecode = (value: string): string =>
+  value.includes('%') || value.includes('+') ? decodeURIComponent(value.replace(/\+/g, ' ')) : value;

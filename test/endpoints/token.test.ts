@@ -95,6 +95,14 @@ describe('token endpoint: client credentials', () => {
     }
   });
 
+  it('form-decodes the id and secret of a Basic header (RFC 6749 §2.3.1)', async () => {
+    const client = await t.admin.serviceClient('alpha', '', { client_id: 'svc:reports@corp.example' });
+    const encoded = basic(client.clientId, client.secret);
+    expect(Buffer.from(encoded.slice(6), 'base64').toString()).toContain('svc%3Areports%40corp.example:');
+    const response = await postForm(t.app, TOKEN_URL, { grant_type: 'client_credentials' }, { authorization: encoded });
+    expect(response.statusCode).toBe(200);
+  });
+
   it('requires client authentication', async () => {
     const response = await postForm(t.app, TOKEN_URL, { grant_type: 'client_credentials' });
     expect(response.statusCode).toBe(401);
