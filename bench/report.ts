@@ -1,8 +1,13 @@
 import type { Scenario, ServerResult, Settings } from './scenarios.js';
 import { SERVERS, type ServerName } from './targets/target.js';
 
-/** A scenario's cell for one server: measured (perhaps standing for another scenario's), or left out. */
-export type Cell = { readonly result: ServerResult; readonly sameAs?: string } | { readonly unsupported: string };
+/**
+ * A scenario's cell for one server: measured (perhaps standing for another scenario's), or left
+ * out. With several rounds (BENCH_ROUNDS), `result` is the round of the median rate.
+ */
+export type Cell =
+  | { readonly result: ServerResult; readonly rounds?: readonly ServerResult[]; readonly sameAs?: string }
+  | { readonly unsupported: string };
 
 export interface RunInfo {
   readonly settings: Settings;
@@ -18,8 +23,8 @@ export interface RunInfo {
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
 const MIB = 1024 * 1024;
 
-/** The JSON of one server's measurement. */
-function serverJson(result: ServerResult) {
+/** The JSON of one server's measurement, with the rate of each round when there were several. */
+function serverJson(result: ServerResult, rounds: readonly ServerResult[] = [result]) {
   const { cpu } = result;
   const per = (seconds: number | undefined) => (seconds === undefined ? null : round(seconds / cpu.elapsedS, 2));
   return {
@@ -43,6 +48,7 @@ function serverJson(result: ServerResult) {
     machine_cores: per(cpu.machineCpuS),
     peak_rss_mib: cpu.peakRssBytes === undefined ? null : round(cpu.peakRssBytes / MIB, 1),
     ...(result.meanStepMs ? { mean_step_ms: result.meanStepMs } : {}),
+    ...(rounds.length > 1 ? { round_rates: rounds.map((each) => round(each.rate, each.unit === 'flows/s' ? 2 : 1)) } : {}),
   };
 }
 type ServerJson = ReturnType<typeof serverJson>;
@@ -90,11 +96,13 @@ export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Rec
           servers[server] = { unsupported: cell.unsupported };
           continue;
         }
-        const json = serverJson(cell.result);
+        const json = serverJson(cell.result, cell.rounds);
         measured[server] = json;
         servers[server] = cell.sameAs ? { ...json, same_as: cell.sameAs } : json;
-        if (!cell.sameAs && (cell.result.errors > 0 || cell.result.count === 0)) {
-          flagged.push(`${scenario.name}/${server}: ${cell.result.errors} errors, ${cell.result.count} answered (${cell.result.errorSamples.join(' | ')})`);
+        for (const each of cell.sameAs ? [] : (cell.rounds ?? [cell.result])) {
+          if (each.errors > 0 || each.count === 0) {
+            flagged.push(`${scenario.name}/${server}: ${each.errors} errors, ${each.count} answered (${each.errorSamples.join(' | ')})`);
+          }
         }
       }
       const ours = measured.realmgate;
@@ -167,6 +175,9 @@ export function formatTables(run: RunJson): string {
       lines.push(
         `${server.padEnd(15)}${cell(orNa(result.rate, flow ? 1 : 0), 10)}${cell(result.p50_ms, 9)}${cell(result.p99_ms, 9)}${cell(result.errors, 8)}${cell(orNa(result.cores, 2), 7)}${cell(orNa(result.per_core, flow ? 1 : 0), 13)}${cell(orNa(result.db_cores, 2), 10)}${cell(orNa(result.peak_rss_mib), 9)}${cell(orNa(result.machine_cores, 2), 9)}${result.same_as ? `  (measured in ${result.same_as})` : ''}`,
       );
+      if ('round_rates' in result && result.round_rates && !result.same_as) {
+        lines.push(`${''.padEnd(15)}rounds, in order: ${result.round_rates.map((rate) => orNa(rate, flow ? 1 : 0)).join(' / ')} (the median round is shown)`);
+      }
     }
     for (const [pair, r] of Object.entries(scenario.ratios)) {
       lines.push(`  ${pair.padEnd(24)} rate ${times(r.rate)}   per core ${times(r.per_core)}   p50 ${times(r.p50_ms)}   p99 ${times(r.p99_ms)}   RSS ${times(r.peak_rss)}`);

@@ -7,7 +7,7 @@ import { PASSWORD_HASHING } from '../src/users/password.js';
 import { benchStore, runBenchmark, wholeNumber } from './main.js';
 import { log } from './processes.js';
 import { type Cell, formatMarkdown, formatTables, toJson } from './report.js';
-import { SCENARIOS, type Scenario, type Settings, runScenario, usernamesFor } from './scenarios.js';
+import { SCENARIOS, type Scenario, type ServerResult, type Settings, runScenario, usernamesFor } from './scenarios.js';
 import { chartSvg } from './svg.js';
 import { startCeiling } from './targets/ceiling.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
@@ -53,6 +53,11 @@ function gitCommit(): string | undefined {
   return commit && git('status', '--porcelain', '--', 'src') ? `${commit} with uncommitted changes to src/` : commit;
 }
 
+/** The round of the median rate (the lower middle one of an even number). */
+function medianByRate(results: readonly ServerResult[]): ServerResult {
+  return [...results].sort((a, b) => a.rate - b.rate)[Math.floor((results.length - 1) / 2)]!;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const settings: Settings = {
@@ -73,33 +78,43 @@ async function main(): Promise<void> {
     ceiling: startCeiling,
   };
 
+  const rounds = wholeNumber('BENCH_ROUNDS', 1, 1);
   const cells: Record<string, Partial<Record<ServerName, Cell>>> = {};
   for (const scenario of scenarios) {
     const row: Partial<Record<ServerName, Cell>> = (cells[scenario.name] = {});
-    for (const server of servers) {
-      const unsupported = scenario.unsupported?.[server];
-      if (unsupported) {
-        row[server] = { unsupported };
-        continue;
+    const measured: Partial<Record<ServerName, ServerResult[]>> = {};
+    for (let round = 0; round < rounds; round++) {
+      // Each round starts with another server, so that none is always measured first after a pause.
+      for (const server of [...servers.slice(round % servers.length), ...servers.slice(0, round % servers.length)]) {
+        const unsupported = scenario.unsupported?.[server];
+        if (unsupported) {
+          row[server] = { unsupported };
+          continue;
+        }
+        const stand = server === 'ceiling' ? scenario.ceilingSameAs : undefined;
+        const standsFor = stand ? cells[stand]?.ceiling : undefined;
+        if (stand && standsFor && 'result' in standsFor) {
+          row[server] = { ...standsFor, sameAs: stand };
+          continue;
+        }
+        // Each scenario on a server of its own: its peak memory is the scenario's, and nothing is left from another.
+        // Each round in a realm of its own, beside the earlier rounds' tokens.
+        const realm = scenario.name.replaceAll('_', '-');
+        const target = await starters[server]({
+          tokens: scenario.tokens,
+          realm: round === 0 ? realm : `${realm}-${round + 1}`,
+          usernames: usernamesFor(scenario, settings),
+          password: PASSWORD,
+        });
+        try {
+          (measured[server] ??= []).push(await runScenario(scenario, server, target, settings));
+        } finally {
+          await target.stop();
+        }
       }
-      const stand = server === 'ceiling' ? scenario.ceilingSameAs : undefined;
-      const measured = stand ? cells[stand]?.ceiling : undefined;
-      if (stand && measured && 'result' in measured) {
-        row[server] = { result: measured.result, sameAs: stand };
-        continue;
-      }
-      // Each scenario on a server of its own: its peak memory is the scenario's, and nothing is left from another.
-      const target = await starters[server]({
-        tokens: scenario.tokens,
-        realm: scenario.name.replaceAll('_', '-'),
-        usernames: usernamesFor(scenario, settings),
-        password: PASSWORD,
-      });
-      try {
-        row[server] = { result: await runScenario(scenario, server, target, settings) };
-      } finally {
-        await target.stop();
-      }
+    }
+    for (const [server, results] of Object.entries(measured) as Array<[ServerName, ServerResult[]]>) {
+      row[server] = { result: medianByRate(results), rounds: results };
     }
   }
 
