@@ -95,7 +95,7 @@ describe('token endpoint: client credentials', () => {
     }
   });
 
-  it('form-decodes the id and secret of a Basic header (RFC 6749 §2.3.1)', async () => {
+  it('form-decodes the client id of a Basic header (RFC 6749 §2.3.1)', async () => {
     const client = await t.admin.serviceClient('alpha', '', { client_id: 'svc:reports@corp.example' });
     const encoded = basic(client.clientId, client.secret);
     expect(Buffer.from(encoded.slice(6), 'base64').toString()).toContain('svc%3Areports%40corp.example:');
