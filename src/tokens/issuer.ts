@@ -1,4 +1,4 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -100,7 +100,7 @@ export function issuesRefreshTokens(realm: RequestRealm, client: Client): boolea
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (both RS256 and ES256 hash with SHA-256). */
 function atHash(accessToken: string): string {
-  const digest = hash('sha256', accessToken, 'buffer');
+  const digest = sha256(accessToken);
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
