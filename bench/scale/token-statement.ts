@@ -41,7 +41,7 @@ const VARIANTS: ReadonlyArray<{ name: string; ddl: string }> = [
   { name: '… and without tokens_client_internal_id', ddl: 'DROP INDEX tokens_client_internal_id' },
 ];
 
-type Client = readonly [realm: string, clientId: string];
+type Client = readonly [realm: string, clientId: string, internalId: string];
 
 async function populate(db: Db): Promise<{ one: Client[]; many: Client[] }> {
   await db.query(`INSERT INTO realms (name) SELECT 'one' UNION ALL SELECT 'scale-' || lpad(i::text, 5, '0') FROM generate_series(1, 10000) i`);
@@ -50,13 +50,15 @@ async function populate(db: Db): Promise<{ one: Client[]; many: Client[] }> {
                   UNION ALL
                   SELECT 'scale-' || lpad(r::text, 5, '0'), gen_random_uuid()::text, '\\x00'::bytea, '{}'::jsonb FROM generate_series(1, 10000) r, generate_series(1, 10)`);
   await db.query('ANALYZE');
-  const { rows } = await db.query<{ realm: string; client_id: string }>('SELECT realm, client_id FROM clients');
-  const clients = rows.map((row): Client => [row.realm, row.client_id]);
+  const { rows } = await db.query<{ realm: string; client_id: string; internal_id: string }>(
+    'SELECT realm, client_id, internal_id::text AS internal_id FROM clients',
+  );
+  const clients = rows.map((row): Client => [row.realm, row.client_id, row.internal_id]);
   return { one: clients.filter(([realm]) => realm === 'one'), many: clients.filter(([realm]) => realm !== 'one') };
 }
 
 /** What the token endpoint writes for one client credentials token. */
-function issuance([realm, clientId]: Client): { token: NewToken; event: NewAuditEvent } {
+function issuance([realm, clientId, internalId]: Client): { token: NewToken; event: NewAuditEvent } {
   const now = new Date();
   const grantId = randomUUID();
   return {
@@ -64,6 +66,7 @@ function issuance([realm, clientId]: Client): { token: NewToken; event: NewAudit
       hash: createHash('sha256').update(randomBytes(32)).digest(),
       realm,
       clientId,
+      clientInternalId: internalId,
       kind: 'access_token',
       grantId,
       grantType: 'client_credentials',

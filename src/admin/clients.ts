@@ -19,7 +19,7 @@ import { conflict, notFound, parseInput } from './validate.js';
 type Params = { Params: { realm: string; client_id: string } };
 
 export function clientView(client: Client) {
-  const { realm: _realm, secretHash: _secretHash, issuedAt, ...record } = client;
+  const { realm: _realm, secretHash: _secretHash, internalId: _internalId, issuedAt, ...record } = client;
   return { ...record, client_id_issued_at: issuedAt };
 }
 

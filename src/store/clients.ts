@@ -13,6 +13,11 @@ export interface Client extends ClientRecord {
   readonly secretHash: string | undefined;
   /** RFC 7591 `client_id_issued_at`: when the client was created, in seconds since the epoch. */
   readonly issuedAt: number;
+  /**
+   * The row's internal id (migrations/008_token_client_check_on_read.sql), a bigint as a
+   * string: the tokens issued to the client carry it.
+   */
+  readonly internalId: string;
 }
 
 export interface ClientRow {
@@ -21,10 +26,11 @@ export interface ClientRow {
   client_secret_hash: Uint8Array | null;
   record: ClientMetadata;
   created_at: Date;
+  internal_id: string;
 }
 
 /** What `toClient` reads of a clients row. */
-export const CLIENT_COLUMNS = 'realm, client_id, client_secret_hash, record, created_at';
+export const CLIENT_COLUMNS = 'realm, client_id, client_secret_hash, record, created_at, internal_id::text AS internal_id';
 
 /**
  * Built on the parsed record itself, its common values shared (src/store/shared-values.ts): a
@@ -38,6 +44,7 @@ export const toClient = (row: ClientRow): Client =>
       realm: row.realm,
       secretHash: row.client_secret_hash ? bytes(row.client_secret_hash).toString('base64') : undefined,
       issuedAt: Math.floor(row.created_at.getTime() / 1000),
+      internalId: row.internal_id,
     }),
   );
 

@@ -109,15 +109,14 @@ const toToken = (row: TokenRow): StoredToken => ({
 });
 
 const INSERTED_COLUMNS = [
-  'hash', 'realm', 'client_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope', 'issued_at', 'expires_at',
+  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope', 'issued_at', 'expires_at',
   'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
 ];
 
 /**
  * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
  * element per row (text for every type, so that both adapters pass them alike), and perhaps
- * more arrays (`extra`) that `where` filters on. Each token takes its client's internal id;
- * NULL, so never read, when the client is already gone.
+ * more arrays (`extra`) that `where` filters on.
  */
 function insertTokens(first: number, extra: readonly string[] = [], where = ''): string {
   const columns = [...INSERTED_COLUMNS, ...extra];
@@ -125,9 +124,7 @@ function insertTokens(first: number, extra: readonly string[] = [], where = ''):
   return `
   INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_type, subject, user_id, scope,
                       issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
-  SELECT decode(hash, 'hex'), realm, client_id,
-         (SELECT c.internal_id FROM clients c WHERE c.realm = t.realm AND c.client_id = t.client_id),
-         kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
          issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf,
          act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
@@ -176,7 +173,13 @@ const REVOKE_GRANT = denyGrantsStatement(`
     SELECT realm, $1::text AS id FROM tokens WHERE grant_id = $1::text::uuid
     UNION SELECT $2::text, $1::text WHERE $2::text IS NOT NULL)`);
 
-export type NewToken = TokenRecord & { hash: Buffer };
+/**
+ * A token to write: its hash, and the internal id of the client it is issued to, as the
+ * issuer read the client (the cache's copy; the statement reads no client). A token whose
+ * client has been deleted since carries an id that no client has, or none: it is never read,
+ * and is deleted when it expires (migrations/008_token_client_check_on_read.sql).
+ */
+export type NewToken = TokenRecord & { hash: Buffer; clientInternalId: string | null };
 
 /** The tokens of one grant, and the audit event of their issuance (written with them). */
 interface GrantWrite {
@@ -213,6 +216,7 @@ function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null
     column((t) => t.hash.toString('hex')),
     column((t) => t.realm),
     column((t) => t.clientId),
+    column((t) => t.clientInternalId),
     column((t) => t.kind),
     column((t) => t.grantId),
     column((t) => t.grantType),
@@ -256,8 +260,8 @@ export class TokenStore {
   }
 
   /** Resolves once the token is committed. */
-  insert(hash: Buffer, token: TokenRecord): Promise<void> {
-    return this.writer.add({ tokens: [{ ...token, hash }], event: undefined });
+  insert(token: NewToken): Promise<void> {
+    return this.writer.add({ tokens: [token], event: undefined });
   }
 
   /**

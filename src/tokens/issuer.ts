@@ -318,6 +318,7 @@ function mint(realm: RequestRealm, client: Client, token: TokenFields): MintedTo
       hash: sha256(value),
       realm: realm.name,
       clientId: client.client_id,
+      clientInternalId: client.internalId,
       kind: token.kind,
       grantId: token.grantId,
       grantType: token.grantType,

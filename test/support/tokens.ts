@@ -5,7 +5,8 @@ import type { TokenRecord } from '../../src/store/tokens.js';
 
 /**
  * Stores a token directly, for states the grants built so far cannot produce (expired
- * tokens, refresh tokens); returns its value.
+ * tokens, refresh tokens); returns its value. It carries its client's internal id, as the
+ * issuer's do; none when there is no such client.
  */
 export async function storeToken(
   store: Store,
@@ -14,7 +15,10 @@ export async function storeToken(
   const value = randomBytes(32).toString('base64url');
   const now = Date.now();
   const { expiresInMs = 600_000, ...fields } = token;
-  await store.tokens.insert(sha256(value), {
+  const client = await store.clients.get(token.realm, token.clientId);
+  await store.tokens.insert({
+    hash: sha256(value),
+    clientInternalId: client?.internalId ?? null,
     kind: 'access_token',
     grantId: randomUUID(),
     grantType: 'client_credentials',
