@@ -109,8 +109,8 @@ const toToken = (row: TokenRow): StoredToken => ({
 });
 
 const INSERTED_COLUMNS = [
-  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope', 'issued_at', 'expires_at',
-  'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
+  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
 ];
 
 /**
@@ -124,9 +124,9 @@ function insertTokens(first: number, extra: readonly string[] = [], where = ''):
   return `
   INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_type, subject, user_id, scope,
                       issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
-  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_type, subject, user_id::uuid, scope,
-         issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz, string_to_array(amr, ' '), sid::uuid, cnf,
-         act::jsonb, aud::jsonb
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_type, subject,
+         user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
+         string_to_array(amr, ' '), sid::uuid, cnf, act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
 }
 

@@ -35,6 +35,19 @@ describe("a token's client, checked when the token is read", () => {
     expect(row.rows[0]!.id).toBe(await internalIdOf('plain'));
   });
 
+  it('stores the internal id of the client as the issuer read it, without reading the clients table', async () => {
+    const svc = await t.admin.serviceClient('checked', '', { client_id: 'cached' });
+    await accessToken(t.app, 'checked', svc); // the client is cached now
+    const cachedId = await internalIdOf('cached');
+    // Gone from the table behind the cache's back (no notification): what a deletion on another
+    // instance looks like before its notification arrives.
+    await t.store.db.query("DELETE FROM clients WHERE realm = 'checked' AND client_id = 'cached'");
+    const token = await accessToken(t.app, 'checked', svc);
+    const row = await t.store.db.query<{ id: string }>('SELECT client_internal_id::text AS id FROM tokens WHERE token_hash = $1', [sha256(token)]);
+    expect(row.rows[0]!.id).toBe(cachedId);
+    expect(await t.store.tokens.find(sha256(token))).toBeUndefined();
+  });
+
   it('keeps a token that outlived its client dead, even when a client takes its client_id again', async () => {
     const inspector = await t.admin.serviceClient('checked', '', { client_id: 'inspector', introspect_any_token: true });
     const first = await t.admin.serviceClient('checked', '', { client_id: 'phoenix' });
