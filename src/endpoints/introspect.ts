@@ -56,11 +56,18 @@ const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
   const stored = await deps.tokens.find(sha256(token));
   if (!isLive(stored, realm.name)) return undefined;
+  // Field by field, not `{ ...stored, … }`: see readClientCredentials (src/client-auth/credentials.ts).
   return {
-    ...stored,
+    clientId: stored.clientId,
+    userId: stored.userId,
+    subject: stored.subject,
+    scope: stored.scope,
     tokenType: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
     expiresAt: seconds(stored.expiresAt),
     issuedAt: seconds(stored.issuedAt),
+    certificateThumbprint: stored.certificateThumbprint,
+    act: stored.act,
+    audience: stored.audience,
   };
 }
 
