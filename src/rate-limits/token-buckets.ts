@@ -9,15 +9,18 @@ const MINUTE_MS = 60_000;
 
 /**
  * Token buckets in this process's memory: each key may spend `perMinute` requests at once,
- * and earns them back evenly over a minute. A bucket untouched for a minute is full again,
- * so it is forgotten then; at most `maxKeys` are kept, the least recently used going first.
+ * and earns them back evenly over a minute. At most `maxKeys` are kept, the least recently
+ * used going first: a forgotten bucket is a full one, as is any bucket untouched for a minute.
+ *
+ * No time to live: a bucket read after a minute computes itself full, so expiry would change
+ * no answer, and would cost every lookup a clock read and every client seen less than once a
+ * minute a delete and a new bucket.
  */
 export class TokenBuckets {
   private readonly buckets: LRUCache<string, Bucket>;
 
   constructor(maxKeys = 100_000) {
-    // A bucket read renews its minute, so it is updated in place rather than set anew.
-    this.buckets = new LRUCache({ max: maxKeys, ttl: MINUTE_MS, updateAgeOnGet: true });
+    this.buckets = new LRUCache({ max: maxKeys });
   }
 
   /** Spends one request of `key`: 0 when allowed, else the whole seconds until one is earned back. */
