@@ -11,13 +11,19 @@ interface Entry<Row> {
 
 export interface StatementBatcherOptions {
   maxBatch: number;
+  /**
+   * Statements sent before the first has answered; 1 by default. With one at a time, the rows
+   * that arrive while it runs all go in the next: fewer, larger statements and commits, which
+   * cost both this process and PostgreSQL less per row than two smaller ones in parallel
+   * (on two cores, the token endpoint served about 7 % more requests so than with two).
+   */
   maxInFlight: number;
   maxWaitMs: number;
 }
 
 /**
- * Coalesces concurrent calls into one statement: rows that arrive while earlier batches are
- * on their way to the database queue up and go together in the next one, as do those added in
+ * Coalesces concurrent calls into one statement: rows that arrive while the batch before is
+ * on its way to the database queue up and go together in the next one, as do those added in
  * the same turn of the event loop; at low load a row goes alone, at the end of its turn. Each
  * caller's promise settles when the statement holding its rows has run (for a write,
  * committed: nothing is acknowledged before it is durable; for a lookup, the statement has set
@@ -40,7 +46,7 @@ export class StatementBatcher<Row> {
     private readonly run: (rows: readonly Row[]) => Promise<void>,
     options: Partial<StatementBatcherOptions> = {},
   ) {
-    this.options = { maxBatch: 256, maxInFlight: 2, maxWaitMs: DATABASE_TIMEOUTS.answerMs, ...options };
+    this.options = { maxBatch: 256, maxInFlight: 1, maxWaitMs: DATABASE_TIMEOUTS.answerMs, ...options };
   }
 
   add(row: Row): Promise<void> {
