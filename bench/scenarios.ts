@@ -143,13 +143,16 @@ async function refresh(target: Target, usernames: readonly string[], settings: S
   const browsers = browsersOf(target, usernames);
   let lastAccessToken: string | undefined;
   const chains = async (): Promise<LoadSpec> => {
-    // A few spare grants: a connection error loses the token in flight.
+    // A few spare grants: a connection error loses the token in flight. Used first in, first
+    // out, so that no token waits long: node-oidc-provider's in-memory adapter keeps its last
+    // 1,000 to 2,000 entries, and a spare left at the bottom of a stack was forgotten by the time
+    // it was sent ("refresh token not found").
     const pool = await obtainRefreshTokens(browsers, connections + Math.ceil(connections / 10) + 2);
     const body = (token: string): string => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }).toString();
     const request = formPost(target.flow.tokenUrl, target.flow.client, { grant_type: 'refresh_token', refresh_token: 'set for each request' });
     return {
       request,
-      nextBody: () => body(pool.pop() ?? 'no-refresh-token-left'),
+      nextBody: () => body(pool.shift() ?? 'no-refresh-token-left'),
       check: (answer) => {
         const refreshToken = jsonStringField(answer, 'refresh_token');
         const accessToken = jsonStringField(answer, 'access_token');
