@@ -7,14 +7,12 @@ import { setFlagsFromString } from 'node:v8';
  * than killing it, and none is lost in a handover.
  */
 export async function start(): Promise<void> {
-  // No allocation-site pretenuring (a V8 flag, read when the collector runs: set before the
-  // application loads, it is in time). V8 allocates a literal's objects straight in the old
-  // generation once most of them have survived a scavenge. While the caches fill (a start under
-  // load), requests wait on the database and outlive scavenges: the literals of request-scoped
-  // objects were so marked for good, and from then on every request's garbage went to the old
-  // generation. Over 10,000 realms the server peaked at 390-510 MB instead of about 250 MB; on
-  // one realm it served about 4 % fewer tokens per second (bench/scale/README.md). What does
-  // live long here, the caches' entries, is allocated once.
+  // No allocation-site pretenuring (bench/scale/README.md). V8 allocates a literal's objects
+  // straight in the old generation once most have survived a scavenge. While the caches fill
+  // under load, requests wait on the database and outlive scavenges: that marked the literals of
+  // request-scoped objects for good, and every request's garbage then went to the old generation
+  // (a server of 10,000 realms peaked at 350-510 MB of RSS rather than 230-260). V8 reads the
+  // flag when it collects, so setting it before the application loads is in time.
   setFlagsFromString('--no-allocation-site-pretenuring');
   let stop: ((signal: string) => void) | undefined;
   let early: string | undefined;
