@@ -15,7 +15,7 @@ export interface StatementBatcherOptions {
    * Statements sent before the first has answered; 1 by default. With one at a time, the rows
    * that arrive while it runs all go in the next: fewer, larger statements and commits, which
    * cost both this process and PostgreSQL less per row than two smaller ones in parallel
-   * (on two cores, the token endpoint served about 7 % more requests so than with two).
+   * (the token endpoint, on two cores: about 7 % more requests per second than with two).
    */
   maxInFlight: number;
   maxWaitMs: number;
