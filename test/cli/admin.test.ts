@@ -165,9 +165,10 @@ describe('realmgate admin commands', () => {
     const credentials = { REALMGATE_CLIENT_ID: service.clientId, REALMGATE_CLIENT_SECRET: service.secret };
 
     const [human, fromStdin, inactive, root] = await Promise.all([
-      cli(['token', 'introspect', 'shop', token, '--client-id', service.clientId, '--client-secret', service.secret, '--client-auth', 'post']),
+      // After `--`: one opaque token in 64 starts with "-", which would otherwise read as an option.
+      cli(['token', 'introspect', 'shop', '--client-id', service.clientId, '--client-secret', service.secret, '--client-auth', 'post', '--', token]),
       cli(['token', 'introspect', 'shop', '--client-auth', 'post', '--json'], { input: `${token}\n`, env: credentials }),
-      cli(['token', 'introspect', 'shop', 'not-a-token', '--client-auth', 'post'], { env: credentials }),
+      cli(['token', 'introspect', 'shop', '--client-auth', 'post', '--', '-not-a-token'], { env: credentials }),
       cli(['token', 'introspect', 'root', '-', '--client-id', rootClient.clientId, '--client-secret', rootClient.secret, '--json'], { input: rootToken }),
     ]);
     const fields = fieldLines(human.stdout);
@@ -177,7 +178,7 @@ describe('realmgate admin commands', () => {
     expect(inactive.stdout.trim()).toMatch(/^active\s+false$/);
     expect(JSON.parse(root.stdout)).toMatchObject({ active: true, client_id: rootClient.clientId, iss: `${t.baseUrl}/oauth2` });
 
-    const refused = await runCli(['token', 'introspect', 'shop', token, '--client-auth', 'post'], { env: { ...env, ...credentials, REALMGATE_CLIENT_SECRET: 'wrong' } });
+    const refused = await runCli(['token', 'introspect', 'shop', '--client-auth', 'post', '--', token], { env: { ...env, ...credentials, REALMGATE_CLIENT_SECRET: 'wrong' } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/client was refused.*invalid_client/);
   });

@@ -31,7 +31,7 @@ export function addTokenCommands(program: Command): void {
       .command('introspect')
       .description("whether a token is active, and what it carries (the realm's /introspect, as a confidential client)")
       .argument('<realm>')
-      .argument('[token]', 'the token; read from standard input when omitted or -')
+      .argument('[token]', 'the token, after -- (one in 64 opaque tokens starts with -); read from standard input when omitted or -')
       .addOption(new Option('--client-id <id>', 'a confidential client of the realm').env('REALMGATE_CLIENT_ID'))
       .addOption(new Option('--client-secret <secret>', 'its secret (prefer the variable: a command line is visible to other users)').env('REALMGATE_CLIENT_SECRET'))
       .addOption(new Option('--client-auth <method>', 'how the client authenticates').choices(['basic', 'post']).default('basic')),
