@@ -96,11 +96,14 @@ export class StatementBatcher<Row> {
     while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.nextBatch();
       this.inFlight++;
-      this.runBatch(batch).finally(() => {
-        this.inFlight--;
-        this.flush();
-      });
+      void this.runBatch(batch);
     }
+  }
+
+  /** A statement has answered: the next may go. */
+  private release(): void {
+    this.inFlight--;
+    this.flush();
   }
 
   /** The queued entries that fit in maxBatch rows; always at least one. */
@@ -117,13 +120,22 @@ export class StatementBatcher<Row> {
   private async runBatch(batch: ReadonlyArray<Entry<Row>>): Promise<void> {
     try {
       await this.run(batch.flatMap((entry) => entry.rows));
-      for (const entry of batch) entry.resolve();
     } catch (error) {
-      if (batch.length === 1 || error instanceof StoreUnavailableError) {
+      if (batch.length > 1 && !(error instanceof StoreUnavailableError)) {
+        await Promise.all(batch.map((entry) => this.run(entry.rows).then(entry.resolve, entry.reject)));
+      } else {
         for (const entry of batch) entry.reject(error);
-        return;
       }
-      await Promise.all(batch.map((entry) => this.run(entry.rows).then(entry.resolve, entry.reject)));
+      this.release();
+      return;
     }
+    // The next statement goes before this one's callers go on to answer their requests, so that
+    // the database works on it meanwhile. The pool hands it a connection in a process.nextTick
+    // (pg-pool's connect), which runs only once the promise jobs queued before it have run: the
+    // callers are let go in a tick queued after that one.
+    this.release();
+    process.nextTick(() => {
+      for (const entry of batch) entry.resolve();
+    });
   }
 }

@@ -46,6 +46,33 @@ describe('statement batcher', () => {
     await Promise.all(Array.from({ length: 5 }, (_, i) => writer.add(i).then(() => expect(written).toContain(i))));
   });
 
+  it('sends the next batch before the callers of the one written go on', async () => {
+    const batches: number[][] = [];
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1 });
+    const first = writer.add(0);
+    await nextTurn();
+    const second = writer.add(1);
+    await first.then(() => expect(batches).toEqual([[0], [1]]));
+    await second;
+  });
+
+  it('holds its place in flight while it retries a failed batch row by row', async () => {
+    const batches: number[][] = [];
+    const writer = new StatementBatcher(
+      recordingWrite(batches, (rows) => (rows.length > 1 && rows.includes(1) ? new Error('bad row') : undefined)),
+      { maxBatch: 100, maxInFlight: 1 },
+    );
+    const first = writer.add(0);
+    await nextTurn();
+    const failing = [writer.add(1), writer.add(2)];
+    await first;
+    await nextTurn();
+    expect(batches).toEqual([[0], [1, 2]]);
+    const after = writer.add(3);
+    await Promise.allSettled([...failing, after]);
+    expect(batches).toEqual([[0], [1, 2], [1], [2], [3]]);
+  });
+
   it('keeps batches within maxBatch', async () => {
     const batches: number[][] = [];
     const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 3, maxInFlight: 1 });
