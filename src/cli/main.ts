@@ -10,7 +10,12 @@ import { buildProgram } from './program.js';
 
 function exitCodeOf(error: unknown): number {
   // Commander has printed its message (or the help) already.
-  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.unknownOption') {
+      process.stderr.write('realmgate: an argument that starts with - (a token, say) goes after --, as in: realmgate token introspect <realm> -- <token>\n');
+    }
+    return error.exitCode === 0 ? 0 : 2;
+  }
   if (error instanceof CliError) {
     process.stderr.write(`realmgate: ${error.message}\n`);
     return error.exitCode;

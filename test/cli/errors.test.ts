@@ -47,6 +47,7 @@ describe('realmgate exit codes and messages', () => {
       [['realm', 'set', 'root', 'access_token_lifetime'], /expected setting=value/],
       [['realm', 'create', 'x', 'a=1', 'a=2'], /a is given twice/],
       [['realm', 'list', '--frob'], /unknown option '--frob'/],
+      [['token', 'introspect', 'root', '-98m7ItHc', '--client-id', 'a', '--client-secret', 'b'], /unknown option '-98m7ItHc'[\s\S]*goes after --/],
       [['client', 'create', 'root', '--client-id', 'a', 'client_id=b'], /client_id is given both/],
       [['user', 'create', 'root', 'carol'], /a password is needed/],
       [['token', 'introspect', 'root', 'x', '--client-id', 'a', '--client-secret', 'b', '--client-auth', 'digest'], /Allowed choices are basic, post/],
