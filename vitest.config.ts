@@ -9,6 +9,7 @@ const suite = (store: 'pglite' | 'postgres') => ({
     name: store,
     include: ['test/**/*.test.ts'],
     env: { TEST_STORE: store },
+    ...(store === 'pglite' ? { globalSetup: ['test/support/pglite-template.ts'] } : {}),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
 
-/** The embedded adapter: PostgreSQL compiled to WebAssembly, in memory or in `dataDir`. */
-export async function createPgliteDb(dataDir: string): Promise<Db> {
+/**
+ * The embedded adapter: PostgreSQL compiled to WebAssembly, in memory or in `dataDir`. A new
+ * database starts from `template` when given (a tarball of PGlite's `dumpDataDir`), rather than
+ * from initdb.
+ */
+export async function createPgliteDb(dataDir: string, template?: Blob): Promise<Db> {
   let location = dataDir;
   if (dataDir !== 'memory://') {
     location = join(dataDir, 'pglite');
     mkdirSync(location, { recursive: true, mode: 0o700 });
   }
-  const db = await PGlite.create(location);
+  const db = await PGlite.create(location, template ? { loadDataDir: template } : {});
 
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
@@ -15,11 +17,17 @@ export interface TestDb {
   dispose(): Promise<void>;
 }
 
-/** A fresh, empty database: an in-memory PGlite, or a new schema of TEST_DATABASE_URL. */
+/**
+ * A fresh, empty database: an in-memory PGlite (a copy of the cluster that the PGlite project's
+ * global setup made with initdb, test/support/pglite-template.ts), or a new schema of
+ * TEST_DATABASE_URL.
+ */
 export async function createTestDb(): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (testStoreKind() === 'pglite' || !url) {
-    return { db: await createPgliteDb('memory://'), databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
+    const template = inject('pgliteTemplate');
+    const db = await createPgliteDb('memory://', template ? new Blob([readFileSync(template)]) : undefined);
+    return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   await withAdminClient(url, (client) => client.query(`CREATE SCHEMA ${schema}`));
