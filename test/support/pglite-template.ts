@@ -14,7 +14,8 @@ declare module 'vitest' {
 /**
  * Global setup of the PGlite project: runs PGlite's initdb once, and keeps the empty cluster
  * it made in a file that each test's fresh database starts from. initdb is most of the time a
- * new PGlite takes (some 2.5 of 3.5 s on two cores); starting from its copy takes some 1 s.
+ * new PGlite takes: one made afresh took 2.5 to 5 s on two cores, one started from the copy
+ * about 1 s.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const db = await PGlite.create('memory://');
