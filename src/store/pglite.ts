@@ -1,12 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { type Db, type Queryable, type QueryResult, classifyDbError } from './db.js';
+import { initdbCopy } from './pglite-initdb.js';
 
 /**
  * The embedded adapter: PostgreSQL compiled to WebAssembly, in memory or in `dataDir`. A new
- * database starts from `template` when given (a tarball of PGlite's `dumpDataDir`), rather than
- * from initdb.
+ * database starts from `template` (a tarball of PGlite's `dumpDataDir`), or else from the build's
+ * copy of initdb's cluster (./pglite-initdb.ts), or else from initdb.
  */
 export async function createPgliteDb(dataDir: string, template?: Blob): Promise<Db> {
   let location = dataDir;
@@ -14,7 +15,9 @@ export async function createPgliteDb(dataDir: string, template?: Blob): Promise<
     location = join(dataDir, 'pglite');
     mkdirSync(location, { recursive: true, mode: 0o700 });
   }
-  const db = await PGlite.create(location, template ? { loadDataDir: template } : {});
+  const isNew = location === 'memory://' || !existsSync(join(location, 'PG_VERSION'));
+  const copy = isNew ? (template ?? initdbCopy()) : undefined;
+  const db = await PGlite.create(location, copy ? { loadDataDir: copy } : {});
 
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
+import { initdbCopy } from '../../src/store/pglite-initdb.js';
 
 export const testStoreKind = (): 'pglite' | 'postgres' => (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'pglite');
 
@@ -25,8 +25,8 @@ export interface TestDb {
 export async function createTestDb(): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (testStoreKind() === 'pglite' || !url) {
-    const template = inject('pgliteTemplate');
-    const db = await createPgliteDb('memory://', template ? new Blob([readFileSync(template)]) : undefined);
+    const templateDir = inject('pgliteTemplate');
+    const db = await createPgliteDb('memory://', templateDir ? initdbCopy(templateDir) : undefined);
     return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
