@@ -4,7 +4,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# npm ci runs the prepare script, which compiles src/ into dist/.
+# npm ci runs the prepare script, which compiles src/ into dist/ and keeps there a copy of
+# the cluster that PGlite's initdb makes, for a new embedded store to start from.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev && chmod +x dist/cli/main.js
 
 # Run: compiled code, migrations and production dependencies, as the unprivileged node user.

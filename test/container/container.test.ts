@@ -79,13 +79,14 @@ function runHealthCheck(words: string[], port: number): Promise<number | null> {
 }
 
 describe('Dockerfile', () => {
-  it('builds in a stage of its own: npm ci compiles src/ with the build tsconfig (the prepare script)', () => {
+  it('builds in a stage of its own: npm ci compiles src/ with the build tsconfig and writes the initdb copy (the prepare script)', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const copied = copiedPaths(build).map((copy) => copy.source);
     for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']) expect(copied).toContain(file);
     expect(instructionsOf(build, 'RUN').map((i) => i.args).join('\n')).toMatch(/\bnpm ci\b/);
     expect(packageJson.scripts.prepare).toBe('npm run build');
-    expect(packageJson.scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The copy of PGlite's initdb cluster goes to dist/, which the runtime stage takes whole.
+    expect(packageJson.scripts.build).toBe('tsc -p tsconfig.build.json && node dist/store/pglite-initdb.js');
     expect(buildConfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
     // Nothing the build needs is kept out of the context.
     const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
