@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Test files that replace a module with `vi.mock`. The others share each worker's module
@@ -7,10 +8,10 @@ import { defineConfig } from 'vitest/config';
  * file was a quarter of the suite's time. A mock needs a graph of its own, or it would reach the
  * files after it, and miss the modules loaded before it.
  */
-const mocking = readdirSync('test', { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts'))
-  .map((file) => `test/${file}`)
-  .filter((file) => /\bvi\.(do)?mock\(/.test(readFileSync(file, 'utf8')));
+const testDir = fileURLToPath(new URL('test/', import.meta.url));
+const mocking = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts') && /\bvi\.(do)?mock\(/.test(readFileSync(`${testDir}${file}`, 'utf8')))
+  .map((file) => `test/${file}`);
 
 /**
  * The integration suite runs on the embedded PGlite store, and once more on PostgreSQL
@@ -20,7 +21,7 @@ const suite = (store: 'pglite' | 'postgres', files: 'shared' | 'mocking') => ({
   test: {
     name: files === 'shared' ? store : `${store}-mocking`,
     include: files === 'shared' ? ['test/**/*.test.ts'] : mocking,
-    exclude: files === 'shared' ? mocking : [],
+    exclude: files === 'shared' ? [...configDefaults.exclude, ...mocking] : configDefaults.exclude,
     isolate: files === 'mocking',
     env: { TEST_STORE: store },
     ...(store === 'pglite' ? { globalSetup: ['test/support/pglite-template.ts'] } : {}),
