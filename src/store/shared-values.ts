@@ -1,20 +1,24 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Values that recur across many cached rows (a client's grant types, its authentication
  * method, an empty list), held once rather than once per row: JSON.parse gives every row its
  * own copies, and with 100,000 clients cached the copies took more memory than the rest of
- * each entry. Lists are frozen, since rows share them. Bounded: past MAX_VALUES distinct
- * values, new ones are kept as they come.
+ * each entry. Lists are frozen, since rows share them. Bounded, the least recently met value
+ * going first: the values that recur stay, while those of one row only (a client id) pass
+ * through. A plain map that stopped holding at its bound filled with the first rows' own ids,
+ * and never shared a value first met after that.
  */
 const MAX_VALUES = 10_000;
 /** Longer strings are rarely repeated (redirect URIs, names). */
 const MAX_STRING = 64;
 
-const held = new Map<string, string | readonly string[]>();
+const held = new LRUCache<string, string | readonly string[]>({ max: MAX_VALUES });
 
 function hold<T extends string | readonly string[]>(key: string, value: T): T {
   const existing = held.get(key);
   if (existing !== undefined) return existing as T;
-  if (held.size < MAX_VALUES) held.set(key, value);
+  held.set(key, value);
   return value;
 }
 

@@ -29,10 +29,21 @@ describe('values shared between cached rows', () => {
     expect(Object.isFrozen(a.numbers)).toBe(false);
   });
 
-  it('keeps long strings and values past its bound as they come', () => {
+  it('keeps long strings as they come, and past its bound lets go of the values met least recently', () => {
     const long = 'u'.repeat(65);
     expect(parse({ uri: long }).uri).toBe(long);
-    // Far more distinct lists than the bound: each still comes back equal, whether held or not.
-    for (let i = 0; i < 12_000; i++) expect(parse({ uris: [`https://app-${i}.example/cb`] }).uris).toEqual([`https://app-${i}.example/cb`]);
+    const uris = (i: number) => [`https://app-${i}.example/cb`];
+    const first = parse({ uris: uris(0) }).uris;
+    const recurring = parse({ grant_types: ['urn:example:recurring'] }).grant_types;
+    // Far more distinct lists than the bound, as the ids of 12,000 clients would be; each comes
+    // back equal, and a list met every thousand rows stays shared.
+    for (let i = 1; i <= 12_000; i++) {
+      expect(parse({ uris: uris(i) }).uris).toEqual(uris(i));
+      if (i % 1_000 === 0) expect(parse({ grant_types: ['urn:example:recurring'] }).grant_types).toBe(recurring);
+    }
+    // The first list, not met since, is no longer held; a value first met now is.
+    expect(parse({ uris: uris(0) }).uris).not.toBe(first);
+    const late = parse({ grant_types: ['urn:example:late'] }).grant_types;
+    expect(parse({ grant_types: ['urn:example:late'] }).grant_types).toBe(late);
   });
 });
