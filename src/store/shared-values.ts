@@ -5,9 +5,9 @@ import { LRUCache } from 'lru-cache';
  * method, an empty list), held once rather than once per row: JSON.parse gives every row its
  * own copies, and with 100,000 clients cached the copies took more memory than the rest of
  * each entry. Lists are frozen, since rows share them. Bounded, the least recently met value
- * going first: the values that recur stay, while those of one row only (a client id) pass
- * through. A plain map that stopped holding at its bound filled with the first rows' own ids,
- * and never shared a value first met after that.
+ * going first: the values that recur stay, while those of one row only (a client's name, its
+ * redirect URIs) pass through. A plain map that stopped holding at its bound filled with the
+ * first rows' own values, and never shared a value first met after that.
  */
 const MAX_VALUES = 10_000;
 /** Longer strings are rarely repeated (redirect URIs, names). */

@@ -35,8 +35,8 @@ describe('values shared between cached rows', () => {
     const uris = (i: number) => [`https://app-${i}.example/cb`];
     const first = parse({ uris: uris(0) }).uris;
     const recurring = parse({ grant_types: ['urn:example:recurring'] }).grant_types;
-    // Far more distinct lists than the bound, as the ids of 12,000 clients would be; each comes
-    // back equal, and a list met every thousand rows stays shared.
+    // Far more distinct lists than the bound, as the redirect URIs of 12,000 clients would be;
+    // each comes back equal, and a list met every thousand rows stays shared.
     for (let i = 1; i <= 12_000; i++) {
       expect(parse({ uris: uris(i) }).uris).toEqual(uris(i));
       if (i % 1_000 === 0) expect(parse({ grant_types: ['urn:example:recurring'] }).grant_types).toBe(recurring);
