@@ -17,12 +17,12 @@ const mocking = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
  * The integration suite runs on the embedded PGlite store, and once more on PostgreSQL
  * when TEST_DATABASE_URL is set (each test file in its own schema there).
  */
-const suite = (store: 'pglite' | 'postgres', files: 'shared' | 'mocking') => ({
+const suite = (store: 'pglite' | 'postgres', ofMocking: boolean) => ({
   test: {
-    name: files === 'shared' ? store : `${store}-mocking`,
-    include: files === 'shared' ? ['test/**/*.test.ts'] : mocking,
-    exclude: files === 'shared' ? [...configDefaults.exclude, ...mocking] : configDefaults.exclude,
-    isolate: files === 'mocking',
+    name: ofMocking ? `${store}-mocking` : store,
+    include: ofMocking ? mocking : ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(ofMocking ? [] : mocking)],
+    isolate: ofMocking,
     env: { TEST_STORE: store },
     ...(store === 'pglite' ? { globalSetup: ['test/support/pglite-template.ts'] } : {}),
     testTimeout: 30_000,
@@ -37,6 +37,6 @@ export default defineConfig({
     // Test files wait on the database and on timers more than they compute: two at a time
     // finish the suite in about two thirds of the time on a two-core machine.
     maxWorkers: 2,
-    projects: stores.flatMap((store) => [suite(store, 'shared'), suite(store, 'mocking')]),
+    projects: stores.flatMap((store) => [suite(store, false), suite(store, true)]),
   },
 });
