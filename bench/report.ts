@@ -1,3 +1,4 @@
+import { type Budget, type SignatureCosts, budgetOf, formatBudget } from './budget.js';
 import type { Scenario, ServerResult, Settings } from './scenarios.js';
 import { SERVERS, type ServerName } from './targets/target.js';
 
@@ -18,6 +19,8 @@ export interface RunInfo {
   readonly date: string;
   /** The argon2id parameters both realmgate and the peer hash passwords with. */
   readonly argon2: Record<string, number>;
+  /** One signature's CPU, measured before the servers start (src: bench/budget.ts). */
+  readonly signatures: SignatureCosts;
 }
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
@@ -83,6 +86,15 @@ const TARGETS: readonly Target[] = [
   { name: 'browser flow: sign-ins/s per core of server CPU >= 25', scenario: 'flow', measure: 'sign_ins_per_core', min: 25 },
 ];
 
+/** The servers of a scenario the budget reads: realmgate, the peer and the ceiling, where measured. */
+function measuredServers(servers: Record<string, ServerJson | { unsupported: string }>) {
+  const measured = (name: ServerName) => {
+    const server = servers[name];
+    return server && 'rate' in server ? server : undefined;
+  };
+  return { realmgate: measured('realmgate'), peer: measured('oidc-provider'), ceiling: measured('ceiling') };
+}
+
 export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Record<string, Partial<Record<ServerName, Cell>>>) {
   const flagged: string[] = [];
   const doc = Object.fromEntries(
@@ -126,7 +138,10 @@ export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Rec
       measuredValue = realmgate && 'per_core' in realmgate ? realmgate.per_core : null;
     }
     const comparable = measuredValue !== null && !isFlagged(target.scenario) && info.store === 'postgres';
-    return { target: target.name, scenario: target.scenario, min: target.min, measured: measuredValue, met: comparable ? measuredValue! >= target.min : null };
+    const met = comparable ? measuredValue! >= target.min : null;
+    const budget: Budget | null =
+      target.measure === 'rate_ratio' ? budgetOf(target.scenario, target.min, measuredServers(entry.servers), info.signatures, info.cpus) : null;
+    return { target: target.name, scenario: target.scenario, min: target.min, measured: measuredValue, met, budget };
   });
 
   return {
@@ -140,6 +155,7 @@ export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Rec
     connections: info.settings.load.connections,
     flow_concurrency: info.settings.flowConcurrency,
     argon2id: info.argon2,
+    signature_us: info.signatures,
     server_cpus: process.env.BENCH_SERVER_CPUS || null,
     scenarios: doc,
     targets,
@@ -199,6 +215,7 @@ export function formatTables(run: RunJson): string {
       const verdict = target.met === null ? 'not judged' : target.met ? 'MET' : 'NOT MET';
       const value = target.measured === null ? 'n/a' : target.scenario === 'flow' ? target.measured.toFixed(1) : `x${target.measured.toFixed(2)}`;
       lines.push(`  ${target.target.padEnd(58)} ${value.padStart(7)}  ${verdict}`);
+      if (target.budget) lines.push(`    ${formatBudget(target.budget, target.scenario)}`);
     }
     lines.push('');
   }

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PASSWORD_HASHING } from '../src/users/password.js';
+import { measureSignatures } from './budget.js';
 import { benchStore, runBenchmark, wholeNumber } from './main.js';
 import { log } from './processes.js';
 import { type Cell, formatMarkdown, formatTables, toJson } from './report.js';
@@ -70,6 +71,9 @@ async function main(): Promise<void> {
   };
   const scenarios = selectedScenarios();
   const servers = selectedServers();
+  // Before any server runs: the signatures' cost on an idle machine, a floor of the budget.
+  const signatures = measureSignatures();
+  log(`one signature: ES256 ${signatures.ES256} µs, RS256 ${signatures.RS256} µs`);
   const { store, databaseUrl } = await benchStore();
 
   const starters: Record<ServerName, (options: TargetOptions) => Promise<Target>> = {
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
 
   const { type: _type, ...argon2 } = PASSWORD_HASHING;
   const run = toJson(
-    { settings, store, node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString(), argon2 },
+    { settings, store, node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString(), argon2, signatures },
     scenarios,
     cells,
   );
