@@ -19,7 +19,7 @@ export interface RunInfo {
   readonly date: string;
   /** The argon2id parameters both realmgate and the peer hash passwords with. */
   readonly argon2: Record<string, number>;
-  /** One signature's CPU, measured before the servers start (src: bench/budget.ts). */
+  /** One signature's CPU per algorithm, measured before the servers start (bench/budget.ts). */
   readonly signatures: SignatureCosts;
 }
 
