@@ -1,7 +1,4 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 
 /**
  * The machine's budget at a ratio target: what the work that neither server can skip takes of
@@ -10,7 +7,7 @@ import { pathToFileURL } from 'node:url';
  * ceiling, which does nothing else), and the signatures the answer carries (measured here, on
  * an idle machine: under load they cost more). What the floors leave, divided by the target
  * rate, is what a request may spend on everything else: client authentication, the token
- * itself, its database write, the audit row. See bench/README.md, "The machine's budget".
+ * itself, its database write, the audit row. See bench/README.md, "Reading the output".
  */
 
 export type Algorithm = 'ES256' | 'RS256';
@@ -46,6 +43,7 @@ export function measureSignatures(): SignatureCosts {
 
 /** The figures of one server in one scenario that the budget reads (a server of the run's JSON). */
 interface Measured {
+  readonly unit: string;
   readonly rate: number;
   readonly cores: number | null;
   readonly db_cores: number | null;
@@ -55,6 +53,8 @@ interface Measured {
 export interface Budget {
   /** Requests per second the target asks of realmgate: the ratio times the peer's rate. */
   readonly target_rate: number;
+  /** The signature each answer carries, if any. */
+  readonly signed: Algorithm | null;
   /** Microseconds of CPU per request that no server skips. */
   readonly floor_us: { readonly load_generator: number; readonly http: number; readonly signature: number };
   /** The cores the floors take at the target rate, of the machine's `cpus`. */
@@ -70,28 +70,34 @@ const micros = (cores: number | null, rate: number): number => ((cores ?? 0) / r
 const round1 = (value: number): number => Number(value.toFixed(1));
 
 /**
- * The budget of a rate ratio target in `scenario`, or null when a figure is missing (a run
- * without the ceiling or the peer, or without CPU readings).
+ * The budget of a rate ratio target in `scenario`, from the scenario's servers in the run's
+ * JSON; null when a figure is missing (a run without the ceiling or the peer, or without CPU
+ * readings).
  */
 export function budgetOf(
   scenario: string,
   ratio: number,
-  servers: { realmgate?: Measured; peer?: Measured; ceiling?: Measured },
+  servers: Readonly<Record<string, object>>,
   signatures: SignatureCosts,
   cpus: number,
 ): Budget | null {
-  const { realmgate, peer, ceiling } = servers;
+  const measured = (name: string): Measured | undefined => {
+    const server = servers[name];
+    return server && 'unit' in server && server.unit === 'req/s' ? (server as Measured) : undefined;
+  };
+  const [realmgate, peer, ceiling] = [measured('realmgate'), measured('oidc-provider'), measured('ceiling')];
   if (!realmgate || !peer || !ceiling || realmgate.cores === null || ceiling.cores === null || ceiling.bench_cores === null) return null;
-  const algorithm = SIGNED[scenario];
+  const signed = SIGNED[scenario] ?? null;
   const floor = {
     load_generator: round1(micros(ceiling.bench_cores, ceiling.rate)),
     http: round1(micros(ceiling.cores, ceiling.rate)),
-    signature: algorithm ? signatures[algorithm] : 0,
+    signature: signed ? signatures[signed] : 0,
   };
   const targetRate = ratio * peer.rate;
   const floorCores = ((floor.load_generator + floor.http + floor.signature) * targetRate) / 1e6;
   return {
     target_rate: Math.round(targetRate),
+    signed,
     floor_us: floor,
     floor_cores: Number(floorCores.toFixed(2)),
     cpus,
@@ -101,10 +107,10 @@ export function budgetOf(
 }
 
 /** One line that says the budget. */
-export function formatBudget(budget: Budget, scenario: string): string {
+export function formatBudget(budget: Budget): string {
   const whole = (value: number): string => Math.round(value).toLocaleString('en-US');
   const { floor_us: floor } = budget;
-  const signature = floor.signature > 0 ? ` + ${SIGNED[scenario]} ${whole(floor.signature)}` : '';
+  const signature = budget.signed ? ` + ${budget.signed} ${whole(floor.signature)}` : '';
   const left = budget.left_us > 0 ? `leave ${whole(budget.left_us)} µs a request` : 'leave nothing';
   return (
     `at ${whole(budget.target_rate)} req/s, load generator ${whole(floor.load_generator)} + HTTP ${whole(floor.http)}${signature} µs a request ` +
@@ -112,38 +118,3 @@ export function formatBudget(budget: Budget, scenario: string): string {
     `where realmgate spent ${whole(budget.realmgate_rest_us)} (with its database)`
   );
 }
-
-interface RunFile {
-  readonly cpus?: number;
-  readonly signature_us?: SignatureCosts;
-  readonly scenarios: Record<string, { servers: Record<string, Partial<Measured> & { unit?: string }> }>;
-  readonly targets: ReadonlyArray<{ target: string; scenario: string; min: number }>;
-}
-
-/**
- * `npx tsx bench/budget.ts [results.json]`: the budget of each rate ratio target of a run
- * written before runs kept it, with signatures measured now when the file has none.
- */
-function main(): void {
-  const file = process.argv[2] ?? new URL('./results/latest.json', import.meta.url).pathname;
-  const run = JSON.parse(readFileSync(file, 'utf8')) as RunFile;
-  const signatures = run.signature_us ?? measureSignatures();
-  if (!run.signature_us) process.stdout.write(`signatures measured now: ES256 ${signatures.ES256} µs, RS256 ${signatures.RS256} µs\n`);
-  for (const target of run.targets) {
-    const servers = run.scenarios[target.scenario]?.servers ?? {};
-    const measured = (name: string) => {
-      const server = servers[name];
-      return server?.unit === 'req/s' ? (server as Measured) : undefined;
-    };
-    const budget = budgetOf(
-      target.scenario,
-      target.min,
-      { realmgate: measured('realmgate'), peer: measured('oidc-provider'), ceiling: measured('ceiling') },
-      signatures,
-      run.cpus ?? availableParallelism(),
-    );
-    if (budget) process.stdout.write(`${target.target}\n  ${formatBudget(budget, target.scenario)}\n`);
-  }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -86,15 +86,6 @@ const TARGETS: readonly Target[] = [
   { name: 'browser flow: sign-ins/s per core of server CPU >= 25', scenario: 'flow', measure: 'sign_ins_per_core', min: 25 },
 ];
 
-/** The servers of a scenario the budget reads: realmgate, the peer and the ceiling, where measured. */
-function measuredServers(servers: Record<string, ServerJson | { unsupported: string }>) {
-  const measured = (name: ServerName) => {
-    const server = servers[name];
-    return server && 'rate' in server ? server : undefined;
-  };
-  return { realmgate: measured('realmgate'), peer: measured('oidc-provider'), ceiling: measured('ceiling') };
-}
-
 export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Record<string, Partial<Record<ServerName, Cell>>>) {
   const flagged: string[] = [];
   const doc = Object.fromEntries(
@@ -140,7 +131,7 @@ export function toJson(info: RunInfo, scenarios: readonly Scenario[], cells: Rec
     const comparable = measuredValue !== null && !isFlagged(target.scenario) && info.store === 'postgres';
     const met = comparable ? measuredValue! >= target.min : null;
     const budget: Budget | null =
-      target.measure === 'rate_ratio' ? budgetOf(target.scenario, target.min, measuredServers(entry.servers), info.signatures, info.cpus) : null;
+      target.measure === 'rate_ratio' ? budgetOf(target.scenario, target.min, entry.servers, info.signatures, info.cpus) : null;
     return { target: target.name, scenario: target.scenario, min: target.min, measured: measuredValue, met, budget };
   });
 
@@ -215,7 +206,7 @@ export function formatTables(run: RunJson): string {
       const verdict = target.met === null ? 'not judged' : target.met ? 'MET' : 'NOT MET';
       const value = target.measured === null ? 'n/a' : target.scenario === 'flow' ? target.measured.toFixed(1) : `x${target.measured.toFixed(2)}`;
       lines.push(`  ${target.target.padEnd(58)} ${value.padStart(7)}  ${verdict}`);
-      if (target.budget) lines.push(`    ${formatBudget(target.budget, target.scenario)}`);
+      if (target.budget) lines.push(`    ${formatBudget(target.budget)}`);
     }
     lines.push('');
   }
