@@ -96,6 +96,15 @@ const clientFields = {
   tls_client_certificate_bound_access_tokens: z.boolean(),
   introspect_any_token: z.boolean(),
   id_token_signed_response_alg: z.enum(['RS256', 'ES256']),
+  /**
+   * Audiences this client may ask for with `resource` (RFC 8707) or `audience` (RFC 8693) beyond
+   * the realm's registered resources (CONTRACT.md §5). Records written before it have none.
+   */
+  allowed_audiences: z
+    .array(z.string().min(1).max(2000))
+    .max(50)
+    .refine((values) => new Set(values).size === values.length, 'audiences must not repeat')
+    .optional(),
 };
 
 const ClientMetadataSchema = z.strictObject(clientFields);
@@ -135,6 +144,7 @@ function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
     tls_client_certificate_bound_access_tokens: false,
     introspect_any_token: false,
     id_token_signed_response_alg: 'RS256',
+    allowed_audiences: [],
   };
 }
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { GRANT_TYPES } from '../clients/record.js';
+import { SCOPE_TOKEN } from '../oauth/scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
 const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);
@@ -34,6 +36,15 @@ const settingFields = {
   /** Where each new CIBA request is announced (src/ciba/notification.ts); null: nowhere. */
   ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
+  /** What a dynamically registered client may ask for, unless its initial access token allows more (CONTRACT.md §5). */
+  registration_grant_types: z
+    .array(z.enum(GRANT_TYPES))
+    .refine((types) => new Set(types).size === types.length, 'grant types must not repeat'),
+  registration_scopes: z.array(z.string().regex(SCOPE_TOKEN, 'must be a scope name')).max(200),
+  /** No token of a grant outlives the grant's start by more (CONTRACT.md §5); null: no cap. */
+  grant_max_lifetime: seconds.nullable(),
+  /** Seconds since the last sign-in within which the account page accepts credential changes. */
+  reauthentication_max_age: seconds,
   /** Per authenticated client and instance, at each endpoint (README "Rate limits"). */
   rate_limit_token: perMinute,
   rate_limit_par: perMinute,
@@ -75,6 +86,10 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  registration_grant_types: ['authorization_code', 'refresh_token'],
+  registration_scopes: ['openid', 'profile', 'email'],
+  grant_max_lifetime: 30 * 24 * 3600,
+  reauthentication_max_age: 300,
   rate_limit_token: 6000,
   rate_limit_par: 600,
   rate_limit_device: 120,
