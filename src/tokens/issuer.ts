@@ -63,6 +63,10 @@ export interface UserTokensRequest {
   certificateThumbprint?: string | undefined;
   /** The client's address, for the audit trail. */
   address?: string | undefined;
+  /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */
+  audience?: readonly string[] | undefined;
+  /** The audiences of the whole grant, kept with the refresh token; `audience` when absent. */
+  refreshAudience?: readonly string[] | undefined;
 }
 
 /**
@@ -159,6 +163,7 @@ export class TokenIssuer {
         certificateThumbprint: request.certificateThumbprint,
         act: request.act,
         audience: request.audience,
+        clientSubject: request.userId === undefined,
         lifetime,
       });
       this.audit.record(issuedEvent(request, issuance('jwt_access_token')));
@@ -227,7 +232,9 @@ export class TokenIssuer {
     };
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
-      minted.push(mint(realm, client, { ...common, kind: 'access_token', scope, lifetime: realm.settings.access_token_lifetime }));
+      minted.push(
+        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, lifetime: realm.settings.access_token_lifetime }),
+      );
     }
     if (request.refreshScope) {
       minted.push(
@@ -235,6 +242,7 @@ export class TokenIssuer {
           ...common,
           kind: 'refresh_token',
           scope: request.refreshScope.join(' '),
+          audience: request.refreshAudience ?? request.audience,
           lifetime: realm.settings.refresh_token_lifetime,
         }),
       );
@@ -264,6 +272,7 @@ export class TokenIssuer {
           authTime: seconds(signIn.authTime),
           sid: signIn.sid,
           certificateThumbprint: request.certificateThumbprint,
+          audience: request.audience,
           lifetime,
         })
       : undefined;

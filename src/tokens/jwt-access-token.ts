@@ -17,6 +17,13 @@ export const AT_JWT = 'at+jwt';
  */
 export const GRANT_ID_CLAIM = 'grant_id';
 
+/**
+ * The private claim of a token whose `sub` is a service (a client) other than the token's
+ * `client_id`: one exchanged from a service's token (RFC 8693). Without it, a `sub` other than
+ * `client_id` names a person (RFC 9068 §2.2).
+ */
+export const CLIENT_SUBJECT_CLAIM = 'sub_is_client';
+
 /** What a stateless access token says, whether being minted or read back. */
 export interface JwtAccessToken {
   jti: string;
@@ -49,13 +56,13 @@ export function looksLikeJwt(token: string): boolean {
 
 /**
  * Mints an RFC 9068 access token: signed with the realm's current key of its `signing_alg`,
- * `typ: at+jwt`. Its audience is the realm's issuer: there is no resource indicator
- * (RFC 8707) to name the API, and a resource server verifies `aud` against the issuer.
+ * `typ: at+jwt`. Its audience is the one asked for (RFC 8707 `resource`, RFC 8693 `audience`),
+ * else the realm's issuer, which a resource server then verifies `aud` against.
  */
 export async function mintJwtAccessToken(
   signer: RealmSigner,
   realm: RequestRealm,
-  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number },
+  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number; clientSubject?: boolean },
 ): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   const payload: JWTPayload = {
@@ -71,6 +78,7 @@ export async function mintJwtAccessToken(
     ...(token.sid === undefined ? {} : { sid: token.sid }),
     ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
     ...(token.act === undefined ? {} : { act: token.act }),
+    ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
@@ -132,8 +140,8 @@ export class JwtAccessTokenVerifier {
       grantId,
       clientId,
       subject: sub,
-      // RFC 9068 §2.2: without a person, sub is the client's id.
-      userId: sub === clientId ? undefined : sub,
+      // RFC 9068 §2.2: without a person, sub is the client's id, or another client's when marked so.
+      userId: sub === clientId || payload[CLIENT_SUBJECT_CLAIM] === true ? undefined : sub,
       scope,
       issuedAt: payload.iat!,
       expiresAt: payload.exp!,
