@@ -61,7 +61,7 @@ ${hiddenCsrf(holder, ENROL)}
     routes(app, tools) {
       app.post('/account/otp/enrol', async (request, reply) => {
         const form = formParams(request.body, ['csrf']);
-        const holder = await tools.holder(request, reply, ENROL, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, ENROL, form.csrf);
         if (!holder) return reply;
         const secret = await pendingTotpSecret(store, encryption, holder.realm.name, holder.userId, { fresh: true });
         if (!secret) return tools.backToAccount(reply, holder.realm, 'An authenticator app is already set up: remove it first to set up another.');
@@ -70,7 +70,7 @@ ${hiddenCsrf(holder, ENROL)}
 
       app.post('/account/otp/confirm', async (request, reply) => {
         const form = formParams(request.body, ['csrf', 'otp']);
-        const holder = await tools.holder(request, reply, CONFIRM, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, CONFIRM, form.csrf);
         if (!holder) return reply;
         const { realm, userId } = holder;
         const pending = await storedPendingSecret(store, encryption, realm.name, userId);
@@ -85,7 +85,7 @@ ${hiddenCsrf(holder, ENROL)}
 
       app.post('/account/otp/remove', async (request, reply) => {
         const form = formParams(request.body, ['csrf']);
-        const holder = await tools.holder(request, reply, REMOVE, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, REMOVE, form.csrf);
         if (!holder) return reply;
         await store.oneTimeCodes.removeTotp(holder.realm.name, holder.userId);
         request.server.audit.record({ realm: holder.realm.name, type: 'user.totp_removed', userId: holder.userId, address: request.ip });

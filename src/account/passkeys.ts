@@ -56,6 +56,17 @@ ${hiddenCsrf(holder, DELETE)}
       const list = passkeys.length > 0 ? html`<ul class="passkeys">${passkeys.map((passkey) => item(holder, passkey))}</ul>` : html`<p>You have no passkeys.</p>`;
       if (passkeys.length >= MAX_PASSKEYS_PER_PERSON) return { body: list };
       const csrf = holder.csrf(REGISTER);
+      // The authenticator would keep a passkey that the server then refuses: the person signs
+      // in again first (this form, posted without a passkey, takes them there) and then makes it.
+      if (!holder.recentSignIn) {
+        return {
+          body: html`${list}
+<form method="post" action="${realm.issuer}/account/passkeys/register">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit">Sign in again to add a passkey</button>
+</form>`,
+        };
+      }
       const options = await relyingParty.registrationOptions(realm.name, bindingOf(holder, csrf), { userId, username, passkeys });
       return {
         body: html`${list}
@@ -77,7 +88,7 @@ ${passkeyControl({
     routes(app, tools) {
       app.post('/account/passkeys/register', async (request, reply) => {
         const form = formParams(request.body, ['csrf', 'passkey_name', 'credential']);
-        const holder = await tools.holder(request, reply, REGISTER, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, REGISTER, form.csrf);
         if (!holder) return reply;
         const { realm, userId } = holder;
         const name = passkeyName(form.passkey_name);
@@ -92,7 +103,7 @@ ${passkeyControl({
 
       app.post('/account/passkeys/delete', async (request, reply) => {
         const form = formParams(request.body, ['csrf', 'credential_id']);
-        const holder = await tools.holder(request, reply, DELETE, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, DELETE, form.csrf);
         if (!holder) return reply;
         const { realm, userId } = holder;
         const credentialId = credentialIdOf(form.credential_id);

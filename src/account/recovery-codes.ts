@@ -31,7 +31,7 @@ export function recoveryCodesSection(deps: { store: Store }): AccountSection {
     routes(app, tools) {
       app.post('/account/recovery-codes', async (request, reply) => {
         const form = formParams(request.body, ['csrf']);
-        const holder = await tools.holder(request, reply, GENERATE, form.csrf);
+        const holder = await tools.credentialHolder(request, reply, GENERATE, form.csrf);
         if (!holder) return reply;
         const codes = await replaceRecoveryCodes(store, holder.realm.name, holder.userId);
         request.server.audit.record({ realm: holder.realm.name, type: 'user.recovery_codes_generated', userId: holder.userId, address: request.ip });
@@ -39,7 +39,8 @@ export function recoveryCodesSection(deps: { store: Store }): AccountSection {
           reply,
           holder.realm,
           'Your recovery codes',
-          html`<p>Keep these codes somewhere safe: they are shown only this once. Each works once, where a one-time code is asked for. Your previous codes no longer work.</p>
+          html`<p class="notice" role="status">New recovery codes created.</p>
+<p>Keep these codes somewhere safe: they are shown only this once. Each works once, where a one-time code is asked for. Your previous codes no longer work.</p>
 <ul class="recovery-codes">
 ${codes.map((code) => html`<li><code>${code}</code></li>\n`)}</ul>`,
         );

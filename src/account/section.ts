@@ -13,6 +13,8 @@ export interface AccountHolder {
   readonly session: Session;
   readonly userId: string;
   readonly username: string;
+  /** Whether the sign-in is recent enough to change how the person signs in (src/account/reauthentication.ts). */
+  readonly recentSignIn: boolean;
   /** The CSRF token of a form of the account page about `subject` (a section's action). */
   csrf(subject: string): string;
 }
@@ -37,6 +39,13 @@ export interface AccountTools {
    * account page (which signs the person in) and resolves to undefined.
    */
   holder(request: FastifyRequest, reply: FastifyReply, subject: string, csrf: string | undefined): Promise<AccountHolder | undefined>;
+  /**
+   * As `holder`, for a request that changes how the person signs in (a passkey, the
+   * authenticator app, recovery codes): a session whose sign-in is older than the realm's
+   * `reauthentication_max_age` changes nothing and is answered with the way to sign in
+   * again (back to the account page after it); this then resolves to undefined.
+   */
+  credentialHolder(request: FastifyRequest, reply: FastifyReply, subject: string, csrf: string | undefined): Promise<AccountHolder | undefined>;
   /** Back to the account page, which shows `notice` at its top. */
   backToAccount(reply: FastifyReply, realm: RequestRealm, notice: string): FastifyReply;
   /** A page of its own, for what is shown once (a secret, recovery codes) or asked for (a first code). */

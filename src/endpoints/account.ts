@@ -1,5 +1,6 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSections } from '../account/index.js';
+import { signInAgainNotice, signedInRecently } from '../account/reauthentication.js';
 import type { AccountHolder, AccountTools } from '../account/section.js';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
@@ -38,8 +39,24 @@ export function accountPage(deps: {
       session,
       userId: session.userId,
       username,
+      recentSignIn: signedInRecently(session, realm),
       csrf: (subject) => cookies.csrfToken(browserHash, `account ${subject}`),
     };
+  }
+
+  /** A sign-in whose way back is the account page; the session it replaces stays until it succeeds. */
+  const signIn = (request: FastifyRequest, reply: FastifyReply, realm: RequestRealm) =>
+    flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'account' }, session: undefined });
+
+  async function holder(request: FastifyRequest, reply: FastifyReply, subject: string, csrf: string | undefined): Promise<AccountHolder | undefined> {
+    const realm = request.realm;
+    const session = await flow.currentSession(request, realm);
+    if (!session) {
+      await reply.redirect(accountUrl(realm), 303);
+      return undefined;
+    }
+    if (!cookies.csrfTokenMatches(request, realm, `account ${subject}`, csrf)) throw new InvalidFormError();
+    return holderOf(request, realm, session, cookies.browserHash(request, realm)!);
   }
 
   const tools: AccountTools = {
@@ -48,15 +65,12 @@ export function accountPage(deps: {
     cookies,
     encryption: deps.encryption,
     baseUrl: deps.baseUrl,
-    async holder(request, reply, subject, csrf) {
-      const realm = request.realm;
-      const session = await flow.currentSession(request, realm);
-      if (!session) {
-        await reply.redirect(accountUrl(realm), 303);
-        return undefined;
-      }
-      if (!cookies.csrfTokenMatches(request, realm, `account ${subject}`, csrf)) throw new InvalidFormError();
-      return holderOf(request, realm, session, cookies.browserHash(request, realm)!);
+    holder,
+    async credentialHolder(request, reply, subject, csrf) {
+      const found = await holder(request, reply, subject, csrf);
+      if (!found || found.recentSignIn) return found;
+      await signIn(request, reply, found.realm);
+      return undefined;
     },
     backToAccount(reply, realm, notice) {
       return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`, 303);
@@ -72,7 +86,7 @@ export function accountPage(deps: {
       const realm = request.realm;
       const session = await flow.currentSession(request, realm);
       if (!session) {
-        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'account' }, session: undefined });
+        return signIn(request, reply, realm);
       }
       const holder = await holderOf(request, realm, session, cookies.bindBrowser(request, reply, realm));
       const views = await Promise.all(sections.map(async (section) => ({ title: section.title, view: await section.render(holder) })));
@@ -80,7 +94,7 @@ export function accountPage(deps: {
       const query = formParams(request.query, ['notice', 'mac']);
       const notice = query.notice !== undefined && cookies.textMacMatches(query.notice, query.mac) ? query.notice.slice(0, MAX_NOTICE_LENGTH) : undefined;
       const body: SafeHtml = html`${notice ? html`<p class="notice" role="status">${notice}</p>\n` : ''}<p>Signed in as <strong>${holder.username}</strong>.</p>
-${views.map(({ title, view }) => html`<section class="account">
+${holder.recentSignIn ? '' : html`${signInAgainNotice(realm)}\n`}${views.map(({ title, view }) => html`<section class="account">
 <h2>${title}</h2>
 ${view.body}
 </section>
