@@ -5,6 +5,7 @@ import type { Client } from '../store/clients.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
+import { narrowedAudience } from './audience.js';
 import type { GrantHandler } from './grant-handler.js';
 
 const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is invalid, expired or revoked');
@@ -27,7 +28,7 @@ export function refreshTokenGrant(deps: {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address, audit }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -35,8 +36,11 @@ export function refreshTokenGrant(deps: {
       const hash = sha256(params.refresh_token);
       const presented = ofClient(await deps.tokens.find(hash), realm.name, client);
       const usable = isLive(presented, realm.name) ? presented : undefined;
-      // Checked before a rotated token is spent, so that a refused scope leaves it usable.
-      if (usable) narrowedScope(params.scope, usable.scope);
+      // Checked before a rotated token is spent, so that a refused scope or audience leaves it usable.
+      if (usable) {
+        narrowedScope(params.scope, usable.scope);
+        narrowedAudience(audience, usable.audience);
+      }
       // RFC 8705 §4: a public client's refresh token bound to a certificate works only with it,
       // since nothing else proves the client. A confidential client's is bound to the client by
       // its authentication, so that it may renew its certificate.
@@ -61,7 +65,12 @@ export function refreshTokenGrant(deps: {
         grantType: 'refresh_token',
         // The access token may be narrower than the grant; a new refresh token keeps all of it.
         scope: narrowedScope(params.scope, usable.scope),
+        // Likewise its audiences (RFC 8707 §2.2).
+        audience: narrowedAudience(audience, usable.audience),
+        refreshAudience: usable.audience,
         grantId: usable.grantId,
+        // No token of the grant outlives its start by more than the realm's grant_max_lifetime.
+        grantStartedAt: usable.grantStartedAt,
         signIn,
         certificateThumbprint,
         address,

@@ -12,6 +12,8 @@ export interface TokenRecord {
   kind: TokenKind;
   /** Shared by every token of one grant, so that one statement revokes them all. */
   grantId: string;
+  /** When the grant began (its first token's issuance); the token's own `issuedAt` when absent. */
+  grantStartedAt?: Date | undefined;
   grantType: string;
   /** `sub`: the user's id, or the client's id when no person is behind the token. */
   subject: string;
@@ -62,6 +64,7 @@ interface TokenRow {
   client_id: string;
   kind: TokenKind;
   grant_id: string;
+  grant_started_at: Date | null;
   grant_type: string;
   subject: string;
   user_id: string | null;
@@ -86,7 +89,7 @@ interface TokenRow {
 const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
                                 WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
 
-const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
+const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_started_at, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
                  t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
 
 const toToken = (row: TokenRow): StoredToken => ({
@@ -94,6 +97,7 @@ const toToken = (row: TokenRow): StoredToken => ({
   clientId: row.client_id,
   kind: row.kind,
   grantId: row.grant_id,
+  grantStartedAt: row.grant_started_at ?? row.issued_at,
   grantType: row.grant_type,
   subject: row.subject,
   userId: row.user_id ?? undefined,
@@ -109,7 +113,7 @@ const toToken = (row: TokenRow): StoredToken => ({
 });
 
 const INSERTED_COLUMNS = [
-  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_type', 'subject', 'user_id', 'scope',
+  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
   'issued_at', 'expires_at', 'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
 ];
 
@@ -122,9 +126,10 @@ function insertTokens(first: number, extra: readonly string[] = [], where = ''):
   const columns = [...INSERTED_COLUMNS, ...extra];
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
-  INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_type, subject, user_id, scope,
-                      issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
-  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_type, subject,
+  INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
+                      user_id, scope, issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
+         grant_type, subject,
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
          string_to_array(amr, ' '), sid::uuid, cnf, act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
@@ -219,6 +224,7 @@ function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null
     column((t) => t.clientInternalId),
     column((t) => t.kind),
     column((t) => t.grantId),
+    column((t) => (t.grantStartedAt ?? t.issuedAt).toISOString()),
     column((t) => t.grantType),
     column((t) => t.subject),
     column((t) => t.userId ?? null),

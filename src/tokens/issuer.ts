@@ -8,6 +8,7 @@ import type { Actor, NewToken, SignIn, TokenRecord, TokenStore } from '../store/
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
 import { acrOf } from '../authn/steps.js';
+import { GrantLifetime } from './grant-lifetime.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import type { RealmSigner } from './signer.js';
 
@@ -38,6 +39,8 @@ export interface AccessTokenRequest {
   audience?: readonly string[] | undefined;
   /** The grant the token joins (token exchange); a new one when absent. */
   grantId?: string | undefined;
+  /** When the grant it joins began; now when absent. */
+  grantStartedAt?: Date | undefined;
   /** The sign-in behind the grant it joins, so that signing out ends it too. */
   signIn?: SignIn | undefined;
   /** The client's address, for the audit trail. */
@@ -54,6 +57,8 @@ export interface UserTokensRequest {
   scope: readonly string[];
   /** The grant the tokens join; a new one when absent. */
   grantId?: string;
+  /** When the grant they join began (its first token); now when absent, for a new grant. */
+  grantStartedAt?: Date | undefined;
   signIn: SignIn;
   /** The scope of the refresh token to issue (the whole grant's), or none. */
   refreshScope?: readonly string[];
@@ -75,6 +80,9 @@ export interface UserTokensRequest {
  */
 interface PlannedTokens {
   grantId: string;
+  grantLifetime: GrantLifetime;
+  /** The access token's lifetime, within the grant's (`grant_max_lifetime`). */
+  accessLifetime: number;
   rows: NewToken[];
   values: string[];
   issuance: Issuance;
@@ -147,7 +155,9 @@ export class TokenIssuer {
   }
 
   async issueAccessToken(request: AccessTokenRequest): Promise<TokenResponse> {
-    const lifetime = request.realm.settings.access_token_lifetime;
+    const issuedAt = new Date();
+    const grantLifetime = new GrantLifetime(request.realm.settings, request.grantStartedAt ?? issuedAt);
+    const lifetime = grantLifetime.lifetime(request.realm.settings.access_token_lifetime, issuedAt);
     const scope = request.scope.join(' ');
     const grantId = request.grantId ?? randomUUID();
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
@@ -183,7 +193,8 @@ export class TokenIssuer {
         audience: request.audience,
         scope,
         lifetime,
-      }),
+        grantStartedAt: request.grantStartedAt ?? issuedAt,
+      }, issuedAt),
     ]);
     event.committed();
     return response(accessToken!);
@@ -222,8 +233,13 @@ export class TokenIssuer {
   private plan(request: Omit<UserTokensRequest, 'user'>, userId: string): PlannedTokens {
     const { realm, client, signIn } = request;
     const scope = request.scope.join(' ');
+    const issuedAt = new Date();
+    const grantStartedAt = request.grantStartedAt ?? issuedAt;
+    const grantLifetime = new GrantLifetime(realm.settings, grantStartedAt);
+    const accessLifetime = grantLifetime.lifetime(realm.settings.access_token_lifetime, issuedAt);
     const common = {
       grantId: request.grantId ?? randomUUID(),
+      grantStartedAt,
       grantType: request.grantType,
       subject: userId,
       userId,
@@ -233,7 +249,7 @@ export class TokenIssuer {
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
       minted.push(
-        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, lifetime: realm.settings.access_token_lifetime }),
+        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, lifetime: accessLifetime }, issuedAt),
       );
     }
     if (request.refreshScope) {
@@ -243,8 +259,8 @@ export class TokenIssuer {
           kind: 'refresh_token',
           scope: request.refreshScope.join(' '),
           audience: request.refreshAudience ?? request.audience,
-          lifetime: realm.settings.refresh_token_lifetime,
-        }),
+          lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt),
+        }, issuedAt),
       );
     }
     const kinds = [
@@ -254,15 +270,16 @@ export class TokenIssuer {
     ];
     const issuance = { grantId: common.grantId, userId, scope, kinds };
     const event = minted.length > 0 ? this.prepareIssued(request, issuance) : undefined;
-    return { grantId: common.grantId, values: minted.map((token) => token.value), rows: minted.map((token) => token.row), issuance, event };
+    return { grantId: common.grantId, grantLifetime, accessLifetime, values: minted.map((token) => token.value), rows: minted.map((token) => token.row), issuance, event };
   }
 
   /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
   private async complete(request: UserTokensRequest, planned: PlannedTokens): Promise<TokenResponse> {
     const { realm, client, user, signIn } = request;
-    const lifetime = realm.settings.access_token_lifetime;
     const { scope } = planned.issuance;
     const stateless = realm.settings.stateless_tokens;
+    // Computed just before the JWT's `iat`, so that its `exp` stays within the grant's lifetime.
+    const lifetime = stateless ? planned.grantLifetime.signedLifetime(planned.accessLifetime) : planned.accessLifetime;
     const minted = stateless
       ? await mintJwtAccessToken(this.signer, realm, {
           grantId: planned.grantId,
@@ -279,7 +296,7 @@ export class TokenIssuer {
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
     const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
-    if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!);
+    if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!, planned);
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance));
     return response;
@@ -291,15 +308,16 @@ export class TokenIssuer {
   }
 
   /** OIDC Core §2: the ID token, with the claims the scope releases. */
-  private idToken(request: UserTokensRequest, accessToken: string): Promise<string> {
+  private idToken(request: UserTokensRequest, accessToken: string, planned: PlannedTokens): Promise<string> {
     const { realm, client, user, signIn } = request;
-    const now = Math.floor(Date.now() / 1000);
+    const nowMs = Date.now();
+    const now = Math.floor(nowMs / 1000);
     return this.signer.sign(realm.name, client.id_token_signed_response_alg, {
       ...claimsForScope(user, request.scope),
       iss: realm.issuer,
       sub: user.id,
       aud: client.client_id,
-      exp: now + realm.settings.access_token_lifetime,
+      exp: now + planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs),
       iat: now,
       auth_time: seconds(signIn.authTime),
       ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
@@ -318,9 +336,8 @@ export class TokenIssuer {
 }
 
 /** A new token of the realm's client. Its row is written out field by field: this is the token endpoint's inner loop. */
-function mint(realm: RequestRealm, client: Client, token: TokenFields): MintedToken {
+function mint(realm: RequestRealm, client: Client, token: TokenFields, issuedAt = new Date()): MintedToken {
   const value = randomSecret();
-  const issuedAt = new Date();
   return {
     value,
     row: {
@@ -330,6 +347,7 @@ function mint(realm: RequestRealm, client: Client, token: TokenFields): MintedTo
       clientInternalId: client.internalId,
       kind: token.kind,
       grantId: token.grantId,
+      grantStartedAt: token.grantStartedAt,
       grantType: token.grantType,
       subject: token.subject,
       userId: token.userId,
