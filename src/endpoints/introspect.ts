@@ -67,7 +67,8 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
     issuedAt: seconds(stored.issuedAt),
     certificateThumbprint: stored.certificateThumbprint,
     act: stored.act,
-    audience: stored.audience,
+    // A refresh token keeps its grant's audiences for later refreshes; its own audience is this server.
+    audience: stored.kind === 'access_token' ? stored.audience : undefined,
   };
 }
 

@@ -2,14 +2,16 @@ import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
+import { requestedAudience } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
-import { formParamLists, formParams } from '../http/form-params.js';
+import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
- * client may use the grant, and hand the grant only its own parameters.
+ * client may use the grant, and hand the grant only its own parameters, and the audiences
+ * asked for, which every grant takes (CONTRACT.md §5 `allowed_audiences`).
  */
 export function tokenEndpoint(deps: {
   grants: GrantRegistry;
@@ -35,7 +37,7 @@ export function tokenEndpoint(deps: {
         address: request.ip,
         audit: app.audit,
         params: formParams(request.body, grant.parameters),
-        ...(grant.lists ? { lists: formParamLists(request.body, grant.lists) } : {}),
+        audience: requestedAudience(request.body, client),
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens
           ? boundCertificate(deps.clientCertificate(request))
           : undefined,

@@ -51,6 +51,12 @@ const unacceptable = (role: string, why: string) => new OAuthError('invalid_requ
  * Reads a subject or actor token of a supported type: this realm's own live access token
  * (opaque or JWT), or a JWT or ID token from an issuer the realm trusts (kind `jwt`), whose
  * subject maps to a user of the realm.
+ *
+ * A subject token must be meant for the exchanging client (CONTRACT.md §7): this realm's token
+ * issued to it or naming its `client_id` in `aud`; a trusted issuer's naming this realm's issuer
+ * or token endpoint in `aud`. Else a client could trade any token it came across for its own.
+ * An actor token says who acts; what it may do comes from the subject token, so its audience is
+ * not checked.
  */
 export async function readPresentedToken(
   deps: PresentedTokenDeps,
@@ -63,24 +69,36 @@ export async function readPresentedToken(
   if (type === TOKEN_TYPES.accessToken) {
     const own = await ownAccessToken(deps, realm, token);
     if (!own) throw unacceptable(role, 'it is not an active access token of this realm');
-    return own;
+    if (role === 'subject_token' && own.issuedTo !== clientId && !own.audience?.includes(clientId)) {
+      throw unacceptable(role, 'it was not issued to this client, and its aud does not name this client');
+    }
+    return own.token;
   }
   if (type === TOKEN_TYPES.jwt || type === TOKEN_TYPES.idToken) return trustedJwt(deps, realm, clientId, role, token);
   throw new OAuthError('invalid_request', `${role}_type is not supported: use an access_token, jwt or id_token type`);
 }
 
-async function ownAccessToken(deps: PresentedTokenDeps, realm: RequestRealm, token: string): Promise<PresentedToken | undefined> {
+/** This realm's live access token, and whom it is meant for: the client it was issued to, and its `aud`. */
+async function ownAccessToken(
+  deps: PresentedTokenDeps,
+  realm: RequestRealm,
+  token: string,
+): Promise<{ token: PresentedToken; issuedTo: string; audience: readonly string[] | undefined } | undefined> {
   const found = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
   if (!found) return undefined;
   return {
-    subject: found.subject,
-    userId: found.userId,
-    scope: scopeNames(found.scope),
-    act: found.act,
-    mayAct: undefined,
-    claimed: { sub: found.subject, iss: realm.issuer },
-    grantId: found.grantId,
-    signIn: 'signIn' in found ? found.signIn : undefined,
+    token: {
+      subject: found.subject,
+      userId: found.userId,
+      scope: scopeNames(found.scope),
+      act: found.act,
+      mayAct: undefined,
+      claimed: { sub: found.subject, iss: realm.issuer },
+      grantId: found.grantId,
+      signIn: 'signIn' in found ? found.signIn : undefined,
+    },
+    issuedTo: found.clientId,
+    audience: found.audience,
   };
 }
 
@@ -92,9 +110,13 @@ async function storedAccessToken(tokens: TokenStore, realm: RequestRealm, token:
 async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientId: string, role: string, token: string): Promise<PresentedToken> {
   let verified;
   try {
-    // No audience check: exchanging a token meant for another audience is what token exchange
-    // is for; which clients may do it is the trusted issuer's `client_ids`.
-    verified = await verifyTrustedJwt(deps, realm, clientId, token, { requiredClaims: ['sub'] });
+    // Which clients may exchange the issuer's tokens is its `client_ids`; a subject token must
+    // also be meant for this realm (RFC 8693 §2.1 leaves the policy to the server).
+    verified = await verifyTrustedJwt(deps, realm, clientId, token, {
+      requiredClaims: ['sub'],
+      // A token, not an assertion made for us: it may name other audiences beside this realm.
+      ...(role === 'subject_token' ? { audience: [realm.issuer, `${realm.issuer}/access_token`], audienceMayBeArray: true } : {}),
+    });
   } catch (error) {
     if (error instanceof UntrustedJwtError) throw unacceptable(role, error.message);
     throw error;

@@ -25,7 +25,7 @@ export function authorizationCodeGrant(deps: {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
-    async handle({ realm, client, params, certificateThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address, audit }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
 
       // The code is used up and its tokens written in one transaction. A check that fails
@@ -60,6 +60,7 @@ export function authorizationCodeGrant(deps: {
             signIn: { authTime: code.authTime, amr: code.amr, sid: code.sid },
             refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
             nonce: code.nonce,
+            audience,
             certificateThumbprint,
             address,
           },

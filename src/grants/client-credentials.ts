@@ -11,7 +11,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
   return {
     type: 'client_credentials',
     parameters: ['scope'],
-    async handle({ realm, client, params, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
@@ -22,6 +22,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
         grantType: 'client_credentials',
         scope,
         subject: client.client_id,
+        audience,
         certificateThumbprint,
         address,
       });

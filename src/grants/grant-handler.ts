@@ -10,8 +10,11 @@ export interface GrantRequest<Param extends string> {
   readonly client: Client;
   /** The grant's own parameters, each present at most once; all others stripped. */
   readonly params: Readonly<Partial<Record<Param, string>>>;
-  /** The values of the grant's parameters that may repeat (`GrantHandler.lists`). */
-  readonly lists?: Readonly<Partial<Record<string, readonly string[]>>>;
+  /**
+   * The `audience` and `resource` values asked for (any grant), each one the client is allowed
+   * (src/grants/audience.ts); undefined when none was. They become the new token's `aud`.
+   */
+  readonly audience: readonly string[] | undefined;
   /**
    * RFC 8705 §3: the SHA-256 thumbprint of the client certificate of the request, when the
    * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).
@@ -30,8 +33,6 @@ export interface GrantRequest<Param extends string> {
 export interface GrantHandler<Param extends string = string> {
   readonly type: GrantType;
   readonly parameters: readonly Param[];
-  /** Parameters that may be sent several times, passed as lists rather than refused as repeated. */
-  readonly lists?: readonly string[];
   handle(request: GrantRequest<Param>): Promise<TokenResponse>;
 }
 

@@ -24,7 +24,7 @@ export function jwtBearerGrant(
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       const scope = requestedScope(params.scope, client.scope);
 
@@ -60,6 +60,7 @@ export function jwtBearerGrant(
         scope,
         subject: user.id,
         userId: user.id,
+        audience,
         certificateThumbprint,
         address,
       });

@@ -63,6 +63,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         scope,
         signIn: { authTime: new Date(), amr: signedIn.amr, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+        audience: request.audience,
         certificateThumbprint: request.certificateThumbprint,
         address: request.address,
       });

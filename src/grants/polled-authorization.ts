@@ -74,7 +74,7 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
 
 function write(
   deps: PolledGrantDeps,
-  { realm, client, certificateThumbprint, address }: GrantRequest<string>,
+  { realm, client, audience, certificateThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
   { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
   user: User,
@@ -90,6 +90,7 @@ function write(
       grantId: randomUUID(),
       signIn: { authTime: approval.authTime, amr: approval.amr, sid: approval.sid },
       refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+      audience,
       certificateThumbprint,
       address,
     },

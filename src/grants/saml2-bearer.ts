@@ -17,7 +17,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: TokenIssuer
   return {
     type: SAML2_BEARER_GRANT,
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       // Before the assertion, so that a refused scope does not spend it.
       const scope = requestedScope(params.scope, client.scope);
@@ -29,6 +29,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: TokenIssuer
         scope,
         subject: user.id,
         userId: user.id,
+        audience,
         certificateThumbprint,
         address,
       });

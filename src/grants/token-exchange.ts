@@ -7,16 +7,15 @@ import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-/** Values of `audience` and `resource` together; each at most this long. */
-const MAX_TARGETS = 10;
-const MAX_TARGET_LENGTH = 2000;
 
 type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_token_type' | 'requested_token_type' | 'scope';
 
 /**
- * Token exchange (RFC 8693): a client trades a token for a person (this realm's access token,
- * or a JWT or ID token from a trusted issuer) for an access token of its own, narrower in scope
- * and meant for the `audience` or `resource` it names. With an actor token, the new token says
+ * Token exchange (RFC 8693): a client trades a token meant for it (this realm's access token
+ * issued to it or naming it in `aud`, or a JWT or ID token from a trusted issuer naming this
+ * realm in `aud`; CONTRACT.md §7) for an access token of its own, with the same subject (a
+ * person or a service), narrower in scope and meant for the `audience` or `resource` it names
+ * (the token endpoint checks those against the client's `allowed_audiences`). With an actor token, the new token says
  * who acts for the person (`act`, nested over any earlier actor, RFC 8693 §4.1), as far as the
  * subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
  * the client exchanges again instead). A token exchanged from this realm's own joins its grant,
@@ -26,8 +25,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
   return {
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
-    lists: ['audience', 'resource'],
-    async handle({ realm, client, params, lists, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
       // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
       if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
@@ -39,14 +37,10 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
       if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPES.accessToken) {
         throw new OAuthError('invalid_request', `requested_token_type is not supported: only ${TOKEN_TYPES.accessToken} is issued`);
       }
-      const audience = targets(lists?.audience, lists?.resource);
 
       const read = (role: 'subject_token' | 'actor_token', token: string, type: string) =>
         readPresentedToken(deps, realm, client.client_id, role, token, type);
       const subject = await read('subject_token', params.subject_token, params.subject_token_type);
-      if (subject.userId === undefined) {
-        throw new OAuthError('invalid_request', 'the subject_token has no person behind it; a service joins as the actor_token');
-      }
       const actor = params.actor_token ? await read('actor_token', params.actor_token, params.actor_token_type!) : undefined;
       if (actor) checkMayAct(subject, actor);
 
@@ -103,25 +97,4 @@ function actorOf(actor: PresentedToken, earlier: Actor | undefined, realmIssuer:
     ...(actor.claimed.iss === realmIssuer ? {} : { iss: actor.claimed.iss }),
     ...(earlier ? { act: earlier } : {}),
   };
-}
-
-/**
- * RFC 8693 §2.1 `audience` (any name the realm's APIs go by) and `resource` (RFC 8707 §2: an
- * absolute URI without a fragment): together, where the new token may be used.
- */
-function targets(audience: readonly string[] = [], resource: readonly string[] = []): string[] | undefined {
-  for (const uri of resource) {
-    let valid = false;
-    try {
-      valid = !uri.includes('#') && new URL(uri).protocol !== '';
-    } catch {
-      valid = false;
-    }
-    if (!valid) throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
-  }
-  const all = [...new Set([...audience, ...resource])];
-  if (all.length > MAX_TARGETS || all.some((target) => target.length > MAX_TARGET_LENGTH)) {
-    throw new OAuthError('invalid_target', `at most ${MAX_TARGETS} audiences and resources, each of at most ${MAX_TARGET_LENGTH} characters`);
-  }
-  return all.length > 0 ? all : undefined;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, accessToken, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
-import { type TestUser, createUser, passwordTokens, tokenRequest } from '../support/users.js';
+import { type TestUser, createUser, passwordGrant, tokenRequest } from '../support/users.js';
 import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 /** Token exchange (RFC 8693) through the token endpoint, as a client calls it. */
@@ -24,6 +24,16 @@ const IDP = 'https://idp.example.com';
 const MAIL_IDP = 'https://mail-idp.example.com';
 const PARTNER_IDP = 'https://partner.example.com';
 
+/** What the exchanging client may ask for with `audience` or `resource` (CONTRACT.md §5 `allowed_audiences`). */
+const EXCHANGER_AUDIENCES = [
+  'orders-api',
+  'billing-api',
+  'https://orders.example.com/',
+  'https://orders.example.com/api',
+  'urn:example:ledger',
+  'https://billing.example.com/',
+];
+
 const now = (): number => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,11 +45,14 @@ interface World {
   issuer: string;
   alice: TestUser;
   bob: TestUser;
-  /** Gets people's tokens (password grant), scope `openid profile a b c`. */
+  /**
+   * Gets people's tokens (password grant), scope `openid profile a b c`; may name the exchanger
+   * in their `aud` (CONTRACT.md §7: only then may the exchanger trade them).
+   */
   login: ServiceClient;
   /** Exchanges tokens, scope `openid profile a b`; may introspect any token of the realm. */
   exchanger: ServiceClient;
-  /** A service of the client credentials grant, scope `a`: no person behind its tokens. */
+  /** A service of the client credentials grant, scope `a`: no person behind its tokens; may name the exchanger in `aud`. */
   service: ServiceClient;
   /** A client that does not list the token exchange grant. */
   noGrant: ServiceClient;
@@ -72,9 +85,14 @@ describe('token exchange (RFC 8693)', () => {
     for (const name of ['a', 'b', 'c']) await t.admin.putScope(realm, name);
     const alice = await createUser(t.admin, realm, 'alice', { claims: { email: 'alice@example.com', name: 'Alice Liddell' } });
     const bob = await createUser(t.admin, realm, 'bob', { claims: { email: 'bob@example.com' } });
-    const login = await client(realm, { grant_types: ['password'], scope: 'openid profile a b c' });
-    const exchanger = await client(realm, { grant_types: [GRANT], scope: 'openid profile a b', introspect_any_token: true });
-    const service = await client(realm, { grant_types: ['client_credentials'], scope: 'a' });
+    const exchanger = await client(realm, {
+      grant_types: [GRANT],
+      scope: 'openid profile a b',
+      introspect_any_token: true,
+      allowed_audiences: EXCHANGER_AUDIENCES,
+    });
+    const login = await client(realm, { grant_types: ['password'], scope: 'openid profile a b c', allowed_audiences: [exchanger.clientId] });
+    const service = await client(realm, { grant_types: ['client_credentials'], scope: 'a', allowed_audiences: [exchanger.clientId] });
     const noGrant = await client(realm, { grant_types: ['password'], scope: 'openid profile a b' });
     const idpKey = await keyPair('ES256');
     const partnerKey = await keyPair('RS256');
@@ -84,17 +102,32 @@ describe('token exchange (RFC 8693)', () => {
     return { realm, issuer: issuerOf(realm), alice, bob, login, exchanger, service, noGrant, idpKey, partnerKey };
   }
 
-  /** A JWT of a trusted issuer: IDP's by default, valid for five minutes; `claims` add or override. */
-  function externalJwt(key: KeyPair, claims: JWTPayload, header: { alg?: string; typ?: string } = {}): Promise<string> {
-    return new SignJWT({ iss: IDP, aud: 'https://api.example.com', iat: now(), exp: now() + 300, ...claims })
+  /**
+   * A JWT of a trusted issuer: IDP's by default, for the realm of `w` (its issuer in `aud`), valid
+   * for five minutes; `claims` add or override.
+   */
+  function externalJwt(w: World, key: KeyPair, claims: JWTPayload, header: { alg?: string; typ?: string } = {}): Promise<string> {
+    return new SignJWT({ iss: IDP, aud: w.issuer, iat: now(), exp: now() + 300, ...claims })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header })
       .sign(key.privateKey);
   }
 
   const exchange = (w: World, form: Form, by: ServiceClient = w.exchanger) => tokenRequest(t.app, w.realm, by, { grant_type: GRANT, ...form });
 
-  /** A person's access token of this realm (password grant, login client). */
-  const personToken = async (w: World, user: TestUser, scope?: string) => (await passwordTokens(t.app, w.realm, w.login, user, scope)).access_token;
+  /** A person's access token of this realm (password grant, login client), for the exchanger: its `aud` names it. */
+  async function personToken(w: World, user: TestUser, scope?: string, audience: string | null = w.exchanger.clientId): Promise<string> {
+    const form = { ...(scope === undefined ? {} : { scope }), ...(audience === null ? {} : { audience }) };
+    const response = await passwordGrant(t.app, w.realm, w.login, user, form);
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { access_token: string }).access_token;
+  }
+
+  /** A token of the service (client credentials) for the exchanger: its `aud` names it. */
+  async function serviceToken(w: World, scope = 'a'): Promise<string> {
+    const response = await tokenRequest(t.app, w.realm, w.service, { grant_type: 'client_credentials', scope, audience: w.exchanger.clientId });
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { access_token: string }).access_token;
+  }
 
   /** The form of an exchange of this realm's access token. */
   const ofAccessToken = (token: string, extra: Form = {}): Form => ({ subject_token: token, subject_token_type: TYPE.accessToken, ...extra });
@@ -207,9 +240,12 @@ describe('token exchange (RFC 8693)', () => {
       expect(response.json()).toMatchObject({ sub: w.alice.sub, preferred_username: 'alice', name: 'Alice Liddell' });
     });
 
-    it('refuses a subject token without a person behind it (client credentials) with invalid_request', async () => {
-      const subject = await accessToken(t.app, w.realm, w.service, 'a');
-      refused(await exchange(w, ofAccessToken(subject)), 'invalid_request');
+    it("exchanges a service's token (client credentials) naming the exchanger, keeping its sub and no username", async () => {
+      const subject = await serviceToken(w);
+      const token = issued(await exchange(w, ofAccessToken(subject)), { scope: 'a' });
+      const body = await described(w, token);
+      expect(body).toMatchObject({ active: true, scope: 'a', client_id: w.exchanger.clientId, sub: w.service.clientId, token_type: 'Bearer' });
+      expect(body.username).toBeUndefined();
     });
 
     it('refuses a revoked, unknown or refresh subject token with invalid_request (RFC 8693 §2.2.2)', async () => {
@@ -221,8 +257,10 @@ describe('token exchange (RFC 8693)', () => {
     });
 
     it('refuses a refresh token presented as an access token', async () => {
-      const withRefresh = await client(w.realm, { grant_types: ['password', 'refresh_token'], scope: 'a' });
-      const tokens = await passwordTokens(t.app, w.realm, withRefresh, w.alice);
+      // Its grant names the exchanger, so that only its kind refuses it.
+      const withRefresh = await client(w.realm, { grant_types: ['password', 'refresh_token'], scope: 'a', allowed_audiences: [w.exchanger.clientId] });
+      const response = await passwordGrant(t.app, w.realm, withRefresh, w.alice, { audience: w.exchanger.clientId });
+      const tokens = response.json() as { refresh_token?: string };
       expect(tokens.refresh_token).toEqual(expect.any(String));
       refused(await exchange(w, ofAccessToken(tokens.refresh_token!)), 'invalid_request');
       refused(await exchange(w, { subject_token: tokens.refresh_token!, subject_token_type: TYPE.refreshToken }), 'invalid_request');
@@ -313,7 +351,7 @@ describe('token exchange (RFC 8693)', () => {
 
       it('names an actor of a trusted issuer with its iss', async () => {
         const subject = await personToken(w, w.alice, 'a');
-        const actor = await externalJwt(w.idpKey, { sub: 'bob' });
+        const actor = await externalJwt(w, w.idpKey, { sub: 'bob' });
         const token = issued(await exchange(w, ofAccessToken(subject, { actor_token: actor, actor_token_type: TYPE.jwt })), { scope: 'a' });
         expect((await described(w, token)).act).toEqual({ sub: 'bob', iss: IDP });
       });
@@ -368,13 +406,16 @@ describe('token exchange (RFC 8693)', () => {
         for (const resource of ['orders-api', '/api/orders', 'https://orders.example.com/#part']) {
           refused(await exchange(w, ofAccessToken(subject, { resource })), 'invalid_target');
         }
-        refused(await exchange(w, ofAccessToken(subject, { resource: ['https://ok.example.com/', 'relative'] })), 'invalid_target');
+        refused(await exchange(w, ofAccessToken(subject, { resource: ['https://orders.example.com/', 'relative'] })), 'invalid_target');
       });
 
-      it('refuses too many audiences with invalid_target', async () => {
+      it("refuses an audience or resource beyond the client's allowed_audiences with invalid_target", async () => {
         const subject = await personToken(w, w.alice, 'a');
-        const many = Array.from({ length: 11 }, (_, i) => `api-${i}`);
-        refused(await exchange(w, ofAccessToken(subject, { audience: many })), 'invalid_target');
+        refused(await exchange(w, ofAccessToken(subject, { audience: 'payroll-api' })), 'invalid_target');
+        refused(await exchange(w, ofAccessToken(subject, { audience: ['orders-api', 'payroll-api'] })), 'invalid_target');
+        refused(await exchange(w, ofAccessToken(subject, { resource: 'https://payroll.example.com/' })), 'invalid_target');
+        // The refusal spent nothing: the subject token still exchanges.
+        issued(await exchange(w, ofAccessToken(subject, { audience: 'orders-api' })), { scope: 'a' });
       });
     });
   });
@@ -388,7 +429,7 @@ describe('token exchange (RFC 8693)', () => {
     const ofJwt = (token: string, extra: Form = {}, type: string = TYPE.jwt): Form => ({ subject_token: token, subject_token_type: type, ...extra });
 
     it("exchanges a trusted issuer's JWT for the user its sub names (by username)", async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a b c' });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a b c' });
       // The JWT's scope within the client's.
       const token = issued(await exchange(w, ofJwt(subject)), { scope: 'a b' });
       const body = await expectPersonToken(w, token, w.alice, 'a b');
@@ -396,73 +437,76 @@ describe('token exchange (RFC 8693)', () => {
     });
 
     it("defaults to the client's scope when the JWT has none", async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice' });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice' });
       const token = issued(await exchange(w, ofJwt(subject)), { scope: 'openid profile a b' });
       await expectPersonToken(w, token, w.alice, 'openid profile a b');
     });
 
     it("narrows, but never widens, the JWT's scope", async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a' });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a' });
       issued(await exchange(w, ofJwt(subject, { scope: 'a' })), { scope: 'a' });
       refused(await exchange(w, ofJwt(subject, { scope: 'a b' })), 'invalid_scope');
     });
 
-    it('exchanges an ID token of a trusted issuer', async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'bob', aud: 'some-rp', nonce: 'n-1' });
+    it('exchanges an ID token of a trusted issuer that names this realm among its audiences', async () => {
+      const subject = await externalJwt(w, w.idpKey, { sub: 'bob', aud: ['some-rp', w.issuer], nonce: 'n-1' });
       const token = issued(await exchange(w, ofJwt(subject, { scope: 'openid' }, TYPE.idToken)), { scope: 'openid' });
       await expectPersonToken(w, token, w.bob, 'openid');
+      // One meant for its relying party alone is not this realm's to exchange.
+      const elsewhere = await externalJwt(w, w.idpKey, { sub: 'bob', aud: 'some-rp', nonce: 'n-1' });
+      refused(await exchange(w, ofJwt(elsewhere, { scope: 'openid' }, TYPE.idToken)), 'invalid_request');
     });
 
     it('maps the subject by email with subject_mapping email', async () => {
-      const subject = await new SignJWT({ iss: MAIL_IDP, sub: 'Alice@Example.com', exp: now() + 300 })
+      const subject = await new SignJWT({ iss: MAIL_IDP, sub: 'Alice@Example.com', aud: w.issuer, exp: now() + 300 })
         .setProtectedHeader({ alg: w.idpKey.alg, kid: w.idpKey.kid })
         .sign(w.idpKey.privateKey);
       const token = issued(await exchange(w, ofJwt(subject, { scope: 'a' })), { scope: 'a' });
       await expectPersonToken(w, token, w.alice, 'a');
       // A username is no email.
-      const byUsername = await new SignJWT({ iss: MAIL_IDP, sub: 'alice', exp: now() + 300 })
+      const byUsername = await new SignJWT({ iss: MAIL_IDP, sub: 'alice', aud: w.issuer, exp: now() + 300 })
         .setProtectedHeader({ alg: w.idpKey.alg, kid: w.idpKey.kid })
         .sign(w.idpKey.privateKey);
       refused(await exchange(w, ofJwt(byUsername)), 'invalid_request');
     });
 
     it('refuses a JWT whose subject is no user of the realm with invalid_request', async () => {
-      refused(await exchange(w, ofJwt(await externalJwt(w.idpKey, { sub: 'mallory' }))), 'invalid_request');
-      refused(await exchange(w, ofJwt(await externalJwt(w.idpKey, { sub: w.alice.sub }))), 'invalid_request'); // an id, not a username
-      refused(await exchange(w, ofJwt(await externalJwt(w.idpKey, {}))), 'invalid_request'); // no sub
+      refused(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, { sub: 'mallory' }))), 'invalid_request');
+      refused(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, { sub: w.alice.sub }))), 'invalid_request'); // an id, not a username
+      refused(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, {}))), 'invalid_request'); // no sub
     });
 
     it('refuses a JWT of an issuer the realm does not trust with invalid_request', async () => {
-      const subject = await externalJwt(w.idpKey, { iss: 'https://evil.example.com', sub: 'alice' });
+      const subject = await externalJwt(w, w.idpKey, { iss: 'https://evil.example.com', sub: 'alice' });
       refused(await exchange(w, ofJwt(subject)), 'invalid_request');
       // Nor does another realm's trust carry over.
       const other = await freshRealm(t);
       await createUser(t.admin, other, 'alice');
       const otherExchanger = await client(other, { grant_types: [GRANT], scope: 'openid' });
       refused(
-        await tokenRequest(t.app, other, otherExchanger, { grant_type: GRANT, ...ofJwt(await externalJwt(w.idpKey, { sub: 'alice' })) }),
+        await tokenRequest(t.app, other, otherExchanger, { grant_type: GRANT, ...ofJwt(await externalJwt(w, w.idpKey, { sub: 'alice', aud: issuerOf(other) })) }),
         'invalid_request',
       );
     });
 
     it("refuses a JWT signed by a key other than the issuer's with invalid_request", async () => {
       const impostor = await keyPair('ES256', w.idpKey.kid); // the same kid, another key
-      refused(await exchange(w, ofJwt(await externalJwt(impostor, { sub: 'alice' }))), 'invalid_request');
+      refused(await exchange(w, ofJwt(await externalJwt(w, impostor, { sub: 'alice' }))), 'invalid_request');
       const unknownKid = await keyPair('ES256');
-      refused(await exchange(w, ofJwt(await externalJwt(unknownKid, { sub: 'alice' }))), 'invalid_request');
+      refused(await exchange(w, ofJwt(await externalJwt(w, unknownKid, { sub: 'alice' }))), 'invalid_request');
     });
 
     it('refuses an expired JWT, and one without exp, with invalid_request', async () => {
-      const expired = await externalJwt(w.idpKey, { sub: 'alice', iat: now() - 900, exp: now() - 600 });
+      const expired = await externalJwt(w, w.idpKey, { sub: 'alice', iat: now() - 900, exp: now() - 600 });
       refused(await exchange(w, ofJwt(expired)), 'invalid_request');
-      const noExp = await new SignJWT({ iss: IDP, sub: 'alice' })
+      const noExp = await new SignJWT({ iss: IDP, sub: 'alice', aud: w.issuer })
         .setProtectedHeader({ alg: w.idpKey.alg, kid: w.idpKey.kid })
         .sign(w.idpKey.privateKey);
       refused(await exchange(w, ofJwt(noExp)), 'invalid_request');
     });
 
     it('refuses alg none and HS256 with invalid_request', async () => {
-      const claims = { iss: IDP, sub: 'alice', iat: now(), exp: now() + 300 };
+      const claims = { iss: IDP, sub: 'alice', aud: w.issuer, iat: now(), exp: now() + 300 };
       const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
       const unsecured = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
       refused(await exchange(w, ofJwt(unsecured)), 'invalid_request');
@@ -474,7 +518,7 @@ describe('token exchange (RFC 8693)', () => {
     });
 
     it("refuses a client not among the issuer's client_ids with invalid_request", async () => {
-      const subject = await externalJwt(w.partnerKey, { iss: PARTNER_IDP, sub: 'alice' });
+      const subject = await externalJwt(w, w.partnerKey, { iss: PARTNER_IDP, sub: 'alice' });
       refused(await exchange(w, ofJwt(subject)), 'invalid_request');
       // The login client is admitted; given the grant, it may exchange the same JWT.
       const response = await t.admin.request('PATCH', `/realms/${w.realm}/clients/${w.login.clientId}`, { grant_types: ['password', GRANT] });
@@ -483,7 +527,7 @@ describe('token exchange (RFC 8693)', () => {
     });
 
     it("carries the JWT's act over, and nests a new actor over it", async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', act: { sub: 'gateway', iss: IDP } });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', act: { sub: 'gateway', iss: IDP } });
       const carried = issued(await exchange(w, ofJwt(subject)), { scope: 'a' });
       expect((await described(w, carried)).act).toEqual({ sub: 'gateway', iss: IDP });
       const actor = await accessToken(t.app, w.realm, w.service, 'a');
@@ -493,35 +537,35 @@ describe('token exchange (RFC 8693)', () => {
 
     describe('may_act (RFC 8693 §4.4)', () => {
       it('lets the actor may_act names act', async () => {
-        const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId } });
+        const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId } });
         const actor = await accessToken(t.app, w.realm, w.service, 'a');
         const token = issued(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), { scope: 'a' });
         expect((await described(w, token)).act).toEqual({ sub: w.service.clientId });
       });
 
       it('checks the iss of may_act too', async () => {
-        const actor = await externalJwt(w.idpKey, { sub: 'bob' });
-        const allowed = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'bob', iss: IDP } });
+        const actor = await externalJwt(w, w.idpKey, { sub: 'bob' });
+        const allowed = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'bob', iss: IDP } });
         const token = issued(await exchange(w, ofJwt(allowed, { actor_token: actor, actor_token_type: TYPE.jwt })), { scope: 'a' });
         expect((await described(w, token)).act).toEqual({ sub: 'bob', iss: IDP });
-        const otherIss = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'bob', iss: 'https://elsewhere.example.com' } });
+        const otherIss = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'bob', iss: 'https://elsewhere.example.com' } });
         refused(await exchange(w, ofJwt(otherIss, { actor_token: actor, actor_token_type: TYPE.jwt })), 'invalid_request');
         // This realm's own actor, named with the realm's issuer.
         const service = await accessToken(t.app, w.realm, w.service, 'a');
-        const ownIss = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId, iss: w.issuer } });
+        const ownIss = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId, iss: w.issuer } });
         issued(await exchange(w, ofJwt(ownIss, { actor_token: service, actor_token_type: TYPE.accessToken })), { scope: 'a' });
       });
 
       it('refuses another actor with invalid_request', async () => {
-        const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'someone-else' } });
+        const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'someone-else' } });
         const actor = await accessToken(t.app, w.realm, w.service, 'a');
         refused(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), 'invalid_request');
-        const bob = await externalJwt(w.idpKey, { sub: 'bob' });
+        const bob = await externalJwt(w, w.idpKey, { sub: 'bob' });
         refused(await exchange(w, ofJwt(subject, { actor_token: bob, actor_token_type: TYPE.jwt })), 'invalid_request');
       });
 
       it('is no obstacle without an actor', async () => {
-        const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'someone-else' } });
+        const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'someone-else' } });
         const token = issued(await exchange(w, ofJwt(subject)), { scope: 'a' });
         expect((await described(w, token)).act).toBeUndefined();
       });
@@ -598,7 +642,7 @@ describe('token exchange (RFC 8693)', () => {
     });
 
     it('exchanges a trusted JWT into a JWT access token', async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'bob', scope: 'a b' });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'bob', scope: 'a b' });
       const token = issued(await exchange(w, { subject_token: subject, subject_token_type: TYPE.jwt }), { scope: 'a b' });
       expect((await verify(token)).payload).toMatchObject({ sub: w.bob.sub, client_id: w.exchanger.clientId });
       await expectPersonToken(w, token, w.bob, 'a b');
@@ -618,10 +662,18 @@ describe('token exchange (RFC 8693)', () => {
       refused(await exchange(w, ofAccessToken(subject)), 'invalid_request');
     });
 
-    it('refuses a client credentials JWT as the subject with invalid_request', async () => {
-      const subject = await accessToken(t.app, w.realm, w.service, 'a');
+    it("exchanges a service's JWT (client credentials) naming the exchanger, keeping its sub: no person behind it", async () => {
+      const subject = await serviceToken(w);
       expect(subject.split('.')).toHaveLength(3);
-      refused(await exchange(w, ofAccessToken(subject)), 'invalid_request');
+      expect((await verify(subject)).payload.aud).toBe(w.exchanger.clientId);
+      const token = issued(await exchange(w, ofAccessToken(subject)), { scope: 'a' });
+      expect((await verify(token)).payload).toMatchObject({ sub: w.service.clientId, client_id: w.exchanger.clientId, aud: w.issuer });
+      const body = await described(w, token);
+      expect(body).toMatchObject({ active: true, sub: w.service.clientId, client_id: w.exchanger.clientId });
+      expect(body.username).toBeUndefined();
+      // Nobody signed in behind it: UserInfo has no person to describe.
+      const userinfo = await t.app.inject({ method: 'GET', url: `${realmPath(w.realm)}/userinfo`, headers: { authorization: `Bearer ${token}` } });
+      expect(userinfo.statusCode).toBe(401);
     });
 
     it("refuses another realm's JWT access token, and a forged one, with invalid_request", async () => {
@@ -644,6 +696,86 @@ describe('token exchange (RFC 8693)', () => {
         .setProtectedHeader({ alg: 'ES256', kid: forger.kid, typ: 'at+jwt' })
         .sign(forger.privateKey);
       refused(await exchange(w, ofAccessToken(forged)), 'invalid_request');
+    });
+  });
+
+  describe('whose tokens a client may exchange (CONTRACT.md §7)', () => {
+    for (const stateless of [false, true]) {
+      describe(stateless ? 'stateless realm' : 'opaque tokens', () => {
+        let w: World;
+        /** Another client that exchanges tokens. */
+        let bystander: ServiceClient;
+        /** A service whose tokens may name the bystander, the exchanger, or both. */
+        let caller: ServiceClient;
+        beforeAll(async () => {
+          w = await world({ stateless_tokens: stateless });
+          bystander = await client(w.realm, { grant_types: [GRANT], scope: 'a', introspect_any_token: true });
+          caller = await client(w.realm, {
+            grant_types: ['client_credentials'],
+            scope: 'a',
+            allowed_audiences: [bystander.clientId, w.exchanger.clientId],
+          });
+        });
+        const callerToken = async (audience: string[]) => {
+          const response = await tokenRequest(t.app, w.realm, caller, { grant_type: 'client_credentials', scope: 'a', audience });
+          expect(response.statusCode, response.body).toBe(200);
+          return (response.json() as { access_token: string }).access_token;
+        };
+
+        it("refuses another client's token that does not name the exchanger in aud with invalid_request", async () => {
+          // A person's token of the login client, asked without an audience.
+          refused(await exchange(w, ofAccessToken(await personToken(w, w.alice, 'a', null))), 'invalid_request');
+          // A service's token without an audience.
+          refused(await exchange(w, ofAccessToken(await accessToken(t.app, w.realm, w.service, 'a'))), 'invalid_request');
+          // A token meant for another client: that one may exchange it, the exchanger may not.
+          const forBystander = await callerToken([bystander.clientId]);
+          refused(await exchange(w, ofAccessToken(forBystander)), 'invalid_request');
+          issued(await exchange(w, ofAccessToken(forBystander), bystander), { scope: 'a' });
+        });
+
+        it('accepts a token whose aud names the exchanger, alone or among others, and keeps its sub', async () => {
+          const alone = issued(await exchange(w, ofAccessToken(await personToken(w, w.alice, 'a'))), { scope: 'a' });
+          await expectPersonToken(w, alone, w.alice, 'a');
+          const among = issued(await exchange(w, ofAccessToken(await callerToken([bystander.clientId, w.exchanger.clientId]))), { scope: 'a' });
+          expect(await described(w, among)).toMatchObject({ active: true, sub: caller.clientId, client_id: w.exchanger.clientId });
+        });
+
+        it('accepts a token issued to the exchanging client itself', async () => {
+          const own = await client(w.realm, { grant_types: ['client_credentials', GRANT], scope: 'a' });
+          const subject = await accessToken(t.app, w.realm, own, 'a');
+          const token = issued(await exchange(w, ofAccessToken(subject), own), { scope: 'a' });
+          const body = await described(w, token);
+          expect(body).toMatchObject({ active: true, sub: own.clientId, client_id: own.clientId });
+          expect(body.username).toBeUndefined();
+        });
+      });
+    }
+
+    describe("a trusted issuer's token", () => {
+      let w: World;
+      beforeAll(async () => {
+        w = await world();
+      });
+      const ofJwt = (token: string): Form => ({ subject_token: token, subject_token_type: TYPE.jwt });
+
+      it("is accepted when its aud names the realm's issuer or token endpoint", async () => {
+        issued(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', aud: w.issuer }))), { scope: 'a' });
+        const atTokenEndpoint = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', aud: `${w.issuer}/access_token` });
+        issued(await exchange(w, ofJwt(atTokenEndpoint)), { scope: 'a' });
+        const among = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', aud: ['https://api.example.com', w.issuer] });
+        issued(await exchange(w, ofJwt(among)), { scope: 'a' });
+      });
+
+      it("is refused with invalid_request when its aud names neither, even when it names the exchanging client", async () => {
+        for (const aud of ['https://api.example.com', w.exchanger.clientId, issuerOf('root'), `${w.issuer}/introspect`, [IDP, 'https://api.example.com']]) {
+          refused(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', aud }))), 'invalid_request');
+        }
+        // Without aud.
+        const none = await new SignJWT({ iss: IDP, sub: 'alice', scope: 'a', exp: now() + 300 })
+          .setProtectedHeader({ alg: w.idpKey.alg, kid: w.idpKey.kid })
+          .sign(w.idpKey.privateKey);
+        refused(await exchange(w, ofJwt(none)), 'invalid_request');
+      });
     });
   });
 
@@ -672,9 +804,14 @@ describe('token exchange (RFC 8693)', () => {
   describe('the exchanged token ends with what it came from', () => {
     /** A person's access and refresh tokens of one grant (password grant with refresh tokens). */
     async function grantOf(w: World, user: TestUser) {
-      const created = await t.admin.createClient(w.realm, { grant_types: ['password', 'refresh_token'], scope: 'openid profile a b' });
-      const web: ServiceClient = { clientId: created.client_id, secret: created.client_secret as string };
-      return { web, tokens: await passwordTokens(t.app, w.realm, web, user, 'a b') };
+      const web = await client(w.realm, {
+        grant_types: ['password', 'refresh_token'],
+        scope: 'openid profile a b',
+        allowed_audiences: [w.exchanger.clientId],
+      });
+      const response = await passwordGrant(t.app, w.realm, web, user, { scope: 'a b', audience: w.exchanger.clientId });
+      expect(response.statusCode, response.body).toBe(200);
+      return { web, tokens: response.json() as { access_token: string; refresh_token?: string } };
     }
 
     for (const stateless of [false, true]) {
@@ -707,17 +844,17 @@ describe('token exchange (RFC 8693)', () => {
     const ofJwt = (token: string, extra: Form = {}): Form => ({ subject_token: token, subject_token_type: TYPE.jwt, ...extra });
 
     it('refuses a scope claim that is not a scope string', async () => {
-      refused(await exchange(w, ofJwt(await externalJwt(w.idpKey, { sub: 'alice', scope: ['a'] }))), 'invalid_request');
+      refused(await exchange(w, ofJwt(await externalJwt(w, w.idpKey, { sub: 'alice', scope: ['a'] }))), 'invalid_request');
     });
 
     it('lets no actor act under a may_act that is not an object', async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', may_act: 'anyone' });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: 'anyone' });
       const actor = await accessToken(t.app, w.realm, w.service, 'a');
       refused(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), 'invalid_request');
     });
 
     it("names an actor of the JWT's act without iss by the JWT's issuer", async () => {
-      const subject = await externalJwt(w.idpKey, { sub: 'alice', scope: 'a', act: { sub: 'gateway', act: { sub: 'edge' } } });
+      const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', act: { sub: 'gateway', act: { sub: 'edge' } } });
       const token = issued(await exchange(w, ofJwt(subject)), { scope: 'a' });
       expect((await described(w, token)).act).toEqual({ sub: 'gateway', iss: IDP, act: { sub: 'edge', iss: IDP } });
     });
