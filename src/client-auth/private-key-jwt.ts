@@ -72,8 +72,13 @@ function verifyOptions(client: Client, context: ClientAuthContext, currentMs: nu
   };
 }
 
-/** jwtVerify's options, except the algorithms: those are always CLIENT_ASSERTION_ALGS. */
-export type ClientJwtVerifyOptions = Omit<JWTVerifyOptions, 'algorithms'>;
+/**
+ * jwtVerify's options, except the algorithms: those are always CLIENT_ASSERTION_ALGS. With an
+ * `audience`, `aud` must be one string (CONTRACT.md §7, draft-ietf-oauth-rfc7523bis §4: an array
+ * lets an assertion made for another server be replayed here), unless `audienceMayBeArray` says
+ * the JWT is no assertion made for us but a token that names us among its audiences.
+ */
+export type ClientJwtVerifyOptions = Omit<JWTVerifyOptions, 'algorithms'> & { audienceMayBeArray?: boolean };
 
 /**
  * Why a JWT a client signed was refused: `unverified` (malformed, an algorithm not accepted,
@@ -97,7 +102,21 @@ export async function verifyClientSignedJwt(
   jwt: string,
   options: ClientJwtVerifyOptions,
 ): Promise<ClientJwtVerification> {
-  const verifyOptions: JWTVerifyOptions = { ...options, algorithms: [...CLIENT_ASSERTION_ALGS] };
+  const { audienceMayBeArray = false, ...joseOptions } = options;
+  const verifyOptions: JWTVerifyOptions = { ...joseOptions, algorithms: [...CLIENT_ASSERTION_ALGS] };
+  const verified = await verifySignedBy(jwks, signer, jwt, verifyOptions);
+  if (verified.valid && options.audience !== undefined && !audienceMayBeArray && typeof verified.claims.aud !== 'string') {
+    return { valid: false, problem: 'claim', claim: 'aud', missing: false };
+  }
+  return verified;
+}
+
+async function verifySignedBy(
+  jwks: ClientJwks,
+  signer: Pick<Client, 'jwks' | 'jwks_uri'>,
+  jwt: string,
+  verifyOptions: JWTVerifyOptions,
+): Promise<ClientJwtVerification> {
   const keySet = await jwks.keySet(signer);
   if (!keySet) return { valid: false, problem: 'unverified' };
   try {

@@ -9,7 +9,8 @@ import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token
- * revokes its whole grant. Unknown, expired and already revoked tokens answer 200 too.
+ * revokes its whole grant. Unknown, expired and already revoked tokens, and other clients'
+ * tokens, answer 200 too and change nothing.
  * A JWT access token of the realm is denied by its `jti` until it expires. Each live token
  * revoked is a `token.revoked` audit event.
  */
@@ -31,7 +32,7 @@ export function revocationEndpoint(deps: {
       if (looksLikeJwt(token)) {
         const jwt = await deps.jwtAccessTokens.verify(realm, token);
         if (jwt) {
-          if (jwt.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+          if (jwt.clientId !== client.client_id) return reply.code(200).send();
           await deps.jwtAccessTokens.revoke(realm, jwt);
           revoked({ clientId: jwt.clientId, userId: jwt.userId, details: { token_kind: 'jwt_access_token', grant_id: jwt.grantId, jti: jwt.jti } });
         }
@@ -41,7 +42,9 @@ export function revocationEndpoint(deps: {
       const stored = await deps.tokens.find(hash);
       if (isLive(stored, realm.name)) {
         // RFC 7009 §2.1: the server verifies the token was issued to the client making the request.
-        if (stored.clientId !== client.client_id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+        // Another client's token is left alone with the answer an unknown one gets (§2.2), so that
+        // revocation tells no client which tokens are live.
+        if (stored.clientId !== client.client_id) return reply.code(200).send();
         // The token itself first: a refresh racing this revocation checks it once its new
         // tokens are written (src/grants/refresh-token.ts).
         await deps.tokens.revoke(hash);

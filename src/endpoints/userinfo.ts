@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { sha256 } from '../crypto/hash.js';
 import { type ErrorCode, OAuthError } from '../errors.js';
+import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
 import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -57,17 +58,38 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return fromHeader ?? fromBody;
 }
 
+interface PresentedAccessToken {
+  userId?: string | undefined;
+  scope: string;
+  certificateThumbprint?: string | undefined;
+}
+
 /** A stored access token of the realm that is live. */
-async function liveAccessToken(tokens: TokenStore, realm: RequestRealm, token: string): Promise<{ userId?: string | undefined; scope: string } | undefined> {
+async function liveAccessToken(tokens: TokenStore, realm: RequestRealm, token: string): Promise<PresentedAccessToken | undefined> {
   const stored = await tokens.find(sha256(token));
   return isLive(stored, realm.name) && stored.kind === 'access_token' ? stored : undefined;
+}
+
+/**
+ * RFC 8705 §3: a certificate-bound token is accepted only over a connection that presents
+ * the same certificate (CONTRACT.md §7); a bearer token anywhere.
+ */
+function presentedWithItsCertificate(accessToken: PresentedAccessToken, request: FastifyRequest, certificateOf: ClientCertificateOf): boolean {
+  if (accessToken.certificateThumbprint === undefined) return true;
+  const certificate = certificateOf(request);
+  return certificate !== undefined && certificateThumbprint(certificate) === accessToken.certificateThumbprint;
 }
 
 /**
  * The UserInfo endpoint (OpenID Connect Core §5.3): the claims about the person behind an
  * access token that carries `openid`, as far as its scope releases them (§5.4).
  */
-export function userinfoEndpoint(deps: { tokens: TokenStore; users: UserStore; jwtAccessTokens: JwtAccessTokenVerifier }): FastifyPluginAsync {
+export function userinfoEndpoint(deps: {
+  tokens: TokenStore;
+  users: UserStore;
+  jwtAccessTokens: JwtAccessTokenVerifier;
+  clientCertificate: ClientCertificateOf;
+}): FastifyPluginAsync {
   return async (app) => {
     const handler = async (request: FastifyRequest) => {
       const realm = request.realm;
@@ -77,6 +99,9 @@ export function userinfoEndpoint(deps: { tokens: TokenStore; users: UserStore; j
       const invalid = () => bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
       const accessToken = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await liveAccessToken(deps.tokens, realm, token);
       if (accessToken?.userId === undefined) throw invalid();
+      if (!presentedWithItsCertificate(accessToken, request, deps.clientCertificate)) {
+        throw bearerError(realm, 'invalid_token', 'the access token is bound to a client certificate that this request did not present');
+      }
       const scope = scopeNames(accessToken.scope);
       if (!scope.includes('openid')) {
         throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });

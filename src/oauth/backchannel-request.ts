@@ -130,7 +130,9 @@ function checkedBindingMessage(message: string | undefined): string | undefined 
   const refuse = (why: string) => new OAuthError('invalid_binding_message', `binding_message ${why}`);
   if (/\p{Cs}/u.test(message)) throw refuse('is not valid Unicode text'); // a lone surrogate
   if ([...message].length > MAX_BINDING_MESSAGE_LENGTH) throw refuse(`may have at most ${MAX_BINDING_MESSAGE_LENGTH} characters`);
-  if (/\p{Cc}/u.test(message)) throw refuse('may not contain control characters');
+  // Cf: invisible format characters (U+202E turns the text around) would let a client show the
+  // person a message other than the one it bound (CONTRACT.md §7).
+  if (/[\p{Cc}\p{Cf}]/u.test(message)) throw refuse('may not contain control or invisible format characters');
   if (/^\s*$/u.test(message)) throw refuse('may not be blank');
   return message;
 }

@@ -15,7 +15,8 @@ const CIBA = 'urn:openid:params:grant-type:ciba';
 /** As startTestApp, with a logger whose JSON lines the test reads. */
 async function startApp(): Promise<TestApp & { logs: string[] }> {
   const logs: string[] = [];
-  const t = await startTestApp({ logger: createLogger('info', { write: (line: string) => void logs.push(line) }) });
+  // The notification tests' receiver listens on loopback, which only OUTBOUND_ALLOW lets the server reach.
+  const t = await startTestApp({ logger: createLogger('info', { write: (line: string) => void logs.push(line) }), outboundAllow: ['127.0.0.1'] });
   return { ...t, logs };
 }
 
@@ -368,6 +369,10 @@ describe('POST /bc-authorize', () => {
       ['with a NUL', 'Pay\u0000'],
       ['with DEL', 'Pay\u007f'],
       ['with a C1 control', 'Pay\u0085'],
+      // Cf, invisible format characters: the person would read another message (CONTRACT.md §7).
+      ['with a right-to-left override', 'Pay 12 \u202E€ 0001'],
+      ['with a zero-width space', 'Pay\u200B12'],
+      ['with a byte order mark', '\uFEFFPay 12'],
       ['blank', '   '],
     ])('%s is invalid_binding_message', async (_label, message) => {
       expectError(await bcAuthorize({ scope: 'openid', login_hint: 'alice', binding_message: message }), 400, 'invalid_binding_message');
@@ -388,10 +393,16 @@ describe('POST /bc-authorize', () => {
       expect(await pendingRow(body.auth_req_id)).toMatchObject({ user_id: alice.sub, scope: 'openid profile', binding_message: 'Signed 42' });
     });
 
-    it('may name the endpoint URL as audience, or the issuer among others, and give requested_expiry as a string', async () => {
+    it('may name the endpoint URL as audience, and give requested_expiry as a string', async () => {
       expectAnswer(await bcAuthorize({ request: await requestObject({ aud: `${issuer}/bc-authorize` }) }));
-      const body = expectAnswer(await bcAuthorize({ request: await requestObject({ aud: ['https://elsewhere.test', issuer], requested_expiry: '50' }) }));
+      const body = expectAnswer(await bcAuthorize({ request: await requestObject({ aud: issuer, requested_expiry: '50' }) }));
       expect(body.expires_in).toBe(50);
+    });
+
+    it('refuses an aud array, even one naming the issuer alone (CONTRACT.md §7: one audience, a string)', async () => {
+      for (const aud of [['https://elsewhere.test', issuer], [issuer]]) {
+        expectError(await bcAuthorize({ request: await requestObject({ aud }) }), 400, 'invalid_request');
+      }
     });
 
     it('its parameters are validated as form parameters are', async () => {
@@ -413,23 +424,25 @@ describe('POST /bc-authorize', () => {
       },
     );
 
+    // Each case's claims are made when it runs: times taken when the file is collected would be
+    // stale by then on a busy machine (the nbf case expired instead).
     it.each([
-      ['another audience', { aud: 'https://elsewhere.test' }, /aud/],
-      ['the token endpoint as audience', { aud: `${issuer}/access_token` }, /aud/],
-      ['another issuer', { iss: 'someone-else' }, /iss/],
-      ['no exp', { exp: undefined }, /no exp/],
-      ['no nbf', { nbf: undefined }, /no nbf/],
-      ['no iat', { iat: undefined }, /no iat/],
-      ['no jti', { jti: undefined }, /no jti/],
-      ['an empty jti', { jti: '' }, /jti/],
-      ['exp more than 60 minutes after nbf', { exp: nowSeconds() + 3700 }, /60 minutes/],
-      ['nbf in the future', { nbf: nowSeconds() + 600 }, /nbf/],
-      ['iat in the future', { iat: nowSeconds() + 600 }, /iat/],
-      ['nbf more than 60 minutes in the past', { nbf: nowSeconds() - 3630, iat: nowSeconds() - 3630, exp: nowSeconds() - 30 }, /nbf/],
-      ['an expired exp', { exp: nowSeconds() - 120 }, /expired/],
-      ['a non-numeric exp', { exp: 'tomorrow' }, /exp/],
+      ['another audience', () => ({ aud: 'https://elsewhere.test' }), /aud/],
+      ['the token endpoint as audience', () => ({ aud: `${issuer}/access_token` }), /aud/],
+      ['another issuer', () => ({ iss: 'someone-else' }), /iss/],
+      ['no exp', () => ({ exp: undefined }), /no exp/],
+      ['no nbf', () => ({ nbf: undefined }), /no nbf/],
+      ['no iat', () => ({ iat: undefined }), /no iat/],
+      ['no jti', () => ({ jti: undefined }), /no jti/],
+      ['an empty jti', () => ({ jti: '' }), /jti/],
+      ['exp more than 60 minutes after nbf', () => ({ exp: nowSeconds() + 3700 }), /60 minutes/],
+      ['nbf in the future', () => ({ nbf: nowSeconds() + 600 }), /nbf/],
+      ['iat in the future', () => ({ iat: nowSeconds() + 600 }), /iat/],
+      ['nbf more than 60 minutes in the past', () => ({ nbf: nowSeconds() - 3630, iat: nowSeconds() - 3630, exp: nowSeconds() - 30 }), /nbf/],
+      ['an expired exp', () => ({ exp: nowSeconds() - 120 }), /expired/],
+      ['a non-numeric exp', () => ({ exp: 'tomorrow' }), /exp/],
     ])('with %s is invalid_request', async (_label, claims, because) => {
-      expectError(await bcAuthorize({ request: await requestObject(claims) }), 400, 'invalid_request', because);
+      expectError(await bcAuthorize({ request: await requestObject(claims()) }), 400, 'invalid_request', because);
     });
 
     it('is used once: a replayed jti is invalid_request', async () => {

@@ -75,9 +75,15 @@ describe('JWT bearer assertion grant (RFC 7523)', () => {
   });
 
   it('accepts the token endpoint URL as the audience, and the whole client scope by default', async () => {
-    const response = await grant(await assertion({ aud: [`${issuerOf(realm)}/access_token`, 'https://other.example'] }));
+    const response = await grant(await assertion({ aud: `${issuerOf(realm)}/access_token` }));
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ scope: 'orders:read orders:write' });
+  });
+
+  it('refuses an aud array, even one naming only this realm (CONTRACT.md §7, audience injection)', async () => {
+    for (const aud of [[`${issuerOf(realm)}/access_token`, 'https://other.example'], [issuerOf(realm)]]) {
+      await expectRefused(await grant(await assertion({ aud })));
+    }
   });
 
   it('maps the subject by email or by id when the trusted issuer says so', async () => {
