@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import { addressLimit, tooManyFromAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { AuthorizationTransaction, TransactionPurpose } from '../store/authorization-flow.js';
@@ -113,14 +114,20 @@ export class AuthorizationFlow {
     begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
   ) {
     const id = randomSecret();
-    await this.store.authorizationFlow.begin(sha256(id), {
-      realm: realm.name,
-      clientId: begun.clientId,
-      browserHash: this.cookies.bindBrowser(request, reply, realm),
-      purpose: begun.purpose,
-      sid: begun.session?.sid,
-      lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
-    });
+    const stored = await this.store.authorizationFlow.begin(
+      sha256(id),
+      {
+        realm: realm.name,
+        clientId: begun.clientId,
+        browserHash: this.cookies.bindBrowser(request, reply, realm),
+        purpose: begun.purpose,
+        sid: begun.session?.sid,
+        lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
+      },
+      // Anyone may begin one without signing in: the rows an address makes are limited (README "Rate limits").
+      addressLimit(request, 'authorize'),
+    );
+    if (!stored.begun) throw tooManyFromAddress(stored.secondsLeft);
     return reply.redirect(pageUrl(realm, begun.session ? 'consent' : 'login', id), 303);
   }
 

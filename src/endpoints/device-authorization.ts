@@ -27,7 +27,7 @@ export function deviceAuthorizationEndpoint(deps: {
     app.post('/device/code', async (request) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/device/code');
-      deps.rateLimits.client(request.realm, 'device', client.client_id);
+      await deps.rateLimits.client(request.realm, 'device', client.client_id);
       if (!client.grant_types.includes(DEVICE_CODE_GRANT)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed the device authorization grant');
       }

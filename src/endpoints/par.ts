@@ -24,7 +24,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/par');
-      deps.rateLimits.client(request.realm, 'par', client.client_id);
+      await deps.rateLimits.client(request.realm, 'par', client.client_id);
       const params = formParams(request.body, AUTHORIZATION_PARAMETERS);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
       if (params.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');

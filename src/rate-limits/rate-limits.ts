@@ -1,14 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AttemptCounters } from '../store/attempt-counters.js';
-import { TokenBuckets } from './token-buckets.js';
+import type { AttemptCounters, AttemptLimit } from '../store/attempt-counters.js';
+import type { RequestBudgetStore } from '../store/request-budgets.js';
+import { addressKey } from './address-key.js';
+import { SharedBudgets } from './leases.js';
 
 /** Endpoints limited per client, each by its realm setting `rate_limit_<endpoint>`. */
 export type ClientEndpoint = 'token' | 'par' | 'device' | 'ciba' | 'registration';
 
-/** Pages limited per address, each by its realm setting `rate_limit_<page>`. */
-export type AddressPage = 'sign_in' | 'device_page';
+/**
+ * What is limited per address, each by its realm setting `rate_limit_<page>`: posts to the
+ * sign-in steps and the device page, and (`authorize`) the rows a browser makes without
+ * signing in: sign-in transactions (/authorize, and the pages that send a person to sign in)
+ * and the passkey challenges of the sign-in page.
+ */
+export type AddressPage = 'sign_in' | 'device_page' | 'authorize';
 
 const WINDOW_SECONDS = 60;
 
@@ -18,34 +25,54 @@ const tooMany = (secondsLeft: number, whose: string): OAuthError =>
     headers: { 'retry-after': String(secondsLeft) },
   });
 
+export const tooManyFromAddress = (secondsLeft: number): OAuthError => tooMany(secondsLeft, 'from this address');
+
+/** The request's address's limit of `page`, counted in the database; undefined when the realm sets none. */
+export function addressLimit(request: FastifyRequest, page: AddressPage): AttemptLimit | undefined {
+  const perMinute = request.realm.settings[`rate_limit_${page}`];
+  if (perMinute === null) return undefined;
+  return { key: `rate:${page}:${request.realm.name}:${addressKey(request.ip)}`, max: perMinute, windowSeconds: WINDOW_SECONDS };
+}
+
+/** Counts one request of the request's address to `page`; throws past the limit. */
+export async function countAddress(counters: AttemptCounters, request: FastifyRequest, page: AddressPage): Promise<void> {
+  const limit = addressLimit(request, page);
+  if (!limit) return;
+  const { count, secondsLeft } = await counters.countRequest(limit.key, limit.windowSeconds);
+  if (count > limit.max) throw tooManyFromAddress(secondsLeft);
+}
+
 /**
- * The realm's rate limits (README "Rate limits"): 429 with `Retry-After` past them.
+ * The realm's rate limits (README "Rate limits"): 429 with `Retry-After` past them. All are
+ * counted in the database in one-minute windows, shared by every instance.
  *
- * Per client, at the endpoints clients call: token buckets in each instance's memory, so that
- * the token endpoint pays no database write for them; behind a balancer spreading requests
- * over N instances a client may make up to N times its limit.
+ * Per client, at the endpoints clients call: each instance takes a share of the minute's
+ * budget at a time and spends it from memory (src/rate-limits/leases.ts), so that the token
+ * endpoint pays one statement per twentieth of the budget, not one per request.
  *
- * Per address, at the pages a person posts to: counted in the database, shared by every
- * instance, since those are what an attacker spreads to guess passwords and user codes.
+ * Per address, at the pages: one count per request, since those guard what an attacker
+ * spreads to guess passwords and user codes, or to fill the database.
  */
 export class RateLimits {
-  private readonly buckets = new TokenBuckets();
+  private readonly budgets: SharedBudgets;
 
-  constructor(private readonly counters: AttemptCounters) {}
+  constructor(
+    private readonly counters: AttemptCounters,
+    budgets: RequestBudgetStore,
+  ) {
+    this.budgets = new SharedBudgets(budgets);
+  }
 
   /** Spends one request of the client (or registration credential) `key` at `endpoint`; throws past the limit. */
-  client(realm: RequestRealm, endpoint: ClientEndpoint, key: string): void {
+  async client(realm: RequestRealm, endpoint: ClientEndpoint, key: string): Promise<void> {
     const perMinute = realm.settings[`rate_limit_${endpoint}`];
     if (perMinute === null) return;
-    const wait = this.buckets.take(`${realm.name}\u0000${endpoint}\u0000${key}`, perMinute);
+    const wait = await this.budgets.take(`rate:${endpoint}:${realm.name}:${key}`, perMinute);
     if (wait > 0) throw tooMany(wait, 'from this client');
   }
 
-  /** Counts one post of the request's address to `page`; throws past the limit. */
-  async address(request: FastifyRequest, page: AddressPage): Promise<void> {
-    const perMinute = request.realm.settings[`rate_limit_${page}`];
-    if (perMinute === null) return;
-    const { count, secondsLeft } = await this.counters.countRequest(`rate:${page}:${request.realm.name}:${request.ip}`, WINDOW_SECONDS);
-    if (count > perMinute) throw tooMany(secondsLeft, 'from this address');
+  /** Counts one request of the request's address to `page`; throws past the limit. */
+  address(request: FastifyRequest, page: AddressPage): Promise<void> {
+    return countAddress(this.counters, request, page);
   }
 }

@@ -45,7 +45,7 @@ const settingFields = {
   grant_max_lifetime: seconds.nullable(),
   /** Seconds since the last sign-in within which the account page accepts credential changes. */
   reauthentication_max_age: seconds,
-  /** Per authenticated client and instance, at each endpoint (README "Rate limits"). */
+  /** Per authenticated client, shared by every instance, at each endpoint (README "Rate limits"). */
   rate_limit_token: perMinute,
   rate_limit_par: perMinute,
   rate_limit_device: perMinute,
@@ -55,6 +55,8 @@ const settingFields = {
   /** Per address, shared by every instance: posts to the sign-in steps and the device page. */
   rate_limit_sign_in: perMinute,
   rate_limit_device_page: perMinute,
+  /** Per address: sign-in transactions begun (/authorize and the pages) and passkey challenges of the sign-in page. */
+  rate_limit_authorize: perMinute,
   /** How long the realm's audit events are kept (src/audit/). */
   audit_event_lifetime: seconds,
   authentication: z
@@ -97,6 +99,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   rate_limit_registration: 60,
   rate_limit_sign_in: 300,
   rate_limit_device_page: 300,
+  rate_limit_authorize: 300,
   audit_event_lifetime: 90 * 24 * 3600,
   authentication: ['password'],
 });

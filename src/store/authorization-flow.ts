@@ -1,5 +1,6 @@
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
 import { NO_PROGRESS, type SignInProgress } from '../authn/steps.js';
+import type { AttemptLimit } from './attempt-counters.js';
 import type { Db } from './db.js';
 
 /**
@@ -67,6 +68,11 @@ const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
 export class AuthorizationFlowStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Stores a new transaction. With a `limit`, the same statement first counts it against the
+   * limit's key in `attempt_counters` (as `AttemptCounters.countRequest` does) and stores it
+   * only within the limit: no round trip more for the count, and none of the rows past it.
+   */
   async begin(
     idHash: Buffer,
     tx: {
@@ -77,21 +83,33 @@ export class AuthorizationFlowStore {
       sid: string | undefined;
       lifetimeSeconds: number;
     },
-  ): Promise<void> {
-    await this.db.query(
-      `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8))`,
-      [
-        idHash,
-        tx.realm,
-        tx.clientId ?? null,
-        tx.browserHash,
-        tx.purpose.kind,
-        JSON.stringify(detailsOf(tx.purpose)),
-        tx.sid ?? null,
-        tx.lifetimeSeconds,
-      ],
+    limit?: AttemptLimit,
+  ): Promise<{ begun: true } | { begun: false; secondsLeft: number }> {
+    const row = [idHash, tx.realm, tx.clientId ?? null, tx.browserHash, tx.purpose.kind, JSON.stringify(detailsOf(tx.purpose)), tx.sid ?? null, tx.lifetimeSeconds];
+    if (!limit) {
+      await this.db.query(
+        `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8))`,
+        row,
+      );
+      return { begun: true };
+    }
+    const result = await this.db.query<{ count: number; seconds_left: number }>(
+      `WITH counted AS (
+         INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($9, 1, now() + make_interval(secs => $10))
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
+           window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+         RETURNING c.failures, c.window_ends_at
+       ), begun AS (
+         INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
+         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8) FROM counted WHERE counted.failures <= $11
+       )
+       SELECT failures AS count, ceil(extract(epoch FROM window_ends_at - now()))::int AS seconds_left FROM counted`,
+      [...row, limit.key, limit.windowSeconds, limit.max],
     );
+    const counted = result.rows[0]!;
+    return counted.count <= limit.max ? { begun: true } : { begun: false, secondsLeft: Math.max(1, counted.seconds_left) };
   }
 
   async find(idHash: Buffer, realm: string): Promise<AuthorizationTransaction | undefined> {

@@ -13,6 +13,7 @@ import { InitialAccessTokenStore } from './initial-access-tokens.js';
 import { OneTimeCodeStore } from './one-time-codes.js';
 import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
+import { RequestBudgetStore } from './request-budgets.js';
 import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
 import { ScopeStore } from './scopes.js';
@@ -53,6 +54,8 @@ export interface Store {
   /** Device authorizations and CIBA requests, polled by their clients. */
   readonly pendingAuthorizations: PendingAuthorizationStore;
   readonly attemptCounters: AttemptCounters;
+  /** Per-minute budgets that instances take in shares (src/rate-limits/leases.ts). */
+  readonly requestBudgets: RequestBudgetStore;
   /** RFC 7591 §3 initial access tokens, and the self-registrations that spend them. */
   readonly initialAccessTokens: InitialAccessTokenStore;
   readonly trustedIssuers: TrustedIssuerStore;
@@ -97,6 +100,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     clientAssertions: new ClientAssertionStore(db),
     pendingAuthorizations: new PendingAuthorizationStore(db),
     attemptCounters: new AttemptCounters(db),
+    requestBudgets: new RequestBudgetStore(db),
     initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
     trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
     usedAssertions: new UsedAssertionStore(db),

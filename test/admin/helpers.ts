@@ -29,6 +29,7 @@ export const DEFAULT_SETTINGS = {
   rate_limit_registration: 60,
   rate_limit_sign_in: 300,
   rate_limit_device_page: 300,
+  rate_limit_authorize: 300,
   audit_event_lifetime: 7776000,
   authentication: ['password'],
 } as const;

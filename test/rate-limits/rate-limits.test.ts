@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenBuckets } from '../../src/rate-limits/token-buckets.js';
+import { SharedBudgets } from '../../src/rate-limits/leases.js';
+import type { RequestBudgetStore } from '../../src/store/request-budgets.js';
 import { AdminClient, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import { TestBrowser } from '../support/flow.js';
 import { basic, clientCredentials, postForm, realmPath } from '../support/oauth.js';
@@ -23,32 +24,6 @@ function expectLimitedPage(response: LightMyRequestResponse): void {
   expect(response.body).toContain('Too many attempts');
 }
 
-describe('token buckets', () => {
-  it('allows a minute’s budget at once, then one request each time one is earned back', () => {
-    const buckets = new TokenBuckets();
-    const start = 1_000_000;
-    for (let i = 0; i < 6; i++) expect(buckets.take('k', 6, start)).toBe(0);
-    // 6 per minute: one every 10 s.
-    expect(buckets.take('k', 6, start)).toBe(10);
-    expect(buckets.take('k', 6, start + 4_000)).toBe(6);
-    expect(buckets.take('k', 6, start + 10_000)).toBe(0);
-    expect(buckets.take('k', 6, start + 10_000)).toBe(10);
-    // Other keys have their own budget; a lower limit caps a fuller bucket at once.
-    expect(buckets.take('other', 6, start)).toBe(0);
-    expect(buckets.take('k', 1, start + 120_000)).toBe(0);
-    expect(buckets.take('k', 1, start + 120_000)).toBe(60);
-  });
-
-  it('keeps at most maxKeys buckets', () => {
-    const buckets = new TokenBuckets(2);
-    expect(buckets.take('a', 1, 0)).toBe(0);
-    expect(buckets.take('a', 1, 0)).toBe(60);
-    buckets.take('b', 1, 0);
-    buckets.take('c', 1, 0); // pushes out the least recently used, 'a'
-    expect(buckets.take('a', 1, 0)).toBe(0);
-  });
-});
-
 describe('rate limits per client', () => {
   let t: TestApp;
 
@@ -66,8 +41,8 @@ describe('rate limits per client', () => {
 
     for (let i = 0; i < 3; i++) expect((await clientCredentials(t.app, 'limited', limited)).statusCode).toBe(200);
     const refused = await clientCredentials(t.app, 'limited', limited);
-    // 3 per minute: the next request is earned back within 20 s.
-    expect(expectLimited(refused)).toBeLessThanOrEqual(20);
+    // 3 per minute, in one-minute windows: the next request is allowed when this window ends.
+    expect(expectLimited(refused)).toBeLessThanOrEqual(60);
     const stored = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tokens WHERE realm = 'limited'");
     expect(stored.rows[0]!.n).toBe(3);
 
@@ -196,5 +171,75 @@ describe('rate limits per address on two instances', () => {
     }
     expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
     expect(statuses[3]).toBe(429);
+  });
+});
+
+describe('rate limits per client on two instances', () => {
+  let instances: { a: FastifyInstance; b: FastifyInstance; close(): Promise<void> };
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    instances = await startTwoInstances();
+    admin = new AdminClient(instances.a);
+  });
+  afterAll(() => instances?.close());
+
+  it('share one budget: requests to either instance count against the client’s limit once', async () => {
+    await admin.createRealm('shared-token', { rate_limit_token: 4 });
+    const client = await admin.serviceClient('shared-token');
+    const statuses: number[] = [];
+    for (const app of [instances.a, instances.b, instances.a, instances.b, instances.a, instances.b]) {
+      statuses.push((await clientCredentials(app, 'shared-token', client)).statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
+  it('never pass the budget together, each instance taking a share of it at a time', async () => {
+    // 40 a minute: shares of 2.
+    await admin.createRealm('shared-shares', { rate_limit_token: 40 });
+    const client = await admin.serviceClient('shared-shares');
+    const status = async (app: FastifyInstance) => (await clientCredentials(app, 'shared-shares', client)).statusCode;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push(await status(instances.a));
+    for (let i = 0; i < 40; i++) statuses.push(await status(i % 2 === 0 ? instances.b : instances.a));
+    expect(statuses.filter((code) => code === 200)).toHaveLength(40);
+    expect(statuses.slice(-2)).toEqual([429, 429]);
+  });
+});
+
+describe('shared budgets', () => {
+  /** A store of budgets in memory, in one window, that counts its statements. */
+  const fakeStore = () => {
+    const counts = new Map<string, number>();
+    const store = {
+      statements: 0,
+      async take(key: string, amount: number) {
+        store.statements++;
+        counts.set(key, (counts.get(key) ?? 0) + amount);
+        return { count: counts.get(key)!, msLeft: 30_000 };
+      },
+    };
+    return store;
+  };
+
+  it('asks the database once per share, and not at all once the budget is spent', async () => {
+    const store = fakeStore();
+    const budgets = new SharedBudgets(store as unknown as RequestBudgetStore);
+    const answers: number[] = [];
+    for (let i = 0; i < 110; i++) answers.push(await budgets.take('k', 100));
+    expect(answers.slice(0, 100).every((wait) => wait === 0)).toBe(true);
+    expect(answers.slice(100).every((wait) => wait === 30)).toBe(true);
+    // Shares of 5: 20 to spend the budget, one more to learn it is spent.
+    expect(store.statements).toBe(21);
+  });
+
+  it('lets concurrent requests wait for one share, and two instances never pass the budget together', async () => {
+    const store = fakeStore();
+    const [one, two] = [new SharedBudgets(store as unknown as RequestBudgetStore), new SharedBudgets(store as unknown as RequestBudgetStore)];
+    const first = await Promise.all(Array.from({ length: 5 }, () => one.take('k', 100)));
+    expect(first).toEqual([0, 0, 0, 0, 0]);
+    expect(store.statements).toBe(1);
+    const all = await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? one : two).take('k', 100)));
+    expect(all.filter((wait) => wait === 0)).toHaveLength(95);
   });
 });
