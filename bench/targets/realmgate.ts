@@ -98,7 +98,7 @@ export async function startRealmgate(databaseUrl: string | undefined, options: T
   // One client and one address at full load: the rate limits are set beyond reach, so that the checks still run.
   await admin('POST', '/realms', {
     name: realm,
-    settings: { stateless_tokens: options.tokens === 'jwt', rate_limit_token: 1_000_000, rate_limit_sign_in: 1_000_000 },
+    settings: { stateless_tokens: options.tokens === 'jwt', rate_limit_token: 1_000_000, rate_limit_sign_in: 1_000_000, rate_limit_authorize: 1_000_000 },
   });
   await admin('PUT', `/realms/${realm}/scopes/api`, { description: 'API' });
   const service = (await admin('POST', `/realms/${realm}/clients`, { grant_types: ['client_credentials'], scope: 'api' })) as CreatedClient;

@@ -1,6 +1,9 @@
 import type { Db } from './db.js';
 
-/** Where a sign-in comes from: a device (the SHA-256 of its long-lived cookie, hex) and an address. */
+/**
+ * Where a sign-in comes from: a device (the SHA-256 of its long-lived cookie, hex) and an
+ * address, which the risk step gives as its network (src/rate-limits/address-key.ts).
+ */
 export interface SignInSource {
   readonly device: string | undefined;
   readonly address: string;
