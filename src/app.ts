@@ -19,6 +19,7 @@ import { tokenExchangeGrant } from './grants/token-exchange.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import { saml2BearerGrant } from './grants/saml2-bearer.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
+import { OutboundFetcher } from './http/outbound-fetch.js';
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
@@ -32,7 +33,7 @@ import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader'>>;
+  config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader'>> & Partial<Pick<Config, 'outboundAllow'>>;
   store: Store;
   encryption: KeyEncryption;
   adminTokenHash: Buffer;
@@ -71,8 +72,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
   app.decorate('audit', audit);
+  // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
+  const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
+  app.decorate('outbound', outbound);
   const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), store.db, audit);
-  const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log });
+  const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
   const grants = new GrantRegistry([

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OutboundAllowList } from './http/address-ranges.js';
 
 /** The environment variables of CONTRACT.md §1, parsed once into a frozen Config. */
 const booleanFlag = z
@@ -29,6 +30,21 @@ const masterKey = z
   .regex(/^[A-Za-z0-9_-]{43}$/, 'expected 32 bytes encoded as base64url (43 characters)')
   .transform((value) => Buffer.from(value, 'base64url'));
 
+/** `OUTBOUND_ALLOW`: comma-separated CIDR ranges, addresses or host names that the SSRF guard lets outbound fetches reach. */
+const outboundAllow = z
+  .string()
+  .optional()
+  .transform((value, context): readonly string[] => {
+    const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    try {
+      new OutboundAllowList(entries);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+    return Object.freeze(entries);
+  });
+
 const EnvSchema = z.object({
   PORT: optionalText.pipe(port.optional()).transform((value) => value ?? 9000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -53,6 +69,7 @@ const EnvSchema = z.object({
   TLS_KEY: optionalText,
   TLS_CA: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OUTBOUND_ALLOW: outboundAllow,
 });
 
 export interface Config {
@@ -74,6 +91,8 @@ export interface Config {
    */
   readonly clientCa: string | undefined;
   readonly logLevel: string;
+  /** `OUTBOUND_ALLOW`: what outbound fetches may reach despite the SSRF guard (src/http/outbound-fetch.ts). */
+  readonly outboundAllow: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -107,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: e.TLS_CERT && e.TLS_KEY ? Object.freeze({ cert: e.TLS_CERT, key: e.TLS_KEY, ca: e.TLS_CA }) : undefined,
     clientCa: e.TLS_CA,
     logLevel: e.LOG_LEVEL,
+    outboundAllow: e.OUTBOUND_ALLOW,
   });
 }

@@ -1,7 +1,7 @@
 import type { Agent } from 'node:https';
-import { request as httpsRequest } from 'node:https';
 import { type LocalJWKSet, createLocalJWKSet } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { Client } from '../store/clients.js';
 
 /** A key set as jose's `jwtVerify` takes it: picks the key of a JWS header. */
@@ -20,6 +20,8 @@ export interface ClientJwksOptions {
   maxEntries?: number;
   /** The HTTPS agent: tests pass one that trusts their own certificate authority. */
   agent?: Agent;
+  /** The SSRF-guarded fetcher (with the operator's `OUTBOUND_ALLOW`); by default one that allows nothing more. */
+  outbound?: OutboundFetcher;
   logger?: { warn(object: object, message: string): void };
   now?: () => number;
 }
@@ -44,14 +46,16 @@ const DEFAULTS = {
  * `jwks`, or what its `jwks_uri` serves.
  *
  * jose's createRemoteJWKSet has a timeout and a cooldown but no size cap, and it would keep
- * one fetcher per URL without bound; so the set is fetched here with node:https (a deadline
- * over the whole exchange, the body counted while it streams, redirects not followed, https
- * only), kept per URL in a bounded LRU, and handed to createLocalJWKSet, which picks the key
- * of each JWS header as the remote set would. Concurrent requests for one URL share a fetch.
+ * one fetcher per URL without bound; so the set is fetched here through the outbound fetcher
+ * (src/http/outbound-fetch.ts: SSRF guard at connect time, a deadline over the whole
+ * exchange, the body counted while it streams, redirects not followed; https only), kept per
+ * URL in a bounded LRU, and handed to createLocalJWKSet, which picks the key of each JWS
+ * header as the remote set would. Concurrent requests for one URL share a fetch.
  */
 export class ClientJwks {
   private readonly options: typeof DEFAULTS;
   private readonly agent: Agent | undefined;
+  private readonly outbound: OutboundFetcher;
   private readonly logger: ClientJwksOptions['logger'];
   private readonly now: () => number;
   private readonly remote: LRUCache<string, Entry>;
@@ -69,6 +73,7 @@ export class ClientJwks {
       maxEntries: options.maxEntries ?? DEFAULTS.maxEntries,
     };
     this.agent = options.agent;
+    this.outbound = options.outbound ?? new OutboundFetcher();
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.remote = new LRUCache({ max: this.options.maxEntries });
@@ -135,66 +140,19 @@ export class ClientJwks {
     return entry.pending;
   }
 
-  private fetchKeySet(url: string): Promise<ClientKeySet> {
-    const { timeoutMs, maxBytes } = this.options;
-    return new Promise((resolve, reject) => {
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        reject(new Error('jwks_uri is not a URL'));
-        return;
-      }
-      if (target.protocol !== 'https:') {
-        reject(new Error('jwks_uri must be https'));
-        return;
-      }
-      let settled = false;
-      const settle = (error: Error | undefined, keySet?: ClientKeySet): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        if (error) {
-          request.destroy();
-          reject(error);
-        } else resolve(keySet!);
-      };
-      const request = httpsRequest(target, {
-        method: 'GET',
-        headers: { accept: 'application/jwk-set+json, application/json' },
-        ...(this.agent ? { agent: this.agent } : {}),
-      });
-      const deadline = setTimeout(() => settle(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
-      request.on('error', (error) => settle(error));
-      request.on('response', (response) => {
-        response.on('error', (error) => settle(error));
-        response.on('aborted', () => settle(new Error('the response was cut off')));
-        if (response.statusCode !== 200) {
-          settle(new Error(`status ${response.statusCode}`));
-          return;
-        }
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          settle(new Error(`larger than ${maxBytes} bytes`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) settle(new Error(`larger than ${maxBytes} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => {
-          try {
-            const jwks = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Parameters<typeof createLocalJWKSet>[0];
-            settle(undefined, createLocalJWKSet(jwks));
-          } catch {
-            settle(new Error('not a JSON Web Key Set'));
-          }
-        });
-      });
-      request.end();
+  private async fetchKeySet(url: string): Promise<ClientKeySet> {
+    const response = await this.outbound.fetch(url, {
+      headers: { accept: 'application/jwk-set+json, application/json' },
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: this.options.maxBytes,
+      httpsOnly: true,
+      ...(this.agent ? { agent: this.agent } : {}),
     });
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    try {
+      return createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as Parameters<typeof createLocalJWKSet>[0]);
+    } catch {
+      throw new Error('not a JSON Web Key Set');
+    }
   }
 }

@@ -65,6 +65,7 @@ export function backchannelAuthenticationEndpoint(deps: {
             expires_at: pending.expiresAt.toISOString(),
           },
           request.log,
+          { outbound: request.server.outbound },
         );
       }
       return reply.code(200).send({ auth_req_id: authReqId, expires_in: valid.expiresIn, interval: realm.settings.ciba_poll_interval });

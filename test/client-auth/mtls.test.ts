@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
+import { OutboundFetcher } from '../../src/http/outbound-fetch.js';
 import { parseRfc4514, subjectMatches } from '../../src/client-auth/distinguished-name.js';
 import { ADMIN_TOKEN, AdminClient, freePort } from '../support/app.js';
 import { type ServiceClient, introspect, postForm } from '../support/oauth.js';
@@ -274,7 +275,8 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
       response.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: served }));
     });
     await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
-    const jwks = new ClientJwks({ agent: new Agent({ ca: ca.cert }), cooldownMs: 0 });
+    // The key set server listens on loopback, which only OUTBOUND_ALLOW lets the fetcher reach.
+    const jwks = new ClientJwks({ agent: new Agent({ ca: ca.cert }), cooldownMs: 0, outbound: new OutboundFetcher({ allow: ['127.0.0.1'] }) });
     const own = await start({ https: { ...server, ca: ca.cert }, trustProxy: false, clientJwks: jwks });
     const previous = s;
     s = own; // token() posts to s

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { type CryptoKey, type JWK, SignJWT, exportSPKI, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
+import { OutboundFetcher } from '../../src/http/outbound-fetch.js';
 import { CLIENT_ASSERTION_ALGS } from '../../src/client-auth/private-key-jwt.js';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
@@ -104,12 +105,18 @@ describe('private_key_jwt with inline jwks', () => {
     expect(response.statusCode).toBe(200);
   });
 
-  it('accepts PS256 and EdDSA keys, and an aud array naming the token endpoint among others', async () => {
+  it('accepts PS256 and EdDSA keys', async () => {
     const [ps, ed] = await Promise.all([keyPair('PS256'), keyPair('EdDSA')]);
     const id = await keyJwtClient([ps, ed]);
     for (const key of [ps, ed]) {
-      const response = await clientCredentials(t.app, await assertion(key, id, { aud: ['https://elsewhere.test', TOKEN_URL] }));
+      const response = await clientCredentials(t.app, await assertion(key, id));
       expect(response.statusCode).toBe(200);
+    }
+  });
+
+  it('refuses an aud array, even one naming only the token endpoint (CONTRACT.md §7, audience injection)', async () => {
+    for (const aud of [['https://elsewhere.test', TOKEN_URL], [TOKEN_URL], [ISSUER]]) {
+      expectInvalidClient(await clientCredentials(t.app, await assertion(ec, clientId, { aud })));
     }
   });
 
@@ -419,6 +426,8 @@ class JwksServer {
 }
 
 describe('private_key_jwt with jwks_uri', () => {
+  /** The key set server listens on loopback, which only OUTBOUND_ALLOW lets the fetcher reach. */
+  const outbound = new OutboundFetcher({ allow: ['127.0.0.1'] });
   let t: TestApp;
   let jwksServer: JwksServer;
   let jwks: ClientJwks;
@@ -437,7 +446,7 @@ describe('private_key_jwt with jwks_uri', () => {
   beforeAll(async () => {
     jwksServer = new JwksServer();
     await jwksServer.start();
-    jwks = new ClientJwks({ agent: jwksServer.agent, timeoutMs: 500, maxBytes: 8 * 1024, now: () => Date.now() + clockOffset });
+    jwks = new ClientJwks({ agent: jwksServer.agent, outbound, timeoutMs: 500, maxBytes: 8 * 1024, now: () => Date.now() + clockOffset });
     t = await startApp(jwks);
     await t.admin.createRealm('alpha');
   });
@@ -543,14 +552,37 @@ describe('private_key_jwt with jwks_uri', () => {
       expectInvalidClient(await clientCredentials(t.app, await assertion(key, id)));
     }
     // Without the test's CA, the server's certificate is not trusted.
-    const untrusting = new ClientJwks({ timeoutMs: 1_000 });
+    const untrusting = new ClientJwks({ outbound, timeoutMs: 1_000 });
     expect(await untrusting.keySet({ jwks_uri: jwksServer.serveKeys('/trust', () => [key.publicJwk]) })).toBeUndefined();
-    expect(await new ClientJwks({ agent: jwksServer.agent }).keySet({ jwks_uri: `${jwksServer.origin}/trust` })).toBeDefined();
+    expect(await new ClientJwks({ agent: jwksServer.agent, outbound }).keySet({ jwks_uri: `${jwksServer.origin}/trust` })).toBeDefined();
   });
 
   it('refuses a jwks_uri that is not https, even if a record held one', async () => {
-    const fetcher = new ClientJwks({ agent: jwksServer.agent });
+    const fetcher = new ClientJwks({ agent: jwksServer.agent, outbound });
     expect(await fetcher.keySet({ jwks_uri: `http://127.0.0.1:1/jwks` })).toBeUndefined();
     expect(fetcher.fetches).toBe(1);
+  });
+
+  it('refuses a jwks_uri on loopback with invalid_client, never reaching it, unless OUTBOUND_ALLOW lists it', async () => {
+    const key = await keyPair('ES256');
+    const internal = jwksServer.serveKeys('/internal', () => [key.publicJwk]);
+    // The same trusted agent as the other tests, without the allow list.
+    const guarded = await startApp(new ClientJwks({ agent: jwksServer.agent, timeoutMs: 500 }));
+    try {
+      await guarded.admin.createRealm('alpha');
+      // An admin-set jwks_uri is not checked when it is saved: the fetcher's guard is what stops it.
+      const { client_id: id } = await guarded.admin.createClient('alpha', {
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks_uri: internal,
+      });
+      expectInvalidClient(await clientCredentials(guarded.app, await assertion(key, id)));
+      expect(jwksServer.count('/internal')).toBe(0);
+    } finally {
+      await guarded.close();
+    }
+    // The application whose fetcher has OUTBOUND_ALLOW=127.0.0.1 reaches it.
+    expect((await clientCredentials(t.app, await assertion(key, await uriClient(internal)))).statusCode).toBe(200);
+    expect(jwksServer.count('/internal')).toBe(1);
   });
 });

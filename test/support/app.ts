@@ -33,14 +33,22 @@ export interface TestApp {
 
 /** The application on a fresh database, driven through `inject`; or listening, when asked. */
 export async function startTestApp(
-  options: { baseUrl?: string; listen?: boolean; cleanup?: CleanupOptions; logger?: FastifyBaseLogger; clientJwks?: ClientJwks } = {},
+  options: {
+    baseUrl?: string;
+    listen?: boolean;
+    cleanup?: CleanupOptions;
+    logger?: FastifyBaseLogger;
+    clientJwks?: ClientJwks;
+    /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
+    outboundAllow?: readonly string[];
+  } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb();
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
   const app = await buildApp({
-    config: { baseUrl, trustProxy: false },
+    config: { baseUrl, trustProxy: false, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) },
     store,
     encryption,
     adminTokenHash: adminToken.hash,
