@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
+import { type RegistrationPolicy, policyProblems } from './registration-policy.js';
 import {
   type ClientMetadata,
   ClientMetadataPatchSchema,
@@ -39,12 +40,11 @@ export interface RegistrationCapabilities {
 /**
  * The metadata a client may register for itself (RFC 7591 §2, OIDC RP-Initiated Logout §3.1,
  * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2, RFC 9126 §6), checked by the same
- * rules as an admin's. Everything else is ignored (RFC 7591 §2), the fields an admin controls
- * included: `client_id` (generated), `client_type` (follows from the auth method),
- * `skip_consent`, `introspect_any_token` and `require_pkce` keep their defaults, or on an
- * update their current values. Ignoring rather than refusing them is what RFC 7591 §3.2.1
- * allows ("replace any of the client's requested metadata values"), and the response shows
- * what was registered.
+ * rules as an admin's. Other fields are ignored (RFC 7591 §2): `client_id` (generated),
+ * `client_type` (follows from the auth method) and `require_pkce` keep their defaults, or on an
+ * update their current values. The privileged fields (PRIVILEGED_FIELDS) are refused when they
+ * ask for more than the client has. `grant_types` and `scope` are bounded by the realm's
+ * registration policy (src/clients/registration-policy.ts).
  */
 const RegistrableSchema = ClientMetadataPatchSchema.pick({
   client_name: true,
@@ -68,15 +68,34 @@ const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
 const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
 
 /** Metadata an admin sets on a client and self-registration never changes. */
-type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce'>;
+type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences'>;
+
+/**
+ * Fields that give a client power over people or other clients' tokens: consent skipped,
+ * introspection of any token, audiences beyond the realm's resources. Only an admin sets them;
+ * a client that asks for more than it has is refused (RFC 7591 §3.2.2), one that sends what it
+ * has, or less, keeps what it has.
+ */
+const PRIVILEGED_FIELDS = ['skip_consent', 'introspect_any_token', 'allowed_audiences'] as const;
+
+function asksForPrivilege(field: (typeof PRIVILEGED_FIELDS)[number], value: unknown, current: AdminControlled | undefined): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (field === 'allowed_audiences') {
+    const held = current?.allowed_audiences ?? [];
+    return !Array.isArray(value) || value.some((audience) => !held.includes(audience as string));
+  }
+  return !(value === true && current?.[field] === true);
+}
 
 /**
  * The client record that a registration (RFC 7591 §3.1) or a full update (RFC 7592 §2.2)
  * asks for: omitted or null fields take their defaults, `current` keeps what an admin set.
- * Throws a RegistrationError naming every problem.
+ * Throws a RegistrationError naming every problem, asking beyond `policy` included.
  */
-export function registeredRecord(body: unknown, server: RegistrationCapabilities, current?: AdminControlled): ClientMetadata {
+export function registeredRecord(body: unknown, server: RegistrationCapabilities, policy: RegistrationPolicy, current?: AdminControlled): ClientMetadata {
   const requested = parseRegistrable(body);
+  const privileged = PRIVILEGED_FIELDS.filter((field) => asksForPrivilege(field, (body as Record<string, unknown>)[field], current));
+  if (privileged.length > 0) throw invalidMetadata(privileged.map((field) => `${field}: only an administrator may set it`).join('; '));
   const grantTypes = requested.grant_types ?? ['authorization_code']; // RFC 7591 §2
   const method = requested.token_endpoint_auth_method ?? 'client_secret_basic'; // RFC 7591 §2
 
@@ -87,6 +106,8 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
   if (grantTypes.includes('authorization_code') && (requested.redirect_uris ?? []).length === 0) {
     throw new RegistrationError('invalid_redirect_uri', 'redirect_uris: at least one is required for authorization_code');
   }
+  const beyondPolicy = policyProblems({ grant_types: grantTypes, scope: requested.scope ?? '' }, policy);
+  if (beyondPolicy.length > 0) throw invalidMetadata(beyondPolicy.join('; '));
 
   const clientType = method === 'none' ? 'public' : 'confidential';
   const { response_types: _responseTypes, require_pushed_authorization_requests: requirePar, ...fields } = requested;
@@ -100,6 +121,7 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     // An admin's grant of introspection does not survive a change to a public client, which cannot introspect.
     introspect_any_token: clientType === 'confidential' && (current?.introspect_any_token ?? false),
     require_pkce: current?.require_pkce ?? false,
+    allowed_audiences: current?.allowed_audiences ?? [],
   };
   try {
     return newClientMetadata(record);

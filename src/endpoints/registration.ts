@@ -7,6 +7,7 @@ import {
   registeredRecord,
   registrationView,
 } from '../clients/registration-metadata.js';
+import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
 import { type ClientMetadata, usesClientSecret } from '../clients/record.js';
 import { matchesHash, randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
@@ -14,6 +15,7 @@ import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
+import { addressKey } from '../rate-limits/address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 
@@ -62,6 +64,9 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  *
  * - Registration needs an initial access token (single use) unless the realm has
  *   `open_registration`; an open realm does not look at the Authorization header at all.
+ * - A client asks for grants and scopes within the realm's `registration_grant_types` and
+ *   `registration_scopes`, widened only by what its initial access token allows
+ *   (src/clients/registration-policy.ts); the same holds for its updates.
  * - The registration access token is shown once, stored as SHA-256, and never rotated:
  *   RFC 7592 §3 allows rotation on read or update, and a client that misses the new token
  *   would lose its configuration endpoint. So reads and updates do not return it.
@@ -79,17 +84,20 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri);
   }
 
-  /** RFC 7592 §2: the client named by the path, if the request carries its registration access token. */
-  async function authorizedClient(request: FastifyRequest<ClientParams>): Promise<Client> {
+  /**
+   * RFC 7592 §2: the client named by the path, if the request carries its registration access
+   * token, with what its initial access token allowed.
+   */
+  async function authorizedClient(request: FastifyRequest<ClientParams>): Promise<{ client: Client; allowance: RegistrationAllowance | undefined }> {
     const realm = request.realm;
     const token = bearerToken(request);
     if (token === undefined) throw invalidToken(realm, token, 'a registration access token is required');
     const clientId = request.params.client_id;
-    const stored = isUuid(clientId) /* self-registered clients get uuids */ ? await store.initialAccessTokens.registrationTokenHash(realm.name, clientId) : undefined;
-    const client = matchesHash(token, stored) ? await store.clients.get(realm.name, clientId) : undefined;
+    const stored = isUuid(clientId) /* self-registered clients get uuids */ ? await store.initialAccessTokens.registration(realm.name, clientId) : undefined;
+    const client = matchesHash(token, stored?.tokenHash) ? await store.clients.get(realm.name, clientId) : undefined;
     if (!client) throw invalidToken(realm, token, 'the registration access token is not valid');
-    rateLimits.client(realm, 'registration', client.client_id);
-    return client;
+    await rateLimits.client(realm, 'registration', client.client_id);
+    return { client, allowance: stored?.allowance };
   }
 
   return async (app) => {
@@ -108,25 +116,26 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     app.post(REGISTER_PATH, async (request, reply) => {
       const realm = request.realm;
       let initialAccessTokenHash: Buffer | undefined;
+      let allowance: RegistrationAllowance | undefined;
       if (!realm.settings.open_registration) {
         const token = bearerToken(request);
         if (!token) throw invalidToken(realm, token, 'an initial access token is required');
         initialAccessTokenHash = sha256(token);
         // Checked before the metadata, so that without a usable token nothing is said about it.
-        if (!(await store.initialAccessTokens.isUsable(realm.name, initialAccessTokenHash))) {
-          throw invalidToken(realm, token, 'the initial access token is not valid');
-        }
+        const usable = await store.initialAccessTokens.usable(realm.name, initialAccessTokenHash);
+        if (!usable) throw invalidToken(realm, token, 'the initial access token is not valid');
+        allowance = usable.allowance;
       }
       // No client exists yet, and an initial access token serves once: registrations count per address.
-      rateLimits.client(realm, 'registration', `address:${request.ip}`);
+      await rateLimits.client(realm, 'registration', `address:${addressKey(request.ip)}`);
 
-      const record = registeredRecord(request.body, capabilities);
+      const record = registeredRecord(request.body, capabilities, registrationPolicy(realm.settings, allowance));
       await checkAgainstRealm(realm, record);
       const clientId = randomUUID();
       const secret = usesClientSecret(record.token_endpoint_auth_method) ? randomSecret() : undefined;
       const registrationAccessToken = randomSecret();
       const created = await store.initialAccessTokens.register(
-        { realm: realm.name, clientId, metadata: record, secretHash: secret === undefined ? undefined : sha256(secret), registrationTokenHash: sha256(registrationAccessToken) },
+        { realm: realm.name, clientId, metadata: record, secretHash: secret === undefined ? undefined : sha256(secret), registrationTokenHash: sha256(registrationAccessToken), allowance },
         initialAccessTokenHash,
       );
       // Another registration spent the token since it was checked.
@@ -141,14 +150,15 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     });
 
     app.get<ClientParams>(`${REGISTER_PATH}/:client_id`, async (request) => {
-      const client = await authorizedClient(request);
+      const { client } = await authorizedClient(request);
       return registrationResponse(request.realm, client.client_id, client, client.issuedAt, client.secretHash !== undefined);
     });
 
-    // RFC 7592 §2.2: a full replacement; what is omitted takes its default.
+    // RFC 7592 §2.2: a full replacement; what is omitted takes its default. The client keeps
+    // to the realm's policy and its registration's allowance, or to what it already has.
     app.put<ClientParams>(`${REGISTER_PATH}/:client_id`, async (request) => {
       const realm = request.realm;
-      const current = await authorizedClient(request);
+      const { client: current, allowance } = await authorizedClient(request);
       const body = request.body as Record<string, unknown> | null;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw new RegistrationError('invalid_client_metadata', 'the body must be a JSON object');
@@ -158,7 +168,8 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       if (presentedSecret !== undefined && typeof presentedSecret !== 'string') {
         throw new RegistrationError('invalid_client_metadata', 'client_secret: must be a string');
       }
-      await checkAgainstRealm(realm, registeredRecord(body, capabilities, current), current.jwks_uri);
+      const policy = (client: Client) => registrationPolicy(realm.settings, allowance, client);
+      await checkAgainstRealm(realm, registeredRecord(body, capabilities, policy(current), current), current.jwks_uri);
 
       let newSecret: string | undefined;
       const updated = await store.clients.update(realm.name, current.client_id, (locked) => {
@@ -166,7 +177,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
         if (presentedSecret !== undefined && !matchesHash(presentedSecret, locked.secretHash)) {
           throw new RegistrationError('invalid_client_metadata', 'client_secret: does not match the current secret');
         }
-        const metadata = registeredRecord(body, capabilities, locked);
+        const metadata = registeredRecord(body, capabilities, policy(locked), locked);
         let secret: SecretChange = { keep: true };
         if (!usesClientSecret(metadata.token_endpoint_auth_method)) {
           secret = { hash: null };
@@ -186,7 +197,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
 
     // RFC 7592 §2.3: the client goes, and its tokens, codes and grants with it.
     app.delete<ClientParams>(`${REGISTER_PATH}/:client_id`, async (request, reply) => {
-      const client = await authorizedClient(request);
+      const { client } = await authorizedClient(request);
       if (!(await store.clients.delete(request.realm.name, client.client_id))) {
         throw invalidToken(request.realm, '', 'the registration access token is not valid');
       }

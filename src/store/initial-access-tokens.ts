@@ -1,4 +1,5 @@
 import type { ClientMetadata } from '../clients/record.js';
+import type { RegistrationAllowance } from '../clients/registration-policy.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { CLIENT_COLUMNS, type Client, type ClientRow, ClientStore, toClient } from './clients.js';
 import { type Db, bytes } from './db.js';
@@ -10,6 +11,15 @@ export interface SelfRegistration {
   metadata: ClientMetadata;
   secretHash: Buffer | undefined;
   registrationTokenHash: Buffer;
+  /** What the initial access token allowed beyond the realm's policy, kept for the client's updates. */
+  allowance: RegistrationAllowance | undefined;
+}
+
+/** What a self-registered client's configuration endpoint (RFC 7592) needs of its row. */
+export interface RegistrationRow {
+  /** SHA-256 of the registration access token (RFC 7592 §1). */
+  tokenHash: Buffer;
+  allowance: RegistrationAllowance | undefined;
 }
 
 /**
@@ -27,20 +37,26 @@ export class InitialAccessTokenStore {
     private readonly clientCache: SharedCache<Client>,
   ) {}
 
-  async issue(realm: string, tokenHash: Buffer, lifetimeSeconds: number): Promise<void> {
+  async issue(realm: string, tokenHash: Buffer, lifetimeSeconds: number, allowance: RegistrationAllowance | undefined): Promise<void> {
     await this.db.query(
-      `INSERT INTO initial_access_tokens (token_hash, realm, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-      [tokenHash, realm, lifetimeSeconds],
+      `INSERT INTO initial_access_tokens (token_hash, realm, expires_at, allowance)
+       VALUES ($1, $2, now() + make_interval(secs => $3), $4::jsonb)`,
+      [tokenHash, realm, lifetimeSeconds, allowance === undefined ? null : JSON.stringify(allowance)],
     );
   }
 
-  /** Whether the token is of this realm, unused and unexpired: checked before the request's metadata. */
-  async isUsable(realm: string, tokenHash: Buffer): Promise<boolean> {
-    const result = await this.db.query(
-      `SELECT 1 FROM initial_access_tokens WHERE token_hash = $1 AND realm = $2 AND used_at IS NULL AND expires_at > now()`,
+  /**
+   * When the token is of this realm, unused and unexpired (checked before the request's
+   * metadata), what it allows: `{}` when nothing beyond the realm's policy. Undefined otherwise.
+   */
+  async usable(realm: string, tokenHash: Buffer): Promise<{ allowance?: RegistrationAllowance } | undefined> {
+    const result = await this.db.query<{ allowance: RegistrationAllowance | null }>(
+      `SELECT allowance FROM initial_access_tokens WHERE token_hash = $1 AND realm = $2 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash, realm],
     );
-    return result.rows.length === 1;
+    const row = result.rows[0];
+    if (!row) return undefined;
+    return row.allowance ? { allowance: row.allowance } : {};
   }
 
   /**
@@ -60,24 +76,32 @@ export class InitialAccessTokenStore {
         if (spent.rows.length !== 1) return undefined;
       }
       const inserted = await tx.query<ClientRow>(
-        `INSERT INTO clients (realm, client_id, client_secret_hash, record, registration_token_hash)
-         VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING ${CLIENT_COLUMNS}`,
-        [client.realm, client.clientId, client.secretHash ?? null, JSON.stringify(client.metadata), client.registrationTokenHash],
+        `INSERT INTO clients (realm, client_id, client_secret_hash, record, registration_token_hash, registration_allowance)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb) RETURNING ${CLIENT_COLUMNS}`,
+        [
+          client.realm,
+          client.clientId,
+          client.secretHash ?? null,
+          JSON.stringify(client.metadata),
+          client.registrationTokenHash,
+          client.allowance === undefined ? null : JSON.stringify(client.allowance),
+        ],
       );
       return toClient(inserted.rows[0]!);
     });
   }
 
   /**
-   * The SHA-256 of the client's registration access token (RFC 7592 §1); undefined when
-   * there is no such client or an admin created it.
+   * The registration access token's SHA-256 and the registration's allowance of a
+   * self-registered client; undefined when there is no such client or an admin created it.
    */
-  async registrationTokenHash(realm: string, clientId: string): Promise<Buffer | undefined> {
-    const result = await this.db.query<{ registration_token_hash: Uint8Array | null }>(
-      'SELECT registration_token_hash FROM clients WHERE realm = $1 AND client_id = $2',
+  async registration(realm: string, clientId: string): Promise<RegistrationRow | undefined> {
+    const result = await this.db.query<{ registration_token_hash: Uint8Array | null; registration_allowance: RegistrationAllowance | null }>(
+      'SELECT registration_token_hash, registration_allowance FROM clients WHERE realm = $1 AND client_id = $2',
       [realm, clientId],
     );
-    const hash = result.rows[0]?.registration_token_hash;
-    return hash ? bytes(hash) : undefined;
+    const row = result.rows[0];
+    if (!row?.registration_token_hash) return undefined;
+    return { tokenHash: bytes(row.registration_token_hash), allowance: row.registration_allowance ?? undefined };
   }
 }

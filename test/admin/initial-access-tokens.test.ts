@@ -69,6 +69,31 @@ describe('admin API: initial access tokens', () => {
     }
   });
 
+  it('keeps the grant_types and scope that widen the registration policy, each scope once', async () => {
+    const response = await issue({ grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer'], scope: 'orders:read orders:read orders:write' });
+    expect(response.statusCode, response.body).toBe(201);
+    const stored = await t.store.db.query<{ allowance: unknown }>('SELECT allowance FROM initial_access_tokens WHERE token_hash = $1', [sha256(response.json().token)]);
+    expect(stored.rows[0]?.allowance).toEqual({ grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer'], scope: 'orders:read orders:write' });
+    const plain = await issue({ grant_types: [], scope: '' });
+    const none = await t.store.db.query<{ allowance: unknown }>('SELECT allowance FROM initial_access_tokens WHERE token_hash = $1', [sha256(plain.json().token)]);
+    expect(none.rows[0]?.allowance).toBeNull();
+  });
+
+  it('refuses grant_types and scope that are not grant types and scope names', async () => {
+    for (const body of [
+      { grant_types: ['implicit'] },
+      { grant_types: ['client_credentials', 'client_credentials'] },
+      { grant_types: 'client_credentials' },
+      { grant_types: [null] },
+      { scope: ['orders:read'] },
+      { scope: 'orders:read  orders:write' },
+      { scope: 'a"b' },
+      { scope: 'x'.repeat(4001) },
+    ]) {
+      expectAdminError(await issue(body), 400, 'invalid_request');
+    }
+  });
+
   it('answers 404 for an unknown realm and 401 without the admin token', async () => {
     expectAdminError(await issue({}, 'nowhere'), 404, 'not_found');
     const anonymous = await t.app.inject({ method: 'POST', url: '/admin/realms/alpha/initial-access-tokens', payload: {} });

@@ -38,7 +38,7 @@ const BODY_FIELDS: Record<string, readonly string[]> = {
   'PUT /admin/realms/:realm/scopes/:name': ['description'],
   'POST /admin/realms/:realm/trusted-issuers': TRUSTED_ISSUER_FIELDS,
   'PATCH /admin/realms/:realm/trusted-issuers/:id': TRUSTED_ISSUER_FIELDS,
-  'POST /admin/realms/:realm/initial-access-tokens': ['expires_in'],
+  'POST /admin/realms/:realm/initial-access-tokens': ['expires_in', 'grant_types', 'scope'],
 };
 
 /** Query parameters a listing may read (filters, paging): hostile values for them, and for names no route reads. */

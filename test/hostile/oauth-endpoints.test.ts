@@ -87,7 +87,7 @@ describe('hostile input at the OAuth endpoints', () => {
   beforeAll(async () => {
     f = await startHostileApp();
     await f.t.admin.createRealm('open', { ...NO_RATE_LIMITS, open_registration: true });
-    const initial = await f.t.admin.request('POST', `/realms/${f.realm}/initial-access-tokens`, {});
+    const initial = await f.t.admin.request('POST', `/realms/${f.realm}/initial-access-tokens`, { grant_types: ['client_credentials'] });
     const response = await f.app.inject({
       method: 'POST',
       url: `${f.path}/connect/register`,

@@ -53,7 +53,10 @@ describe('oauth4webapi registers a client and manages its registration', () => {
 
   it('registers, gets tokens, reads, replaces and deletes', async () => {
     expect(as.registration_endpoint).toBe(`${issuer.href}/connect/register`);
-    const initialAccessToken = (await t.admin.request('POST', `/realms/${REALM}/initial-access-tokens`, { expires_in: 300 })).json().token as string;
+    // The realm's registration policy allows neither client_credentials nor orders:read; this token does.
+    const initialAccessToken = (
+      await t.admin.request('POST', `/realms/${REALM}/initial-access-tokens`, { expires_in: 300, grant_types: ['client_credentials'], scope: 'orders:read' })
+    ).json().token as string;
 
     // RFC 7591 §3.1 with the initial access token as a bearer token.
     const registered = await oauth.processDynamicClientRegistrationResponse(

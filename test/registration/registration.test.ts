@@ -44,8 +44,14 @@ describe('dynamic client registration', () => {
   const clientUrl = (realm: string, clientId: string) => `${registerUrl(realm)}/${clientId}`;
   const bearer = (token: string | undefined): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` });
 
-  async function initialAccessToken(realm = 'alpha'): Promise<string> {
-    const response = await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, {});
+  /**
+   * These tests are about metadata, not the realm's registration policy
+   * (registration-policy.test.ts): their tokens allow what they ask for beyond it.
+   */
+  const ALLOWS = { grant_types: ['client_credentials'], scope: 'orders:read orders:write' };
+
+  async function initialAccessToken(realm = 'alpha', allows: object = ALLOWS): Promise<string> {
+    const response = await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, allows);
     expect(response.statusCode).toBe(201);
     return response.json().token as string;
   }
@@ -212,17 +218,18 @@ describe('dynamic client registration', () => {
       expect(body).not.toHaveProperty('jwks_uri');
     });
 
-    it('never lets a client set what an admin controls: client_id, client_type, skip_consent, introspect_any_token, require_pkce are ignored', async () => {
+    it('ignores client_id, client_type and require_pkce, and takes what it would have of the privileged fields', async () => {
       const body = await registered({
         client_id: 'chosen-id',
         client_type: 'public',
-        skip_consent: true,
-        introspect_any_token: true,
         require_pkce: true,
+        skip_consent: false,
+        introspect_any_token: false,
+        allowed_audiences: [],
         grant_types: ['client_credentials'],
       });
       expect(body.client_id).toMatch(UUID);
-      for (const field of ['client_type', 'skip_consent', 'introspect_any_token', 'require_pkce']) expect(body).not.toHaveProperty(field);
+      for (const field of ['client_type', 'skip_consent', 'introspect_any_token', 'require_pkce', 'allowed_audiences']) expect(body).not.toHaveProperty(field);
       expect(await t.store.clients.get('alpha', 'chosen-id')).toBeUndefined();
       expect(await t.store.clients.get('alpha', body.client_id)).toMatchObject({
         client_type: 'confidential',
@@ -230,6 +237,7 @@ describe('dynamic client registration', () => {
         skip_consent: false,
         introspect_any_token: false,
         require_pkce: false,
+        allowed_audiences: [],
       });
     });
   });

@@ -41,7 +41,7 @@ describe('the admin API answers only with its token', () => {
     const realm = await securityRealm(t, { open_registration: false });
     const service = await t.admin.serviceClient(realm, 'api');
     const access = await accessToken(t.app, realm, service, 'api');
-    const initial = (await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, {})).json() as { token: string };
+    const initial = (await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, { grant_types: ['client_credentials'] })).json() as { token: string };
     const registered = await t.app.inject({
       method: 'POST',
       url: `/oauth2/${realm}/connect/register`,

@@ -197,7 +197,7 @@ describe('token entropy', () => {
   it('registration access tokens and the secrets of registered clients', async () => {
     const registered = await many(COUNT, async () =>
       json<{ client_secret: string; registration_access_token: string }>(
-        await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, payload: { grant_types: ['client_credentials'] } }),
+        await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, payload: { redirect_uris: ['https://app.example/callback'] } }),
         201,
       ),
     );

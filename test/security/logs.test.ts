@@ -177,7 +177,7 @@ describe('the log holds no secret', () => {
     );
     keep('request_uri', pushed.request_uri);
     await b.get(`${realmPath(realm)}/authorize?${query({ client_id: web.client_id, request_uri: pushed.request_uri })}`);
-    const initial = keep('initial access token', json<{ token: string }>(await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, {}), 201).token);
+    const initial = keep('initial access token', json<{ token: string }>(await t.admin.request('POST', `/realms/${realm}/initial-access-tokens`, { grant_types: ['client_credentials'] }), 201).token);
     const registered = json<{ client_id: string; client_secret: string; registration_access_token: string }>(
       await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, headers: { authorization: `Bearer ${initial}` }, payload: { grant_types: ['client_credentials'] } }),
       201,

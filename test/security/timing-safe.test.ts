@@ -177,7 +177,7 @@ describe('timing-safe comparison of secrets', () => {
     });
 
     it('a registration access token', async () => {
-      const registered = await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, payload: { grant_types: ['client_credentials'] } });
+      const registered = await t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, payload: { redirect_uris: ['https://app.example/callback'] } });
       const { client_id: clientId } = registered.json() as { client_id: string };
       for (const length of lengths.filter((n) => n > 0)) {
         const response = await t.app.inject({ method: 'GET', url: `${realmPath(realm)}/connect/register/${clientId}`, headers: { authorization: `Bearer ${of(length)}` } });

@@ -1,0 +1,64 @@
+import { namedBriefly, scopeNames } from '../oauth/scope.js';
+import type { RealmSettings } from '../realms/settings.js';
+import { CIBA_GRANT, type ClientMetadata, type GrantType } from './record.js';
+
+/**
+ * What an initial access token allows a registration beyond the realm's registration policy
+ * (CONTRACT.md §5 `grant_types` and `scope`). It is kept on the client it registered, so that
+ * the client's later updates may still use it.
+ */
+export interface RegistrationAllowance {
+  grant_types: GrantType[];
+  /** Space-separated scope names. */
+  scope: string;
+}
+
+/**
+ * Grants that let a client obtain tokens for a person or another party without that party in a
+ * browser (resource owner password, CIBA, token exchange, assertion grants): a self-registered
+ * client gets them only from an initial access token that names them, never from the realm's
+ * `registration_grant_types` alone, so that open registration cannot hand them to anyone.
+ */
+export const TOKEN_ONLY_GRANTS: ReadonlySet<GrantType> = new Set<GrantType>([
+  'password',
+  CIBA_GRANT,
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:saml2-bearer',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+]);
+
+/** The grant types and scopes a self-registered client may ask for. */
+export interface RegistrationPolicy {
+  grantTypes: ReadonlySet<string>;
+  scopes: ReadonlySet<string>;
+}
+
+/**
+ * The realm's policy, widened by the allowance of the client's initial access token and, on an
+ * update (RFC 7592 §2.2), by what the client already has: keeping a grant or scope an admin
+ * gave it is not widening.
+ */
+export function registrationPolicy(
+  settings: Pick<RealmSettings, 'registration_grant_types' | 'registration_scopes'>,
+  allowance: RegistrationAllowance | undefined,
+  current?: Pick<ClientMetadata, 'grant_types' | 'scope'>,
+): RegistrationPolicy {
+  return {
+    grantTypes: new Set<string>([
+      ...settings.registration_grant_types.filter((grant) => !TOKEN_ONLY_GRANTS.has(grant)),
+      ...(allowance?.grant_types ?? []),
+      ...(current?.grant_types ?? []),
+    ]),
+    scopes: new Set([...settings.registration_scopes, ...scopeNames(allowance?.scope ?? ''), ...scopeNames(current?.scope ?? '')]),
+  };
+}
+
+/** What the record asks for beyond the policy, one problem per field (RFC 7591 §3.2.2 `invalid_client_metadata`). */
+export function policyProblems(record: Pick<ClientMetadata, 'grant_types' | 'scope'>, policy: RegistrationPolicy): string[] {
+  const problems: string[] = [];
+  const grants = record.grant_types.filter((grant) => !policy.grantTypes.has(grant));
+  if (grants.length > 0) problems.push(`grant_types: not allowed to a self-registered client without an initial access token that allows it: ${namedBriefly(grants)}`);
+  const scopes = scopeNames(record.scope).filter((name) => !policy.scopes.has(name));
+  if (scopes.length > 0) problems.push(`scope: not allowed to a self-registered client without an initial access token that allows it: ${namedBriefly(scopes)}`);
+  return problems;
+}
