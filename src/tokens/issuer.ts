@@ -70,7 +70,7 @@ export interface UserTokensRequest {
   address?: string | undefined;
   /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */
   audience?: readonly string[] | undefined;
-  /** The audiences of the whole grant, kept with the refresh token; `audience` when absent. */
+  /** The audiences of the whole grant, kept with the refresh token (none when given as undefined); `audience` when not given. */
   refreshAudience?: readonly string[] | undefined;
 }
 
@@ -258,7 +258,7 @@ export class TokenIssuer {
           ...common,
           kind: 'refresh_token',
           scope: request.refreshScope.join(' '),
-          audience: request.refreshAudience ?? request.audience,
+          audience: 'refreshAudience' in request ? request.refreshAudience : request.audience,
           lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt),
         }, issuedAt),
       );
