@@ -20,6 +20,7 @@ import { refreshTokenGrant } from './grants/refresh-token.js';
 import { saml2BearerGrant } from './grants/saml2-bearer.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
 import { OutboundFetcher } from './http/outbound-fetch.js';
+import { trustedPeer } from './http/trusted-proxies.js';
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
@@ -56,7 +57,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     ...(deps.https ? { https: deps.https } : {}),
-    trustProxy: config.trustProxy,
+    // X-Forwarded-* (request.ip, X-Forwarded-For's hops) only from the listed peers; the client
+    // certificate header's peer is checked the same way (src/http/client-certificate.ts).
+    trustProxy: config.trustProxy === false ? false : trustedPeer(config.trustProxy),
     bodyLimit: ADMIN_BODY_LIMIT,
     // A request read while closing is served like any in flight (the drain of src/http/health.ts
     // turned new ones away before), rather than answered in Fastify's own 503 shape.

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { OutboundAllowList } from './http/address-ranges.js';
+import { type TrustedProxies, parseTrustedProxies } from './http/trusted-proxies.js';
 
 /** The environment variables of CONTRACT.md §1, parsed once into a frozen Config. */
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'], { error: 'expected true or false' })
-  .transform((value) => value === 'true' || value === '1');
-
 const optionalText = z
   .string()
   .optional()
@@ -24,6 +21,21 @@ const publicOrigin = z
     error: 'expected an origin without path, query or fragment',
   })
   .transform((url) => url.origin);
+
+/** `TRUST_PROXY`: `false` (or unset), or the load balancers' addresses and CIDR ranges; `true` is refused. */
+const trustedProxies = z
+  .string()
+  .optional()
+  .transform((value, context): TrustedProxies => {
+    const text = value?.trim() ?? '';
+    if (text === '' || text === 'false' || text === '0') return false;
+    try {
+      return Object.freeze(parseTrustedProxies(text));
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 const masterKey = z
   .string()
@@ -57,7 +69,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'expected at least 16 characters').optional()),
   MASTER_KEY: optionalText.pipe(masterKey.optional()),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUST_PROXY: trustedProxies,
   CLIENT_CERT_HEADER: optionalText.pipe(
     z
       .string()
@@ -82,7 +94,8 @@ export interface Config {
   readonly dataDir: string;
   readonly adminToken: string | undefined;
   readonly masterKey: Buffer | undefined;
-  readonly trustProxy: boolean;
+  /** `TRUST_PROXY`: the peers whose `X-Forwarded-*` and client certificate header are believed. */
+  readonly trustProxy: TrustedProxies;
   readonly clientCertHeader: string | undefined;
   readonly tls: { readonly cert: string; readonly key: string; readonly ca: string | undefined } | undefined;
   /**

@@ -61,8 +61,9 @@ async function main(): Promise<void> {
   running.db = db;
   const { store, encryption, adminToken } = await prepare(db, { masterKey, adminToken: config.adminToken, logger });
   if (adminToken.generated) {
-    // Printed once, outside the log: only its hash is stored.
-    process.stdout.write(`\nrealmgate admin token (shown once, keep it safe): ${adminToken.generated}\n\n`);
+    // Printed once, as a plain line on stderr: the JSON log lines go to stdout, and are often
+    // shipped elsewhere; only the token's hash is stored.
+    process.stderr.write(`realmgate admin token (shown once, keep it safe): ${adminToken.generated}\n`);
   }
   const app = await buildApp({
     config,

@@ -19,12 +19,35 @@ describe('configuration', () => {
     expect(loadConfig({ BASE_URL: 'https://auth.example.com/' }).baseUrl).toBe('https://auth.example.com');
   });
 
-  it('reads flags, keys and header names', () => {
+  it('reads address lists, keys and header names', () => {
     const key = Buffer.alloc(32, 7);
-    const config = loadConfig({ TRUST_PROXY: '1', CLIENT_CERT_HEADER: 'X-SSL-Client-Cert', MASTER_KEY: key.toString('base64url') });
-    expect(config.trustProxy).toBe(true);
+    const config = loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1', CLIENT_CERT_HEADER: 'X-SSL-Client-Cert', MASTER_KEY: key.toString('base64url') });
+    expect(config.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(config.clientCertHeader).toBe('x-ssl-client-cert');
     expect(config.masterKey?.equals(key)).toBe(true);
+  });
+
+  it('reads TRUST_PROXY as the load balancers\' addresses and CIDR ranges, IPv4 and IPv6', () => {
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , 127.0.0.1,::1, fd00::/8,::ffff:192.0.2.1,' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      '::ffff:192.0.2.1',
+    ]);
+    for (const off of ['', 'false', '0']) expect(loadConfig({ TRUST_PROXY: off }).trustProxy, off).toBe(false);
+  });
+
+  it('refuses TRUST_PROXY=true (trust every peer) and anything that is not an address or a range', () => {
+    for (const everyone of ['true', '1', '10.0.0.1,true']) {
+      expect(() => loadConfig({ TRUST_PROXY: everyone }), everyone).toThrow(/^invalid configuration: TRUST_PROXY: .*trust every peer/);
+    }
+    // /0 trusts every peer too.
+    for (const everyone of ['0.0.0.0/0', '::/0']) expect(() => loadConfig({ TRUST_PROXY: everyone }), everyone).toThrow(/TRUST_PROXY: .*trusts every peer/);
+    for (const bad of ['maybe', 'TRUE', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/-1', '300.1.2.3', 'fe80::1%eth0', 'proxy.example', ',', ' , ']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^invalid configuration: TRUST_PROXY: /);
+    }
   });
 
   it('names the variable of every bad value in one message', () => {

@@ -5,7 +5,7 @@ const STATE_NAME = 'admin_token_sha256';
 
 export interface AdminToken {
   hash: Buffer;
-  /** Set only on the first start without ADMIN_TOKEN, to be printed once. */
+  /** Set only on the first start without ADMIN_TOKEN, to be printed once (on stderr, apart from the logs). */
   generated: string | undefined;
 }
 

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { certificateThumbprint, clientCertificateExtractor } from '../http/client-certificate.js';
+import { parseTrustedProxies } from '../http/trusted-proxies.js';
 import type { AccessTokenClaims } from './claims.js';
 import { BearerError } from './errors.js';
 import type { CertificateOf } from './options.js';
@@ -8,14 +9,36 @@ import type { CertificateOf } from './options.js';
 /** The client certificate of the TLS connection, when the API serves HTTPS itself and asks for one (`requestCert`). */
 export const tlsClientCertificate: CertificateOf = clientCertificateExtractor({ trustProxy: false, clientCertHeader: undefined });
 
+/** Where `certificateFromHeader` believes the header. */
+export interface CertificateHeaderOptions {
+  /**
+   * The TLS-terminating proxies' addresses and CIDR ranges: a list, or a comma-separated string
+   * (`'10.0.0.0/8,127.0.0.1'`). The header is read only on a connection from one of them;
+   * `false` reads it from none (no proxy in front). Trusting every peer is refused.
+   */
+  trustProxy: false | string | readonly string[];
+}
+
 /**
  * The client certificate of the TLS connection, or else the one a trusted TLS-terminating
- * proxy puts, URL-encoded PEM, in `header` (nginx `$ssl_client_escaped_cert`). Use it only
- * behind such a proxy, which must overwrite the header: anyone else could send it.
+ * proxy puts, URL-encoded PEM, in `header` (nginx `$ssl_client_escaped_cert`), on a connection
+ * from one of `options.trustProxy`. The proxy must overwrite the header; from any other peer it
+ * is ignored, since anyone could send it.
  */
-export function certificateFromHeader(header: string): CertificateOf {
+export function certificateFromHeader(header: string, options: CertificateHeaderOptions): CertificateOf {
   if (typeof header !== 'string' || !/^[A-Za-z0-9-]+$/.test(header)) throw new TypeError('resource server: certificateFromHeader needs a header name');
-  return clientCertificateExtractor({ trustProxy: true, clientCertHeader: header.toLowerCase() });
+  const listed = options?.trustProxy;
+  if (listed === false) return tlsClientCertificate;
+  if (typeof listed !== 'string' && !Array.isArray(listed)) {
+    throw new TypeError("resource server: certificateFromHeader needs trustProxy, the proxies' addresses and CIDR ranges (e.g. '10.0.0.0/8,127.0.0.1'), or false");
+  }
+  let trustProxy: string[];
+  try {
+    trustProxy = parseTrustedProxies(listed);
+  } catch (error) {
+    throw new TypeError(`resource server: certificateFromHeader trustProxy: ${(error as Error).message}`);
+  }
+  return clientCertificateExtractor({ trustProxy, clientCertHeader: header.toLowerCase() });
 }
 
 /** The confirmation methods checked here; a token bound otherwise (DPoP's `jkt`, a `jwk`…) cannot be used as a bearer token. */

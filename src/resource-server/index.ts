@@ -12,6 +12,7 @@ import { type ResourceServerOptions, settingsOf } from './options.js';
 export type { AccessTokenClaims } from './claims.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
 export { certificateFromHeader, tlsClientCertificate } from './certificate.js';
+export type { CertificateHeaderOptions } from './certificate.js';
 
 /** What a route asks of its callers' tokens. */
 export interface TokenRequirement {

@@ -45,7 +45,8 @@ export interface ResourceServerOptions {
   timeout?: number;
   /**
    * The client certificate, for tokens bound to one (`cnf.x5t#S256`, RFC 8705 §3). Default:
-   * the TLS connection's; `certificateFromHeader(name)` reads a trusted proxy's header too.
+   * the TLS connection's; `certificateFromHeader(name, { trustProxy })` also reads the header
+   * that a TLS-terminating proxy at one of the `trustProxy` addresses sets.
    */
   certificate?: CertificateOf;
   /** The `realm` of the `WWW-Authenticate` challenge. Default: the issuer. */

@@ -74,7 +74,7 @@ interface Started {
 /** The application as server.ts builds it, listening over HTTPS or plain HTTP. */
 async function start(options: {
   https?: Pair & { ca: string };
-  trustProxy: boolean;
+  trustProxy: false | readonly string[];
   clientCertHeader?: string;
   clientCa?: string;
   clientJwks?: ClientJwks;
@@ -224,7 +224,7 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
     });
 
     it('fails closed without TLS_CA', async () => {
-      const noCa = await start({ trustProxy: true, clientCertHeader: 'x-ssl-client-cert' });
+      const noCa = await start({ trustProxy: ['127.0.0.1'], clientCertHeader: 'x-ssl-client-cert' });
       try {
         await noCa.admin.createRealm('alpha');
         const id = await client(noCa.admin, {
@@ -363,7 +363,7 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
 
   describe('the certificate header of a trusted load balancer (TRUST_PROXY and CLIENT_CERT_HEADER)', () => {
     const HEADER = 'x-ssl-client-cert';
-    const setup = async (trustProxy: boolean) => {
+    const setup = async (trustProxy: false | readonly string[]) => {
       const started = await start({ trustProxy, clientCertHeader: HEADER, clientCa: ca.cert });
       await started.admin.createRealm('alpha');
       const clientId = await client(started.admin, {
@@ -378,7 +378,7 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
     };
 
     it('authenticates with the URL-encoded PEM of the header and binds tokens to it, when the proxy is trusted', async () => {
-      const { started, post } = await setup(true);
+      const { started, post } = await setup(['127.0.0.1']);
       try {
         const ok = await post(encodeURIComponent(appCert.cert));
         expect(ok.statusCode).toBe(200);
@@ -401,7 +401,7 @@ describe('mutual-TLS client authentication and certificate-bound tokens (RFC 870
     });
 
     it('puts the binding into a stateless access token as its cnf claim (RFC 8705 §3.1, RFC 9068)', async () => {
-      const { started, post } = await setup(true);
+      const { started, post } = await setup(['127.0.0.1']);
       try {
         await started.admin.request('PATCH', '/realms/alpha', { settings: { stateless_tokens: true } });
         const ok = await post(encodeURIComponent(appCert.cert));

@@ -31,6 +31,10 @@ describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the p
     ['BASE_URL', { BASE_URL: 'https://x.example/path' }],
     ['MASTER_KEY', { MASTER_KEY: 'short' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+    // Trusting every peer would let anyone forge X-Forwarded-For and the client certificate header.
+    ['TRUST_PROXY', { TRUST_PROXY: 'true' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '1' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     // A PostgreSQL store needs the key: there is no data dir to keep a generated one in.

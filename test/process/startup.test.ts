@@ -8,8 +8,8 @@ import { testStoreKind } from '../support/store.js';
 
 const ADMIN_TOKEN_LINE = /admin token[^\n]*?:\s*(\S+)/g;
 
-/** The generated admin tokens printed on stdout. */
-const printedTokens = (stdout: string): string[] => [...stdout.matchAll(ADMIN_TOKEN_LINE)].map((match) => match[1]!);
+/** The generated admin tokens printed (on stderr). */
+const printedTokens = (output: string): string[] => [...output.matchAll(ADMIN_TOKEN_LINE)].map((match) => match[1]!);
 
 async function rootKids(baseUrl: string): Promise<string[]> {
   const response = await fetch(`${baseUrl}/oauth2/connect/jwk_uri`);
@@ -51,12 +51,14 @@ describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: 
     expect(((await response.json()) as { issuer: string }).issuer).toBe(`${baseUrl}/oauth2`);
   }, 30_000);
 
-  it('prints the generated admin token once on stdout, and that token opens the admin API', async () => {
-    const printed = printedTokens(first.stdout);
+  it('prints the generated admin token once on stderr, as a plain line apart from the logs, and that token opens the admin API', async () => {
+    const printed = printedTokens(first.stderr);
     expect(printed).toHaveLength(1);
     adminToken = printed[0]!;
-    expect(first.stdout.split(adminToken)).toHaveLength(2); // once, and not in any log line
-    expect(first.stderr).not.toContain(adminToken);
+    expect(first.stderr.split(adminToken)).toHaveLength(2); // once
+    expect(first.stderr.split('\n').find((line) => line.includes(adminToken))).toBe(`realmgate admin token (shown once, keep it safe): ${adminToken}`);
+    // stdout carries the JSON log lines, which are shipped with the logs: never the token.
+    expect(first.stdout).not.toContain(adminToken);
 
     expect((await adminRealms(baseUrl, adminToken)).status).toBe(200);
     expect((await adminRealms(baseUrl, `${adminToken}x`)).status).toBe(401);
@@ -77,7 +79,7 @@ describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: 
     const second = spawnServer(env, 'dist');
     // Starting at all means MASTER_KEY (from master.key) still decrypts the stored keys.
     await waitForStatus(second, `${baseUrl}/healthz`, 200, second.spawnedAt + 15_000);
-    expect(printedTokens(second.stdout)).toEqual([]);
+    expect(printedTokens(second.output)).toEqual([]);
     expect(second.output).not.toContain(adminToken);
     expect((await adminRealms(baseUrl, adminToken)).status).toBe(200);
     expect(await rootKids(baseUrl)).toEqual(kids);

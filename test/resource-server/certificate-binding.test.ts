@@ -144,11 +144,11 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
 
   it("reads the certificate from a trusted proxy's header only when told to", async () => {
     const token = await boundToken(stateless, holder);
-    const behindProxy = await startApi({ issuer: stateless.issuer, certificate: certificateFromHeader('X-Client-Cert') });
+    const behindProxy = await startApi({ issuer: stateless.issuer, certificate: certificateFromHeader('X-Client-Cert', { trustProxy: '127.0.0.1' }) });
     const direct = await startApi({ issuer: stateless.issuer });
     apis.push(behindProxy, direct);
-    const withHeader = (api: FastifyInstance, pem: string) =>
-      api.inject({ url: '/orders', headers: { authorization: `Bearer ${token}`, 'x-client-cert': encodeURIComponent(pem) } });
+    const withHeader = (api: FastifyInstance, pem: string, remoteAddress = '127.0.0.1') =>
+      api.inject({ url: '/orders', remoteAddress, headers: { authorization: `Bearer ${token}`, 'x-client-cert': encodeURIComponent(pem) } });
 
     expect((await withHeader(behindProxy, holder.cert)).statusCode).toBe(200);
     expect((await withHeader(behindProxy, stranger.cert)).json().error_description).toBe('the token is bound to another client certificate');
@@ -156,6 +156,24 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
     expect((await withHeader(behindProxy, 'not a certificate')).json().error_description).toMatch(/none was presented/);
     // Without the option, anyone could send the header: it is ignored.
     expect((await withHeader(direct, holder.cert)).json().error_description).toMatch(/none was presented/);
+    // So it is from a peer that is not one of the proxies.
+    expect((await withHeader(behindProxy, holder.cert, '203.0.113.9')).json().error_description).toMatch(/none was presented/);
+    expect((await withHeader(behindProxy, holder.cert, '::ffff:127.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('needs the proxies\' addresses to read a certificate header: trusting every peer is refused', () => {
+    for (const options of [undefined, {}, { trustProxy: true }, { trustProxy: '' }, { trustProxy: 'true' }, { trustProxy: '0.0.0.0/0' }, { trustProxy: ['nginx'] }]) {
+      expect(() => certificateFromHeader('X-Client-Cert', options as never), JSON.stringify(options)).toThrow(TypeError);
+    }
+    expect(typeof certificateFromHeader('X-Client-Cert', { trustProxy: ['10.0.0.0/8', 'fd00::/8'] })).toBe('function');
+  });
+
+  it('with trustProxy false, reads no header: only the TLS connection\'s certificate', async () => {
+    const token = await boundToken(stateless, holder);
+    const api = await startApi({ issuer: stateless.issuer, certificate: certificateFromHeader('X-Client-Cert', { trustProxy: false }) });
+    apis.push(api);
+    const response = await api.inject({ url: '/orders', headers: { authorization: `Bearer ${token}`, 'x-client-cert': encodeURIComponent(holder.cert) } });
+    expect(response.json().error_description).toMatch(/none was presented/);
   });
 
   describe('confirmation methods it cannot check', () => {

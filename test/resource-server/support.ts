@@ -31,7 +31,7 @@ export async function startAuthorizationServer(options: { tls?: { key: string; c
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deps = { config: { baseUrl, trustProxy: false }, encryption, adminTokenHash: adminToken.hash, cleanup: false as const };
+  const deps = { config: { baseUrl, trustProxy: false as const }, encryption, adminTokenHash: adminToken.hash, cleanup: false as const };
   const app = await buildApp({ ...deps, store });
   await app.listen({ port, host: '127.0.0.1' });
   // The store is the first instance's to close.

@@ -131,7 +131,7 @@ export async function startTwoInstances(options: { baseUrl?: string } = {}): Pro
   const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
-  const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false };
+  const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const };
   const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };

@@ -133,7 +133,7 @@ export async function startBehindNginx(
   }
   const nginx = await startNginx(ports.map((port) => `127.0.0.1:${port}`));
   const processes = ports.map((port) =>
-    spawnServer(serverEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: nginx.baseUrl, TRUST_PROXY: 'true', ...vars })),
+    spawnServer(serverEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: nginx.baseUrl, TRUST_PROXY: '127.0.0.1', ...vars })),
   );
   const instances = processes.map((process, index) => ({ process, port: ports[index]!, baseUrl: `http://127.0.0.1:${ports[index]}` }));
   try {
