@@ -93,11 +93,12 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     const token = bearerToken(request);
     if (token === undefined) throw invalidToken(realm, token, 'a registration access token is required');
     const clientId = request.params.client_id;
-    const stored = isUuid(clientId) /* self-registered clients get uuids */ ? await store.initialAccessTokens.registration(realm.name, clientId) : undefined;
-    const client = matchesHash(token, stored?.tokenHash) ? await store.clients.get(realm.name, clientId) : undefined;
+    const registration = isUuid(clientId) /* self-registered clients get uuids */ ? await store.initialAccessTokens.registration(realm.name, clientId) : undefined;
+    const stored = registration?.tokenHash;
+    const client = matchesHash(token, stored) ? await store.clients.get(realm.name, clientId) : undefined;
     if (!client) throw invalidToken(realm, token, 'the registration access token is not valid');
     await rateLimits.client(realm, 'registration', client.client_id);
-    return { client, allowance: stored?.allowance };
+    return { client, allowance: registration?.allowance };
   }
 
   return async (app) => {
