@@ -136,7 +136,8 @@ export class OutboundFetcher {
         method: request.method ?? 'GET',
         headers,
         lookup,
-        ...(request.agent ? { agent: request.agent } : {}),
+        // No pooled connection: each one is made, and its address judged, for this request.
+        agent: request.agent ?? false,
       });
       const deadline = setTimeout(() => settle(new OutboundError('timeout', `no complete answer within ${timeoutMs} ms`)), timeoutMs);
       outgoing.on('error', (error) => settle(error));

@@ -210,6 +210,15 @@ describe('the outbound fetcher', () => {
       expect(target.paths.filter((path) => path === '/allowed-name')).toHaveLength(1);
     });
 
+    it('lends no connection to another fetcher: each connection is judged for its own request', async () => {
+      const resolve = resolverOf({ 'keys.internal': [['127.0.0.1']] });
+      const allowing = new OutboundFetcher({ allow: ['keys.internal'], resolve });
+      expect((await allowing.fetch(target.url('keys.internal', '/pooled'), LIMITS)).status).toBe(200);
+      const guarded = new OutboundFetcher({ resolve });
+      expect((await failure(guarded.fetch(target.url('keys.internal', '/pooled'), LIMITS))).failure).toBe('refused_address');
+      expect(target.paths.filter((path) => path === '/pooled')).toHaveLength(1);
+    });
+
     it('allows only what it lists', async () => {
       const fetcher = new OutboundFetcher({ allow: ['10.0.0.0/8'] });
       expect((await failure(fetcher.fetch(target.url('127.0.0.1', '/not-listed'), LIMITS))).failure).toBe('refused_address');
