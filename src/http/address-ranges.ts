@@ -95,10 +95,6 @@ export class OutboundAllowList {
     }
   }
 
-  get isEmpty(): boolean {
-    return this.ranges.length === 0 && this.hosts.size === 0;
-  }
-
   allowsHost(hostname: string): boolean {
     return this.hosts.has(hostKey(hostname));
   }
