@@ -60,6 +60,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       return userView(user);
     });
 
+    // A new password ends the person's sessions and revokes their grants (UserStore.update, CONTRACT.md §7).
     app.patch<Params>('/users/:username', async (request) => {
       const input = parseInput(UserPatchSchema, request.body);
       const user = await store.users.update(request.params.realm, request.params.username, {

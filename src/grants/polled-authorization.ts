@@ -28,6 +28,10 @@ export function cibaGrant(deps: PolledGrantDeps): GrantHandler<'auth_req_id'> {
  * A grant the client polls for while a person answers elsewhere (RFC 8628 §3.5, CIBA Core
  * §11): pending, too soon (the interval grows by 5 s), denied or expired; once approved, the
  * tokens go to exactly one poll. A secret of another client or realm is unknown here.
+ *
+ * The tokens carry the sign-in that approved the request: once its session has ended (a
+ * sign-out denies what it approved; src/store/sessions.ts), the poll is denied. The session is
+ * held while the tokens are written, so that a sign-out meanwhile waits, and revokes them.
  */
 function polledGrant<Param extends string>(
   deps: PolledGrantDeps,
@@ -44,7 +48,11 @@ function polledGrant<Param extends string>(
       const answer = await deps.issuer.atomically(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError }> => {
         const outcome = await deps.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind, tx);
         if (outcome.state !== 'approved') return { refusal: pollError(outcome, grant.name) };
-        const user = await deps.users.getById(request.realm.name, outcome.approval.userId, tx);
+        const { userId, sid } = outcome.approval;
+        if (!(await deps.users.holdSession(request.realm.name, userId, sid, tx))) {
+          return { refusal: new OAuthError('access_denied', 'the person who approved the request has signed out', { status: 400 }) };
+        }
+        const user = await deps.users.hold(request.realm.name, userId, tx);
         if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
         return { written: await write(deps, request, grant.type, outcome, user, tx) };
       });

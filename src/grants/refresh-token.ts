@@ -83,12 +83,13 @@ export function refreshTokenGrant(deps: {
         // Another use came first (perhaps a replay), or the token or its person ended meanwhile.
         return refuse(ofClient(await deps.tokens.find(hash), realm.name, client));
       }
-      // Without rotation, the token is held (FOR SHARE) while its new access token is written:
-      // a revocation of its grant waits, and so sees the new token.
+      // Without rotation, the person, then the token, are held while its new access token is
+      // written: a sign-out, a revocation of its grant or of the person's grants waits, and so
+      // sees the new token; one that came first has revoked the token, which is then not held.
       const written = await deps.issuer.atomically(async (tx) => {
-        const held = await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx);
-        const user = held && (await deps.users.getById(realm.name, userId, tx));
-        return user && deps.issuer.writeUserTokens({ ...request, user }, tx);
+        const user = await deps.users.hold(realm.name, userId, tx);
+        const held = user && (await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx));
+        return held && deps.issuer.writeUserTokens({ ...request, user }, tx);
       });
       if (!written) throw invalidGrant();
       return written.complete();

@@ -72,6 +72,10 @@ export class ConsentStore {
    * JWT access tokens of those grants (denied on every instance), codes not yet exchanged,
    * and device or CIBA requests approved but not yet collected. The next authorization asks
    * for consent again. False when the person had allowed the client nothing.
+   *
+   * Requests and codes are ended first, and the tokens revoked once the person's row is
+   * locked: the order in which issuance locks them (src/store/tokens.ts insertTokens), so that
+   * a token being written for the client is committed first, and revoked here, or not written.
    */
   async revoke(realm: string, userId: string, clientId: string): Promise<boolean> {
     const denied = await this.db.transaction(async (tx) => {
@@ -79,16 +83,17 @@ export class ConsentStore {
       const deleted = await tx.query('DELETE FROM consents WHERE realm = $1 AND user_id = $2 AND client_id = $3 RETURNING 1', params);
       if (deleted.rows.length === 0) return undefined;
       await tx.query(
-        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND client_id = $3 AND revoked_at IS NULL',
-        params,
-      );
-      const denials = await tx.query<DenialRow>(DENY_CLIENT_GRANTS, params);
-      await tx.query('DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2 AND client_id = $3 AND used_at IS NULL', params);
-      await tx.query(
         `UPDATE pending_authorizations SET status = 'denied'
           WHERE realm = $1 AND user_id = $2 AND client_id = $3 AND status = 'approved'`,
         params,
       );
+      await tx.query('DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2 AND client_id = $3 AND used_at IS NULL', params);
+      await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', [realm, userId]);
+      await tx.query(
+        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND client_id = $3 AND revoked_at IS NULL',
+        params,
+      );
+      const denials = await tx.query<DenialRow>(DENY_CLIENT_GRANTS, params);
       return denials.rows;
     });
     if (denied === undefined) return false;

@@ -77,7 +77,8 @@ export class SessionStore {
 
   /**
    * Signs the person out: the session goes, and so do the tokens issued under it (those
-   * carrying its `sid`), as a sign-out ends what the sign-in began.
+   * carrying its `sid`), codes not yet exchanged, and device or CIBA requests it approved
+   * that were not yet collected, as a sign-out ends what the sign-in began.
    */
   async end(secretHash: Buffer): Promise<void> {
     await this.endWhere('secret_hash = $1', [secretHash]);
@@ -92,15 +93,34 @@ export class SessionStore {
     return this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid]);
   }
 
+  /**
+   * The rows through which tokens are issued under the session are changed in the order that
+   * issuance locks them (the request or code, the session, then the person: src/store/tokens.ts
+   * insertTokens), and its tokens revoked once the person's row is locked: a token being written
+   * under the session is committed first, and revoked here, or is not written at all.
+   */
   private async endWhere(condition: string, params: readonly unknown[]): Promise<boolean> {
     const denied = await this.db.transaction(async (tx) => {
-      const ended = await tx.query<{ realm: string; user_id: string; sid: string }>(
-        `DELETE FROM sessions WHERE ${condition} RETURNING realm, user_id, sid`,
+      const found = await tx.query<{ realm: string; user_id: string; sid: string }>(
+        `SELECT realm, user_id, sid FROM sessions WHERE ${condition}`,
         params,
       );
-      const session = ended.rows[0];
+      const session = found.rows[0];
       if (!session) return undefined;
       const sessionParams = [session.realm, session.user_id, session.sid];
+      await tx.query(
+        `UPDATE pending_authorizations SET status = 'denied'
+          WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND status = 'approved'`,
+        sessionParams,
+      );
+      await tx.query(
+        'DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND used_at IS NULL',
+        sessionParams,
+      );
+      const ended = await tx.query('DELETE FROM sessions WHERE realm = $1 AND sid = $2::uuid RETURNING 1', [session.realm, session.sid]);
+      // Another sign-out of the session came first, and ends the rest.
+      if (ended.rows.length === 0) return undefined;
+      await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', [session.realm, session.user_id]);
       await tx.query(
         'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
         sessionParams,

@@ -120,9 +120,15 @@ const INSERTED_COLUMNS = [
 /**
  * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
  * element per row (text for every type, so that both adapters pass them alike), and perhaps
- * more arrays (`extra`) that `where` filters on.
+ * more arrays (`extra`) that the condition `and` filters on. It answers the grant of each
+ * token written.
+ *
+ * A person's token is written only while the person exists, and their row is locked (FOR KEY
+ * SHARE) until the token commits: whatever ends the person's grants (src/store/users.ts,
+ * sessions.ts, consents.ts) locks that row FOR UPDATE first, so that it either waits for the
+ * token and then revokes it, or goes first, and a deletion leaves nothing to write.
  */
-function insertTokens(first: number, extra: readonly string[] = [], where = ''): string {
+function insertTokens(first: number, extra: readonly string[] = [], and = ''): string {
   const columns = [...INSERTED_COLUMNS, ...extra];
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
@@ -132,14 +138,21 @@ function insertTokens(first: number, extra: readonly string[] = [], where = ''):
          grant_type, subject,
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
          string_to_array(amr, ' '), sid::uuid, cnf, act::jsonb, aud::jsonb
-    FROM unnest(${arrays}) AS t(${columns.join(', ')}) ${where}`;
+    FROM unnest(${arrays}) AS t(${columns.join(', ')})
+   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid FOR KEY SHARE))
+         ${and && `AND ${and}`}
+  RETURNING grant_id`;
 }
 
 /**
  * The tokens of any number of grants, and the audit events of their issuance (`token.issued`),
- * in one statement: an event is committed with its tokens, or neither is.
+ * in one statement: an event is committed with its tokens, or neither is. Each event names
+ * its grant, or none when the grant stores no token. Answers the grants written.
  */
-const INSERT_MANY = `WITH issued AS (${insertTokens(1)}) ${insertAuditEvents(1 + INSERTED_COLUMNS.length)}`;
+const INSERT_MANY = `
+  WITH issued AS (${insertTokens(1)}),
+  events AS (${insertAuditEvents(1 + INSERTED_COLUMNS.length, ['event_of'], 'WHERE event_of IS NULL OR event_of::uuid IN (SELECT grant_id FROM issued)')})
+  SELECT DISTINCT grant_id::text AS grant_id FROM issued`;
 
 /**
  * Rotates refresh tokens (RFC 9700 §4.14.2), any number in one statement, so that they share
@@ -167,9 +180,16 @@ const ROTATE_MANY = `
        AND u.realm = t.realm AND u.id = t.user_id
     RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
   ),
-  successors AS (${insertTokens(4, ['successor_of'], 'WHERE successor_of::int IN (SELECT n FROM used)')}),
+  successors AS (${insertTokens(4, ['successor_of'], 'successor_of::int IN (SELECT n FROM used)')}),
   events AS (${insertAuditEvents(4 + INSERTED_COLUMNS.length + 1, ['event_of'], 'WHERE event_of::int IN (SELECT n FROM used)')})
   SELECT * FROM used`;
+
+/** Locks (FOR KEY SHARE) the people behind the tokens of these hashes ($1, hex), as insertTokens explains. */
+const HOLD_PEOPLE = `
+  SELECT 1 FROM users u
+   WHERE (u.realm, u.id) IN (SELECT t.realm, t.user_id FROM tokens t
+                              WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h)))
+     FOR KEY SHARE OF u`;
 
 /** $1: the grant id, $2: its realm when known. */
 const REVOKE_GRANT = denyGrantsStatement(`
@@ -186,10 +206,11 @@ const REVOKE_GRANT = denyGrantsStatement(`
  */
 export type NewToken = TokenRecord & { hash: Buffer; clientInternalId: string | null };
 
-/** The tokens of one grant, and the audit event of their issuance (written with them). */
+/** The tokens of one grant, and the audit event of their issuance (written with them); once its batch has run, whether they were. */
 interface GrantWrite {
   tokens: readonly NewToken[];
   event: NewAuditEvent | undefined;
+  written: boolean;
 }
 
 /** A refresh token presented for rotation, its successors, and, once its batch has run, the person behind it if it was used. */
@@ -270,22 +291,30 @@ export class TokenStore {
 
   /** Resolves once the token is committed. */
   insert(token: NewToken): Promise<void> {
-    return this.writer.add({ tokens: [token], event: undefined });
+    return this.writer.add({ tokens: [token], event: undefined, written: false });
   }
 
   /**
    * Inserts the tokens of one grant, and the event of their issuance, in one statement:
    * batched with other grants', or `within` a transaction of the caller's (which commits them).
+   * False when nothing was written: the person behind the tokens no longer exists.
    */
-  insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined, within?: Queryable): Promise<void> {
-    if (tokens.length === 0 && !event) return Promise.resolve();
-    const grant = { tokens, event };
-    return within ? this.insertMany([grant], within) : this.writer.add(grant);
+  async insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined, within?: Queryable): Promise<boolean> {
+    if (tokens.length === 0 && !event) return true;
+    const grant: GrantWrite = { tokens, event, written: false };
+    await (within ? this.insertMany([grant], within) : this.writer.add(grant));
+    return grant.written;
   }
 
   private async insertMany(grants: readonly GrantWrite[], q: Queryable = this.db): Promise<void> {
-    const events = grants.flatMap((grant) => (grant.event ? [grant.event] : []));
-    await q.query(INSERT_MANY, [...insertedColumns(grants.flatMap((grant) => grant.tokens)), ...auditEventColumns(events)]);
+    const events = grants.flatMap((grant) => (grant.event ? [{ event: grant.event, of: grant.tokens[0]?.grantId ?? null }] : []));
+    const result = await q.query<{ grant_id: string }>(INSERT_MANY, [
+      ...insertedColumns(grants.flatMap((grant) => grant.tokens)),
+      ...auditEventColumns(events.map(({ event }) => event)),
+      events.map(({ of }) => of),
+    ]);
+    const written = new Set(result.rows.map((row) => row.grant_id));
+    for (const grant of grants) grant.written = grant.tokens.length === 0 || written.has(grant.tokens[0]!.grantId);
   }
 
   /**
@@ -314,15 +343,21 @@ export class TokenStore {
     const rotations = [...batch].sort((a, b) => (a.presented < b.presented ? -1 : a.presented > b.presented ? 1 : 0));
     const successors = rotations.flatMap((rotation, i) => rotation.successors.map((token) => ({ token, of: String(i + 1) })));
     const events = rotations.flatMap((rotation, i) => (rotation.event ? [{ event: rotation.event, of: String(i + 1) }] : []));
-    const result = await this.db.query<UserRow & { n: number }>(ROTATE_MANY, [
-      rotations.map((rotation) => rotation.presented),
-      rotations.map((rotation) => rotation.realm),
-      rotations.map((rotation) => rotation.clientId),
-      ...insertedColumns(successors.map((successor) => successor.token)),
-      successors.map((successor) => successor.of),
-      ...auditEventColumns(events.map(({ event }) => event)),
-      events.map(({ of }) => of),
-    ]);
+    const presented = rotations.map((rotation) => rotation.presented);
+    const result = await this.db.transaction(async (tx) => {
+      // The people behind the tokens first, in a statement of its own, so that the rotation's
+      // statement starts after whatever ended their grants meanwhile, and sees it (insertTokens).
+      await tx.query(HOLD_PEOPLE, [presented]);
+      return tx.query<UserRow & { n: number }>(ROTATE_MANY, [
+        presented,
+        rotations.map((rotation) => rotation.realm),
+        rotations.map((rotation) => rotation.clientId),
+        ...insertedColumns(successors.map((successor) => successor.token)),
+        successors.map((successor) => successor.of),
+        ...auditEventColumns(events.map(({ event }) => event)),
+        events.map(({ of }) => of),
+      ]);
+    });
     for (const row of result.rows) rotations[row.n - 1]!.user = toUser(row);
   }
 
@@ -368,12 +403,17 @@ export class TokenStore {
    * The grant's realm is that of its stored tokens; pass it when it may have none (a code
    * exchanged for a lone JWT access token).
    *
-   * The grant's rows are locked first: a refresh being written (src/grants/refresh-token.ts)
-   * holds its refresh token's row, so the revocation waits for it, and its statement, which
-   * starts afterwards, sees the new tokens and revokes them too.
+   * The grant's person, then its rows, are locked first: a refresh being written holds the
+   * person (insertTokens) and its refresh token's row, so the revocation waits for it, and its
+   * statement, which starts afterwards, sees the new tokens and revokes them too; a refresh
+   * that comes later waits for the revocation, and then finds its token revoked.
    */
   async revokeGrant(grantId: string, realm?: string): Promise<void> {
     const result = await this.db.transaction(async (tx) => {
+      await tx.query(
+        `SELECT 1 FROM users u WHERE (u.realm, u.id) IN (SELECT realm, user_id FROM tokens WHERE grant_id = $1::text::uuid) FOR UPDATE OF u`,
+        [grantId],
+      );
       await tx.query('SELECT 1 FROM tokens WHERE grant_id = $1::text::uuid FOR UPDATE', [grantId]);
       return tx.query<DenialRow>(REVOKE_GRANT, [grantId, realm ?? null]);
     });

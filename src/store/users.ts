@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Db, Queryable } from './db.js';
-import { DENY_PERSON, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
+import { type Db, type Queryable, isUuid } from './db.js';
+import { ACCESS_TOKEN_LIFETIME_SQL, DENY_PERSON, DENY_SESSION, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -38,6 +38,31 @@ export const toUser = (row: UserRow): User => ({
   updatedAt: row.updated_at,
 });
 
+/**
+ * Denies the JWT access tokens of a person's grants ($1 realm, $2 user id): the grants with
+ * stored tokens, and those whose code was exchanged recently enough for a JWT access token of
+ * it to live (such a grant may have nothing stored).
+ */
+const DENY_PERSON_GRANTS = denyGrantsStatement(`
+  grants AS (
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid
+    UNION
+    SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
+     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.used_at IS NOT NULL
+       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+
+/**
+ * Locks the rows through which tokens are issued to a person ($1 realm, $2 user id) before
+ * their own row: the order in which issuance takes them (a device or CIBA request, or a code,
+ * then the session, then the person: src/store/tokens.ts insertTokens), so that an end of the
+ * person's grants waits for an issuance in progress rather than deadlocking with it.
+ */
+const ISSUING_ROWS_OF_PERSON = [
+  'SELECT 1 FROM pending_authorizations WHERE realm = $1 AND user_id = $2::uuid FOR UPDATE',
+  'SELECT 1 FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid FOR UPDATE',
+  'SELECT 1 FROM sessions WHERE realm = $1 AND user_id = $2::uuid FOR UPDATE',
+];
+
 /** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
   /**
@@ -74,6 +99,17 @@ export class UserStore {
   }
 
   /**
+   * The person, locked (FOR KEY SHARE) until the transaction `within` ends: whatever ends their
+   * grants waits for the tokens written in it, and so revokes them (src/store/tokens.ts
+   * insertTokens). Take it before the rows the issuance uses, so that a later statement sees
+   * what an end that came first did to them.
+   */
+  async hold(realm: string, id: string, within: Queryable): Promise<User | undefined> {
+    const result = await within.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid FOR KEY SHARE`, [realm, id]);
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
+  /**
    * The one user whose `email` claim is `email`, ignoring case; undefined when none is, or
    * when several are (claims are not unique, so an email may not name one person).
    */
@@ -96,30 +132,105 @@ export class UserStore {
   }
 
   /**
+   * Whether the person's session of this sid is live, locking it (FOR KEY SHARE) until the
+   * transaction `within` ends: a sign-out waits for the tokens written in it under the session,
+   * and so revokes them, or comes first, and then the session is gone. Take it before `hold`.
+   */
+  async holdSession(realm: string, id: string, sid: string, within: Queryable): Promise<boolean> {
+    if (!isUuid(sid)) return false;
+    const result = await within.query(
+      'SELECT 1 FROM sessions WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND expires_at > now() FOR KEY SHARE',
+      [realm, id, sid],
+    );
+    return result.rows.length > 0;
+  }
+
+  /**
    * Changes what is given: a new password hash, and claims merged into the stored ones
-   * (a claim set to null is removed, as in JSON Merge Patch).
+   * (a claim set to null is removed, as in JSON Merge Patch). A new password ends the
+   * person's sessions and grants with it, in one transaction (`endGrants`, CONTRACT.md §7).
    */
   async update(realm: string, username: string, change: { passwordHash?: string; claims?: Claims }): Promise<User | undefined> {
     // Only top-level nulls remove claims: a null inside a claim's value is part of that value.
     const sent = Object.entries(change.claims ?? {});
     const set = Object.fromEntries(sent.filter(([, value]) => value !== null));
     const removed = sent.filter(([, value]) => value === null).map(([name]) => name);
-    const result = await this.db.query<UserRow>(
-      `UPDATE users SET password_hash = coalesce($3, password_hash),
-                        claims = (claims || $4::jsonb) - $5::text[], updated_at = now()
-        WHERE realm = $1 AND lower(username) = lower($2) RETURNING ${COLUMNS}`,
-      [realm, username, change.passwordHash ?? null, JSON.stringify(set), removed],
-    );
-    return result.rows[0] && toUser(result.rows[0]);
+    const write = async (q: Queryable, id: string | undefined) => {
+      const result = await q.query<UserRow>(
+        `UPDATE users SET password_hash = coalesce($3, password_hash),
+                          claims = (claims || $4::jsonb) - $5::text[], updated_at = now()
+          WHERE realm = $1 AND lower(username) = lower($2) AND ($6::uuid IS NULL OR id = $6::uuid) RETURNING ${COLUMNS}`,
+        [realm, username, change.passwordHash ?? null, JSON.stringify(set), removed, id ?? null],
+      );
+      return result.rows[0] && toUser(result.rows[0]);
+    };
+    if (change.passwordHash === undefined) return write(this.db, undefined);
+    const updated = await this.db.transaction(async (tx) => {
+      const id = await this.idOf(realm, username, tx);
+      const denied = id === undefined ? undefined : await this.endGrantsWithin(tx, realm, id);
+      const user = denied && (await write(tx, id));
+      return user && { user, denied };
+    });
+    if (!updated) return undefined;
+    this.revokedJwts.remember(updated.denied);
+    return updated.user;
   }
 
-  /** Deletes the user, their tokens (which have no foreign key to users), sessions, codes and consents. */
+  /**
+   * Ends what the person's credentials gave (CONTRACT.md §7, §9, §10: a password change or
+   * reset, a disabled account): their sessions; their grants' stored tokens, refresh and
+   * access tokens alike; the JWT access tokens of those grants and of their sessions (denied
+   * on every instance); codes not yet exchanged; and device or CIBA requests approved but not
+   * yet collected. Tokens being issued meanwhile are revoked too, or not issued. False when
+   * the person does not exist.
+   */
+  async endGrants(realm: string, userId: string): Promise<boolean> {
+    const denied = await this.db.transaction((tx) => this.endGrantsWithin(tx, realm, userId));
+    if (!denied) return false;
+    this.revokedJwts.remember(denied);
+    return true;
+  }
+
+  /**
+   * `endGrants` in the transaction `tx`, which then holds the person's row (FOR UPDATE);
+   * undefined when there is no such person. The rows issuance takes before the person's are
+   * changed first, in its order (ISSUING_ROWS_OF_PERSON); the person's tokens are revoked once
+   * their row is locked, so that no token being written is missed.
+   */
+  private async endGrantsWithin(tx: Queryable, realm: string, userId: string): Promise<DenialRow[] | undefined> {
+    const params = [realm, userId];
+    await tx.query(
+      `UPDATE pending_authorizations SET status = 'denied' WHERE realm = $1 AND user_id = $2::uuid AND status = 'approved'`,
+      params,
+    );
+    await tx.query('DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND used_at IS NULL', params);
+    const sessions = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', params);
+    // FOR UPDATE, not the weaker lock of an UPDATE of the row, which would not wait for issuance's FOR KEY SHARE.
+    const locked = await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', params);
+    if (locked.rows.length === 0) return undefined;
+    await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2::uuid AND revoked_at IS NULL', params);
+    const denied = (await tx.query<DenialRow>(DENY_PERSON_GRANTS, params)).rows;
+    // JWT access tokens of grants with nothing stored carry their session's sid.
+    for (const { sid } of sessions.rows) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
+    return denied;
+  }
+
+  private async idOf(realm: string, username: string, q: Queryable): Promise<string | undefined> {
+    const result = await q.query<{ id: string }>('SELECT id FROM users WHERE realm = $1 AND lower(username) = lower($2)', [realm, username]);
+    return result.rows[0]?.id;
+  }
+
+  /**
+   * Deletes the user, their tokens (which have no foreign key to users), sessions, codes and
+   * consents. Tokens being issued to them meanwhile are deleted too, or not issued: the rows
+   * issuance takes are locked in its order, the person's last (src/store/tokens.ts insertTokens).
+   */
   async delete(realm: string, username: string): Promise<boolean> {
     const denied = await this.db.transaction(async (tx) => {
-      const found = await tx.query<{ id: string }>('SELECT id FROM users WHERE realm = $1 AND lower(username) = lower($2) FOR UPDATE', [
-        realm,
-        username,
-      ]);
+      const unlocked = await this.idOf(realm, username, tx);
+      if (unlocked === undefined) return undefined;
+      for (const statement of ISSUING_ROWS_OF_PERSON) await tx.query(statement, [realm, unlocked]);
+      const found = await tx.query<{ id: string }>('SELECT id FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', [realm, unlocked]);
       const id = found.rows[0]?.id;
       if (id === undefined) return undefined;
       // The person's JWT access tokens are not stored: they are denied by the person's id.

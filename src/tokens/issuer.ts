@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { Db, Queryable } from '../store/db.js';
@@ -212,7 +213,7 @@ export class TokenIssuer {
    */
   async writeUserTokens(request: UserTokensRequest, within?: Queryable): Promise<WrittenTokens> {
     const planned = this.plan(request, request.user.id);
-    await this.tokens.insertAll(planned.rows, planned.event?.row, within);
+    if (!(await this.tokens.insertAll(planned.rows, planned.event?.row, within))) throw personGone();
     return { complete: () => this.complete(request, planned) };
   }
 
@@ -330,10 +331,13 @@ export class TokenIssuer {
 
   /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
   private async store(event: PreparedAuditEvent, minted: readonly MintedToken[]): Promise<string[]> {
-    await this.tokens.insertAll(minted.map((token) => token.row), event.row);
+    if (!(await this.tokens.insertAll(minted.map((token) => token.row), event.row))) throw personGone();
     return minted.map((token) => token.value);
   }
 }
+
+/** A person's tokens were not written: the person was deleted meanwhile (src/store/tokens.ts insertTokens). */
+const personGone = () => new OAuthError('invalid_grant', 'the person behind the grant no longer exists');
 
 /** A new token of the realm's client. Its row is written out field by field: this is the token endpoint's inner loop. */
 function mint(realm: RequestRealm, client: Client, token: TokenFields, issuedAt = new Date()): MintedToken {
