@@ -171,7 +171,7 @@ describe('token endpoint: client credentials', () => {
   });
 
   it('ignores unknown parameters', async () => {
-    const response = await clientCredentials(t.app, 'alpha', svc, { foo: ['1', '2'], audience: 'x' });
+    const response = await clientCredentials(t.app, 'alpha', svc, { foo: ['1', '2'], bar: 'x' });
     expect(response.statusCode).toBe(200);
   });
 
