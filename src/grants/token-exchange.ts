@@ -15,9 +15,9 @@ type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_tok
  * issued to it or naming it in `aud`, or a JWT or ID token from a trusted issuer naming this
  * realm in `aud`; CONTRACT.md §7) for an access token of its own, with the same subject (a
  * person or a service), narrower in scope and meant for the `audience` or `resource` it names
- * (the token endpoint checks those against the client's `allowed_audiences`). With an actor token, the new token says
- * who acts for the person (`act`, nested over any earlier actor, RFC 8693 §4.1), as far as the
- * subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
+ * (which the token endpoint holds to the client's `allowed_audiences`). With an actor token,
+ * the new token says who acts for the subject (`act`, nested over any earlier actor, RFC 8693
+ * §4.1), as far as the subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
  * the client exchanges again instead). A token exchanged from this realm's own joins its grant,
  * and ends with it.
  */
