@@ -62,7 +62,7 @@ export interface Realm {
   reader: ServiceClient;
   /** The API's own client: it introspects any token of the realm. */
   api: ServiceClient;
-  /** Password and refresh token grants and token exchange, scope `openid orders:read`. */
+  /** Password and refresh token grants and token exchange, scope `openid orders:read`; may ask for the audience `orders-api`. */
   app: ServiceClient;
   alice: TestUser;
 }
@@ -81,7 +81,12 @@ export async function createRealm(as: AuthorizationServer, settings: Record<stri
     service,
     reader: await client({ grant_types: ['client_credentials'], scope: 'orders:read' }),
     api: await client({ grant_types: [], introspect_any_token: true }),
-    app: await client({ grant_types: ['password', 'refresh_token', TOKEN_EXCHANGE], scope: 'openid orders:read', introspect_any_token: true }),
+    app: await client({
+      grant_types: ['password', 'refresh_token', TOKEN_EXCHANGE],
+      scope: 'openid orders:read',
+      introspect_any_token: true,
+      allowed_audiences: ['orders-api'],
+    }),
     alice: await createUser(as.admin, name, 'alice'),
   };
 }
