@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AttemptCounters, AttemptLimit } from '../store/attempt-counters.js';
+import type { AttemptCounters, AttemptLimit, Reservation } from '../store/attempt-counters.js';
 
-/** Failed sign-ins counted in a window of this length, per account and per address. */
+/** Checks counted in a window of this length, per account and per address. */
 const WINDOW_SECONDS = 15 * 60;
-/** Then the account is locked until the window ends: 10 failures. */
+/** Then the account is locked until the window ends: 10 failed or running checks. */
 const ACCOUNT_LOCK_AFTER = 10;
 /** An address trying many accounts is locked after more failures than one person makes. */
 const ADDRESS_LOCK_AFTER = 50;
@@ -13,12 +13,22 @@ const ADDRESS_LOCK_AFTER = 50;
 const DELAY_AFTER = 3;
 const MAX_DELAY_MS = 4_000;
 
+/** A check reserved within the limits, or the seconds until the account or the address opens again. */
+export type CheckReservation = { readonly reserved: readonly Reservation[] } | { readonly lockedFor: number };
+
 /**
- * Brute-force protection of sign-in (OWASP Authentication Cheat Sheet, "Account lockout"):
- * failures of every step (password, one-time code) are counted per account and per address
- * in the database, so that every instance sees them. Past a few failures each answer is
- * delayed more (doubling up to 4 s); past the limit the account, or the address, is locked
- * until its window ends, with a message that says so.
+ * Brute-force protection of sign-in (OWASP Authentication Cheat Sheet, "Account lockout";
+ * CONTRACT.md §7): at most 10 checks of a password or a one-time code per account, and 50 per
+ * address, in 15 minutes. Each check is counted in the database before it runs (`reserve`), so
+ * that concurrent attempts on any number of instances cannot exceed the limit; past it the
+ * account, or the address, is locked until its window ends, even for the right password. A
+ * check that fails keeps its place and is answered after a delay that grows with the failures
+ * (doubling up to 4 s); one that passes, or that checked nothing, gives its place back, so
+ * that nobody is locked by their own sign-ins.
+ *
+ * Every step of one account (password, one-time code, passkey) spends the same budget: a
+ * second factor is the same account, and a budget of its own would let an attacker who knows
+ * the password guess codes beside the password guesses.
  *
  * An account is counted by what was typed (a username, which need not exist) before the
  * person is known, so that locking says nothing about which usernames exist.
@@ -29,16 +39,21 @@ export class BruteForceGuard {
     private readonly delay: (ms: number) => Promise<unknown> = sleep,
   ) {}
 
-  /** Seconds until attempts are accepted again, when the account or the address is locked. */
-  lockedFor(realm: RequestRealm, account: string | undefined, address: string): Promise<number | undefined> {
-    return this.counters.blockedFor(limits(realm, account, address));
+  /** Takes a place for one check of the account (undefined: not known yet) from the address; nothing is checked without one. */
+  async reserve(realm: RequestRealm, account: string | undefined, address: string): Promise<CheckReservation> {
+    const result = await this.counters.reserve(limits(realm, account, address));
+    return 'wait' in result ? { lockedFor: result.wait } : result;
   }
 
-  /** Counts a failure, then waits the delay the account's failures have earned. */
-  async failed(realm: RequestRealm, account: string | undefined, address: string): Promise<void> {
-    const counts = await this.counters.recordFailure(limits(realm, account, address));
-    const failures = Math.max(...counts, 0);
+  /** The check failed: its place stays counted, and the answer waits the delay the failures have earned. */
+  async failed(check: { readonly reserved: readonly Reservation[] }): Promise<void> {
+    const failures = Math.max(...check.reserved.map((reservation) => reservation.count), 0);
     if (failures >= DELAY_AFTER) await this.delay(Math.min(250 * 2 ** (failures - DELAY_AFTER), MAX_DELAY_MS));
+  }
+
+  /** The check passed, or nothing was checked: its place is given back. */
+  passed(check: { readonly reserved: readonly Reservation[] }): Promise<void> {
+    return this.counters.release(check.reserved);
   }
 
   /** Whether the account failed to sign in within the current window (the risk step asks). */

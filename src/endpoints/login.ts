@@ -17,6 +17,7 @@ import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signInPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AuthenticationStep } from '../realms/settings.js';
 import type { Store } from '../store/index.js';
@@ -38,10 +39,11 @@ const UNAVAILABLE = 'This realm asks for a sign-in method that is not available 
 /**
  * The sign-in page of a transaction: it runs the realm's `authentication` steps in order
  * (CONTRACT.md §4, §5), one page per step, with the progress kept in the transaction so
- * that any instance serves the next page. Failures count towards brute-force limits per
- * account and per address; the `risk` step decides, without a page, whether the steps
- * after it are needed. When every step is done, a session starts (stored in the database,
- * its secret in a cookie) with the methods that passed as its `amr`.
+ * that any instance serves the next page. Each step's check takes a place within the
+ * brute-force limits per account and per address before it runs (src/authn/brute-force.ts);
+ * the `risk` step decides, without a page, whether the steps after it are needed. When every
+ * step is done, a session starts (stored in the database, its secret in a cookie) with the
+ * methods that passed as its `amr`.
  */
 export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   const { store, flow, cookies, bruteForce, risk } = deps;
@@ -130,6 +132,8 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   return async (app) => {
     app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
+      // Each page of a realm with passkeys stores a challenge: counted like the transactions (README "Rate limits").
+      if (request.realm.settings.authentication.includes('passkey')) await countAddress(store.attemptCounters, request, 'authorize');
       const { purpose } = resumed.transaction;
       return showStep(request, reply, resumed, { username: purpose.kind === 'authorize' ? purpose.request.loginHint : undefined });
     });
@@ -152,29 +156,32 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 
       const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : posted.account?.(form);
       const again = (error: string, extra: { status?: number } = {}) => showStep(request, reply, resumed, { error, username: form.username, ...extra });
-      const wait = await bruteForce.lockedFor(realm, account, request.ip);
-      if (wait !== undefined) {
+      // The check is counted before it runs (CONTRACT.md §7): past the limit nothing is checked.
+      const check = await bruteForce.reserve(realm, account, request.ip);
+      if ('lockedFor' in check) {
+        const wait = check.lockedFor;
         recordSignInFailed(app.audit, attemptOf(request, resumed), { step: posted.name, username: account, userId: progress.userId, reason: 'locked' });
         reply.header('retry-after', String(wait));
         const minutes = Math.ceil(wait / 60);
         return again(`Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { status: 429 });
       }
 
+      // A check that throws keeps its place: only an answer gives it back.
       const outcome = await posted.submit(contextOf(request, resumed, posted.name), form);
-      if ('again' in outcome) return reply.redirect(loginUrl(realm, resumed.id), 303);
-      if ('error' in outcome) {
-        if (outcome.failure) {
-          app.metrics.signIns.inc({ outcome: 'failure' });
-          recordSignInFailed(app.audit, attemptOf(request, resumed), {
-            step: posted.name,
-            username: account,
-            userId: progress.userId,
-            reason: 'wrong_credentials',
-          });
-          await bruteForce.failed(realm, account, request.ip);
-        }
+      if ('error' in outcome && outcome.failure) {
+        app.metrics.signIns.inc({ outcome: 'failure' });
+        recordSignInFailed(app.audit, attemptOf(request, resumed), {
+          step: posted.name,
+          username: account,
+          userId: progress.userId,
+          reason: 'wrong_credentials',
+        });
+        await bruteForce.failed(check);
         return again(outcome.error);
       }
+      await bruteForce.passed(check);
+      if ('again' in outcome) return reply.redirect(loginUrl(realm, resumed.id), 303);
+      if ('error' in outcome) return again(outcome.error);
       const { passed } = outcome;
       if (progress.userId !== undefined && passed.userId !== progress.userId) throw new InvalidFormError();
 

@@ -94,27 +94,37 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
     const authentication = realm.settings.authentication;
     refuseUnreachable(authentication);
 
-    // While locked, nothing is checked: the right password is refused as a wrong one would be.
-    const wait = await bruteForce.lockedFor(realm, username, address);
-    if (wait !== undefined) {
-      recordSignInFailed(deps.audit, attemptOf(attempt), { step: 'password', username, reason: 'locked' });
-      const minutes = Math.ceil(wait / 60);
-      throw new OAuthError(
-        'invalid_grant',
-        `sign-in is temporarily locked after too many failed attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-        { headers: { 'retry-after': String(wait) } },
-      );
-    }
-
-    /** Counts a failure of `step` against the account and the address, then refuses. */
-    const failed = async (step: string, account: string, description: string): Promise<never> => {
+    /**
+     * Runs one check of `step` for `account` within the brute-force limits (CONTRACT.md §7): it
+     * is counted before it runs, and while the account or the address is locked nothing is
+     * checked, so that the right password is refused as a wrong one would be. Undefined: the
+     * check failed, and the failure is counted and delayed.
+     */
+    const checked = async <T>(step: string, account: string, check: () => Promise<T | undefined>): Promise<T | undefined> => {
+      const reservation = await bruteForce.reserve(realm, account, address);
+      if ('lockedFor' in reservation) {
+        const wait = reservation.lockedFor;
+        recordSignInFailed(deps.audit, attemptOf(attempt), { step, username: account, reason: 'locked' });
+        const minutes = Math.ceil(wait / 60);
+        throw new OAuthError(
+          'invalid_grant',
+          `sign-in is temporarily locked after too many failed attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+          { headers: { 'retry-after': String(wait) } },
+        );
+      }
+      // A check that throws keeps its place: only an answer gives it back.
+      const result = await check();
+      if (result !== undefined) {
+        await bruteForce.passed(reservation);
+        return result;
+      }
       recordSignInFailed(deps.audit, attemptOf(attempt), { step, username: account, reason: 'wrong_credentials' });
-      await bruteForce.failed(realm, account, address);
-      throw new OAuthError('invalid_grant', description);
+      await bruteForce.failed(reservation);
+      return undefined;
     };
 
-    const user =
-      (await verifyPassword(store.users, realm.name, username, attempt.password)) ?? (await failed('password', username, WRONG_CREDENTIALS));
+    const user = await checked('password', username, () => verifyPassword(store.users, realm.name, username, attempt.password));
+    if (!user) throw new OAuthError('invalid_grant', WRONG_CREDENTIALS);
     let progress = advance(authentication, NO_PROGRESS, 'password', { userId: user.id, amr: PASSWORD_AMR });
     for (let step = nextStep(authentication, progress); step !== undefined; step = nextStep(authentication, progress)) {
       switch (step) {
@@ -125,14 +135,16 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
           break;
         }
         case 'otp': {
-          if (attempt.otp === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
-          const kind = await verifyOneTimeCode(store, encryption, realm.name, user.id, attempt.otp);
+          const code = attempt.otp;
+          if (code === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
+          // The password's account and budget: a second factor is the same account (src/authn/brute-force.ts).
+          const kind = await checked('otp', user.username, () => verifyOneTimeCode(store, encryption, realm.name, user.id, code));
           if (kind === undefined) {
             if (!(await hasConfirmedTotp(store, realm.name, user.id))) {
               const setUp = `set one up at ${realm.issuer}/account`;
               throw new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: ${setUp}`);
             }
-            await failed('otp', user.username, WRONG_CODE);
+            throw new OAuthError('invalid_grant', WRONG_CODE);
           }
           progress = advance(authentication, progress, 'otp', { userId: user.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
           break;

@@ -7,6 +7,14 @@ export interface AttemptLimit {
   readonly windowSeconds: number;
 }
 
+/** One attempt counted against a limit before it is made: its count then, and the window it counts in. */
+export interface Reservation {
+  readonly key: string;
+  /** As the database writes it, to the microsecond. */
+  readonly windowEndsAt: string;
+  readonly count: number;
+}
+
 /**
  * Attempts (failed sign-ins, requests) counted in fixed windows, in the database, so that every instance sees the
  * same counts and a limit cannot be dodged by landing on another instance.
@@ -27,6 +35,65 @@ export class AttemptCounters {
       if (row.failures >= limit.max) wait = Math.max(wait ?? 0, row.wait, 1);
     }
     return wait;
+  }
+
+  /**
+   * Reserves one attempt against each limit, before the attempt is made: all of them, or none
+   * when a limit is reached (then the seconds until it opens). Each reservation is one
+   * conditional upsert, so that concurrent attempts on any number of instances never pass a
+   * limit: the row is locked while the condition is judged against its latest count. A
+   * reservation counts as a failure until it is given back (`release`).
+   */
+  async reserve(limits: readonly AttemptLimit[]): Promise<{ reserved: Reservation[] } | { wait: number }> {
+    const reserved: Reservation[] = [];
+    for (const limit of limits) {
+      const result = await this.db.query<{ count: number; window: string }>(
+        `INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
+           window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+         WHERE c.window_ends_at <= now() OR c.failures < $3
+         RETURNING c.failures AS count, c.window_ends_at::text AS window`,
+        [limit.key, limit.windowSeconds, limit.max],
+      );
+      const row = result.rows[0];
+      if (!row) {
+        // Those taken of the other limits go back: this attempt is not made.
+        await this.release(reserved);
+        return { wait: await this.secondsLeft(limit.key) };
+      }
+      reserved.push({ key: limit.key, windowEndsAt: row.window, count: row.count });
+    }
+    return { reserved };
+  }
+
+  /**
+   * Gives reservations back, unless their window has ended (a new window's count is not theirs).
+   * A count back at zero is removed, as if nothing had been attempted; each statement judges the
+   * row as it stands once locked, so that a reservation made meanwhile is neither lost nor removed.
+   */
+  async release(reservations: readonly Reservation[]): Promise<void> {
+    if (reservations.length === 0) return;
+    const params = [reservations.map((reservation) => reservation.key), reservations.map((reservation) => reservation.windowEndsAt)];
+    await this.db.query(
+      `UPDATE attempt_counters AS c SET failures = c.failures - 1
+         FROM unnest($1::text[], $2::timestamptz[]) AS r(key, window_ends_at)
+        WHERE c.key = r.key AND c.window_ends_at = r.window_ends_at AND c.failures > 0`,
+      params,
+    );
+    await this.db.query(
+      `DELETE FROM attempt_counters AS c USING unnest($1::text[], $2::timestamptz[]) AS r(key, window_ends_at)
+        WHERE c.key = r.key AND c.window_ends_at = r.window_ends_at AND c.failures = 0`,
+      params,
+    );
+  }
+
+  private async secondsLeft(key: string): Promise<number> {
+    const result = await this.db.query<{ wait: number }>(
+      'SELECT ceil(extract(epoch FROM window_ends_at - now()))::int AS wait FROM attempt_counters WHERE key = $1',
+      [key],
+    );
+    return Math.max(1, result.rows[0]?.wait ?? 1);
   }
 
   /**
