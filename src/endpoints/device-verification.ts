@@ -5,6 +5,7 @@ import { formatUserCode, normaliseUserCode } from '../device/user-code.js';
 import { formParams } from '../http/form-params.js';
 import { deviceCodePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AttemptLimit } from '../store/attempt-counters.js';
 import type { Store } from '../store/index.js';
@@ -26,7 +27,7 @@ function wrongCodeLimits(request: FastifyRequest, realm: RequestRealm, browserHa
   const key = (whose: string) => `device-user-code:${realm.name}:${whose}`;
   return [
     { key: key(`browser:${browserHash.toString('hex')}`), max: WRONG_CODES_PER_BROWSER, windowSeconds: WRONG_CODE_WINDOW_SECONDS },
-    { key: key(`address:${request.ip}`), max: WRONG_CODES_PER_ADDRESS, windowSeconds: WRONG_CODE_WINDOW_SECONDS },
+    { key: key(`address:${addressKey(request.ip)}`), max: WRONG_CODES_PER_ADDRESS, windowSeconds: WRONG_CODE_WINDOW_SECONDS },
   ];
 }
 

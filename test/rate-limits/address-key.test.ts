@@ -72,6 +72,23 @@ describe('per-address limits key on the network', () => {
     expect(await post('2001:db8:bb:1::c')).toBe(429);
   });
 
+  it('keys the device page’s wrong user codes per network', async () => {
+    await t.admin.createRealm('codes-nets', { rate_limit_device_page: null });
+    const wrongCode = async (remoteAddress: string) => {
+      // A browser of its own each time: only the count per address can lock.
+      const browser = new TestBrowser(t.app, t.baseUrl);
+      browser.remoteAddress = remoteAddress;
+      const url = `${realmPath('codes-nets')}/device/user`;
+      return browser.submit(url, await browser.get(url), { user_code: 'BCDF-GHJK' });
+    };
+    // 20 wrong codes per address in 15 minutes (src/endpoints/device-verification.ts).
+    for (let i = 0; i < 20; i++) expect((await wrongCode(`2001:db8:dd:1::${i + 1}`)).statusCode).toBe(200);
+    const locked = await wrongCode('2001:db8:dd:1::abcd');
+    expect(locked.statusCode).toBe(429);
+    expect(locked.body).toContain('Too many wrong codes');
+    expect((await wrongCode('2001:db8:dd:2::1')).statusCode).toBe(200);
+  });
+
   it('keys open registrations per network', async () => {
     await t.admin.createRealm('open-nets', { open_registration: true, rate_limit_registration: 2 });
     const register = (remoteAddress: string) =>
