@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientJwks,
     jwtAccessTokens,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
-    rateLimits: new RateLimits(store.attemptCounters),
+    rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
   };
 
   if (config.baseUrl.startsWith('https:')) {

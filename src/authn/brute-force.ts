@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sha256 } from '../crypto/hash.js';
+import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AttemptCounters, AttemptLimit, Reservation } from '../store/attempt-counters.js';
 
@@ -70,6 +71,6 @@ const accountLimit = (realm: RequestRealm, account: string): AttemptLimit => ({
 });
 
 function limits(realm: RequestRealm, account: string | undefined, address: string): AttemptLimit[] {
-  const byAddress = { key: `sign-in:${realm.name}:address:${address}`, max: ADDRESS_LOCK_AFTER, windowSeconds: WINDOW_SECONDS };
+  const byAddress = { key: `sign-in:${realm.name}:address:${addressKey(address)}`, max: ADDRESS_LOCK_AFTER, windowSeconds: WINDOW_SECONDS };
   return account === undefined ? [byAddress] : [accountLimit(realm, account), byAddress];
 }

@@ -33,7 +33,7 @@ export function backchannelAuthenticationEndpoint(deps: {
     app.post(PATH, async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, PATH);
-      deps.rateLimits.client(request.realm, 'ciba', client.client_id);
+      await deps.rateLimits.client(request.realm, 'ciba', client.client_id);
       const form = formParams(request.body, BACKCHANNEL_FORM_PARAMETERS);
       const valid = await validateBackchannelRequest(validationDeps, realm, client, `${realm.issuer}${PATH}`, form);
 

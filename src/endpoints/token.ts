@@ -27,7 +27,7 @@ export function tokenEndpoint(deps: {
       if (!grant) throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
 
       const client = await deps.authenticator.authenticate(request, '/access_token');
-      deps.rateLimits.client(request.realm, 'token', client.client_id);
+      await deps.rateLimits.client(request.realm, 'token', client.client_id);
       if (!client.grant_types.includes(grant.type)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }

@@ -60,6 +60,27 @@ describe('per-address limits key on the network', () => {
     expect((await postSignIn('192.0.2.51')).statusCode).not.toBe(429);
   });
 
+  it('counts failed sign-ins per network for the brute-force lock of an address', async () => {
+    await t.admin.createRealm('failures-nets', { rate_limit_sign_in: null });
+    const fail = async (remoteAddress: string) => {
+      const browser = new TestBrowser(t.app, t.baseUrl);
+      browser.remoteAddress = remoteAddress;
+      const url = (await browser.get(`${realmPath('failures-nets')}/account`)).headers.location as string;
+      expect((await browser.submit(url, await browser.get(url), { username: 'nobody', password: 'wrong password' })).statusCode).toBe(200);
+    };
+    await fail('2001:db8:ee:1::1');
+    await fail('2001:db8:ee:1::2');
+    await fail('192.0.2.80');
+    // The lock per address needs 50 failures, each answered later than the one before: the counts show the keys.
+    const counts = await t.store.db.query<{ key: string; failures: number }>(
+      "SELECT key, failures FROM attempt_counters WHERE key LIKE 'sign-in:failures-nets:address:%' ORDER BY key",
+    );
+    expect(counts.rows).toEqual([
+      { key: 'sign-in:failures-nets:address:192.0.2.80', failures: 1 },
+      { key: 'sign-in:failures-nets:address:2001:db8:ee:1::/64', failures: 2 },
+    ]);
+  });
+
   it('keys the device page the same way', async () => {
     const post = async (remoteAddress: string) => {
       const browser = new TestBrowser(t.app, t.baseUrl);

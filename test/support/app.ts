@@ -21,6 +21,7 @@ export const NO_RATE_LIMITS = {
   rate_limit_registration: null,
   rate_limit_sign_in: null,
   rate_limit_device_page: null,
+  rate_limit_authorize: null,
 } as const;
 
 export interface TestApp {
