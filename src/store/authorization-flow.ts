@@ -85,7 +85,16 @@ export class AuthorizationFlowStore {
     },
     limit?: AttemptLimit,
   ): Promise<{ begun: true } | { begun: false; secondsLeft: number }> {
-    const row = [idHash, tx.realm, tx.clientId ?? null, tx.browserHash, tx.purpose.kind, JSON.stringify(detailsOf(tx.purpose)), tx.sid ?? null, tx.lifetimeSeconds];
+    const row = [
+      idHash,
+      tx.realm,
+      tx.clientId ?? null,
+      tx.browserHash,
+      tx.purpose.kind,
+      JSON.stringify(detailsOf(tx.purpose)),
+      tx.sid ?? null,
+      tx.lifetimeSeconds,
+    ];
     if (!limit) {
       await this.db.query(
         `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
