@@ -1,6 +1,5 @@
-import { promises as dns } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
 import { type RegistrationPolicy, policyProblems } from './registration-policy.js';
 import {
@@ -183,64 +182,26 @@ export function registrationView(record: ClientMetadata) {
   };
 }
 
-/** RFC 6598 CGNAT, RFC 1918, loopback, link-local (cloud metadata), unspecified, multicast and reserved. */
-const INTERNAL_IPV4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 3],
-];
-
-const INTERNAL_ADDRESSES = (() => {
-  const list = new BlockList(); // also matches IPv4-mapped IPv6 (::ffff:a.b.c.d) against the IPv4 subnets
-  for (const [network, prefix] of INTERNAL_IPV4) {
-    list.addSubnet(network, prefix, 'ipv4');
-    list.addSubnet(`64:ff9b::${network}`, 96 + prefix, 'ipv6'); // RFC 6052 NAT64 of the same
-  }
-  list.addSubnet('::', 96, 'ipv6'); // unspecified, loopback and IPv4-compatible (RFC 4291 §2.5.5.1)
-  list.addSubnet('fc00::', 7, 'ipv6'); // unique local, RFC 4193
-  list.addSubnet('fe80::', 10, 'ipv6'); // link-local
-  list.addSubnet('fec0::', 10, 'ipv6'); // site-local, deprecated but routed by some
-  list.addSubnet('ff00::', 8, 'ipv6'); // multicast
-  return list;
-})();
-
-const INTERNAL_NAME = /(^|\.)(localhost|internal|local)$/;
 const LOOKUP_TIMEOUT_MS = 3_000;
 
-const isInternalAddress = (address: string): boolean => {
-  const family = isIP(address);
-  return family === 0 || INTERNAL_ADDRESSES.check(address, family === 4 ? 'ipv4' : 'ipv6');
-};
-
 /**
- * A self-registered `jwks_uri` is fetched by this server (src/client-auth/client-jwks.ts),
- * so it must not lead into the server's own network (SSRF): https, and a host that is a
- * public address, or a name that resolves only to public addresses now. DNS rebinding (a
- * name that resolves elsewhere when fetched) is the residual risk; the fetcher is the place
- * to pin the addresses checked here. An admin-set `jwks_uri` is trusted and not checked.
+ * A self-registered `jwks_uri` is fetched by this server (src/client-auth/client-jwks.ts), so
+ * it must not lead into the server's own network (SSRF): https, and a host the outbound
+ * fetcher's guard admits (a public address, a name that resolves only to public addresses
+ * now, or what `OUTBOUND_ALLOW` lists). This only refuses early and clearly: the fetcher judges
+ * the address again when it connects (DNS rebinding). An admin-set `jwks_uri` is not checked.
  */
-export async function checkJwksUriTarget(jwksUri: string): Promise<void> {
+export async function checkJwksUriTarget(jwksUri: string, outbound: Pick<OutboundFetcher, 'admits'>): Promise<void> {
   const url = new URL(jwksUri); // the record's schema has parsed it already
   if (url.protocol !== 'https:') throw invalidMetadata('jwks_uri: must be an https URL');
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  const refused = invalidMetadata('jwks_uri: must not point at a loopback, private, link-local or otherwise internal address');
-  if (isIP(host) !== 0) {
-    if (isInternalAddress(host)) throw refused;
-    return;
-  }
-  if (INTERNAL_NAME.test(host)) throw refused;
-  let addresses: Array<{ address: string }>;
+  let verdict: Awaited<ReturnType<OutboundFetcher['admits']>>;
   try {
-    addresses = await withTimeout(dns.lookup(host, { all: true, verbatim: true }), LOOKUP_TIMEOUT_MS);
+    verdict = await withTimeout(outbound.admits(url), LOOKUP_TIMEOUT_MS);
   } catch {
-    throw invalidMetadata('jwks_uri: the host name does not resolve');
+    verdict = 'unresolved';
   }
-  if (addresses.length === 0 || addresses.some(({ address }) => isInternalAddress(address))) throw refused;
+  if (verdict === 'unresolved') throw invalidMetadata('jwks_uri: the host name does not resolve');
+  if (verdict === 'refused') throw invalidMetadata('jwks_uri: must not point at a loopback, private, link-local or otherwise internal address');
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   type RegistrationCapabilities,
   RegistrationError,
@@ -77,11 +77,11 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
   const { store, capabilities, rateLimits } = deps;
 
   /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */
-  async function checkAgainstRealm(realm: RequestRealm, record: ClientMetadata, keptJwksUri?: string): Promise<void> {
+  async function checkAgainstRealm(app: FastifyInstance, realm: RequestRealm, record: ClientMetadata, keptJwksUri?: string): Promise<void> {
     // A client may ask only for scopes the realm defines: an undefined one could never be granted.
     const missing = await store.scopes.missing(realm.name, scopeNames(record.scope));
     if (missing.length > 0) throw new RegistrationError('invalid_client_metadata', `scope: not defined in this realm: ${missing.join(' ')}`);
-    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri);
+    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, app.outbound);
   }
 
   /**
@@ -131,7 +131,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
       await rateLimits.client(realm, 'registration', `address:${addressKey(request.ip)}`);
 
       const record = registeredRecord(request.body, capabilities, registrationPolicy(realm.settings, allowance));
-      await checkAgainstRealm(realm, record);
+      await checkAgainstRealm(app, realm, record);
       const clientId = randomUUID();
       const secret = usesClientSecret(record.token_endpoint_auth_method) ? randomSecret() : undefined;
       const registrationAccessToken = randomSecret();
@@ -170,7 +170,7 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
         throw new RegistrationError('invalid_client_metadata', 'client_secret: must be a string');
       }
       const policy = (client: Client) => registrationPolicy(realm.settings, allowance, client);
-      await checkAgainstRealm(realm, registeredRecord(body, capabilities, policy(current), current), current.jwks_uri);
+      await checkAgainstRealm(app, realm, registeredRecord(body, capabilities, policy(current), current), current.jwks_uri);
 
       let newSecret: string | undefined;
       const updated = await store.clients.update(realm.name, current.client_id, (locked) => {

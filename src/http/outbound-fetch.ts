@@ -54,6 +54,9 @@ export class OutboundError extends Error {
   }
 }
 
+/** Names that only ever lead inside (RFC 6761 `localhost`, RFC 6762 `local`, RFC 9476-style `internal`). */
+const RESERVED_NAME = /(^|\.)(localhost|internal|local)$/i;
+
 const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 /**
@@ -76,6 +79,25 @@ export class OutboundFetcher {
   /** Whether the guard lets a connection reach `address`. */
   permits(address: string): boolean {
     return this.allow.allowsAddress(address) || !isSpecialPurposeAddress(address);
+  }
+
+  /**
+   * Whether a fetch of `url` would get past the guard, as far as its name resolves now: for a
+   * clear refusal when a URL is registered. The connection is judged again when it is made.
+   */
+  async admits(url: URL): Promise<'admitted' | 'refused' | 'unresolved'> {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (this.allow.allowsHost(host)) return 'admitted';
+    if (isIP(host) !== 0) return this.permits(host) ? 'admitted' : 'refused';
+    if (RESERVED_NAME.test(host.replace(/\.$/, ''))) return 'refused';
+    let answers: ReadonlyArray<{ address: string }>;
+    try {
+      answers = await this.resolve(host);
+    } catch {
+      return 'unresolved';
+    }
+    if (answers.length === 0) return 'unresolved';
+    return answers.every((answer) => this.permits(answer.address)) ? 'admitted' : 'refused';
   }
 
   fetch(url: string, request: OutboundRequest): Promise<OutboundResponse> {

@@ -396,6 +396,10 @@ describe('dynamic client registration', () => {
       'https://keys.localhost/jwks',
       'https://metadata.google.internal/jwks',
       'https://printer.local/jwks',
+      // The special-purpose ranges the outbound fetcher's guard knows beyond the private ones.
+      'https://198.18.0.1/jwks',
+      'https://192.0.0.8/jwks',
+      'https://[2002:7f00:1::1]/jwks', // 6to4 wrapping 127.0.0.1
     ];
     for (const jwksUri of internal) {
       it(`refuses ${jwksUri}`, async () => {
