@@ -69,9 +69,11 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
       const browserHash = cookies.browserHash(request, realm);
       if (!browserHash || !cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
 
-      const limits = wrongCodeLimits(request, realm, browserHash);
-      const wait = await store.attemptCounters.blockedFor(limits);
-      if (wait !== undefined) {
+      // The guess takes its place in the budgets before it is looked up, so that concurrent
+      // guesses cannot pass them (CONTRACT.md §7); a right code gives its place back.
+      const reservation = await store.attemptCounters.reserve(wrongCodeLimits(request, realm, browserHash));
+      if ('wait' in reservation) {
+        const { wait } = reservation;
         reply.header('retry-after', String(wait));
         const minutes = Math.ceil(wait / 60);
         const error = `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -82,11 +84,11 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
       const pending = userCode === undefined ? undefined : await store.pendingAuthorizations.findDeviceByUserCode(realm.name, userCode);
       const client = pending && (await store.clients.get(realm.name, pending.clientId));
       if (!pending || !client) {
-        await store.attemptCounters.recordFailure(limits);
         const error = 'That code is not valid or has expired. Check the code on your device.';
         return showForm(reply, realm, browserHash, { userCode: form.user_code, error });
       }
 
+      await store.attemptCounters.release(reservation.reserved);
       return flow.begin(request, reply, realm, {
         clientId: client.client_id,
         purpose: { kind: 'device', pendingId: pending.id, userCode: formatUserCode(userCode!), scope: pending.scope },

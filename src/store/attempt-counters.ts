@@ -22,21 +22,6 @@ export interface Reservation {
 export class AttemptCounters {
   constructor(private readonly db: Db) {}
 
-  /** Seconds until the attempts are allowed again, when a limit is reached; else undefined. */
-  async blockedFor(limits: readonly AttemptLimit[]): Promise<number | undefined> {
-    const result = await this.db.query<{ key: string; failures: number; wait: number }>(
-      `SELECT key, failures, ceil(extract(epoch FROM window_ends_at - now()))::int AS wait
-         FROM attempt_counters WHERE key = ANY($1::text[]) AND window_ends_at > now()`,
-      [limits.map((limit) => limit.key)],
-    );
-    let wait: number | undefined;
-    for (const row of result.rows) {
-      const limit = limits.find((candidate) => candidate.key === row.key)!;
-      if (row.failures >= limit.max) wait = Math.max(wait ?? 0, row.wait, 1);
-    }
-    return wait;
-  }
-
   /**
    * Reserves one attempt against each limit, before the attempt is made: all of them, or none
    * when a limit is reached (then the seconds until it opens). Each reservation is one
@@ -94,16 +79,6 @@ export class AttemptCounters {
       [key],
     );
     return Math.max(1, result.rows[0]?.wait ?? 1);
-  }
-
-  /**
-   * Counts one failure against each limit, starting a new window where the last one ended;
-   * returns the failures now counted for each, in order.
-   */
-  async recordFailure(limits: readonly AttemptLimit[]): Promise<number[]> {
-    const counts: number[] = [];
-    for (const limit of limits) counts.push((await this.countRequest(limit.key, limit.windowSeconds)).count);
-    return counts;
   }
 
   /**

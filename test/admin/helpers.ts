@@ -22,6 +22,10 @@ export const DEFAULT_SETTINGS = {
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  registration_grant_types: ['authorization_code', 'refresh_token'],
+  registration_scopes: ['openid', 'profile', 'email'],
+  grant_max_lifetime: 2592000,
+  reauthentication_max_age: 300,
   rate_limit_token: 6000,
   rate_limit_par: 600,
   rate_limit_device: 120,
@@ -45,6 +49,8 @@ export const SECONDS_SETTINGS = [
   'ciba_lifetime',
   'audit_event_lifetime',
   'ciba_poll_interval',
+  'grant_max_lifetime',
+  'reauthentication_max_age',
 ] as const;
 
 /** Parts of a private JWK (RFC 7518 §6.2.2, §6.3.2) that a published key must never carry. */

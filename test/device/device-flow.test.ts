@@ -282,6 +282,48 @@ describe('device authorization grant (RFC 8628)', () => {
       expect(response.headers['content-type']).toMatch(/^text\/html/);
     });
 
+    it('counts each guess before it is looked up: of 20 wrong codes and the right one sent at once, at most 5 are looked up, and the right one is refused', async () => {
+      const { realm, clientId } = await setup();
+      const device = await startDevice(realm, clientId);
+      const browser = new TestBrowser(t.app, t.baseUrl);
+      const pageUrl = `${realmPath(realm)}/device/user`;
+      const page = await browser.get(pageUrl);
+      // Every lookup is held until each guess has either reached its lookup or been answered, so
+      // that all of them are in flight together whatever the store's own scheduling.
+      const store = t.store.pendingAuthorizations;
+      const lookup = store.findDeviceByUserCode.bind(store);
+      let arrived = 0;
+      let answered = 0;
+      let release!: () => void;
+      const allInFlight = new Promise<void>((resolve) => (release = resolve));
+      const settle = () => arrived + answered === 20 && release();
+      store.findDeviceByUserCode = async (...args) => {
+        arrived++;
+        settle();
+        await allInFlight;
+        return lookup(...args);
+      };
+      let wrong;
+      try {
+        wrong = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            browser.submit(pageUrl, page, { user_code: 'BBBB-BBBB' }).then((response) => {
+              if (response.statusCode === 429) answered++;
+              settle();
+              return response;
+            }),
+          ),
+        );
+      } finally {
+        store.findDeviceByUserCode = lookup;
+      }
+      const looked = wrong.filter((response) => response.statusCode === 200);
+      const refused = wrong.filter((response) => response.statusCode === 429);
+      expect(looked.length).toBeLessThanOrEqual(5);
+      expect(looked.length + refused.length).toBe(20);
+      expect((await browser.submit(pageUrl, page, { user_code: device.user_code })).statusCode).toBe(429);
+    });
+
     it('limits wrong codes per browser: the sixth attempt is refused with 429, even with the right code', async () => {
       const { realm, clientId } = await setup();
       const device = await startDevice(realm, clientId);
