@@ -32,6 +32,8 @@ export interface PresentedToken {
   readonly claimed: { readonly sub: string; readonly iss: string };
   /** This realm's token: its grant and sign-in, which tokens exchanged from it join, so that they end with it. */
   readonly grantId?: string;
+  /** When that grant began, for `grant_max_lifetime`: known of a stored token (a JWT does not carry it). */
+  readonly grantStartedAt?: Date | undefined;
   readonly signIn?: SignIn | undefined;
 }
 
@@ -95,6 +97,7 @@ async function ownAccessToken(
       mayAct: undefined,
       claimed: { sub: found.subject, iss: realm.issuer },
       grantId: found.grantId,
+      grantStartedAt: 'grantStartedAt' in found ? found.grantStartedAt : undefined,
       signIn: 'signIn' in found ? found.signIn : undefined,
     },
     issuedTo: found.clientId,

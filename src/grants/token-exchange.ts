@@ -58,6 +58,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
         // Joining the subject token's grant and sign-in: revoking that grant, or signing out,
         // ends the exchanged token too.
         grantId: subject.grantId,
+        grantStartedAt: subject.grantStartedAt,
         signIn: subject.signIn,
       });
       return { ...response, issued_token_type: TOKEN_TYPES.accessToken };

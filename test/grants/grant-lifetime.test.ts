@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, introspect } from '../support/oauth.js';
-import { type TestUser, createUser, passwordTokens, refreshGrant } from '../support/users.js';
+import { type TestUser, createUser, passwordTokens, refreshGrant, tokenRequest } from '../support/users.js';
 
 const LONG = { access_token_lifetime: 3600, refresh_token_lifetime: 604_800 };
 
@@ -69,6 +69,25 @@ describe('grant_max_lifetime', () => {
     // And the refresh of that refresh.
     const third = (await refreshGrant(t.app, 'capped', clients.capped!, second.refresh_token)).json();
     expect((await inspect('capped', third.refresh_token)).exp).toBeLessThanOrEqual(grantEnd);
+  });
+
+  it.each(['capped'] as const)('caps a token exchanged from a stored token of the grant (%s): it joins the grant, and ends with it', async (realm) => {
+    const created = await t.admin.createClient(realm, {
+      grant_types: ['password', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      scope: 'openid',
+    });
+    const exchanger = { clientId: created.client_id, secret: created.client_secret as string };
+    const first = await passwordTokens(t.app, realm, exchanger, people[realm]!, 'openid');
+    const grantEnd = (await inspect(realm, first.refresh_token!)).exp;
+    await sleep(2_100); // a token exchanged now, given the whole 60 s, would outlive the grant by 2 s
+    const response = await tokenRequest(t.app, realm, exchanger, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: first.access_token,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const exchanged = response.json() as { access_token: string; expires_in: number };
+    expect((await inspect(realm, exchanged.access_token)).exp).toBeLessThanOrEqual(grantEnd);
   });
 
   it('caps stateless access tokens of a refresh too', async () => {
