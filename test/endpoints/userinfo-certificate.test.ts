@@ -1,25 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type RequestOptions, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Pair, selfSigned } from '../support/certificates.js';
 import { type AuthorizationServer, type Realm, createRealm, startAuthorizationServer } from '../resource-server/support.js';
-
-interface Pair {
-  cert: string;
-  key: string;
-}
-
-function selfSigned(dir: string, name: string, subject: string, extensions: string[]): Pair {
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-subj', subject,
-      ...extensions.flatMap((extension) => ['-addext', extension])],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
-}
 
 /**
  * CONTRACT.md §7: UserInfo honours certificate binding (RFC 8705 §3) like every resource

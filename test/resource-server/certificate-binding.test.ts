@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { X509Certificate, createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { type RequestOptions, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -10,24 +9,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateFromHeader, resourceServer } from '../../src/resource-server/index.js';
+import { type Pair, selfSigned } from '../support/certificates.js';
 import type { ServiceClient } from '../support/oauth.js';
 import { type AuthorizationServer, type Realm, call, createRealm, startApi, startAuthorizationServer, tokens } from './support.js';
-
-interface Pair {
-  cert: string;
-  key: string;
-}
-
-/** Self-signed certificates made with the openssl CLI, as test/client-auth/mtls.test.ts makes them. */
-function selfSigned(dir: string, name: string, subject: string, extensions: string[]): Pair {
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-subj', subject,
-      ...extensions.flatMap((extension) => ['-addext', extension])],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
-}
 
 const thumbprint = (pem: string): string => createHash('sha256').update(new X509Certificate(pem).raw).digest('base64url');
 
