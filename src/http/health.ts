@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Store } from '../store/index.js';
 
@@ -42,16 +42,20 @@ export class Drain {
   /** Requests being served now, and those of them that were under way when the drain began. */
   private inFlight = 0;
   inFlightAtBegin = 0;
+  /** Requests whose headers were read before the drain began: they are served, whenever their hooks run. */
+  private readonly arrivedBefore = new WeakSet<IncomingMessage>();
 
   constructor(app: FastifyInstance) {
-    app.server.on('request', (_request, response: ServerResponse) => {
+    // Prepended, so that it runs before Fastify's own listener starts the request's hooks.
+    app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       this.inFlight++;
+      if (this.beganAt === undefined) this.arrivedBefore.add(request);
       response.once('close', () => this.inFlight--);
     });
     // A callback hook, not an async one: every request passes it, and all but a stopping
     // instance's go straight on.
     app.addHook('onRequest', (request, reply, done) => {
-      if (this.beganAt === undefined) return done();
+      if (this.beganAt === undefined || this.arrivedBefore.has(request.raw)) return done();
       const path = request.url.split('?', 1)[0]!;
       if (path === '/healthz') return done();
       reply.code(503).headers({ 'retry-after': '1', 'cache-control': 'no-store', connection: 'close' });

@@ -65,15 +65,21 @@ async function setUp(server: { baseUrl: string }, realm: string): Promise<{ clie
 }
 
 /**
- * A token request whose body is not all sent: in flight at the server until `finish()`.
- * Its headers have been read once `sent` resolves and a later request was answered.
+ * A token request whose body is not sent: in flight at the server until `finish()`. It asks
+ * `Expect: 100-continue`, so `sent` resolves once the server has read its headers and taken
+ * it in (Node answers 100 Continue as it emits the request).
  */
 function heldTokenRequest(url: string, authorization: string): { sent: Promise<void>; finish(): void; status: Promise<number> } {
   const body = 'grant_type=client_credentials';
   const req = request(url, {
     method: 'POST',
     agent: false,
-    headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
+    headers: {
+      authorization,
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-length': String(body.length),
+      expect: '100-continue',
+    },
   });
   const status = new Promise<number>((resolve) => {
     req.on('error', () => resolve(0));
@@ -82,11 +88,9 @@ function heldTokenRequest(url: string, authorization: string): { sent: Promise<v
       response.on('end', () => resolve(response.statusCode ?? 0));
     });
   });
-  return {
-    sent: new Promise((resolve) => req.write(body.slice(0, 10), () => resolve())),
-    finish: () => req.end(body.slice(10)),
-    status,
-  };
+  const sent = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+  req.flushHeaders();
+  return { sent, finish: () => req.end(body), status };
 }
 
 describe.skipIf(testStoreKind() !== 'postgres' || nginxSkipReason() !== undefined)(
