@@ -117,7 +117,7 @@ describe('timing-safe comparison of secrets', () => {
         ['endpoints/userinfo.ts', 'tokens.find(sha256(token))'],
         ['grants/refresh-token.ts', 'sha256(params.refresh_token)'],
         ['grants/authorization-code.ts', 'sha256(params.code)'],
-        ['grants/polled-authorization.ts', 'poll(sha256(secret)'],
+        ['grants/poll.ts', 'poll(sha256(secret)'],
         ['endpoints/authorize.ts', 'usePushed(sha256(trusted.request_uri)'],
         ['authn/authorization-flow.ts', 'sessions.find(sha256(secret)'],
         ['authn/authorization-flow.ts', 'authorizationFlow.find(sha256(transactionId)'],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CIBA_GRANT, DEVICE_CODE_GRANT, type GrantType } from '../clients/record.js';
+import type { GrantType } from '../clients/record.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { PendingAuthorizationStore, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
@@ -8,20 +8,10 @@ import type { User, UserStore } from '../store/users.js';
 import { type TokenIssuer, type WrittenTokens, issuesRefreshTokens } from '../tokens/issuer.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
 
-interface PolledGrantDeps {
+export interface PolledGrantDeps {
   pendingAuthorizations: PendingAuthorizationStore;
   users: UserStore;
   issuer: TokenIssuer;
-}
-
-/** RFC 8628 §3.4: the device polls with its device code. */
-export function deviceCodeGrant(deps: PolledGrantDeps): GrantHandler<'device_code'> {
-  return polledGrant(deps, { type: DEVICE_CODE_GRANT, kind: 'device', parameter: 'device_code', name: 'device code' });
-}
-
-/** CIBA Core §10.1: the client polls with the auth_req_id of its backchannel request. */
-export function cibaGrant(deps: PolledGrantDeps): GrantHandler<'auth_req_id'> {
-  return polledGrant(deps, { type: CIBA_GRANT, kind: 'ciba', parameter: 'auth_req_id', name: 'auth_req_id' });
 }
 
 /**
@@ -33,9 +23,16 @@ export function cibaGrant(deps: PolledGrantDeps): GrantHandler<'auth_req_id'> {
  * sign-out denies what it approved; src/store/sessions.ts), the poll is denied. The session is
  * held while the tokens are written, so that a sign-out meanwhile waits, and revokes them.
  */
-function polledGrant<Param extends string>(
+export function polledGrant<Param extends string>(
   deps: PolledGrantDeps,
-  grant: { type: GrantType; kind: PendingKind; parameter: Param; name: string },
+  grant: {
+    type: GrantType;
+    kind: PendingKind;
+    /** The parameter that carries the secret the client polls with. */
+    parameter: Param;
+    /** How error descriptions name that secret. */
+    name: string;
+  },
 ): GrantHandler<Param> {
   return {
     type: grant.type,
