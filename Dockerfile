@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: compile TypeScript, then keep only production dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -9,7 +9,7 @@ COPY src ./src
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev && chmod +x dist/cli/main.js
 
 # Run: compiled code, migrations and production dependencies, as the unprivileged node user.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=9000 \
