@@ -17,7 +17,8 @@ export interface SignInFailure {
   /** Known once an earlier step identified the person. */
   userId?: string | undefined;
   /** `locked`: refused unchecked, after too many failures (src/authn/brute-force.ts). */
-  reason: 'wrong_credentials' | 'locked';
+  /** `denied`: the journey ended at `deny` (CONTRACT.md §8). */
+  reason: 'wrong_credentials' | 'locked' | 'denied';
 }
 
 export function recordSignInSucceeded(audit: AuditLog, attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): void {

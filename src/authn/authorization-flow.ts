@@ -12,6 +12,7 @@ import type { AuthorizationTransaction, TransactionPurpose } from '../store/auth
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import type { BrowserCookies } from './browser.js';
+import { journeyOfTransaction } from './transaction-journey.js';
 
 /** How long a person may take between /authorize and the last page. */
 const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
@@ -91,7 +92,11 @@ export class AuthorizationFlow {
   /** Starts the flow for a validated request: the code at once when nothing is to be asked. */
   async start(request: FastifyRequest, reply: FastifyReply, realm: RequestRealm, client: Client, authz: AuthorizationRequest) {
     const session = await this.currentSession(request, realm);
-    const usable = session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) ? session : undefined;
+    const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
+    const usable =
+      session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) && walkedJourneyOf(realm, purpose, client, session)
+        ? session
+        : undefined;
     const consentNeeded = !usable || (await this.consentNeeded(realm, client, usable.userId, authz));
 
     if (authz.prompt.includes('none')) {
@@ -100,7 +105,7 @@ export class AuthorizationFlow {
       if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
     if (usable && !consentNeeded) return this.deliverCode(reply, realm, authz, usable);
-    return this.begin(request, reply, realm, { clientId: client.client_id, purpose: { kind: 'authorize', request: authz }, session: usable });
+    return this.begin(request, reply, realm, { clientId: client.client_id, purpose, session: usable });
   }
 
   /**
@@ -113,6 +118,9 @@ export class AuthorizationFlow {
     realm: RequestRealm,
     begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
   ) {
+    // A session of another journey than this transaction's signs in again (CONTRACT.md §8).
+    const client = begun.clientId === undefined ? undefined : await this.store.clients.get(realm.name, begun.clientId);
+    const session = begun.session && walkedJourneyOf(realm, begun.purpose, client, begun.session) ? begun.session : undefined;
     const id = randomSecret();
     const stored = await this.store.authorizationFlow.begin(
       sha256(id),
@@ -121,14 +129,14 @@ export class AuthorizationFlow {
         clientId: begun.clientId,
         browserHash: this.cookies.bindBrowser(request, reply, realm),
         purpose: begun.purpose,
-        sid: begun.session?.sid,
+        sid: session?.sid,
         lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
       },
       // Anyone may begin one without signing in: the rows an address makes are limited (README "Rate limits").
       addressLimit(request, 'authorize'),
     );
     if (!stored.begun) throw tooManyFromAddress(stored.secondsLeft);
-    return reply.redirect(pageUrl(realm, begun.session ? 'consent' : 'login', id), 303);
+    return reply.redirect(pageUrl(realm, session ? 'consent' : 'login', id), 303);
   }
 
   /** After sign-in: consent when it is needed, else the answer. */
@@ -207,6 +215,7 @@ export class AuthorizationFlow {
       nonce: authz.nonce,
       authTime: session.authTime,
       amr: session.amr,
+      acr: session.acr,
       expiresAt: new Date(Date.now() + realm.settings.code_lifetime * 1000),
     });
     return reply.redirect(redirectTo(authz.redirectUri, { code, state: authz.state, iss: realm.issuer }), 303);
@@ -228,6 +237,11 @@ export function formTargetsOf(purpose: TransactionPurpose): string[] {
 /** The transaction ended (finished, expired, or never existed) before this request. */
 export class TransactionGone extends Error {
   override name = 'TransactionGone';
+}
+
+/** Whether the session walked the journey this transaction asks for. */
+function walkedJourneyOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): boolean {
+  return journeyOfTransaction(realm, purpose, client)?.name === session.journey;
 }
 
 function isFreshEnough(session: Session, maxAge: number | undefined): boolean {

@@ -105,6 +105,8 @@ const clientFields = {
     .max(50)
     .refine((values) => new Set(values).size === values.length, 'audiences must not repeat')
     .optional(),
+  /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
+  journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };
 
 const ClientMetadataSchema = z.strictObject(clientFields);
@@ -113,7 +115,7 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn'] as const;
+const CLEARABLE = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
 
 /**
  * What an admin may send: any subset of the metadata; `client_id` only when creating.
@@ -123,6 +125,7 @@ export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
   jwks: clientFields.jwks.nullable(),
   jwks_uri: clientFields.jwks_uri.nullable(),
   tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),
+  journey: clientFields.journey.nullable(),
 });
 export type ClientMetadataPatch = z.output<typeof ClientMetadataPatchSchema>;
 export const ClientCreateSchema = ClientMetadataPatchSchema.extend({

@@ -67,7 +67,7 @@ const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
 const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
 
 /** Metadata an admin sets on a client and self-registration never changes. */
-type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences'>;
+type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'journey'>;
 
 /**
  * Fields that give a client power over people or other clients' tokens: consent skipped,
@@ -121,6 +121,8 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     introspect_any_token: clientType === 'confidential' && (current?.introspect_any_token ?? false),
     require_pkce: current?.require_pkce ?? false,
     allowed_audiences: current?.allowed_audiences ?? [],
+    // The journey an admin set stays: a client cannot choose how people sign in to it.
+    ...(current?.journey === undefined ? {} : { journey: current.journey }),
   };
   try {
     return newClientMetadata(record);

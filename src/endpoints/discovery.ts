@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ACR_VALUES } from '../authn/steps.js';
-import { CLIENT_ASSERTION_ALGS } from '../client-auth/private-key-jwt.js';
+import { acrValuesOf } from '../authn/journeys/select.js';
+import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
@@ -26,7 +26,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
   const issuer = realm.issuer;
   const confidentialMethods = capabilities.clientAuthMethods.filter((method) => method !== 'none');
   // RFC 8414 §2: the algorithms of private_key_jwt assertions, at each endpoint that takes them.
-  const assertionAlgs = capabilities.clientAuthMethods.includes('private_key_jwt') ? [...CLIENT_ASSERTION_ALGS] : undefined;
+  const assertionAlgs = capabilities.clientAuthMethods.includes('private_key_jwt') ? [...SIGNED_JWT_ALGS] : undefined;
   const signingAlgs = (name: string) => (assertionAlgs ? { [name]: assertionAlgs } : {});
   return {
     issuer,
@@ -45,7 +45,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     // CIBA Core §4: poll mode only; request objects are signed as client assertions are.
     backchannel_authentication_endpoint: `${issuer}/bc-authorize`,
     backchannel_token_delivery_modes_supported: ['poll'],
-    backchannel_authentication_request_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+    backchannel_authentication_request_signing_alg_values_supported: [...SIGNED_JWT_ALGS],
     backchannel_user_code_parameter_supported: false,
     scopes_supported: scopes,
     claims_supported: CLAIMS_SUPPORTED,
@@ -54,7 +54,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     grant_types_supported: capabilities.grantTypes,
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],
-    acr_values_supported: [...ACR_VALUES],
+    acr_values_supported: acrValuesOf(realm),
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,

@@ -1,25 +1,26 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
-import { type AuthorizationFlow, type ResumedTransaction, SESSION_LIFETIME_SECONDS, formTargetsOf } from '../authn/authorization-flow.js';
+import { type AuthorizationFlow, type ResumedTransaction, SESSION_LIFETIME_SECONDS, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
+import { journeyFacts } from '../authn/journey-facts.js';
+import { finalAmr } from '../authn/journeys/amr.js';
+import type { JourneyNode } from '../authn/journeys/graph.js';
+import type { SelectedJourney } from '../authn/journeys/select.js';
+import { type JourneyProgress, beginJourney, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
+import type { SignInNodes } from '../authn/nodes/index.js';
+import type { NodeContext, NodeRunner } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
-import {
-  type SignInProgress,
-  type SignInStep,
-  type StepContext,
-  advance,
-  finalAmr,
-  nextStep,
-  skipRest,
-} from '../authn/steps.js';
+import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
+import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import { passkeyScripts } from '../pages/assets/scripts.js';
 import { messagePage, signInPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import { TITLES, type SignInView, passkeyAlternativeBody, signInBody } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AuthenticationStep } from '../realms/settings.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
@@ -27,91 +28,114 @@ export interface SignInDeps {
   store: Store;
   flow: AuthorizationFlow;
   cookies: BrowserCookies;
-  /** The steps this server can run, by name (src/authn/steps/). */
-  steps: readonly SignInStep[];
+  /** The nodes of the person's this server runs (src/authn/nodes/). */
+  nodes: SignInNodes;
   bruteForce: BruteForceGuard;
   risk: RiskAssessor;
 }
 
-const TITLES: Readonly<Record<SignInStep['name'], string>> = { password: 'Sign in', otp: 'One-time code', passkey: 'Passkey' };
-const UNAVAILABLE = 'This realm asks for a sign-in method that is not available here.';
+const FORM_FIELDS = ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable'];
+
+/** Where a sign-in stands: its journey, and the progress through it (decided nodes taken). */
+interface Walk {
+  readonly selected: SelectedJourney;
+  readonly progress: JourneyProgress;
+}
 
 /**
- * The sign-in page of a transaction: it runs the realm's `authentication` steps in order
- * (CONTRACT.md §4, §5), one page per step, with the progress kept in the transaction so
- * that any instance serves the next page. Each step's check takes a place within the
- * brute-force limits per account and per address before it runs (src/authn/brute-force.ts);
- * the `risk` step decides, without a page, whether the steps after it are needed. When every
- * step is done, a session starts (stored in the database, its secret in a cookie) with the
- * methods that passed as its `amr`.
+ * The sign-in page of a transaction: it walks the transaction's journey (CONTRACT.md §8) with
+ * the engine of src/authn/journeys/, one page per node of the person's, the progress kept in
+ * the transaction so that any instance serves the next page. Each check of a credential takes
+ * a place within the brute-force limits per account and per address before it runs
+ * (src/authn/brute-force.ts). At `done` a session starts (stored in the database, its secret in
+ * a cookie) with the methods that passed as its `amr` and the journey's `acr`; at `deny` the
+ * sign-in is refused.
  */
 export function loginPage(deps: SignInDeps): FastifyPluginAsync {
-  const { store, flow, cookies, bruteForce, risk } = deps;
-  const stepsByName = new Map(deps.steps.map((step) => [step.name, step]));
-  const formFields = ['transaction', 'csrf', 'step', ...new Set(deps.steps.flatMap((step) => step.fields))];
+  const { store, flow, cookies, bruteForce, risk, nodes } = deps;
 
-  function contextOf(request: FastifyRequest, resumed: ResumedTransaction, step: AuthenticationStep): StepContext {
-    const realm = request.realm;
-    return {
-      request,
-      realm,
-      transactionId: resumed.id,
-      progress: resumed.transaction.progress,
-      hidden: { transaction: resumed.id, csrf: cookies.csrfToken(resumed.browserHash, resumed.id), step },
-    };
+  const runnerOf = (node: JourneyNode): NodeRunner | undefined =>
+    node.type === 'password' || node.type === 'otp' || node.type === 'passkey' ? nodes[node.type] : undefined;
+
+  function contextOf(request: FastifyRequest, resumed: ResumedTransaction, progress: JourneyProgress): NodeContext {
+    return { realm: request.realm, transactionId: resumed.id, userId: progress.userId, address: request.ip, audit: request.server.audit, log: request.log };
   }
 
-  /** The page of the current step, with the other ways through it. */
-  async function showStep(
+  /** The transaction's journey and where it stands, its decided nodes taken. */
+  async function walkOf(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction): Promise<Walk | undefined> {
+    const realm = request.realm;
+    const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
+    if (!selected) return undefined;
+    const stored = resumed.transaction.progress;
+    // A sign-in whose journey changed under it (or began before journeys) starts again.
+    const progress = stored?.journey === selected.name ? stored : beginJourney(selected.name, selected.journey);
+    return { selected, progress: await settle(selected.journey, progress, factsOf(request, reply, resumed)) };
+  }
+
+  /** Takes the decided nodes after a step of the person's. */
+  async function resettle(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk, moved: JourneyProgress): Promise<Walk> {
+    return { selected: walk.selected, progress: await settle(walk.selected.journey, moved, factsOf(request, reply, resumed)) };
+  }
+
+  function factsOf(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction) {
+    const source = { device: cookies.device(request, reply, request.realm), address: request.ip };
+    return journeyFacts({ store, risk }, request.realm, { source, clientId: resumed.client?.client_id });
+  }
+
+  /** The page of the node the person stands at, with the other ways through it. */
+  async function showNode(
     request: FastifyRequest,
     reply: FastifyReply,
     resumed: ResumedTransaction,
+    walk: Walk,
     shown: { error?: string; username?: string | undefined; status?: number } = {},
   ) {
     const realm = request.realm;
-    const current = nextStep(realm.settings.authentication, resumed.transaction.progress);
-    const step = current === undefined || current === 'risk' ? undefined : stepsByName.get(current);
-    if (!step) {
-      const view = messagePage({ realm: realm.name, title: 'Cannot sign in', message: UNAVAILABLE, status: 400 });
-      return sendPage(reply, view.options, view.body);
-    }
-    const context = contextOf(request, resumed, step.name);
-    const page = await step.render(context, { ...(shown.username ? { username: shown.username } : {}) });
-    const alternatives = [];
-    for (const other of deps.steps) {
-      if (other === step || !realm.settings.authentication.includes(other.name)) continue;
-      const alternative = await other.alternativeTo?.(step.name, { ...context, hidden: { ...context.hidden, step: other.name } });
-      if (alternative) alternatives.push({ step: other.name, page: alternative });
-    }
-    const view = signInPage({
+    const { journey } = walk.selected;
+    const node = currentNode(journey, walk.progress);
+    const context = contextOf(request, resumed, walk.progress);
+    const hidden = { transaction: resumed.id, csrf: cookies.csrfToken(resumed.browserHash, resumed.id), step: walk.progress.node };
+    const runner = runnerOf(node);
+    const view: SignInView | undefined =
+      node.type === 'choice' ? { kind: 'choice', labels: node.options.map((option) => option.label) } : await runner?.view(context, node, shown);
+    if (!view) return unavailable(reply, realm);
+
+    // A passwordless passkey beside the password, when the journey has a passkey node.
+    const passkeyNode = alternativePasskeyNode(journey.nodes, node, walk.progress);
+    const alternatives = passkeyNode
+      ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }]
+      : [];
+    const page = signInPage({
       realm: realm.name,
-      title: TITLES[step.name],
-      hidden: context.hidden,
-      step: { body: page.body, hidden: {} },
-      alternatives: alternatives.map(({ step: name, page: alternative }) => ({ body: alternative.body, hidden: { step: name } })),
+      title: TITLES[view.kind],
+      hidden,
+      step: { body: signInBody(view), hidden: {} },
+      alternatives,
       ...(shown.error === undefined ? {} : { error: shown.error }),
       ...(shown.status === undefined ? {} : { status: shown.status }),
       formTargets: formTargetsOf(resumed.transaction.purpose),
-      scripts: [...new Set([page, ...alternatives.map((alternative) => alternative.page)].flatMap((part) => part.scripts ?? []))],
+      scripts: view.kind === 'passkey' || passkeyNode ? passkeyScripts(realm.issuer) : [],
     });
-    return sendPage(reply, view.options, view.body);
+    return sendPage(reply, page.options, page.body);
   }
 
-  /** Runs the risk step, if it is next: it passes, or it skips the steps after it. */
-  async function throughRisk(request: FastifyRequest, reply: FastifyReply, progress: SignInProgress): Promise<SignInProgress> {
+  /** The journey ended: a session at `done`, a refusal at `deny`; else the next page. */
+  async function afterStep(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk) {
     const realm = request.realm;
-    const steps = realm.settings.authentication;
-    if (nextStep(steps, progress) !== 'risk' || progress.userId === undefined) return progress;
-    const username = (await store.users.usernameOf(realm.name, progress.userId)) ?? '';
-    const source = { device: cookies.device(request, reply, realm), address: request.ip };
-    const needed = await risk.needsMoreSteps(realm, { userId: progress.userId, username }, source);
-    return needed ? { ...progress, done: [...progress.done, 'risk'] } : skipRest(steps, progress);
+    const end = endOf(walk.selected.journey, walk.progress);
+    if (end === 'done') {
+      request.server.metrics.signIns.inc({ outcome: 'success' });
+      return signedIn(request, reply, resumed, walk);
+    }
+    if (end === 'deny') return refused(request, reply, resumed, walk.progress);
+    await store.authorizationFlow.saveProgress(sha256(resumed.id), walk.progress);
+    return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);
   }
 
-  /** Every step is done: the session starts, and the flow goes on. */
-  async function signedIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, progress: SignInProgress) {
+  /** `done`: the session starts, and the flow goes on. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk) {
     const realm = request.realm;
-    const userId = progress.userId!;
+    const userId = walk.progress.userId!;
     // A new sign-in replaces the browser's previous session (no session fixation).
     const previous = cookies.sessionSecret(request, realm);
     if (previous !== undefined) await store.sessions.delete(sha256(previous));
@@ -120,7 +144,9 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       realm: realm.name,
       userId,
       authTime: new Date(),
-      amr: finalAmr(progress.amr),
+      amr: finalAmr(walk.progress.amr),
+      journey: walk.selected.name,
+      acr: walk.selected.acr,
       lifetimeSeconds: SESSION_LIFETIME_SECONDS,
     });
     cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
@@ -129,75 +155,96 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     return flow.continueAfterSignIn(reply, realm, resumed, session);
   }
 
+  /** `deny`: the transaction ends; an authorization request goes back to its client with access_denied. */
+  async function refused(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, progress: JourneyProgress) {
+    const realm = request.realm;
+    recordSignInFailed(request.server.audit, attemptOf(request, resumed), { step: progress.node, username: undefined, userId: progress.userId, reason: 'denied' });
+    if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply, realm);
+    const { purpose } = resumed.transaction;
+    if (purpose.kind === 'authorize') return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
+    const view = messagePage({ realm: realm.name, title: 'Cannot sign in', message: 'This sign-in was refused.', status: 403 });
+    return sendPage(reply, view.options, view.body);
+  }
+
   return async (app) => {
     app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
-      // Each page of a realm with passkeys stores a challenge: counted like the transactions (README "Rate limits").
-      if (request.realm.settings.authentication.includes('passkey')) await countAddress(store.attemptCounters, request, 'authorize');
+      const walk = await walkOf(request, reply, resumed);
+      if (!walk) return unavailable(reply, request.realm);
+      if (endOf(walk.selected.journey, walk.progress) !== undefined) return afterStep(request, reply, resumed, walk);
+      // Each page with a passkey ceremony stores a challenge: counted like the transactions (README "Rate limits").
+      if (Object.values(walk.selected.journey.nodes).some((node) => node.type === 'passkey')) await countAddress(store.attemptCounters, request, 'authorize');
       const { purpose } = resumed.transaction;
-      return showStep(request, reply, resumed, { username: purpose.kind === 'authorize' ? purpose.request.loginHint : undefined });
+      return showNode(request, reply, resumed, walk, { username: purpose.kind === 'authorize' ? purpose.request.loginHint : undefined });
     });
 
     app.post('/login', async (request, reply) => {
       const realm = request.realm;
-      const form = formParams(request.body, formFields);
+      const form = formParams(request.body, FORM_FIELDS);
       const resumed = await flow.resume(request, realm, form.transaction);
       if (!cookies.csrfTokenMatches(request, realm, resumed.id, form.csrf)) throw new InvalidFormError();
+      const walk = await walkOf(request, reply, resumed);
+      if (!walk) return unavailable(reply, realm);
+      const { journey } = walk.selected;
+      const { progress } = walk;
+      if (endOf(journey, progress) !== undefined) return afterStep(request, reply, resumed, walk);
+      const current = currentNode(journey, progress);
 
-      const steps = realm.settings.authentication;
-      const { progress } = resumed.transaction;
-      const current = nextStep(steps, progress);
-      const posted = form.step === undefined ? undefined : stepsByName.get(form.step as SignInStep['name']);
-      // A form of a step that is not (or no longer) the current one, nor offered beside it: show the current step.
-      if (!posted || current === undefined || !steps.includes(posted.name)) return showStep(request, reply, resumed);
-      if (posted.name !== current && !(await posted.alternativeTo?.(current, contextOf(request, resumed, posted.name)))) {
-        return showStep(request, reply, resumed);
+      // The form of the node the person stands at, or of the passkey offered beside it; any other shows the current node.
+      const postedAt = form.step === progress.node ? progress : form.step === alternativePasskeyNode(journey.nodes, current, progress) ? { ...progress, node: form.step! } : undefined;
+      if (!postedAt) return showNode(request, reply, resumed, walk);
+      const node = currentNode(journey, postedAt);
+
+      if (node.type === 'choice') {
+        const option = Number(form.option);
+        if (!Number.isInteger(option) || option < 0 || option >= node.options.length) return showNode(request, reply, resumed, walk);
+        return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, follow(journey, postedAt, String(option))));
       }
+      const runner = runnerOf(node);
+      if (!runner) return unavailable(reply, realm);
 
-      const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : posted.account?.(form);
-      const again = (error: string, extra: { status?: number } = {}) => showStep(request, reply, resumed, { error, username: form.username, ...extra });
+      const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : runner.account?.(form);
+      const again = (error: string, extra: { status?: number } = {}) => showNode(request, reply, resumed, walk, { error, username: form.username, ...extra });
       // The check is counted before it runs (CONTRACT.md §7): past the limit nothing is checked.
       const check = await bruteForce.reserve(realm, account, request.ip);
       if ('lockedFor' in check) {
         const wait = check.lockedFor;
-        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: posted.name, username: account, userId: progress.userId, reason: 'locked' });
+        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: progress.userId, reason: 'locked' });
         reply.header('retry-after', String(wait));
         const minutes = Math.ceil(wait / 60);
         return again(`Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { status: 429 });
       }
 
       // A check that throws keeps its place: only an answer gives it back.
-      const outcome = await posted.submit(contextOf(request, resumed, posted.name), form);
+      const outcome = await runner.submit(contextOf(request, resumed, progress), node, form);
       if ('error' in outcome && outcome.failure) {
         app.metrics.signIns.inc({ outcome: 'failure' });
-        recordSignInFailed(app.audit, attemptOf(request, resumed), {
-          step: posted.name,
-          username: account,
-          userId: progress.userId,
-          reason: 'wrong_credentials',
-        });
+        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: progress.userId, reason: 'wrong_credentials' });
         await bruteForce.failed(check);
         return again(outcome.error);
       }
       await bruteForce.passed(check);
-      if ('again' in outcome) return reply.redirect(loginUrl(realm, resumed.id), 303);
+      if ('again' in outcome) return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);
       if ('error' in outcome) return again(outcome.error);
-      const { passed } = outcome;
-      if (progress.userId !== undefined && passed.userId !== progress.userId) throw new InvalidFormError();
-
-      const advanced = await throughRisk(request, reply, advance(steps, progress, posted.name, passed));
-      if (nextStep(steps, advanced) === undefined) {
-        app.metrics.signIns.inc({ outcome: 'success' });
-        return signedIn(request, reply, resumed, advanced);
-      }
-      await store.authorizationFlow.saveProgress(sha256(resumed.id), advanced);
-      return reply.redirect(loginUrl(realm, resumed.id), 303);
+      const moved = 'passed' in outcome ? follow(journey, postedAt, 'success', outcome.passed) : follow(journey, postedAt, outcome.outcome);
+      return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, moved));
     });
   };
 }
 
-function loginUrl(realm: RequestRealm, transactionId: string): string {
-  return `${realm.issuer}/login?transaction=${encodeURIComponent(transactionId)}`;
+/**
+ * The passkey node whose passwordless ceremony is offered beside a password form: the first
+ * of the journey, while no one is known yet. Passing it follows that node's `success`.
+ */
+function alternativePasskeyNode(nodes: Readonly<Record<string, JourneyNode>>, current: JourneyNode, progress: JourneyProgress): string | undefined {
+  if (current.type !== 'password' || progress.userId !== undefined) return undefined;
+  return Object.keys(nodes).find((name) => nodes[name]!.type === 'passkey');
+}
+
+/** A journey this sign-in cannot walk: the client names one the realm does not have. */
+function unavailable(reply: FastifyReply, realm: RequestRealm) {
+  const view = messagePage({ realm: realm.name, title: 'Cannot sign in', message: 'This sign-in is not available. Ask the application\u2019s administrator.', status: 400 });
+  return sendPage(reply, view.options, view.body);
 }
 
 /** Sign-in outcomes are audit events (src/audit/sign-in.ts), about the client the person signs in for. */

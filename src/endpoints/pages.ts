@@ -4,7 +4,7 @@ import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.
 import { BrowserCookies } from '../authn/browser.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { RiskAssessor } from '../authn/risk.js';
-import { signInSteps } from '../authn/steps/index.js';
+import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
 import { UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage } from '../pages/forms.js';
@@ -58,7 +58,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const signInDeps = {
     ...routeDeps,
-    steps: signInSteps({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl }),
+    nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl }),
     bruteForce,
     risk: new RiskAssessor(deps.store.signInSources, bruteForce),
   };

@@ -57,7 +57,7 @@ export function authorizationCodeGrant(deps: {
             user,
             scope,
             grantId: code.grantId,
-            signIn: { authTime: code.authTime, amr: code.amr, sid: code.sid },
+            signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
             refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
             nonce: code.nonce,
             audience,

@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
+import { journeyFacts } from '../authn/journey-facts.js';
+import { finalAmr } from '../authn/journeys/amr.js';
+import { selectJourney } from '../authn/journeys/select.js';
+import { type JourneyProgress, beginJourney, currentNode, endOf, finishesWithoutPages, follow, settle } from '../authn/journeys/walk.js';
 import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from '../authn/otp.js';
 import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
 import { RiskAssessor } from '../authn/risk.js';
-import { NO_PROGRESS, advance, finalAmr, nextStep, skipRest } from '../authn/steps.js';
 import { OAuthError } from '../errors.js';
 import { requestedScope } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AuthenticationStep } from '../realms/settings.js';
+import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
@@ -30,18 +33,19 @@ export interface PasswordGrantDeps {
 const WRONG_CREDENTIALS = 'the username or password is incorrect';
 const WRONG_CODE = 'the one-time code is incorrect or was already used';
 const PASSKEY_REQUIRED = 'this realm requires a passkey, which cannot be used with the password grant';
+const PAGE_REQUIRED = 'this sign-in asks the person to choose on the sign-in page, which the password grant cannot show';
 const OTP_REQUIRED = 'this realm requires a one-time code: send it in the otp parameter';
 
 /**
  * RFC 6749 §4.3: the client sends the person's username and password, and an `otp`
- * parameter where the realm's `authentication` steps ask for a one-time code. The steps run
- * in order as the sign-in page runs them, with the same brute-force limits per account and
- * per address; the `risk` step judges the address alone (there is no device), and a
- * `passkey` step cannot be passed here. The ID token's `amr` and `acr` describe the steps
- * that passed.
+ * parameter where the journey asks for a one-time code. The client's journey (else the
+ * realm's `default`) runs on the same engine as the sign-in page (src/authn/journeys/), with
+ * the same brute-force limits per account and per address; the `risk` node judges the address
+ * alone (there is no device), and nodes that need a page (a passkey, a choice) refuse the
+ * request. The ID token's `amr` and `acr` describe the journey walked.
  */
 export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
-  const steps = stepRunner(deps);
+  const walk = journeyRunner(deps);
   return {
     type: 'password',
     parameters: ['username', 'password', 'otp', 'scope'],
@@ -53,7 +57,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
       // The scope is checked first, so that a refused request says nothing about the password.
       const scope = requestedScope(params.scope, client.scope);
 
-      const signedIn = await steps({ realm, username, password, otp: params.otp, address: request.address, clientId: client.client_id });
+      const signedIn = await walk({ realm, client, username, password, otp: params.otp, address: request.address });
 
       return deps.issuer.issueUserTokens({
         realm,
@@ -61,7 +65,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         grantType: 'password',
         user: signedIn.user,
         scope,
-        signIn: { authTime: new Date(), amr: signedIn.amr, sid: randomUUID() },
+        signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
         certificateThumbprint: request.certificateThumbprint,
@@ -73,32 +77,40 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
 
 interface Attempt {
   realm: RequestRealm;
+  client: Client;
   username: string;
   password: string;
   otp: string | undefined;
   address: string;
-  clientId: string;
 }
 
 /**
- * Runs the realm's steps for one token request: the person signed in with the final `amr`,
- * or an `invalid_grant` that says what is missing or wrong.
+ * Walks the journey for one token request: the person signed in with the final `amr` and the
+ * journey's `acr`, or an `invalid_grant` that says what is missing or wrong.
  */
-function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ user: User; amr: string[] }> {
+function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ user: User; amr: string[]; acr: string }> {
   const { store, encryption } = deps;
   const bruteForce = new BruteForceGuard(store.attemptCounters);
   const risk = new RiskAssessor(store.signInSources, bruteForce);
 
   return async (attempt) => {
     const { realm, username, address } = attempt;
-    const authentication = realm.settings.authentication;
-    refuseUnreachable(authentication);
+    const selected = selectJourney(realm, { clientJourney: attempt.client.journey });
+    if (!selected) throw new OAuthError('invalid_grant', 'the sign-in journey of this client does not exist');
+    const { journey } = selected;
+    if (!finishesWithoutPages(journey)) {
+      const needsPasskey = Object.values(journey.nodes).some((node) => node.type === 'passkey');
+      if (currentNode(journey, beginJourney(selected.name, journey)).type !== 'password' && !needsPasskey) {
+        throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
+      }
+      throw new OAuthError('invalid_grant', needsPasskey ? PASSKEY_REQUIRED : PAGE_REQUIRED);
+    }
+    const facts = journeyFacts({ store, risk }, realm, { source: { device: undefined, address }, clientId: attempt.client.client_id });
 
     /**
-     * Runs one check of `step` for `account` within the brute-force limits (CONTRACT.md §7): it
-     * is counted before it runs, and while the account or the address is locked nothing is
-     * checked, so that the right password is refused as a wrong one would be. Undefined: the
-     * check failed, and the failure is counted and delayed.
+     * Runs one check within the brute-force limits (CONTRACT.md §7): it is counted before it
+     * runs, and while the account or the address is locked nothing is checked, so that the
+     * right password is refused as a wrong one would be. Undefined: the check failed.
      */
     const checked = async <T>(step: string, account: string, check: () => Promise<T | undefined>): Promise<T | undefined> => {
       const reservation = await bruteForce.reserve(realm, account, address);
@@ -123,61 +135,47 @@ function stepRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ us
       return undefined;
     };
 
-    const user = await checked('password', username, () => verifyPassword(store.users, realm.name, username, attempt.password));
-    if (!user) throw new OAuthError('invalid_grant', WRONG_CREDENTIALS);
-    let progress = advance(authentication, NO_PROGRESS, 'password', { userId: user.id, amr: PASSWORD_AMR });
-    for (let step = nextStep(authentication, progress); step !== undefined; step = nextStep(authentication, progress)) {
-      switch (step) {
-        case 'risk': {
-          // No device here: the address alone is judged.
-          const needed = await risk.needsMoreSteps(realm, { userId: user.id, username: user.username }, { device: undefined, address });
-          progress = needed ? { ...progress, done: [...progress.done, 'risk'] } : skipRest(authentication, progress);
-          break;
-        }
-        case 'otp': {
-          const code = attempt.otp;
-          if (code === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
-          // The password's account and budget: a second factor is the same account (src/authn/brute-force.ts).
-          const kind = await checked('otp', user.username, () => verifyOneTimeCode(store, encryption, realm.name, user.id, code));
-          if (kind === undefined) {
-            if (!(await hasConfirmedTotp(store, realm.name, user.id))) {
-              const setUp = `set one up at ${realm.issuer}/account`;
-              throw new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: ${setUp}`);
-            }
-            throw new OAuthError('invalid_grant', WRONG_CODE);
+    let user: User | undefined;
+    let progress: JourneyProgress = await settle(journey, beginJourney(selected.name, journey), facts);
+    for (let end = endOf(journey, progress); end === undefined; end = endOf(journey, progress)) {
+      const node = currentNode(journey, progress);
+      if (node.type === 'password') {
+        const verified = await checked('password', username, () => verifyPassword(store.users, realm.name, username, attempt.password));
+        if (!verified || (user && verified.id !== user.id)) throw new OAuthError('invalid_grant', WRONG_CREDENTIALS);
+        user = verified;
+        progress = follow(journey, progress, 'success', { userId: user.id, amr: PASSWORD_AMR });
+      } else if (node.type === 'otp' && user) {
+        const person = user;
+        const code = attempt.otp;
+        if (code === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
+        // The password's account and budget: a second factor is the same account (src/authn/brute-force.ts).
+        const kind = await checked('otp', person.username, () => verifyOneTimeCode(store, encryption, realm.name, person.id, code));
+        if (kind === undefined) {
+          if (!(await hasConfirmedTotp(store, realm.name, person.id))) {
+            throw new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: set one up at ${realm.issuer}/account`);
           }
-          progress = advance(authentication, progress, 'otp', { userId: user.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
-          break;
+          throw new OAuthError('invalid_grant', WRONG_CODE);
         }
-        case 'passkey':
-          throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
-        default:
-          throw new Error(`the ${step} step cannot come after the password`);
+        progress = follow(journey, progress, 'success', { userId: person.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
+      } else {
+        throw new OAuthError('invalid_grant', node.type === 'passkey' ? PASSKEY_REQUIRED : PAGE_REQUIRED);
       }
+      progress = await settle(journey, progress, facts);
+    }
+    if (endOf(journey, progress) === 'deny' || !user) {
+      recordSignInFailed(deps.audit, attemptOf(attempt), { step: progress.node, username, reason: 'denied' });
+      throw new OAuthError('invalid_grant', 'the sign-in was refused');
     }
     await risk.remember(realm, user.id, { device: undefined, address });
     const amr = finalAmr(progress.amr);
     recordSignInSucceeded(deps.audit, attemptOf(attempt), { userId: user.id, amr });
-    return { user, amr };
+    return { user, amr, acr: selected.acr };
   };
-}
-
-/**
- * Refuses, before any credential is checked, a realm whose steps this grant cannot complete:
- * one that asks for a passkey whatever the risk step would say (every step before a `risk`
- * step is always asked for). Realm settings begin with a password or a passkey, so what
- * remains begins with the password.
- */
-function refuseUnreachable(authentication: readonly AuthenticationStep[]): void {
-  const riskAt = authentication.indexOf('risk');
-  const always = riskAt === -1 ? authentication : authentication.slice(0, riskAt);
-  if (always.includes('passkey')) throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
-  if (authentication[0] !== 'password') throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
 }
 
 const attemptOf = (attempt: Attempt): SignInAttempt => ({
   realm: attempt.realm.name,
   address: attempt.address,
   via: 'password_grant',
-  clientId: attempt.clientId,
+  clientId: attempt.client.client_id,
 });

@@ -93,7 +93,7 @@ function write(
       user,
       scope,
       grantId: randomUUID(),
-      signIn: { authTime: approval.authTime, amr: approval.amr, sid: approval.sid },
+      signIn: { authTime: approval.authTime, amr: approval.amr, acr: approval.acr, sid: approval.sid },
       refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
       audience,
       certificateThumbprint,

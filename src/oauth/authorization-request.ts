@@ -20,6 +20,8 @@ export interface AuthorizationRequest {
   prompt: Prompt[];
   maxAge?: number;
   loginHint?: string;
+  /** OIDC Core §3.1.2.1, in order of preference: the realm's `acr_journeys` picks the journey (CONTRACT.md §8). */
+  acrValues?: string[];
 }
 
 /** The parameters /authorize and /par read; others are ignored. */
@@ -35,6 +37,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'prompt',
   'max_age',
   'login_hint',
+  'acr_values',
   'response_mode',
   'request',
   'request_uri',
@@ -131,6 +134,7 @@ export function validateAuthorizationRequest(
     ...(params.code_challenge === undefined ? {} : { codeChallenge: params.code_challenge }),
     ...(maxAge === undefined ? {} : { maxAge }),
     ...(params.login_hint === undefined ? {} : { loginHint: params.login_hint }),
+    ...(params.acr_values === undefined ? {} : { acrValues: params.acr_values.split(' ').filter(Boolean).slice(0, 20) }),
   };
 }
 

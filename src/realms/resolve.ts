@@ -1,3 +1,4 @@
+import type { Journey } from '../authn/journeys/graph.js';
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { RealmStore } from '../store/realms.js';
@@ -9,6 +10,8 @@ export interface RequestRealm {
   readonly name: string;
   readonly issuer: string;
   readonly settings: RealmSettings;
+  /** The journeys an admin stored (CONTRACT.md §8). */
+  readonly journeys: Readonly<Record<string, Journey>>;
 }
 
 declare module 'fastify' {
@@ -32,6 +35,6 @@ export function resolveRealmFromPath(app: FastifyInstance, realms: RealmStore, b
     const name = mode === 'admin' ? param : param === ROOT_REALM ? undefined : (param ?? ROOT_REALM);
     const realm = name === undefined ? undefined : await realms.get(name);
     if (!realm || (mode === 'endpoints' && !realm.settings.oauth2_enabled)) throw new OAuthError('not_found', 'no such realm');
-    request.realm = { name: realm.name, issuer: issuerOf(baseUrl, realm.name), settings: realm.settings };
+    request.realm = { name: realm.name, issuer: issuerOf(baseUrl, realm.name), settings: realm.settings, journeys: realm.journeys };
   });
 }

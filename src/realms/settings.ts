@@ -65,6 +65,11 @@ const settingFields = {
     .refine((steps) => new Set(steps).size === steps.length, 'steps must not repeat')
     // The first step must tell who signs in: a one-time code or the risk step needs a person.
     .refine((steps) => steps[0] === 'password' || steps[0] === 'passkey', 'the first step must be password or passkey'),
+  /** The journey each `acr_values` value asks for (CONTRACT.md §8); the journeys must exist. */
+  acr_journeys: z
+    .record(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be an acr value (no spaces)'), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name'))
+    .refine((mapping) => Object.keys(mapping).length <= 50, 'at most 50 acr values')
+    .refine((mapping) => !Object.hasOwn(mapping, '0'), 'acr "0" is the acr of no mapping'),
 };
 
 export type RealmSettings = Readonly<{ [K in keyof typeof settingFields]: z.output<(typeof settingFields)[K]> }>;
@@ -102,6 +107,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   rate_limit_authorize: 300,
   audit_event_lifetime: 90 * 24 * 3600,
   authentication: ['password'],
+  acr_journeys: {},
 });
 
 /** Settings as sent by an admin: any subset, each value checked, unknown names refused. */

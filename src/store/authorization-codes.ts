@@ -16,6 +16,8 @@ export interface AuthorizationCode {
   nonce: string | undefined;
   authTime: Date;
   amr: readonly string[];
+  /** The acr of the journey walked (CONTRACT.md §8). */
+  acr: string;
   expiresAt: Date;
 }
 
@@ -32,11 +34,12 @@ interface CodeRow {
   nonce: string | null;
   auth_time: Date;
   amr: string[];
+  acr: string | null;
   expires_at: Date;
 }
 
 const COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
-                 nonce, auth_time, amr, expires_at`;
+                 nonce, auth_time, amr, acr, expires_at`;
 
 const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
@@ -51,6 +54,7 @@ const toCode = (row: CodeRow): AuthorizationCode => ({
   nonce: row.nonce ?? undefined,
   authTime: row.auth_time,
   amr: row.amr,
+  acr: row.acr ?? '0',
   expiresAt: row.expires_at,
 });
 
@@ -64,7 +68,7 @@ export class AuthorizationCodeStore {
   async insert(codeHash: Buffer, code: AuthorizationCode): Promise<void> {
     await this.db.query(
       `INSERT INTO authorization_codes (code_hash, ${COLUMNS})
-       VALUES ($1, $2, $3, $4::uuid, $5::uuid, $6::uuid, $7, $8, $9, $10, $11, $12, $13::text[], $14)`,
+       VALUES ($1, $2, $3, $4::uuid, $5::uuid, $6::uuid, $7, $8, $9, $10, $11, $12, $13::text[], $14, $15)`,
       [
         codeHash,
         code.realm,
@@ -79,6 +83,7 @@ export class AuthorizationCodeStore {
         code.nonce ?? null,
         code.authTime,
         code.amr,
+        code.acr,
         code.expiresAt,
       ],
     );

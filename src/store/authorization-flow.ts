@@ -1,5 +1,5 @@
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
-import { NO_PROGRESS, type SignInProgress } from '../authn/steps.js';
+import type { JourneyProgress } from '../authn/journeys/walk.js';
 import type { AttemptLimit } from './attempt-counters.js';
 import type { Db } from './db.js';
 
@@ -23,8 +23,8 @@ export interface AuthorizationTransaction {
   readonly purpose: TransactionPurpose;
   /** The session that signed in for this request, once there is one. */
   readonly sid: string | undefined;
-  /** How far the sign-in has come through the realm's steps. */
-  readonly progress: SignInProgress;
+  /** How far the sign-in has come through its journey; none before its first step. */
+  readonly progress: JourneyProgress | undefined;
   readonly createdAt: Date;
 }
 
@@ -35,7 +35,7 @@ interface TransactionRow {
   kind: TransactionPurpose['kind'];
   request: Record<string, unknown>;
   sid: string | null;
-  progress: SignInProgress | null;
+  progress: JourneyProgress | null;
   created_at: Date;
 }
 
@@ -57,7 +57,7 @@ const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
   browserHash: Buffer.from(row.browser_hash),
   purpose: toPurpose(row.kind, row.request),
   sid: row.sid ?? undefined,
-  progress: row.progress ?? NO_PROGRESS,
+  progress: row.progress ?? undefined,
   createdAt: row.created_at,
 });
 
@@ -131,7 +131,7 @@ export class AuthorizationFlowStore {
   }
 
   /** Records how far the sign-in has come. */
-  async saveProgress(idHash: Buffer, progress: SignInProgress): Promise<void> {
+  async saveProgress(idHash: Buffer, progress: JourneyProgress): Promise<void> {
     await this.db.query('UPDATE authorization_transactions SET progress = $2::jsonb WHERE id_hash = $1', [idHash, JSON.stringify(progress)]);
   }
 

@@ -11,6 +11,8 @@ export interface Approval {
   readonly sid: string;
   readonly authTime: Date;
   readonly amr: readonly string[];
+  /** The acr of the journey walked (CONTRACT.md §8). */
+  readonly acr: string;
 }
 
 /** A device authorization or CIBA request, as the pages show it. */
@@ -73,6 +75,7 @@ interface PollRow {
   sid: string | null;
   auth_time: Date | null;
   amr: string[] | null;
+  acr: string | null;
 }
 
 /**
@@ -84,7 +87,7 @@ const POLL = `
   WITH before AS (
     SELECT secret_hash, status, expires_at <= now() AS expired,
            last_polled_at IS NOT NULL AND last_polled_at + make_interval(secs => interval_seconds) > now() AS too_soon,
-           scope, user_id, sid, auth_time, amr
+           scope, user_id, sid, auth_time, amr, acr
       FROM pending_authorizations
      WHERE secret_hash = $1 AND realm = $2 AND client_id = $3 AND kind = $4
        FOR UPDATE
@@ -95,7 +98,7 @@ const POLL = `
          status = CASE WHEN NOT before.expired AND before.status = 'approved' THEN 'issued' ELSE p.status END
     FROM before
    WHERE p.secret_hash = before.secret_hash
-  RETURNING before.status, before.expired, before.too_soon, before.scope, before.user_id, before.sid, before.auth_time, before.amr`;
+  RETURNING before.status, before.expired, before.too_soon, before.scope, before.user_id, before.sid, before.auth_time, before.amr, before.acr`;
 
 /**
  * Device authorizations (RFC 8628) and CIBA requests, by the SHA-256 of the secret the client
@@ -186,10 +189,10 @@ export class PendingAuthorizationStore {
   async answer(realm: string, id: string, decision: 'approved' | 'denied', approval: Approval): Promise<boolean> {
     const result = await this.db.query(
       `UPDATE pending_authorizations
-          SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[]
+          SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[], acr = $8
         WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
           AND (kind = 'device' OR user_id = $4::uuid)`,
-      [id, realm, decision, approval.userId, approval.sid, approval.authTime, approval.amr],
+      [id, realm, decision, approval.userId, approval.sid, approval.authTime, approval.amr, approval.acr],
     );
     return result.rowCount > 0;
   }
@@ -210,7 +213,7 @@ export class PendingAuthorizationStore {
         return {
           state: 'approved',
           scope: row.scope.split(' ').filter((name) => name !== ''),
-          approval: { userId: row.user_id!, sid: row.sid!, authTime: row.auth_time!, amr: row.amr! },
+          approval: { userId: row.user_id!, sid: row.sid!, authTime: row.auth_time!, amr: row.amr!, acr: row.acr ?? '0' },
         };
     }
   }

@@ -1,4 +1,5 @@
 import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../realms/settings.js';
+import type { Journey } from '../authn/journeys/graph.js';
 import { BUILTIN_SCOPES } from '../oauth/scope.js';
 import type { NewSigningKey } from '../tokens/signing-keys.js';
 import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
@@ -10,17 +11,22 @@ export interface Realm {
   readonly name: string;
   /** What an admin set, with the defaults for the rest. */
   readonly settings: RealmSettings;
+  /** The journeys an admin stored, by name (CONTRACT.md §8; `default` comes from the settings until one is stored). */
+  readonly journeys: Readonly<Record<string, Journey>>;
   readonly createdAt: Date;
 }
 
-interface RealmRow {
+export interface RealmRow {
   name: string;
   settings: RealmSettingsPatch;
+  journeys: Record<string, Journey>;
   created_at: Date;
 }
 
-const toRealm = (row: RealmRow): Realm =>
-  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), createdAt: row.created_at });
+export const REALM_COLUMNS = 'name, settings, journeys, created_at';
+
+export const toRealm = (row: RealmRow): Realm =>
+  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), journeys: row.journeys, createdAt: row.created_at });
 
 export class RealmStore {
   constructor(
@@ -40,13 +46,13 @@ export class RealmStore {
 
   get(name: string): Promise<Realm | undefined> {
     return this.cache.get(name, async () => {
-      const result = await this.db.query<RealmRow>('SELECT name, settings, created_at FROM realms WHERE name = $1', [name]);
+      const result = await this.db.query<RealmRow>(`SELECT ${REALM_COLUMNS} FROM realms WHERE name = $1`, [name]);
       return result.rows[0] && toRealm(result.rows[0]);
     });
   }
 
   async list(): Promise<Realm[]> {
-    const result = await this.db.query<RealmRow>('SELECT name, settings, created_at FROM realms ORDER BY name');
+    const result = await this.db.query<RealmRow>(`SELECT ${REALM_COLUMNS} FROM realms ORDER BY name`);
     return result.rows.map(toRealm);
   }
 
@@ -56,13 +62,46 @@ export class RealmStore {
   }
 
   /** Merges `patch` into the stored settings: only the keys sent change. */
-  async updateSettings(name: string, patch: RealmSettingsPatch): Promise<Realm | undefined> {
+  updateSettings(name: string, patch: RealmSettingsPatch): Promise<Realm | undefined> {
+    return this.writeRow(
+      name,
+      `UPDATE realms SET settings = settings || $2::jsonb, updated_at = now() WHERE name = $1 RETURNING ${REALM_COLUMNS}`,
+      [name, JSON.stringify(patch)],
+    );
+  }
+
+  /** Stores a journey under its name (replacing one of that name); undefined when there is no such realm. */
+  putJourney(name: string, journeyName: string, journey: Journey): Promise<Realm | undefined> {
+    return this.writeRow(
+      name,
+      `UPDATE realms SET journeys = jsonb_set(journeys, ARRAY[$2::text], $3::jsonb), updated_at = now()
+        WHERE name = $1 RETURNING ${REALM_COLUMNS}`,
+      [name, journeyName, JSON.stringify(journey)],
+    );
+  }
+
+  /** Removes a stored journey; undefined when the realm has none of that name. */
+  deleteJourney(name: string, journeyName: string): Promise<Realm | undefined> {
+    return this.writeRow(
+      name,
+      `UPDATE realms SET journeys = journeys - $2::text, updated_at = now()
+        WHERE name = $1 AND journeys ? $2::text RETURNING ${REALM_COLUMNS}`,
+      [name, journeyName],
+    );
+  }
+
+  /** The clients of the realm whose `journey` names this one. */
+  async clientsWithJourney(name: string, journeyName: string): Promise<string[]> {
+    const result = await this.db.query<{ client_id: string }>(
+      `SELECT client_id FROM clients WHERE realm = $1 AND record->>'journey' = $2 ORDER BY client_id`,
+      [name, journeyName],
+    );
+    return result.rows.map((row) => row.client_id);
+  }
+
+  private writeRow(name: string, text: string, values: unknown[]): Promise<Realm | undefined> {
     return writeThrough(this.db, [[this.cache, name]], async (tx) => {
-      const result = await tx.query<RealmRow>(
-        `UPDATE realms SET settings = settings || $2::jsonb, updated_at = now()
-          WHERE name = $1 RETURNING name, settings, created_at`,
-        [name, JSON.stringify(patch)],
-      );
+      const result = await tx.query<RealmRow>(text, values);
       return result.rows[0] && toRealm(result.rows[0]);
     });
   }
@@ -85,7 +124,7 @@ export async function insertRealm(
 ): Promise<Realm | undefined> {
   const inserted = await tx.query<RealmRow>(
     `INSERT INTO realms (name, settings) VALUES ($1, $2::jsonb)
-     ON CONFLICT (name) DO NOTHING RETURNING name, settings, created_at`,
+     ON CONFLICT (name) DO NOTHING RETURNING ${REALM_COLUMNS}`,
     [name, JSON.stringify(settings)],
   );
   const row = inserted.rows[0];

@@ -10,6 +10,9 @@ export interface Session {
   readonly authTime: Date;
   /** RFC 8176 authentication method references: `pwd`, `otp`, `hwk`… */
   readonly amr: readonly string[];
+  /** The journey it walked (CONTRACT.md §8), and the acr its ID tokens carry. */
+  readonly journey: string;
+  readonly acr: string;
   readonly expiresAt: Date;
 }
 
@@ -19,10 +22,12 @@ interface SessionRow {
   user_id: string;
   auth_time: Date;
   amr: string[];
+  journey: string | null;
+  acr: string | null;
   expires_at: Date;
 }
 
-const COLUMNS = 'sid, realm, user_id, auth_time, amr, expires_at';
+const COLUMNS = 'sid, realm, user_id, auth_time, amr, journey, acr, expires_at';
 
 const toSession = (row: SessionRow): Session => ({
   sid: row.sid,
@@ -30,6 +35,9 @@ const toSession = (row: SessionRow): Session => ({
   userId: row.user_id,
   authTime: row.auth_time,
   amr: row.amr,
+  // Sessions begun before journeys walked the realm's steps: the default journey.
+  journey: row.journey ?? 'default',
+  acr: row.acr ?? '0',
   expiresAt: row.expires_at,
 });
 
@@ -42,12 +50,12 @@ export class SessionStore {
 
   async create(
     secretHash: Buffer,
-    session: { realm: string; userId: string; authTime: Date; amr: readonly string[]; lifetimeSeconds: number },
+    session: { realm: string; userId: string; authTime: Date; amr: readonly string[]; journey: string; acr: string; lifetimeSeconds: number },
   ): Promise<Session> {
     const result = await this.db.query<SessionRow>(
-      `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, expires_at)
-       VALUES ($1, $2, $3, $4, $5::text[], now() + make_interval(secs => $6)) RETURNING ${COLUMNS}`,
-      [secretHash, session.realm, session.userId, session.authTime, session.amr, session.lifetimeSeconds],
+      `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
+       VALUES ($1, $2, $3, $4, $5::text[], $6, $7, now() + make_interval(secs => $8)) RETURNING ${COLUMNS}`,
+      [secretHash, session.realm, session.userId, session.authTime, session.amr, session.journey, session.acr, session.lifetimeSeconds],
     );
     return toSession(result.rows[0]!);
   }

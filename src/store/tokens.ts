@@ -42,6 +42,8 @@ export interface Actor {
 export interface SignIn {
   authTime: Date;
   amr: readonly string[];
+  /** The acr of the journey walked (CONTRACT.md §8). */
+  acr: string;
   sid: string;
 }
 
@@ -75,6 +77,7 @@ interface TokenRow {
   used_at: Date | null;
   auth_time: Date | null;
   amr: string[] | null;
+  acr: string | null;
   sid: string | null;
   cnf_x5t_s256: string | null;
   act: Actor | null;
@@ -90,7 +93,7 @@ const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
                                 WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
 
 const COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_started_at, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
 
 const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -106,7 +109,7 @@ const toToken = (row: TokenRow): StoredToken => ({
   expiresAt: row.expires_at,
   revokedAt: row.revoked_at ?? undefined,
   usedAt: row.used_at ?? undefined,
-  signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], sid: row.sid } : undefined,
+  signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], acr: row.acr ?? '0', sid: row.sid } : undefined,
   certificateThumbprint: row.cnf_x5t_s256 ?? undefined,
   act: row.act ?? undefined,
   audience: row.aud ?? undefined,
@@ -114,7 +117,7 @@ const toToken = (row: TokenRow): StoredToken => ({
 
 const INSERTED_COLUMNS = [
   'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
-  'issued_at', 'expires_at', 'auth_time', 'amr', 'sid', 'cnf', 'act', 'aud',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud',
 ];
 
 /**
@@ -133,11 +136,11 @@ function insertTokens(first: number, extra: readonly string[] = [], and = ''): s
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
   INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
-                      user_id, scope, issued_at, expires_at, auth_time, amr, sid, cnf_x5t_s256, act, aud)
+                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud)
   SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
          grant_type, subject,
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
-         string_to_array(amr, ' '), sid::uuid, cnf, act::jsonb, aud::jsonb
+         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
    WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid FOR KEY SHARE))
          ${and && `AND ${and}`}
@@ -254,6 +257,7 @@ function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null
     column((t) => t.expiresAt.toISOString()),
     column((t) => t.signIn?.authTime.toISOString() ?? null),
     column((t) => t.signIn?.amr.join(' ') ?? null),
+    column((t) => t.signIn?.acr ?? null),
     column((t) => t.signIn?.sid ?? null),
     column((t) => t.certificateThumbprint ?? null),
     column((t) => (t.act ? JSON.stringify(t.act) : null)),

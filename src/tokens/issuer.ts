@@ -8,7 +8,6 @@ import type { Db, Queryable } from '../store/db.js';
 import type { Actor, NewToken, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { claimsForScope } from '../users/claims.js';
-import { acrOf } from '../authn/steps.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import type { RealmSigner } from './signer.js';
@@ -324,7 +323,7 @@ export class TokenIssuer {
       ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
       at_hash: atHash(accessToken),
       amr: [...signIn.amr],
-      acr: acrOf(signIn.amr),
+      acr: signIn.acr,
       sid: signIn.sid,
     });
   }

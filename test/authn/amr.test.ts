@@ -12,8 +12,8 @@ const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(
 
 /**
  * The ID token says how the person signed in (OIDC Core §2): `amr` (RFC 8176) lists the
- * methods of the steps that passed, with `mfa` when they span two factors, and `acr` is "1"
- * for one factor, "2" for several.
+ * methods of the steps that passed, with `mfa` when they span two factors, and `acr` names the
+ * journey's acr: "0" for a journey no `acr_journeys` entry maps (CONTRACT.md §8; test/authn/journeys.test.ts).
  */
 describe('amr and acr of ID tokens', () => {
   let t: TestApp;
@@ -57,17 +57,17 @@ describe('amr and acr of ID tokens', () => {
   const claims = async (realm: string, clientId: string, idToken: string): Promise<JWTPayload> =>
     (await verifyIdToken(t.app, realm, idToken, { issuer: issuerOf(realm), audience: clientId })).payload;
 
-  it('a password-only sign-in: amr ["pwd"], acr "1", through the pages and the password grant', async () => {
+  it('a password-only sign-in: amr ["pwd"], acr "0" (no acr_journeys mapping), through the pages and the password grant', async () => {
     const { realm, user, browserClient, service } = await setup(['password']);
     const flow = await obtainCode(new TestBrowser(t.app, BASE_URL), realm, { clientId: browserClient, username: user.username, password: user.password });
     const tokens = await exchange(realm, browserClient, flow.code, flow.verifier);
-    expect(await claims(realm, browserClient, tokens.id_token)).toMatchObject({ amr: ['pwd'], acr: '1' });
+    expect(await claims(realm, browserClient, tokens.id_token)).toMatchObject({ amr: ['pwd'], acr: '0' });
 
     const granted = await passwordGrant(t.app, realm, service, user);
-    expect(await claims(realm, service.clientId, granted.json().id_token)).toMatchObject({ amr: ['pwd'], acr: '1' });
+    expect(await claims(realm, service.clientId, granted.json().id_token)).toMatchObject({ amr: ['pwd'], acr: '0' });
   });
 
-  it('a password and a one-time code: amr ["pwd", "otp", "mfa"], acr "2", kept by the ID tokens of refreshes', async () => {
+  it('a password and a one-time code: amr ["pwd", "otp", "mfa"], acr "0" (no acr_journeys mapping), kept by the ID tokens of refreshes', async () => {
     const { realm, user, secret, browserClient } = await setup(['password', 'otp'], { enrol: true });
     const b = new TestBrowser(t.app, BASE_URL);
     const { verifier, challenge } = pkce();
@@ -79,7 +79,7 @@ describe('amr and acr of ID tokens', () => {
     const afterCode = await b.submit(otpUrl, await b.get(otpUrl), { otp: codeOf(secret) });
     const code = expectCode(await consentFrom(b, afterCode), { iss: issuerOf(realm) });
     const tokens = await exchange(realm, browserClient, code, verifier);
-    expect(await claims(realm, browserClient, tokens.id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '2' });
+    expect(await claims(realm, browserClient, tokens.id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '0' });
 
     const refreshed = await postForm(t.app, `${realmPath(realm)}/access_token`, {
       grant_type: 'refresh_token',
@@ -87,24 +87,24 @@ describe('amr and acr of ID tokens', () => {
       client_id: browserClient,
     });
     expect(refreshed.statusCode, refreshed.body).toBe(200);
-    expect(await claims(realm, browserClient, refreshed.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '2' });
+    expect(await claims(realm, browserClient, refreshed.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '0' });
   });
 
-  it('the password grant with the otp parameter: amr ["pwd", "otp", "mfa"], acr "2", also after a refresh', async () => {
+  it('the password grant with the otp parameter: amr ["pwd", "otp", "mfa"], acr "0" (no acr_journeys mapping), also after a refresh', async () => {
     const { realm, user, secret, service } = await setup(['password', 'otp'], { enrol: true });
     const granted = await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret) });
     expect(granted.statusCode, granted.body).toBe(200);
-    expect(await claims(realm, service.clientId, granted.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '2' });
+    expect(await claims(realm, service.clientId, granted.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '0' });
 
     const refreshed = await refreshGrant(t.app, realm, service, granted.json().refresh_token);
-    expect(await claims(realm, service.clientId, refreshed.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '2' });
+    expect(await claims(realm, service.clientId, refreshed.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: '0' });
   });
 
-  it('a sign-in whose risk step skipped the code: amr ["pwd"], acr "1"', async () => {
+  it('a sign-in whose risk step skipped the code: amr ["pwd"], acr "0" (no acr_journeys mapping)', async () => {
     const { realm, user, secret, service } = await setup(['password', 'risk', 'otp'], { enrol: true });
     expect((await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret) })).statusCode).toBe(200);
     const later = await passwordGrant(t.app, realm, service, user);
-    expect(await claims(realm, service.clientId, later.json().id_token)).toMatchObject({ amr: ['pwd'], acr: '1' });
+    expect(await claims(realm, service.clientId, later.json().id_token)).toMatchObject({ amr: ['pwd'], acr: '0' });
   });
 });
 

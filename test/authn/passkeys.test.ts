@@ -342,7 +342,7 @@ describe('passkeys', () => {
     expect(count.rows[0]!.n).toBe(1);
   });
 
-  it('a passkey as second factor: password, then the passkey among the person\'s own; amr pwd + hwk + mfa, acr 2', async () => {
+  it('a passkey as second factor: password, then the passkey among the person\'s own; amr pwd + hwk + mfa, acr 0 (the default journey)', async () => {
     const { realm, clientId, person, authenticator } = await withPasskey(['password', 'passkey']);
     const { b, url, page, verifier } = await signInPage(realm, clientId);
     // The password page offers a passwordless sign-in beside the password.
@@ -360,12 +360,12 @@ describe('passkeys', () => {
     const done = await answer(b, url, passkeyPage, authenticator.authenticate(form.options, { userVerified: false }));
     const claims = await idTokenAfter(b, done, realm, clientId, verifier);
     expect(claims.amr).toEqual(['pwd', 'hwk', 'mfa']);
-    expect(claims.acr).toBe('2');
+    expect(claims.acr).toBe('0');
     const used = await t.store.db.query<{ counter: number; last_used_at: Date | null }>('SELECT counter::int AS counter, last_used_at FROM passkeys WHERE realm = $1', [realm]);
     expect(used.rows[0]).toMatchObject({ counter: 1, last_used_at: expect.any(Date) });
   });
 
-  it('a passwordless sign-in with a discoverable, user-verified passkey: no username; amr hwk + mfa (swk when synced), acr 2', async () => {
+  it('a passwordless sign-in with a discoverable, user-verified passkey: no username; amr hwk + mfa (swk when synced), acr 0 (the default journey)', async () => {
     for (const synced of [false, true]) {
       const { realm, clientId, authenticator } = await withPasskey(['password', 'passkey'], { synced });
       const { b, url, page, verifier } = await signInPage(realm, clientId);
@@ -376,7 +376,7 @@ describe('passkeys', () => {
       const done = await answer(b, url, page, authenticator.authenticate(form.options));
       const claims = await idTokenAfter(b, done, realm, clientId, verifier);
       expect(claims.amr).toEqual([synced ? 'swk' : 'hwk', 'mfa']);
-      expect(claims.acr).toBe('2');
+      expect(claims.acr).toBe('0');
     }
   });
 

@@ -164,7 +164,7 @@ describe('CIBA: the approval page and polling', () => {
     expect(forged.statusCode).toBe(400); // the CSRF token is bound to the request id
     // Beneath the page, the store too answers a CIBA request only for the person it names.
     const [pending] = await t.store.pendingAuthorizations.pendingFor(realm, someoneElse.sub);
-    const mySignIn = { userId: user.sub, sid: randomUUID(), authTime: new Date(), amr: ['pwd'] };
+    const mySignIn = { userId: user.sub, sid: randomUUID(), authTime: new Date(), amr: ['pwd'], acr: '0' };
     expect(await t.store.pendingAuthorizations.answer(realm, pending!.id, 'approved', mySignIn)).toBe(false);
     expectError(await poll(realm, client, theirs), 'authorization_pending');
   });

@@ -1,0 +1,78 @@
+/**
+ * Authentication journeys (CONTRACT.md §8): a named graph of nodes a person walks to sign
+ * in. This module holds the shapes only; `validate.ts` checks a graph an admin sends, and
+ * `walk.ts` moves a sign-in through one.
+ */
+
+/** Nodes a person acts on: each needs a page (or, at the password grant, a parameter). */
+export const PERSON_NODE_TYPES = ['password', 'otp', 'passkey', 'choice'] as const;
+/** Nodes decided without the person, from what is known of them. */
+export const DECIDED_NODE_TYPES = ['risk', 'condition'] as const;
+/** The two ends of every journey. */
+export const END_NODE_TYPES = ['done', 'deny'] as const;
+/**
+ * Node types of §8 that need features this version does not have (upstream identity
+ * providers, self-registration, email verification): refused until they exist.
+ */
+export const LATER_NODE_TYPES = ['identity_provider', 'register', 'email_verification'] as const;
+
+export type PersonNodeType = (typeof PERSON_NODE_TYPES)[number];
+export type EndNodeType = (typeof END_NODE_TYPES)[number];
+export type NodeType = PersonNodeType | (typeof DECIDED_NODE_TYPES)[number] | EndNodeType;
+
+/** What a `condition` node asks about the person (or the client they sign in for). */
+export type ConditionTest = 'has_passkey' | 'has_otp' | 'email_verified' | { readonly client_in: readonly string[] };
+
+export type JourneyNode =
+  | { readonly type: 'password' | 'otp'; readonly next: { readonly success: string } }
+  /**
+   * `enrol`: a person without a passkey registers one here instead of taking `unavailable`
+   * (the realm's `authentication` list asks for that, as it did before journeys).
+   */
+  | { readonly type: 'passkey'; readonly next: { readonly success: string; readonly unavailable: string }; readonly enrol?: boolean }
+  | { readonly type: 'choice'; readonly options: readonly { readonly label: string; readonly next: string }[] }
+  | { readonly type: 'risk'; readonly next: { readonly low: string; readonly high: string } }
+  | { readonly type: 'condition'; readonly if: ConditionTest; readonly next: { readonly true: string; readonly false: string } }
+  | { readonly type: EndNodeType };
+
+export interface Journey {
+  readonly start: string;
+  readonly nodes: Readonly<Record<string, JourneyNode>>;
+}
+
+/** The journey every realm has: its `authentication` list, until an admin stores one of this name. */
+export const DEFAULT_JOURNEY = 'default';
+
+/** The outcomes each node type must connect (a `choice` connects its options instead). */
+export const OUTCOMES: Readonly<Record<Exclude<NodeType, 'choice' | EndNodeType>, readonly string[]>> = {
+  password: ['success'],
+  otp: ['success'],
+  passkey: ['success', 'unavailable'],
+  risk: ['low', 'high'],
+  condition: ['true', 'false'],
+};
+
+/** Where each outcome of a node leads, as [outcome, target] pairs (`option 1`… for a choice). */
+export function edgesOf(node: JourneyNode): Array<[outcome: string, target: string]> {
+  if (node.type === 'choice') return node.options.map((option, index) => [`option ${index + 1}`, option.next]);
+  if (!('next' in node)) return [];
+  return Object.entries(node.next as Record<string, string>);
+}
+
+/**
+ * The node a name stands for: a node of the journey, or one of the ends `done` and `deny`,
+ * which a journey may name without declaring them.
+ */
+export function nodeNamed(journey: Journey, name: string): JourneyNode | undefined {
+  const node = Object.hasOwn(journey.nodes, name) ? journey.nodes[name] : undefined;
+  if (node) return node;
+  return name === 'done' || name === 'deny' ? { type: name } : undefined;
+}
+
+export const isPersonNode = (node: JourneyNode): boolean => (PERSON_NODE_TYPES as readonly string[]).includes(node.type);
+export const isEnd = (node: JourneyNode): node is { type: EndNodeType } => node.type === 'done' || node.type === 'deny';
+/** Nodes that can only run for a known person. */
+export function needsPerson(node: JourneyNode): boolean {
+  if (node.type === 'otp' || node.type === 'risk' || node.type === 'done') return true;
+  return node.type === 'condition' && typeof node.if === 'string';
+}

@@ -1,0 +1,133 @@
+import { type Journey, type JourneyNode, isEnd, nodeNamed } from './graph.js';
+
+/**
+ * How far a sign-in has come through its journey: kept with the sign-in (the transaction of
+ * the pages, or one token request) so that any instance takes the next step.
+ */
+export interface JourneyProgress {
+  /** The journey's name; a sign-in whose journey changed under it starts again. */
+  readonly journey: string;
+  /** Where the person stands: a node of theirs, or an end. */
+  readonly node: string;
+  /** Known once a node has told who signs in. */
+  readonly userId?: string;
+  /** The RFC 8176 methods that passed, in order. */
+  readonly amr: readonly string[];
+}
+
+/** What decided nodes ask about the person signing in; the caller knows how to find out. */
+export interface JourneyFacts {
+  /** `high` when the address or the device has not completed a sign-in of this person before. */
+  risk(userId: string): Promise<'low' | 'high'>;
+  hasPasskey(userId: string): Promise<boolean>;
+  hasOtp(userId: string): Promise<boolean>;
+  emailVerified(userId: string): Promise<boolean>;
+  /** The client the person signs in for, if any. */
+  readonly clientId: string | undefined;
+}
+
+/** A step of the person's that passed: who they are, and by which methods. */
+export interface Passed {
+  readonly userId: string;
+  readonly amr: readonly string[];
+}
+
+/** A step named another person than the one the journey already knows. */
+export class PersonChanged extends Error {
+  override name = 'PersonChanged';
+}
+
+export function beginJourney(name: string, journey: Journey): JourneyProgress {
+  return { journey: name, node: journey.start, amr: [] };
+}
+
+/** The node the person stands at; an unknown name (a journey replaced under a sign-in) is `deny`. */
+export function currentNode(journey: Journey, progress: JourneyProgress): JourneyNode {
+  return nodeNamed(journey, progress.node) ?? { type: 'deny' };
+}
+
+/** `done` or `deny` once the journey has ended; undefined while it goes on. No one known is never `done`. */
+export function endOf(journey: Journey, progress: JourneyProgress): 'done' | 'deny' | undefined {
+  const node = currentNode(journey, progress);
+  if (!isEnd(node)) return undefined;
+  return node.type === 'done' && progress.userId !== undefined ? 'done' : 'deny';
+}
+
+/** Moves on along `outcome` of the current node, which the person passed (or chose, or was refused). */
+export function follow(journey: Journey, progress: JourneyProgress, outcome: string, passed?: Passed): JourneyProgress {
+  const node = currentNode(journey, progress);
+  const target = outcomeTarget(node, outcome);
+  if (target === undefined) return { ...progress, node: 'deny' };
+  if (!passed) return { ...progress, node: target };
+  if (progress.userId !== undefined && passed.userId !== progress.userId) throw new PersonChanged();
+  return { ...progress, node: target, userId: passed.userId, amr: [...new Set([...progress.amr, ...passed.amr])] };
+}
+
+function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {
+  if (node.type === 'choice') return node.options[Number(outcome)]?.next;
+  if (!('next' in node)) return undefined;
+  const next = node.next as Readonly<Record<string, string>>;
+  return Object.hasOwn(next, outcome) ? next[outcome] : undefined;
+}
+
+/**
+ * Takes the nodes decided without the person (risk, condition, a passkey the known person
+ * does not have) until the journey waits for a step of the person's or ends. A decided node
+ * before the person is known, or a loop of them, ends in `deny` (the validator refuses both).
+ */
+export async function settle(journey: Journey, start: JourneyProgress, facts: JourneyFacts): Promise<JourneyProgress> {
+  let progress = start;
+  for (let taken = 0; taken <= Object.keys(journey.nodes).length; taken++) {
+    const outcome = await decidedOutcome(currentNode(journey, progress), progress.userId, facts);
+    if (outcome === undefined) return progress;
+    if (outcome === null) return { ...progress, node: 'deny' };
+    progress = follow(journey, progress, outcome);
+  }
+  return { ...progress, node: 'deny' };
+}
+
+/** The outcome a node takes by itself; undefined when it waits for the person, null when it cannot be decided. */
+async function decidedOutcome(node: JourneyNode, userId: string | undefined, facts: JourneyFacts): Promise<string | null | undefined> {
+  switch (node.type) {
+    case 'risk':
+      return userId === undefined ? null : facts.risk(userId);
+    case 'condition': {
+      const test = node.if;
+      if (typeof test !== 'string') return String(facts.clientId !== undefined && test.client_in.includes(facts.clientId));
+      if (userId === undefined) return null;
+      const fact = test === 'has_passkey' ? facts.hasPasskey : test === 'has_otp' ? facts.hasOtp : facts.emailVerified;
+      return String(await fact(userId));
+    }
+    case 'passkey':
+      if (userId === undefined || node.enrol) return undefined;
+      return (await facts.hasPasskey(userId)) ? undefined : 'unavailable';
+    case 'otp':
+      return userId === undefined ? null : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether a sign-in without pages (the password grant) can reach `done`: by passwords,
+ * one-time codes and decided nodes, and past a passkey node only by its `unavailable` (a
+ * person without a passkey takes it by themselves). A journey that cannot is refused before
+ * any credential is checked.
+ */
+export function finishesWithoutPages(journey: Journey): boolean {
+  const seen = new Set<string>();
+  const queue = [journey.start];
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const node = nodeNamed(journey, name);
+    if (!node || node.type === 'choice') continue;
+    if (node.type === 'done') return true;
+    if (node.type === 'passkey') {
+      if (!node.enrol) queue.push(node.next.unavailable);
+      continue;
+    }
+    if ('next' in node) queue.push(...Object.values(node.next as Record<string, string>));
+  }
+  return false;
+}

@@ -1,0 +1,40 @@
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { SignInView } from '../../pages/sign-in/views.js';
+import type { RequestRealm } from '../../realms/resolve.js';
+import type { JourneyNode } from '../journeys/graph.js';
+import type { Passed } from '../journeys/walk.js';
+
+/** What a node sees of the sign-in it takes part in (no HTTP: the driver hands it what it needs). */
+export interface NodeContext {
+  readonly realm: RequestRealm;
+  /** The transaction's secret id; a node that keeps state of its own (a WebAuthn challenge) keys it by this. */
+  readonly transactionId: string;
+  /** The person, once a node before has told who signs in. */
+  readonly userId: string | undefined;
+  readonly address: string;
+  readonly audit: AuditLog;
+  readonly log: { info(details: object, message: string): void };
+}
+
+export type NodeOutcome =
+  /** The person passed the node: its `success` outcome, unless another is named. */
+  | { readonly passed: Passed }
+  /** The person took another outcome of the node without passing it (a passkey they do not have). */
+  | { readonly outcome: string }
+  /** Shown on the node's page again; `failure` counts towards brute-force limits. */
+  | { readonly error: string; readonly failure: boolean }
+  /** The node moved on within itself (an enrolment confirmed a first code…): show it again. */
+  | { readonly again: true };
+
+export type Form = Readonly<Record<string, string | undefined>>;
+
+/** A node of the person's that the sign-in page runs: a password, a one-time code, a passkey. */
+export interface NodeRunner {
+  readonly type: 'password' | 'otp' | 'passkey';
+  /** The fields its form posts, beside the hidden ones. */
+  readonly fields: readonly string[];
+  /** For a node that tells who signs in: the account a form is about, for brute-force counting before the person is known. */
+  account?(form: Form): string | undefined;
+  view(context: NodeContext, node: JourneyNode, shown: { username?: string | undefined }): Promise<SignInView>;
+  submit(context: NodeContext, node: JourneyNode, form: Form): Promise<NodeOutcome>;
+}

@@ -1,0 +1,24 @@
+import type { UserStore } from '../../store/users.js';
+import { PASSWORD_AMR, verifyPassword } from '../password.js';
+import type { NodeRunner } from './node.js';
+
+/** One message whatever was wrong, so that the page does not tell which usernames exist. */
+export const WRONG_CREDENTIALS = 'The username or password is incorrect.';
+
+/** The `password` node (CONTRACT.md §4): a username and a password, checked with argon2id. */
+export function passwordNode(users: UserStore): NodeRunner {
+  return {
+    type: 'password',
+    fields: ['username', 'password'],
+    account: (form) => form.username,
+    async view(_context, _node, shown) {
+      return { kind: 'password', username: shown.username ?? '' };
+    },
+    async submit(context, _node, form) {
+      if (form.username === undefined || form.password === undefined) return { error: 'Enter your username and password.', failure: false };
+      const user = await verifyPassword(users, context.realm.name, form.username, form.password);
+      if (!user) return { error: WRONG_CREDENTIALS, failure: true };
+      return { passed: { userId: user.id, amr: PASSWORD_AMR } };
+    },
+  };
+}
