@@ -1,5 +1,5 @@
 import { formParams } from '../http/form-params.js';
-import { html } from '../pages/html.js';
+import { applicationsSectionBody } from '../pages/account/applications.js';
 import type { Store } from '../store/index.js';
 import { InvalidFormError } from '../endpoints/page-routes.js';
 import type { AccountSection } from './section.js';
@@ -20,20 +20,14 @@ export function applicationsSection(store: Store): AccountSection {
     title: 'Applications',
     async render(holder) {
       const consents = await store.consents.listForUser(holder.realm.name, holder.userId);
-      if (consents.length === 0) return { body: html`<p>You have not allowed any application to use your account.</p>` };
       const action = `${holder.realm.issuer}${REVOKE_PATH}`;
-      const items = consents.map(
-        (consent) => html`<li class="application">
-<strong>${consent.clientName ?? consent.clientId}</strong>${consent.clientName ? html` <span class="client-id">(${consent.clientId})</span>` : ''}
-<p>Allowed: ${consent.scope.length > 0 ? consent.scope.join(', ') : 'to know that you signed in'}</p>
-<form method="post" action="${action}">
-<input type="hidden" name="client_id" value="${consent.clientId}">
-<input type="hidden" name="csrf" value="${holder.csrf(revokeSubject(consent.clientId))}">
-<button type="submit">Revoke</button>
-</form>
-</li>`,
-      );
-      return { body: html`<ul class="applications">${items}</ul>` };
+      const views = consents.map((consent) => ({
+        clientId: consent.clientId,
+        clientName: consent.clientName,
+        scope: consent.scope,
+        revoke: { action, csrf: holder.csrf(revokeSubject(consent.clientId)) },
+      }));
+      return { body: applicationsSectionBody(views) };
     },
     routes(app, tools) {
       app.post(REVOKE_PATH, async (request, reply) => {

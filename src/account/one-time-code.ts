@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { issuerLabel, pendingTotpSecret, storedPendingSecret, verifyOneTimeCode } from '../authn/otp.js';
-import { WRONG_CODE, enrolmentView } from '../authn/steps/otp.js';
+import { base32Of, issuerLabel, otpauthUri, pendingTotpSecret, storedPendingSecret, verifyOneTimeCode } from '../authn/otp.js';
+import { WRONG_CODE } from '../authn/nodes/otp.js';
 import { formParams } from '../http/form-params.js';
-import { html } from '../pages/html.js';
+import { oneTimeCodeSectionBody, otpEnrolmentPage } from '../pages/account/one-time-code.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { AccountHolder, AccountSection, AccountTools } from './section.js';
@@ -12,7 +12,8 @@ const ENROL = 'otp enrol';
 const CONFIRM = 'otp confirm';
 const REMOVE = 'otp remove';
 
-const hiddenCsrf = (holder: AccountHolder, subject: string) => html`<input type="hidden" name="csrf" value="${holder.csrf(subject)}">`;
+/** A form of the section: its action below `/account/otp/`, its CSRF token of `subject`. */
+const otpForm = (holder: AccountHolder, path: string, subject: string) => ({ action: `${holder.realm.issuer}/account/otp/${path}`, csrf: holder.csrf(subject) });
 
 /**
  * "One-time code": whether an authenticator app gives the person codes; setting one up (its
@@ -23,40 +24,23 @@ export function oneTimeCodeSection(deps: { store: Store; encryption: KeyEncrypti
 
   /** The page that shows the pending secret and asks for its first code. */
   function enrolmentPage(reply: FastifyReply, tools: AccountTools, holder: AccountHolder, secret: Buffer, error?: string) {
-    const realm = holder.realm;
-    return tools.sendAccountPage(
-      reply,
-      realm,
-      'Set up an authenticator app',
-      html`${error ? html`<p class="error" role="alert">${error}</p>\n` : ''}<form method="post" action="${realm.issuer}/account/otp/confirm">
-${hiddenCsrf(holder, CONFIRM)}
-${enrolmentView(issuerLabel(realm), holder.username, secret)}
-<button class="primary" type="submit">Confirm</button>
-</form>`,
-    );
+    const page = otpEnrolmentPage({
+      confirm: otpForm(holder, 'confirm', CONFIRM),
+      otpauthUri: otpauthUri(issuerLabel(holder.realm), holder.username, secret),
+      secretBase32: base32Of(secret),
+      error,
+    });
+    return tools.sendAccountPage(reply, holder.realm, page);
   }
 
   return {
     title: 'One-time code',
     async render(holder) {
       const totp = await store.oneTimeCodes.totp(holder.realm.name, holder.userId);
-      const action = (path: string) => `${holder.realm.issuer}/account/otp/${path}`;
-      if (totp?.confirmedAt) {
-        return {
-          body: html`<p>An authenticator app gives you one-time codes (set up on ${totp.confirmedAt.toISOString().slice(0, 10)}).</p>
-<form method="post" action="${action('remove')}">
-${hiddenCsrf(holder, REMOVE)}
-<button type="submit">Remove the authenticator app</button>
-</form>`,
-        };
-      }
-      return {
-        body: html`<p>No authenticator app is set up.</p>
-<form method="post" action="${action('enrol')}">
-${hiddenCsrf(holder, ENROL)}
-<button type="submit">Set up an authenticator app</button>
-</form>`,
-      };
+      const view = totp?.confirmedAt
+        ? ({ kind: 'set-up', confirmedAt: totp.confirmedAt, remove: otpForm(holder, 'remove', REMOVE) } as const)
+        : ({ kind: 'none', enrol: otpForm(holder, 'enrol', ENROL) } as const);
+      return { body: oneTimeCodeSectionBody(view) };
     },
     routes(app, tools) {
       app.post('/account/otp/enrol', async (request, reply) => {

@@ -1,8 +1,7 @@
 import { MAX_PASSKEYS_PER_PERSON, RelyingParty, passkeyName } from '../authn/passkeys.js';
-import { passkeyControl, passkeyNameField } from '../authn/steps/passkey.js';
 import { formParams } from '../http/form-params.js';
+import { type PasskeysSectionView, passkeysSectionBody } from '../pages/account/passkeys.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
-import { html } from '../pages/html.js';
 import type { Store } from '../store/index.js';
 import type { Passkey } from '../store/passkeys.js';
 import type { AccountHolder, AccountSection } from './section.js';
@@ -20,9 +19,6 @@ const NOTICES = {
   limit: `You have ${MAX_PASSKEYS_PER_PERSON} passkeys: delete one to add another.`,
 } as const;
 
-const hiddenCsrf = (holder: AccountHolder, subject: string) => html`<input type="hidden" name="csrf" value="${holder.csrf(subject)}">`;
-const dateOf = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
 /**
  * The registration challenge is bound to the session and to the browser: the CSRF token of
  * the form is an HMAC of the browser's cookie, and a form of another browser carries another.
@@ -39,50 +35,35 @@ export function passkeysSection(deps: { store: Store; baseUrl: string }): Accoun
   const { store } = deps;
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
 
-  const item = (holder: AccountHolder, passkey: Passkey) => html`<li><strong>${passkey.name}</strong>${passkey.backedUp ? ' (synced)' : ''}: added ${dateOf(passkey.createdAt)}, ${
-    passkey.lastUsedAt ? `last used ${dateOf(passkey.lastUsedAt)}` : 'never used'
+  /** How the section offers a new passkey: see PasskeysSectionView. */
+  async function adding(holder: AccountHolder, passkeys: readonly Passkey[]): Promise<PasskeysSectionView['add']> {
+    if (passkeys.length >= MAX_PASSKEYS_PER_PERSON) return { kind: 'at-limit' };
+    const { realm, userId, username } = holder;
+    const form = { action: `${realm.issuer}/account/passkeys/register`, csrf: holder.csrf(REGISTER) };
+    // The authenticator would keep a passkey that the server then refuses: the person signs
+    // in again first (this form, posted without a passkey, takes them there) and then makes it.
+    if (!holder.recentSignIn) return { kind: 'sign-in-again', form };
+    const options = await relyingParty.registrationOptions(realm.name, bindingOf(holder, form.csrf), { userId, username, passkeys });
+    return { kind: 'register', form, options };
   }
-<form method="post" action="${holder.realm.issuer}/account/passkeys/delete">
-${hiddenCsrf(holder, DELETE)}
-<input type="hidden" name="credential_id" value="${passkey.credentialId.toString('base64url')}">
-<button type="submit">Delete ${passkey.name}</button>
-</form></li>`;
 
   return {
     title: 'Passkeys',
     async render(holder) {
-      const { realm, userId, username } = holder;
-      const passkeys = await store.passkeys.listForUser(realm.name, userId);
-      const list = passkeys.length > 0 ? html`<ul class="passkeys">${passkeys.map((passkey) => item(holder, passkey))}</ul>` : html`<p>You have no passkeys.</p>`;
-      if (passkeys.length >= MAX_PASSKEYS_PER_PERSON) return { body: list };
-      const csrf = holder.csrf(REGISTER);
-      // The authenticator would keep a passkey that the server then refuses: the person signs
-      // in again first (this form, posted without a passkey, takes them there) and then makes it.
-      if (!holder.recentSignIn) {
-        return {
-          body: html`${list}
-<form method="post" action="${realm.issuer}/account/passkeys/register">
-<input type="hidden" name="csrf" value="${csrf}">
-<button type="submit">Sign in again to add a passkey</button>
-</form>`,
-        };
-      }
-      const options = await relyingParty.registrationOptions(realm.name, bindingOf(holder, csrf), { userId, username, passkeys });
-      return {
-        body: html`${list}
-<form method="post" action="${realm.issuer}/account/passkeys/register">
-<input type="hidden" name="csrf" value="${csrf}">
-${passkeyNameField(true)}
-${passkeyControl({
-  ceremony: 'registration',
-  options,
-  label: 'Add a passkey',
-  primary: false,
-  noscript: 'Adding a passkey needs JavaScript, which is turned off in this browser.',
-})}
-</form>`,
-        scripts: passkeyScripts(realm.issuer),
-      };
+      const passkeys = await store.passkeys.listForUser(holder.realm.name, holder.userId);
+      const add = await adding(holder, passkeys);
+      const body = passkeysSectionBody({
+        passkeys: passkeys.map((passkey) => ({
+          name: passkey.name,
+          synced: passkey.backedUp,
+          addedAt: passkey.createdAt,
+          lastUsedAt: passkey.lastUsedAt,
+          credentialId: passkey.credentialId.toString('base64url'),
+        })),
+        remove: { action: `${holder.realm.issuer}/account/passkeys/delete`, csrf: holder.csrf(DELETE) },
+        add,
+      });
+      return add.kind === 'register' ? { body, scripts: passkeyScripts(holder.realm.issuer) } : { body };
     },
 
     routes(app, tools) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
+import type { AccountSubpage } from '../pages/account/page.js';
 import type { SafeHtml } from '../pages/html.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -21,6 +22,7 @@ export interface AccountHolder {
 
 /** A section's part of the account page. */
 export interface AccountSectionView {
+  /** Rendered by the section's template in src/pages/account/. */
   readonly body: SafeHtml;
   /** Same-origin scripts the section needs (passkeys); the rest of the page works without JavaScript. */
   readonly scripts?: readonly string[];
@@ -49,7 +51,7 @@ export interface AccountTools {
   /** Back to the account page, which shows `notice` at its top. */
   backToAccount(reply: FastifyReply, realm: RequestRealm, notice: string): FastifyReply;
   /** A page of its own, for what is shown once (a secret, recovery codes) or asked for (a first code). */
-  sendAccountPage(reply: FastifyReply, realm: RequestRealm, title: string, body: SafeHtml, scripts?: readonly string[]): FastifyReply;
+  sendAccountPage(reply: FastifyReply, realm: RequestRealm, page: AccountSubpage): FastifyReply;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSections } from '../account/index.js';
-import { signInAgainNotice, signedInRecently } from '../account/reauthentication.js';
+import { signedInRecently } from '../account/reauthentication.js';
 import type { AccountHolder, AccountTools } from '../account/section.js';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
-import { type SafeHtml, html } from '../pages/html.js';
+import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -75,9 +75,9 @@ export function accountPage(deps: {
     backToAccount(reply, realm, notice) {
       return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`, 303);
     },
-    sendAccountPage(reply, realm, title, body, scripts) {
-      return sendPage(reply, { title, realm: realm.name, ...(scripts ? { scripts } : {}) }, html`${body}
-<p><a href="${accountUrl(realm)}">Back to your account</a></p>`);
+    sendAccountPage(reply, realm, page) {
+      const rendered = accountSubpage({ realm: realm.name, accountUrl: accountUrl(realm), page });
+      return sendPage(reply, rendered.options, rendered.body);
     },
   };
 
@@ -93,14 +93,15 @@ export function accountPage(deps: {
       // Only a notice this server wrote (its MAC holds) is shown: a link cannot put words on the page.
       const query = formParams(request.query, ['notice', 'mac']);
       const notice = query.notice !== undefined && cookies.textMacMatches(query.notice, query.mac) ? query.notice.slice(0, MAX_NOTICE_LENGTH) : undefined;
-      const body: SafeHtml = html`${notice ? html`<p class="notice" role="status">${notice}</p>\n` : ''}<p>Signed in as <strong>${holder.username}</strong>.</p>
-${holder.recentSignIn ? '' : html`${signInAgainNotice(realm)}\n`}${views.map(({ title, view }) => html`<section class="account">
-<h2>${title}</h2>
-${view.body}
-</section>
-`)}`;
-      const scripts = [...new Set(views.flatMap(({ view }) => view.scripts ?? []))];
-      return sendPage(reply, { title: 'Your account', realm: realm.name, ...(scripts.length > 0 ? { scripts } : {}) }, body);
+      const page = accountOverviewPage({
+        realm: realm.name,
+        username: holder.username,
+        notice,
+        signInAgainAfter: holder.recentSignIn ? undefined : realm.settings.reauthentication_max_age,
+        sections: views.map(({ title, view }) => ({ title, body: view.body })),
+        scripts: [...new Set(views.flatMap(({ view }) => view.scripts ?? []))],
+      });
+      return sendPage(reply, page.options, page.body);
     });
 
     for (const section of sections) section.routes?.(app, tools);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
-import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/forms.js';
+import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/ciba-approval.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { isUuid } from '../store/db.js';

@@ -3,7 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formatUserCode, normaliseUserCode } from '../device/user-code.js';
 import { formParams } from '../http/form-params.js';
-import { deviceCodePage } from '../pages/forms.js';
+import { deviceCodePage } from '../pages/device.js';
 import { sendPage } from '../pages/layout.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';

@@ -1,14 +1,6 @@
 import { type SafeHtml, html } from './html.js';
-import { type PageOptions } from './layout.js';
-
-/** The hidden inputs every form carries (CONTRACT.md §4). */
-function hidden(fields: Readonly<Record<string, string>>): SafeHtml[] {
-  return Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-}
-
-function errorBox(message: string | undefined): SafeHtml | undefined {
-  return message === undefined ? undefined : html`<p class="error" role="alert">${message}</p>`;
-}
+import type { PageOptions } from './layout.js';
+import { errorBox, hiddenFields as hidden, scopeItems } from './parts.js';
 
 /**
  * A page of the sign-in: the current step's form, and other ways through it (a passkey
@@ -53,7 +45,7 @@ export function consentPage(input: {
   hidden: Record<string, string>;
   formTargets: readonly string[];
 }): { options: PageOptions; body: SafeHtml } {
-  const items = input.scopes.map((scope) => html`<li><strong>${scope.name}</strong>${scope.description ? html`: ${scope.description}` : ''}</li>`);
+  const items = scopeItems(input.scopes);
   return {
     options: { title: 'Allow access?', realm: input.realm, formTargets: input.formTargets },
     body: html`${input.userCode ? html`<p>Check that your device shows the code <strong class="user-code">${input.userCode}</strong>.</p>
@@ -64,61 +56,6 @@ ${hidden(input.hidden)}
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
-  };
-}
-
-/** RFC 8628 §3.3: where the person types the code their device shows. */
-export function deviceCodePage(input: {
-  realm: string;
-  hidden: Record<string, string>;
-  userCode?: string;
-  error?: string;
-  status?: number;
-}): { options: PageOptions; body: SafeHtml } {
-  return {
-    options: { title: 'Connect a device', realm: input.realm, status: input.status ?? 200 },
-    body: html`${errorBox(input.error)}
-<form method="post">
-${hidden(input.hidden)}
-<label for="user_code">Enter the code shown on your device</label>
-<input id="user_code" name="user_code" class="user-code" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus placeholder="XXXX-XXXX" value="${input.userCode ?? ''}">
-<button class="primary" type="submit">Continue</button>
-</form>`,
-  };
-}
-
-/** A CIBA request as the approval page shows it. */
-export interface BackchannelRequestView {
-  clientName: string;
-  bindingMessage: string | undefined;
-  scopes: ReadonlyArray<{ name: string; description: string }>;
-  hidden: Record<string, string>;
-}
-
-/** The person's authentication device (CIBA Core §1): one form per request waiting for them. */
-export function backchannelRequestsPage(input: {
-  realm: string;
-  username: string;
-  requests: readonly BackchannelRequestView[];
-  notice?: string | undefined;
-}): { options: PageOptions; body: SafeHtml } {
-  const sections = input.requests.map(
-    (request) => html`<section class="request">
-<p><strong>${request.clientName}</strong> asks to:</p>
-<ul class="scopes">${request.scopes.map((scope) => html`<li><strong>${scope.name}</strong>${scope.description ? html`: ${scope.description}` : ''}</li>`)}</ul>
-${request.bindingMessage ? html`<p>Check that the application shows: <span class="binding-message">${request.bindingMessage}</span></p>` : ''}
-<form method="post">
-${hidden(request.hidden)}
-<button class="primary" type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>
-</section>`,
-  );
-  return {
-    options: { title: 'Requests waiting for you', realm: input.realm },
-    body: html`${input.notice ? html`<p class="notice" role="status">${input.notice}</p>
-` : ''}<p>Signed in as <strong>${input.username}</strong>.</p>
-${sections.length > 0 ? sections : html`<p>No requests are waiting for you.</p>`}`,
   };
 }
 

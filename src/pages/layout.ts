@@ -66,6 +66,12 @@ export interface PageOptions {
   scripts?: readonly string[];
 }
 
+/** A page as its template renders it: what `sendPage` sends. */
+export interface Page {
+  options: PageOptions;
+  body: SafeHtml;
+}
+
 /** Sends a page: HTML with the security headers every page carries. */
 export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHtml): FastifyReply {
   const page = html`<!doctype html>
