@@ -6,7 +6,7 @@ import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
 import { clientAuthMethods } from './client-auth/methods.js';
-import { readCaBundle } from './client-auth/tls.js';
+import { readCaBundle } from './client-auth/tls-client-auth.js';
 import type { Config } from './config.js';
 import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
@@ -90,15 +90,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
     deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
     cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
-    saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.usedAssertions, issuer }),
-    jwtBearerGrant({ ...assertionDeps, usedAssertions: store.usedAssertions }),
+    saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, issuer }),
+    jwtBearerGrant({ ...assertionDeps, spentAssertions: store.spentAssertions }),
     tokenExchangeGrant({ ...assertionDeps, tokens: store.tokens, jwtAccessTokens }),
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(
     store.clients,
     clientAuthMethods(
-      { assertions: store.clientAssertions, jwks: clientJwks },
+      { clientJwks, spentAssertions: store.spentAssertions },
       { trustedCas: readCaBundle(deps.clientCa), clientKeys: async (client, refresh) => (await clientJwks.keySet(client, refresh))?.jwks().keys },
     ),
     clientCertificate,

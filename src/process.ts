@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { readCaBundle } from './client-auth/tls.js';
+import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';

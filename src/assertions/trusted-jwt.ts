@@ -1,9 +1,9 @@
 import { type JWTPayload, decodeJwt } from 'jose';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
-import { CLOCK_SKEW_SECONDS, type ClientJwtVerifyOptions, verifyClientSignedJwt } from '../client-auth/private-key-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
 import { admitsClient } from '../trusted-issuers/record.js';
+import { type SignedJwtOptions, refusalReason, verifySignedJwt } from './signed-jwt.js';
 
 export interface TrustedJwtDeps {
   trustedIssuers: TrustedIssuerStore;
@@ -17,17 +17,15 @@ export class UntrustedJwtError extends Error {
 }
 
 /**
- * A JWT issued by an identity system this realm trusts (kind `jwt`), for a client it admits:
- * `iss` names the trusted issuer, one of its keys (`jwks` or `jwks_uri`) signs it with an
- * asymmetric algorithm, and the claim checks of `options` hold (`exp` always required).
+ * The identity system this realm trusts (kind `jwt`) that the JWT's `iss` names, if it admits
+ * the client. Nothing in the JWT is verified yet: the issuer found gives the keys that will.
  */
-export async function verifyTrustedJwt(
-  deps: TrustedJwtDeps,
+export async function trustedIssuerOf(
+  deps: Pick<TrustedJwtDeps, 'trustedIssuers'>,
   realm: RequestRealm,
   clientId: string,
   jwt: string,
-  options: Omit<ClientJwtVerifyOptions, 'issuer' | 'clockTolerance' | 'currentDate'> = {},
-): Promise<{ issuer: TrustedIssuer; claims: JWTPayload }> {
+): Promise<TrustedIssuer> {
   let iss: unknown;
   try {
     iss = decodeJwt(jwt).iss;
@@ -37,21 +35,29 @@ export async function verifyTrustedJwt(
   const issuer = typeof iss === 'string' ? await deps.trustedIssuers.find(realm.name, 'jwt', iss) : undefined;
   if (!issuer) throw new UntrustedJwtError('its issuer is not trusted by this realm');
   if (!admitsClient(issuer, clientId)) throw new UntrustedJwtError("its issuer's assertions are not accepted from this client");
+  return issuer;
+}
 
-  const verified = await verifyClientSignedJwt(deps.clientJwks, issuer, jwt, {
+/**
+ * A token issued by an identity system this realm trusts, for a client it admits (token
+ * exchange's subject and actor tokens): `iss` names the trusted issuer, one of its keys
+ * (`jwks` or `jwks_uri`) signs it with an asymmetric algorithm, and the claim checks of
+ * `options` hold (`exp` always required). Assertions spent once are src/assertions/jwt-assertion.ts.
+ */
+export async function verifyTrustedJwt(
+  deps: TrustedJwtDeps,
+  realm: RequestRealm,
+  clientId: string,
+  jwt: string,
+  options: Omit<SignedJwtOptions, 'issuer' | 'at'> = {},
+): Promise<{ issuer: TrustedIssuer; claims: JWTPayload }> {
+  const issuer = await trustedIssuerOf(deps, realm, clientId, jwt);
+  const verified = await verifySignedJwt(deps.clientJwks, issuer, jwt, {
     ...options,
     issuer: issuer.issuer,
     requiredClaims: [...new Set(['exp', ...(options.requiredClaims ?? [])])],
-    clockTolerance: CLOCK_SKEW_SECONDS,
-    currentDate: new Date((deps.now ?? Date.now)()),
+    at: (deps.now ?? Date.now)(),
   });
-  if (verified.valid) return { issuer, claims: verified.claims };
-  switch (verified.problem) {
-    case 'unverified':
-      throw new UntrustedJwtError("it is not signed by one of its issuer's keys with an accepted asymmetric algorithm");
-    case 'expired':
-      throw new UntrustedJwtError('it has expired');
-    case 'claim':
-      throw new UntrustedJwtError(verified.missing ? `it has no ${verified.claim} claim` : `its ${verified.claim} claim is not acceptable`);
-  }
+  if (!verified.valid) throw new UntrustedJwtError(refusalReason(verified));
+  return { issuer, claims: verified.claims };
 }

@@ -1,11 +1,10 @@
 import type { ClientJwks } from '../client-auth/client-jwks.js';
-import { CLOCK_SKEW_SECONDS, verifyClientSignedJwt } from '../client-auth/private-key-jwt.js';
+import { refusalReason, verifySignedJwt } from '../assertions/signed-jwt.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { User, UserStore } from '../store/users.js';
 import { userBySubject } from '../users/find.js';
-import { describeRefusal } from './request-object.js';
 
 export interface LoginHintTokenDeps {
   clientJwks: ClientJwks;
@@ -41,16 +40,15 @@ export async function loginHintTokenUser(
   endpointUrl: string,
   jwt: string,
 ): Promise<User> {
-  const verified = await verifyClientSignedJwt(deps.clientJwks, client, jwt, {
+  const verified = await verifySignedJwt(deps.clientJwks, client, jwt, {
     issuer: client.client_id,
     audience: [...new Set([realm.issuer, endpointUrl])],
     requiredClaims: ['exp'],
-    clockTolerance: CLOCK_SKEW_SECONDS,
-    currentDate: new Date((deps.now ?? Date.now)()),
+    at: (deps.now ?? Date.now)(),
   });
   if (!verified.valid) {
     if (verified.problem === 'expired') throw new OAuthError('expired_login_hint_token', 'the login_hint_token has expired');
-    throw new OAuthError('invalid_request', describeRefusal('login_hint_token', verified));
+    throw new OAuthError('invalid_request', `the login_hint_token is not accepted: ${refusalReason(verified)}`);
   }
   const subject = subjectOf(verified.claims.sub_id);
   if (!subject) {

@@ -6,7 +6,7 @@ import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client, ClientStore } from '../store/clients.js';
 import { readClientCredentials, usesBasic } from './credentials.js';
-import type { ClientAuthContext, ClientAuthMethod } from './methods.js';
+import type { ClientAuthContext, ClientAuthMethod } from './method.js';
 
 /**
  * A method's view of the request. The certificate is read only by the methods that need it, so

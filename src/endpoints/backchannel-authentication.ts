@@ -26,7 +26,7 @@ export function backchannelAuthenticationEndpoint(deps: {
   const validationDeps = {
     users: store.users,
     signingKeys: store.signingKeys,
-    clientAssertions: store.clientAssertions,
+    spentAssertions: store.spentAssertions,
     clientJwks: deps.clientJwks,
   };
   return async (app) => {

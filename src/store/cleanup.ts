@@ -17,9 +17,8 @@ const BATCH_STATEMENTS = [
   deleteBatch('authorization_transactions'),
   deleteBatch('pushed_requests'),
   deleteBatch('revoked_jwts'),
-  deleteBatch('client_assertion_jtis'),
   deleteBatch('attempt_counters', 'window_ends_at < now()'),
-  deleteBatch('used_assertions'),
+  deleteBatch('spent_assertions'),
   deleteBatch('webauthn_challenges'),
   // A device or address unseen for 90 days is new again to the risk step.
   deleteBatch('known_sign_in_sources', "last_seen_at < now() - interval '90 days'"),

@@ -6,7 +6,6 @@ import type { Db } from './db.js';
 import { AttemptCounters } from './attempt-counters.js';
 import { AuditEventStore } from './audit-events.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
-import { ClientAssertionStore } from './client-assertions.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
 import { ConsentStore } from './consents.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
@@ -16,13 +15,13 @@ import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { RequestBudgetStore } from './request-budgets.js';
 import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
-import { ScopeStore } from './scopes.js';
+import { SpentAssertionStore } from './spent-assertions.js';
+import { type ScopeCache, ScopeStore } from './scopes.js';
 import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TokenStore } from './tokens.js';
 import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
-import { UsedAssertionStore } from './used-assertions.js';
 import { UserStore } from './users.js';
 import { WebauthnChallengeStore } from './webauthn-challenges.js';
 
@@ -32,6 +31,7 @@ const CACHE_LIMITS = {
   clients: { max: 100_000, ttlMs: 5 * 60_000 },
   signingKeys: { max: 20_000, ttlMs: 60_000 },
   trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
+  scopes: { max: 10_000, ttlMs: 5 * 60_000 },
 };
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
@@ -50,7 +50,6 @@ export interface Store {
   readonly authorizationFlow: AuthorizationFlowStore;
   readonly codes: AuthorizationCodeStore;
   readonly serverState: ServerStateStore;
-  readonly clientAssertions: ClientAssertionStore;
   /** Device authorizations and CIBA requests, polled by their clients. */
   readonly pendingAuthorizations: PendingAuthorizationStore;
   readonly attemptCounters: AttemptCounters;
@@ -63,7 +62,8 @@ export interface Store {
   readonly signInSources: SignInSourceStore;
   /** TOTP secrets and recovery codes of the `otp` sign-in step. */
   readonly oneTimeCodes: OneTimeCodeStore;
-  readonly usedAssertions: UsedAssertionStore;
+  /** The jti of JWT assertions and the ID of SAML assertions, each spent once per issuer. */
+  readonly spentAssertions: SpentAssertionStore;
   /** WebAuthn credentials of the `passkey` step and the account page. */
   readonly passkeys: PasskeyStore;
   /** Single-use challenges of WebAuthn ceremonies. */
@@ -80,15 +80,16 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
   const clientCache = new SharedCache<Client>('clients', db, CACHE_LIMITS.clients);
   const signingKeyCache = new SharedCache<StoredSigningKey[]>('signing_keys', db, CACHE_LIMITS.signingKeys);
   const trustedIssuerCache = new SharedCache<TrustedIssuer>('trusted_issuers', db, CACHE_LIMITS.trustedIssuers);
+  const scopeCache: ScopeCache = new SharedCache('scopes', db, CACHE_LIMITS.scopes);
   const revokedJwts = new RevokedJwts(db);
-  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, revokedJwts]);
+  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, scopeCache, revokedJwts]);
   await revokedJwts.load();
   return {
     db,
-    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache]),
+    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache, scopeCache]),
     clients: new ClientStore(db, clientCache),
     users: new UserStore(db, revokedJwts),
-    scopes: new ScopeStore(db),
+    scopes: new ScopeStore(db, scopeCache),
     signingKeys: new SigningKeyStore(db, signingKeyCache),
     tokens: new TokenStore(db, revokedJwts),
     revokedJwts,
@@ -97,13 +98,12 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     authorizationFlow: new AuthorizationFlowStore(db),
     codes: new AuthorizationCodeStore(db),
     serverState: new ServerStateStore(db),
-    clientAssertions: new ClientAssertionStore(db),
     pendingAuthorizations: new PendingAuthorizationStore(db),
     attemptCounters: new AttemptCounters(db),
     requestBudgets: new RequestBudgetStore(db),
     initialAccessTokens: new InitialAccessTokenStore(db, clientCache),
     trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
-    usedAssertions: new UsedAssertionStore(db),
+    spentAssertions: new SpentAssertionStore(db),
     passkeys: new PasskeyStore(db),
     webauthnChallenges: new WebauthnChallengeStore(db),
     signInSources: new SignInSourceStore(db),

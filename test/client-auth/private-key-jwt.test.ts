@@ -10,7 +10,7 @@ import { type CryptoKey, type JWK, SignJWT, exportSPKI, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import { OutboundFetcher } from '../../src/http/outbound-fetch.js';
-import { CLIENT_ASSERTION_ALGS } from '../../src/client-auth/private-key-jwt.js';
+import { SIGNED_JWT_ALGS } from '../../src/assertions/signed-jwt.js';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { basic, postForm } from '../support/oauth.js';
@@ -38,13 +38,15 @@ interface AssertionOptions {
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 function assertion(key: KeyPair, clientId: string, options: AssertionOptions = {}): Promise<string> {
+  // One instant for iat and exp: the lifetime between them is what a test chooses.
+  const now = nowSeconds();
   const claims: Record<string, unknown> = {
     iss: options.iss ?? clientId,
     sub: options.sub ?? clientId,
     aud: options.aud ?? TOKEN_URL,
-    iat: options.iat ?? nowSeconds(),
+    iat: options.iat ?? now,
   };
-  if (options.exp !== null) claims.exp = nowSeconds() + (options.exp ?? 60);
+  if (options.exp !== null) claims.exp = now + (options.exp ?? 60);
   if (options.jti !== null) claims.jti = options.jti ?? randomUUID();
   if (options.nbf !== undefined) claims.nbf = options.nbf;
   const kid = options.kid === undefined ? key.kid : options.kid;
@@ -139,12 +141,12 @@ describe('private_key_jwt with inline jwks', () => {
     // Even re-signed with another key, the jti is spent.
     expectInvalidClient(await clientCredentials(t.app, await assertion(ec, clientId, { jti })));
 
-    const rows = await t.store.db.query<{ realm: string; client_id: string; expires_at: Date }>(
-      'SELECT realm, client_id, expires_at FROM client_assertion_jtis WHERE jti = $1',
+    const rows = await t.store.db.query<{ realm: string; issuer: string; expires_at: Date }>(
+      'SELECT realm, issuer, expires_at FROM spent_assertions WHERE id = $1',
       [jti],
     );
     expect(rows.rows).toHaveLength(1);
-    expect(rows.rows[0]).toMatchObject({ realm: 'alpha', client_id: clientId });
+    expect(rows.rows[0]).toMatchObject({ realm: 'alpha', issuer: clientId });
     const expiresIn = rows.rows[0]!.expires_at.getTime() / 1000 - nowSeconds();
     expect(expiresIn).toBeGreaterThan(110);
     expect(expiresIn).toBeLessThan(200);
@@ -351,14 +353,14 @@ describe('private_key_jwt with inline jwks', () => {
     expect(metadata.introspection_endpoint_auth_methods_supported).toContain('private_key_jwt');
     for (const endpoint of ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint']) {
       const field = `${endpoint}_auth_signing_alg_values_supported`;
-      expect(metadata[field]).toEqual([...CLIENT_ASSERTION_ALGS]);
+      expect(metadata[field]).toEqual([...SIGNED_JWT_ALGS]);
       expect(metadata[field]).toEqual(expect.arrayContaining(['RS256', 'ES256', 'PS256', 'EdDSA']));
       expect(metadata[field].some((alg: string) => alg === 'none' || alg.startsWith('HS'))).toBe(false);
     }
   });
 });
 
-describe('the client_assertion_jtis store', () => {
+describe('the store of spent assertion ids', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp();
@@ -367,12 +369,12 @@ describe('the client_assertion_jtis store', () => {
 
   it('refuses a jti while its row lives, and takes it again once the row has expired', async () => {
     const later = new Date(Date.now() + 60_000);
-    expect(await t.store.clientAssertions.use('root', 'c1', 'j1', later)).toBe(true);
-    expect(await t.store.clientAssertions.use('root', 'c1', 'j1', later)).toBe(false);
-    expect(await t.store.clientAssertions.use('root', 'c2', 'j1', later)).toBe(true);
-    expect(await t.store.clientAssertions.use('root', 'c1', 'j2', new Date(Date.now() - 1000))).toBe(true);
-    expect(await t.store.clientAssertions.use('root', 'c1', 'j2', later)).toBe(true);
-    expect(await t.store.clientAssertions.use('root', 'c1', 'j2', later)).toBe(false);
+    expect(await t.store.spentAssertions.use('root', 'c1', 'j1', later)).toBe(true);
+    expect(await t.store.spentAssertions.use('root', 'c1', 'j1', later)).toBe(false);
+    expect(await t.store.spentAssertions.use('root', 'c2', 'j1', later)).toBe(true);
+    expect(await t.store.spentAssertions.use('root', 'c1', 'j2', new Date(Date.now() - 1000))).toBe(true);
+    expect(await t.store.spentAssertions.use('root', 'c1', 'j2', later)).toBe(true);
+    expect(await t.store.spentAssertions.use('root', 'c1', 'j2', later)).toBe(false);
   });
 });
 
