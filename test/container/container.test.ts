@@ -202,10 +202,10 @@ describe('docker-compose.yml', () => {
 describe('the variables of the image and of compose', () => {
   const names = new Set([...Object.keys(runtimeEnv()), ...Object.keys(composeEnv)].filter((name) => !NOT_REALMGATE.has(name)));
 
-  it('are read by src/config.ts and listed in the README', () => {
+  it('are read by src/config.ts and listed in docs/configuration.md', () => {
     expect(names.size).toBeGreaterThan(5);
     const config = configVariables();
-    const readme = tableVariables(read('README.md'), /^## Configuration$/m);
+    const readme = tableVariables(read('docs/configuration.md'), /^## Environment variables$/m);
     for (const name of names) {
       expect(config, name).toContain(name);
       expect(readme, name).toContain(name);
