@@ -13,14 +13,15 @@ import type { RiskAssessor } from './risk.js';
 export function journeyFacts(
   deps: { store: Store; risk: RiskAssessor },
   realm: RequestRealm,
-  sign: { source: SignInSource; clientId: string | undefined },
+  /** `source` is asked for only when a risk node runs: a device cookie is set only then. */
+  sign: { source: () => SignInSource; clientId: string | undefined },
 ): JourneyFacts {
   const { store, risk } = deps;
   return {
     clientId: sign.clientId,
     async risk(userId) {
       const username = (await store.users.usernameOf(realm.name, userId)) ?? '';
-      return (await risk.needsMoreSteps(realm, { userId, username }, sign.source)) ? 'high' : 'low';
+      return (await risk.needsMoreSteps(realm, { userId, username }, sign.source())) ? 'high' : 'low';
     },
     hasPasskey: async (userId) => (await store.passkeys.listForUser(realm.name, userId)).length > 0,
     hasOtp: (userId) => hasConfirmedTotp(store, realm.name, userId),

@@ -78,7 +78,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   }
 
   function factsOf(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction) {
-    const source = { device: cookies.device(request, reply, request.realm), address: request.ip };
+    const source = () => ({ device: cookies.device(request, reply, request.realm), address: request.ip });
     return journeyFacts({ store, risk }, request.realm, { source, clientId: resumed.client?.client_id });
   }
 

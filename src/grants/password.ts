@@ -105,7 +105,7 @@ function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{
       }
       throw new OAuthError('invalid_grant', needsPasskey ? PASSKEY_REQUIRED : PAGE_REQUIRED);
     }
-    const facts = journeyFacts({ store, risk }, realm, { source: { device: undefined, address }, clientId: attempt.client.client_id });
+    const facts = journeyFacts({ store, risk }, realm, { source: () => ({ device: undefined, address }), clientId: attempt.client.client_id });
 
     /**
      * Runs one check within the brute-force limits (CONTRACT.md §7): it is counted before it

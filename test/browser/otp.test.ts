@@ -112,7 +112,7 @@ describe.skipIf(skipReason !== undefined)(`one-time codes in Chromium${skipReaso
       expect(response.status, JSON.stringify(tokens)).toBe(200);
       const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${issuer}/connect/jwk_uri`)), { issuer, audience: client.client_id });
       expect(payload.amr).toEqual(['pwd', 'otp', 'mfa']);
-      expect(payload.acr).toBe('2');
+      expect(payload.acr).toBe('0');
       expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
     } finally {
       await context.close();

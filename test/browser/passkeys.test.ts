@@ -125,7 +125,7 @@ describe.skipIf(skipReason !== undefined)(`passkeys in Chromium${skipReason ? ` 
     expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
   }, 60_000);
 
-  it('signs in without a password with that passkey, chosen on the sign-in page; amr hwk + mfa, acr 2', async () => {
+  it('signs in without a password with that passkey, chosen on the sign-in page; amr hwk + mfa, acr 0 (the default journey)', async () => {
     await setAuthentication(['password', 'passkey']);
     await context.clearCookies();
     const { verifier, challenge } = pkce();
@@ -135,7 +135,7 @@ describe.skipIf(skipReason !== undefined)(`passkeys in Chromium${skipReason ? ` 
     await Promise.all([page.waitForURL(atRedirectUri), page.getByRole('button', { name: 'Allow' }).click()]);
     const claims = await idTokenOf(page, 'passwordless', verifier);
     // The virtual authenticator's credential is device-bound (not backup eligible) and it verified the user.
-    expect(claims).toMatchObject({ name: 'Alice', amr: ['hwk', 'mfa'], acr: '2' });
+    expect(claims).toMatchObject({ name: 'Alice', amr: ['hwk', 'mfa'], acr: '0' });
     expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
   }, 60_000);
 
@@ -150,7 +150,7 @@ describe.skipIf(skipReason !== undefined)(`passkeys in Chromium${skipReason ? ` 
     // Consent is remembered from the first sign-in: the passkey leads back to the client.
     await Promise.all([page.waitForURL(atRedirectUri), page.getByRole('button', { name: 'Use your passkey' }).click()]);
     const claims = await idTokenOf(page, 'second-factor', verifier);
-    expect(claims).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: '2' });
+    expect(claims).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: '0' });
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials[0]!.signCount).toBeGreaterThanOrEqual(2);
     expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
