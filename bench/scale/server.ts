@@ -81,7 +81,7 @@ export async function startServer(name: string, databaseUrl: string, masterKey: 
     BASE_URL: baseUrl,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
-    // Node's own options for the server alone, such as a heap limit (README "Running many instances").
+    // Node's own options for the server alone, such as a heap limit (docs/operations.md "Memory").
     ...(process.env.SCALE_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SCALE_SERVER_NODE_OPTIONS } : {}),
   });
   await waitForHttp(`${baseUrl}/healthz`, child);

@@ -132,7 +132,7 @@ export class AuthorizationFlow {
         sid: session?.sid,
         lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
       },
-      // Anyone may begin one without signing in: the rows an address makes are limited (README "Rate limits").
+      // Anyone may begin one without signing in: the rows an address makes are limited (docs/operations.md "Rate limits").
       addressLimit(request, 'authorize'),
     );
     if (!stored.begun) throw tooManyFromAddress(stored.secondsLeft);

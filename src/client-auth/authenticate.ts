@@ -15,8 +15,8 @@ import type { ClientAuthContext, ClientAuthMethod } from './method.js';
  * A class, not an object literal with a getter: V8 keeps each such literal's getter outside the
  * young generation, where, garbage once the request ends, it kept the whole request alive until
  * the next full collection. Every request's objects were then promoted to the old generation,
- * which grew by some 7 MB/s at the token endpoint (`node --trace-gc-nvp`, README "Running many
- * instances").
+ * which grew by some 7 MB/s at the token endpoint (`node --trace-gc-nvp`, docs/benchmarks.md
+ * "Memory").
  */
 class RequestAuthContext implements ClientAuthContext {
   readonly realm: RequestRealm;

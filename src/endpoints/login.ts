@@ -172,7 +172,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const walk = await walkOf(request, reply, resumed);
       if (!walk) return unavailable(reply, request.realm);
       if (endOf(walk.selected.journey, walk.progress) !== undefined) return afterStep(request, reply, resumed, walk);
-      // Each page with a passkey ceremony stores a challenge: counted like the transactions (README "Rate limits").
+      // Each page with a passkey ceremony stores a challenge: counted like the transactions (docs/operations.md "Rate limits").
       if (Object.values(walk.selected.journey.nodes).some((node) => node.type === 'passkey')) await countAddress(store.attemptCounters, request, 'authorize');
       const { purpose } = resumed.transaction;
       return showNode(request, reply, resumed, walk, { username: purpose.kind === 'authorize' ? purpose.request.loginHint : undefined });

@@ -1,7 +1,7 @@
 import { OAuthError } from '../errors.js';
 
 /**
- * Input limits of form bodies and queries (README "Input limits"), beside the body limit of
+ * Input limits of form bodies and queries (docs/configuration.md "Input limits"), beside the body limit of
  * src/endpoints/index.ts. No real request comes near them; they keep what is stored, indexed,
  * hashed or echoed small whatever a client sends.
  */

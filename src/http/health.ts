@@ -26,7 +26,7 @@ const DRAIN_QUIET_MS = 300;
 const DRAIN_MAX_MS = 3_000;
 
 /**
- * The first part of a graceful stop behind a load balancer (README "Running many instances").
+ * The first part of a graceful stop behind a load balancer (docs/operations.md "Stopping").
  * From `begin()` on, every new request but /healthz is answered 503 `temporarily_unavailable`
  * with `Connection: close` before anything of it is read or done: a balancer may pass it to
  * another instance, and one that polls /readyz (503 too) takes this one out. `settled()`

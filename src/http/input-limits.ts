@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * JSON bodies nest no deeper than this (README "Input limits"): client metadata and JWK sets
+ * JSON bodies nest no deeper than this (docs/configuration.md "Input limits"): client metadata and JWK sets
  * nest four deep, user claims a few more. Deeper input is refused before a schema, which walks
  * it recursively, or the database, which has its own depth limit, sees it.
  */

@@ -43,7 +43,7 @@ export async function countAddress(counters: AttemptCounters, request: FastifyRe
 }
 
 /**
- * The realm's rate limits (README "Rate limits"): 429 with `Retry-After` past them. All are
+ * The realm's rate limits (docs/operations.md "Rate limits"): 429 with `Retry-After` past them. All are
  * counted in the database in one-minute windows, shared by every instance.
  *
  * Per client, at the endpoints clients call: each instance takes a share of the minute's

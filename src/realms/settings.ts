@@ -45,7 +45,7 @@ const settingFields = {
   grant_max_lifetime: seconds.nullable(),
   /** Seconds since the last sign-in within which the account page accepts credential changes. */
   reauthentication_max_age: seconds,
-  /** Per authenticated client, shared by every instance, at each endpoint (README "Rate limits"). */
+  /** Per authenticated client, shared by every instance, at each endpoint (docs/operations.md "Rate limits"). */
   rate_limit_token: perMinute,
   rate_limit_par: perMinute,
   rate_limit_device: perMinute,

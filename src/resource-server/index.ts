@@ -52,7 +52,7 @@ function scopesOf(requirement: TokenRequirement | undefined): string[] {
 /**
  * The resource-server side of realmgate: Fastify routes that need an access token of a
  * realm. JWT access tokens are verified offline with the realm's key set; opaque tokens are
- * introspected. See README "Protecting an API".
+ * introspected. See docs/resource-server.md.
  *
  * ```js
  * await app.register(resourceServer, { issuer: 'https://auth.example.com/oauth2/acme' });

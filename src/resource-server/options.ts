@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 /** Returns the client certificate of a request (RFC 8705), or undefined when it has none. */
 export type CertificateOf = (request: FastifyRequest) => X509Certificate | undefined;
 
-/** How the API checks tokens; see README "Protecting an API". */
+/** How the API checks tokens; see docs/resource-server.md. */
 export interface ResourceServerOptions {
   /** The realm's issuer, exactly as its tokens say it, e.g. `https://auth.example.com/oauth2/acme`. */
   issuer: string;

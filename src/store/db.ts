@@ -35,8 +35,8 @@ export interface Db extends Queryable {
 }
 
 /**
- * How long a request waits for the database before it answers 503 (README "Running many
- * instances"): for a connection (a new one, or a free one of the pool), for a statement
+ * How long a request waits for the database before it answers 503 (docs/operations.md
+ * "The database"): for a connection (a new one, or a free one of the pool), for a statement
  * (PostgreSQL cancels it), and for any answer at all, when the server or the network stops
  * answering without closing the connection. A write queued behind others waits no longer.
  */

@@ -19,7 +19,7 @@ export function nginxSkipReason(): string | undefined {
 }
 
 /**
- * What README "Running many instances" recommends, with the test's ports and paths: round
+ * What docs/operations.md "nginx in front" recommends, with the test's ports and paths: round
  * robin; a request turned away unprocessed (a refused or reset connection, a 503) goes to the
  * next instance, POST included (`non_idempotent`: the README says why that is safe here);
  * no instance is ever marked failed (`max_fails=0`), so that a store outage, when every
