@@ -10,7 +10,7 @@ export interface SignInAttempt {
 }
 
 export interface SignInFailure {
-  /** The step that refused (src/authn/steps/), or at which the attempt was refused unchecked. */
+  /** The node type that refused (src/authn/nodes/), or the node at which the journey denied or the attempt was refused unchecked. */
   step: string;
   /** As typed: the account may not exist. */
   username: string | undefined;

@@ -23,10 +23,10 @@ import {
 } from '../support/hostile.js';
 import { basic, postForm } from '../support/oauth.js';
 
-/** The fields each page reads (src/endpoints/*, src/account/*, src/authn/steps/*). */
+/** The fields each page reads (src/endpoints/*, src/account/*, src/authn/nodes/*). */
 const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/authorize': [...AUTHORIZATION_PARAMETERS, 'request', 'ui_locales', 'acr_values', 'claims'],
-  '/login': ['transaction', 'csrf', 'step', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name'],
+  '/login': ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable'],
   '/consent': ['transaction', 'csrf', 'decision'],
   '/device/user': ['user_code', 'csrf'],
   '/bc-approve': ['request', 'csrf', 'decision', 'answered'],
