@@ -1,6 +1,7 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { ADMIN_BODY_LIMIT, adminApi } from './admin/index.js';
+import { ADMIN_BODY_LIMIT } from './admin/body-limit.js';
+import { adminApi } from './admin/index.js';
 import { adminConsole } from './admin/console/index.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';

@@ -13,7 +13,7 @@ import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { namedBriefly, scopeNames } from '../oauth/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; client_id: string } };

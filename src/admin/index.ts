@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { recordAdminChanges } from '../audit/admin-changes.js';
-import type { Store } from '../store/index.js';
-import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
+import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { keyRoutes } from './keys.js';
@@ -14,14 +13,6 @@ import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
 import { trustedIssuerRoutes } from './trusted-issuers.js';
 import { userRoutes } from './users.js';
-
-export const ADMIN_BODY_LIMIT = 256 * 1024;
-
-export interface AdminDeps {
-  store: Store;
-  encryption: KeyEncryption;
-  baseUrl: string;
-}
 
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {

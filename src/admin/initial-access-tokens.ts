@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GRANT_TYPES } from '../clients/record.js';
 import { SCOPE_TOKEN, scopeNames } from '../oauth/scope.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { parseInput } from './validate.js';
 
 type Params = { Params: { realm: string } };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 
 type Params = { Params: { realm: string } };
 

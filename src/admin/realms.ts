@@ -4,7 +4,7 @@ import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
 import { RealmSettingsPatchSchema } from '../realms/settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 export const RealmCreateSchema = z.strictObject({

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../oauth/scope.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; name: string } };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { base32Of, enrolTotp, issuerLabel, otpauthUri } from '../authn/otp.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { notFound } from './validate.js';
 
 type Params = { Params: { realm: string; username: string } };

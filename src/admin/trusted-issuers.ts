@@ -7,7 +7,7 @@ import {
   TrustedIssuerPatchSchema,
   trustedIssuerProblems,
 } from '../trusted-issuers/record.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; id: string } };

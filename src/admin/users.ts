@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { User } from '../store/users.js';
 import { hashPassword } from '../users/password.js';
-import type { AdminDeps } from './index.js';
+import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; username: string } };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_BODY_LIMIT } from '../../src/admin/index.js';
+import { ADMIN_BODY_LIMIT } from '../../src/admin/body-limit.js';
 import { OAUTH_BODY_LIMIT } from '../../src/endpoints/index.js';
 import { REGISTRATION_BODY_LIMIT } from '../../src/endpoints/registration.js';
 import { FORM_LIMITS } from '../../src/http/form-params.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ADMIN_BODY_LIMIT } from '../index.js';
+import { ADMIN_BODY_LIMIT } from '../body-limit.js';
 import { COMPONENT_SCHEMAS, type JsonSchema, componentSchemas, jsonSchemaOf } from './json-schema.js';
 import {
   DEFINITION_TITLES,
@@ -169,7 +169,6 @@ export function buildOpenApiDocument(baseUrl: string): OpenApiDocument {
         Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => [
           name,
           {
-            // Read here, not at load: the admin API's module imports this one.
             description: status === '413' ? `${description}: over ${ADMIN_BODY_LIMIT / 1024} KiB` : description,
             ...(status === '401'
               ? { headers: { 'WWW-Authenticate': { description: 'The Bearer challenge: `Bearer realm="admin"`', schema: { type: 'string' } } } }

@@ -1,0 +1,9 @@
+import type { Store } from '../store/index.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+
+/** What the admin API's route plugins are built from. */
+export interface AdminDeps {
+  store: Store;
+  encryption: KeyEncryption;
+  baseUrl: string;
+}
