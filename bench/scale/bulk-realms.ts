@@ -4,7 +4,7 @@ import type { randomSecret as randomSecretFn, sha256 as sha256Fn } from '../../s
 import type { Db } from '../../src/store/db.js';
 import type { createPgDb as createPgDbFn } from '../../src/store/pg.js';
 import type { insertRealm as insertRealmFn } from '../../src/store/realms.js';
-import type { ScopeStore as ScopeStoreClass } from '../../src/store/scopes.js';
+import type { putScope as putScopeFn } from '../../src/store/scopes.js';
 import type { KeyEncryption as KeyEncryptionClass } from '../../src/tokens/key-encryption.js';
 import type {
   NewSigningKey,
@@ -21,7 +21,7 @@ async function storeModules() {
   const [pgModule, realms, scopes, encryption, keys, record, hash] = await Promise.all([
     fromDist<{ createPgDb: typeof createPgDbFn }>('store/pg.js'),
     fromDist<{ insertRealm: typeof insertRealmFn }>('store/realms.js'),
-    fromDist<{ ScopeStore: typeof ScopeStoreClass }>('store/scopes.js'),
+    fromDist<{ putScope: typeof putScopeFn }>('store/scopes.js'),
     fromDist<{ KeyEncryption: typeof KeyEncryptionClass }>('tokens/key-encryption.js'),
     fromDist<{ SIGNING_ALGS: typeof SIGNING_ALGS_VALUE; generateSigningKey: typeof generateSigningKeyFn; decryptSigningKey: typeof decryptSigningKeyFn }>(
       'tokens/signing-keys.js',
@@ -101,7 +101,7 @@ export async function createBulkRealms(
       await db.transaction(async (tx) => {
         for (const name of batch) {
           if (!(await m.insertRealm(tx, name, options.settings, keysFor(name)))) throw new Error(`realm ${name} exists`);
-          await new m.ScopeStore(tx as Db).put(name, 'api', 'API');
+          await m.putScope(tx, name, 'api', 'API');
         }
       });
       done += batch.length;

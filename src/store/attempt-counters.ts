@@ -24,52 +24,51 @@ export class AttemptCounters {
 
   /**
    * Reserves one attempt against each limit, before the attempt is made: all of them, or none
-   * when a limit is reached (then the seconds until it opens). Each reservation is one
-   * conditional upsert, so that concurrent attempts on any number of instances never pass a
-   * limit: the row is locked while the condition is judged against its latest count. A
-   * reservation counts as a failure until it is given back (`release`).
+   * when a limit is reached (then the seconds until it opens). One conditional upsert takes
+   * them all, so that concurrent attempts on any number of instances never pass a limit: each
+   * row is locked while the condition is judged against its latest count, and the rows are
+   * taken in the order of their keys, so that two attempts sharing keys wait rather than
+   * deadlock. A reservation counts as a failure until it is given back (`release`).
    */
   async reserve(limits: readonly AttemptLimit[]): Promise<{ reserved: Reservation[] } | { wait: number }> {
-    const reserved: Reservation[] = [];
-    for (const limit of limits) {
-      const result = await this.db.query<{ count: number; window: string }>(
-        `INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($1, 1, now() + make_interval(secs => $2))
-         ON CONFLICT (key) DO UPDATE SET
-           failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
-           window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
-         WHERE c.window_ends_at <= now() OR c.failures < $3
-         RETURNING c.failures AS count, c.window_ends_at::text AS window`,
-        [limit.key, limit.windowSeconds, limit.max],
-      );
-      const row = result.rows[0];
-      if (!row) {
-        // Those taken of the other limits go back: this attempt is not made.
-        await this.release(reserved);
-        return { wait: await this.secondsLeft(limit.key) };
-      }
-      reserved.push({ key: limit.key, windowEndsAt: row.window, count: row.count });
+    const result = await this.db.query<{ key: string; count: number; window: string }>(
+      `INSERT INTO attempt_counters AS c (key, failures, window_ends_at)
+       SELECT l.key, 1, now() + make_interval(secs => l.seconds)
+         FROM unnest($1::text[], $2::int[]) AS l(key, seconds) ORDER BY l.key
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
+         window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+       WHERE c.window_ends_at <= now()
+          OR c.failures < (SELECT l.max FROM unnest($1::text[], $3::int[]) AS l(key, max) WHERE l.key = c.key)
+       RETURNING c.key, c.failures AS count, c.window_ends_at::text AS window`,
+      [limits.map((limit) => limit.key), limits.map((limit) => limit.windowSeconds), limits.map((limit) => limit.max)],
+    );
+    const reserved = new Map(result.rows.map((row) => [row.key, { key: row.key, windowEndsAt: row.window, count: row.count }]));
+    const reached = limits.find((limit) => !reserved.has(limit.key));
+    if (reached) {
+      // Those taken of the other limits go back: this attempt is not made.
+      await this.release([...reserved.values()]);
+      return { wait: await this.secondsLeft(reached.key) };
     }
-    return { reserved };
+    return { reserved: limits.map((limit) => reserved.get(limit.key)!) };
   }
 
   /**
    * Gives reservations back, unless their window has ended (a new window's count is not theirs).
-   * A count back at zero is removed, as if nothing had been attempted; each statement judges the
-   * row as it stands once locked, so that a reservation made meanwhile is neither lost nor removed.
+   * A count back at zero is removed, as if nothing had been attempted. One MERGE does both: a
+   * row changed by a reservation made meanwhile is judged again as it stands once locked
+   * (PostgreSQL re-evaluates MERGE's conditions on the latest version), so that the reservation
+   * is neither lost nor removed.
    */
   async release(reservations: readonly Reservation[]): Promise<void> {
     if (reservations.length === 0) return;
-    const params = [reservations.map((reservation) => reservation.key), reservations.map((reservation) => reservation.windowEndsAt)];
     await this.db.query(
-      `UPDATE attempt_counters AS c SET failures = c.failures - 1
-         FROM unnest($1::text[], $2::timestamptz[]) AS r(key, window_ends_at)
-        WHERE c.key = r.key AND c.window_ends_at = r.window_ends_at AND c.failures > 0`,
-      params,
-    );
-    await this.db.query(
-      `DELETE FROM attempt_counters AS c USING unnest($1::text[], $2::timestamptz[]) AS r(key, window_ends_at)
-        WHERE c.key = r.key AND c.window_ends_at = r.window_ends_at AND c.failures = 0`,
-      params,
+      `MERGE INTO attempt_counters AS c
+       USING unnest($1::text[], $2::timestamptz[]) AS r(key, window_ends_at)
+          ON c.key = r.key AND c.window_ends_at = r.window_ends_at
+        WHEN MATCHED AND c.failures <= 1 THEN DELETE
+        WHEN MATCHED THEN UPDATE SET failures = c.failures - 1`,
+      [reservations.map((reservation) => reservation.key), reservations.map((reservation) => reservation.windowEndsAt)],
     );
   }
 

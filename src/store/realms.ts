@@ -33,7 +33,7 @@ export class RealmStore {
     private readonly db: Db,
     private readonly cache: SharedCache<Realm>,
     /**
-     * The caches of what a realm owns (clients, signing keys, trusted issuers), keyed
+     * The caches of what a realm owns (clients, signing keys, trusted issuers, scopes), keyed
      * "{realm}/…": creating or deleting a realm drops their entries of it.
      */
     private readonly ownedCaches: readonly Invalidatable[],
