@@ -71,6 +71,11 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
 
       const pending = await store.pendingAuthorizations.findPending(realm.name, form.request);
       const decision = form.decision === 'allow' ? 'approved' : 'denied';
+      // A client with a journey of its own is approved only by a session of that journey (CONTRACT.md §8): sign in with it first.
+      const journey = pending && decision === 'approved' ? (await store.clients.get(realm.name, pending.clientId))?.journey : undefined;
+      if (journey !== undefined && journey !== session.journey) {
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve', journey }, session: undefined });
+      }
       const answered =
         pending?.kind === 'ciba' &&
         pending.userId === session.userId &&

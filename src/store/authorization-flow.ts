@@ -11,7 +11,8 @@ import type { Db } from './db.js';
 export type TransactionPurpose =
   | { readonly kind: 'authorize'; readonly request: AuthorizationRequest }
   | { readonly kind: 'device'; readonly pendingId: string; readonly userCode: string; readonly scope: readonly string[] }
-  | { readonly kind: 'sign-in'; readonly returnTo: 'bc-approve' | 'account' };
+  /** `journey`: the one to walk, for a page whose request asks for it (a CIBA client's); else the realm's choice. */
+  | { readonly kind: 'sign-in'; readonly returnTo: 'bc-approve' | 'account'; readonly journey?: string };
 
 /** A sign-in in progress, from the page that began it to the last one. */
 export interface AuthorizationTransaction {

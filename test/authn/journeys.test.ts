@@ -4,10 +4,10 @@ import type { JWTPayload } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
-import { type ServiceClient, postForm, realmPath } from '../support/oauth.js';
+import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
+import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, verifyIdToken } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, expectCode, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
+import { authorize, codeRequest, expectCode, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 
@@ -304,6 +304,34 @@ describe('authentication journeys', () => {
     expect((await t.admin.request('PATCH', `/realms/${realm}/clients/${browserClient}`, { journey: null })).statusCode).toBe(200);
     expect((await t.admin.request('PATCH', `/realms/${realm}`, { settings: { acr_journeys: {} } })).statusCode).toBe(200);
     expect((await t.admin.request('DELETE', `/realms/${realm}/journeys/strong`)).statusCode).toBe(204);
+  });
+
+  it('has a CIBA request of a client with a journey approved only after that journey: the session of another signs in again', async () => {
+    const CIBA = 'urn:openid:params:grant-type:ciba';
+    const { realm, user, secret, browserClient } = await setup({ journeys: { strong: STRONG_JOURNEY }, settings: { ciba_poll_interval: 1 } });
+    const created = await t.admin.createClient(realm, { grant_types: [CIBA], scope: 'openid', journey: 'strong' });
+    const auth = basic(created.client_id, created.client_secret as string);
+    const asked = await postForm(t.app, `${realmPath(realm)}/bc-authorize`, { scope: 'openid', login_hint: user.username }, { authorization: auth });
+    expect(asked.statusCode, asked.body).toBe(200);
+
+    // Signed in with `default` (a password), the person allows: they are sent to sign in with `strong` first.
+    const browser = new TestBrowser(t.app, BASE_URL);
+    expectCode((await throughPassword(browser, realm, browserClient, user)).response, { iss: issuerOf(realm) });
+    const approvalUrl = `${realmPath(realm)}/bc-approve`;
+    const approval = await browser.get(approvalUrl);
+    const form = hiddenInputs(approval.body.split('<section class="request">')[1]!);
+    const allow = await browser.post(approvalUrl, { ...form, decision: 'allow' });
+    const password = await nextPage(browser, allow);
+    const otp = await nextPage(browser, await browser.submit(password.url, password.page, { username: user.username, password: user.password }));
+    const back = await browser.submit(otp.url, otp.page, { otp: codeOf(secret) });
+    expect(location(back)).toBe(`${issuerOf(realm)}/bc-approve`);
+    const again = await browser.get(approvalUrl);
+    const answered = await browser.post(approvalUrl, { ...hiddenInputs(again.body.split('<section class="request">')[1]!), decision: 'allow' });
+    expect(location(answered)).toContain('answered=approved');
+
+    const tokens = await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: CIBA, auth_req_id: asked.json().auth_req_id }, { authorization: auth });
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    expect(await claims(realm, created.client_id, tokens.json().id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'] });
   });
 
   it('keeps a journey out of the hands of a client registering itself', async () => {
