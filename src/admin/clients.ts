@@ -14,6 +14,7 @@ import { OAuthError } from '../errors.js';
 import { namedBriefly, scopeNames } from '../oauth/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import type { AdminDeps } from './deps.js';
+import { checkClientJourney } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; client_id: string } };
@@ -52,6 +53,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const { client_id: requestedId, ...input } = parseInput(ClientCreateSchema, request.body);
       const metadata = checkedMetadata(() => newClientMetadata(input));
       await checkScopesExist(realm, metadata.scope);
+      checkClientJourney(request.realm, metadata.journey);
       const secret = usesClientSecret(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
       const client = await store.clients.create(realm, requestedId ?? randomUUID(), metadata, secret ? sha256(secret) : undefined);
       if (!client) throw conflict('a client with this client_id exists in the realm');
@@ -68,6 +70,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const { realm, client_id: clientId } = request.params;
       const patch = parseInput(ClientMetadataPatchSchema, request.body);
       await checkScopesExist(realm, patch.scope);
+      checkClientJourney(request.realm, patch.journey);
       let newSecret: string | undefined;
       const client = await store.clients.update(realm, clientId, (current) => {
         const metadata = checkedMetadata(() => patchClientMetadata(current, patch));

@@ -6,6 +6,7 @@ import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
+import { journeyRoutes } from './journeys.js';
 import { keyRoutes } from './keys.js';
 import { openApiRoutes } from './openapi/index.js';
 import { realmRoutes } from './realms.js';
@@ -32,6 +33,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(initialAccessTokenRoutes(deps));
       await realmScope.register(trustedIssuerRoutes(deps));
       await realmScope.register(eventRoutes(deps));
+      await realmScope.register(journeyRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

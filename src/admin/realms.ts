@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
-import { RealmSettingsPatchSchema } from '../realms/settings.js';
+import { RealmSettingsPatchSchema, resolveSettings } from '../realms/settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
 import type { AdminDeps } from './deps.js';
+import { checkAcrJourneys } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 export const RealmCreateSchema = z.strictObject({
@@ -33,6 +34,7 @@ export function realmRoutes({ store, encryption, baseUrl }: AdminDeps): FastifyP
     app.post('/realms', async (request, reply) => {
       const input = parseInput(RealmCreateSchema, request.body);
       if (await store.realms.get(input.name)) throw conflict('a realm with this name exists');
+      checkAcrJourneys({ journeys: {}, settings: resolveSettings(input.settings ?? {}) }, input.settings?.acr_journeys);
       const keys = await generateRealmKeys(input.name, encryption);
       const realm = await store.realms.create(input.name, input.settings ?? {}, keys);
       if (!realm) throw conflict('a realm with this name exists');
@@ -47,6 +49,9 @@ export function realmRoutes({ store, encryption, baseUrl }: AdminDeps): FastifyP
 
     app.patch<{ Params: { realm: string } }>('/realms/:realm', async (request) => {
       const input = parseInput(RealmPatchSchema, request.body);
+      const current = await store.realms.get(request.params.realm);
+      if (!current) throw notFound('realm');
+      checkAcrJourneys(current, input.settings.acr_journeys);
       const realm = await store.realms.updateSettings(request.params.realm, input.settings);
       if (!realm) throw notFound('realm');
       return realmView(realm, baseUrl);

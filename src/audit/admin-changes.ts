@@ -51,6 +51,8 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   },
   'PATCH /realms/:realm/trusted-issuers/:id': { type: 'trusted_issuer.updated', describe: ({ body }) => ({ details: { fields: names(body) } }) },
   'DELETE /realms/:realm/trusted-issuers/:id': { type: 'trusted_issuer.deleted' },
+  'PUT /realms/:realm/journeys/:journey': { type: 'journey.saved' },
+  'DELETE /realms/:realm/journeys/:journey': { type: 'journey.deleted' },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
 };
 
@@ -62,6 +64,7 @@ function fromParams(params: Change['params']): Described & { details: Fields } {
       ...(params.username === undefined ? {} : { username: params.username }),
       ...(params.name === undefined ? {} : { scope: params.name }),
       ...(params.id === undefined ? {} : { trusted_issuer_id: params.id }),
+      ...(params.journey === undefined ? {} : { journey: params.journey }),
     },
   };
 }

@@ -34,6 +34,8 @@ export const AUDIT_EVENT_TYPES = [
   'trusted_issuer.updated',
   'trusted_issuer.deleted',
   'initial_access_token.created',
+  'journey.saved',
+  'journey.deleted',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

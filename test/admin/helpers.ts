@@ -36,6 +36,7 @@ export const DEFAULT_SETTINGS = {
   rate_limit_authorize: 300,
   audit_event_lifetime: 7776000,
   authentication: ['password'],
+  acr_journeys: {},
 } as const;
 
 /** The settings that are lifetimes or intervals: positive whole seconds. */

@@ -227,6 +227,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'POST /admin/realms', 'PATCH /admin/realms/{realm}', 'POST /admin/realms/{realm}/clients', 'PATCH /admin/realms/{realm}/clients/{client_id}',
           'POST /admin/realms/{realm}/users', 'PATCH /admin/realms/{realm}/users/{username}', 'PUT /admin/realms/{realm}/scopes/{name}',
           'POST /admin/realms/{realm}/initial-access-tokens', 'POST /admin/realms/{realm}/trusted-issuers', 'PATCH /admin/realms/{realm}/trusted-issuers/{id}',
+          'PUT /admin/realms/{realm}/journeys/{journey}',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -362,6 +363,17 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('listTrustedIssuers');
       await step('getTrustedIssuer');
       await step('updateTrustedIssuer');
+
+      const stored = await call('putJourney');
+      expect(stored.response.statusCode).toBe(201);
+      expectDocumented('putJourney', stored.response, stored.operation);
+      const replaced = await call('putJourney');
+      expect(replaced.response.statusCode).toBe(200);
+      expectDocumented('putJourney', replaced.response, replaced.operation);
+      const journeys = await step('listJourneys');
+      expect((journeys.journeys as Json[]).map((entry) => entry.name)).toEqual(['default', values.journey ?? 'strong']);
+      expect(await step('getJourney')).toEqual(operationById('putJourney').operation.requestBody?.content['application/json']?.example);
+      await step('deleteJourney');
 
       const page = await step('listEvents', { query: 'examples' });
       expect((page.events as Json[]).map((event) => event.type)).toEqual(['client.created']);

@@ -1,19 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { ADMIN_BODY_LIMIT } from '../body-limit.js';
 import { COMPONENT_SCHEMAS, type JsonSchema, componentSchemas, jsonSchemaOf } from './json-schema.js';
-import {
-  DEFINITION_TITLES,
-  type ErrorStatus,
-  NAMED_SCHEMAS,
-  OPERATIONS,
-  type Operation,
-  PATH_PARAMETERS,
-  type Response,
-  TAGS,
-  openApiPath,
-  pathParameterNames,
-} from './operations.js';
+import type { ErrorStatus, Operation, Response } from './operation.js';
+import { OPERATIONS, PATH_PARAMETERS, TAGS, openApiPath, pathParameterNames } from './operations.js';
 import { ErrorResponse } from './responses.js';
+import { DEFINITION_TITLES, NAMED_SCHEMAS } from './schemas.js';
 
 /** The parts of an OpenAPI 3.1 document this one uses. */
 export interface OpenApiDocument {
@@ -154,7 +145,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenApiDocument {
       title: 'realmgate admin API',
       version: packageVersion(),
       description: [
-        'Realms, clients, users, scopes, signing keys, trusted issuers and audit events of a realmgate server.',
+        'Realms, clients, users, scopes, signing keys, trusted issuers, authentication journeys and audit events of a realmgate server.',
         'Every call carries `Authorization: Bearer <admin token>`.',
         'Bodies and answers are JSON. `PATCH` merges: only the fields sent change. Every refusal is `{error, error_description}`.',
       ].join('\n\n'),

@@ -31,6 +31,7 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   jwks: clientMetadata.jwks.unwrap(),
   jwks_uri: clientMetadata.jwks_uri.unwrap(),
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
+  journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
 });

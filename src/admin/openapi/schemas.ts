@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
+import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../trusted-issuers/record.js';
+import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
+import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
+import { ScopePutSchema } from '../scopes.js';
+import { UserCreateSchema, UserPatchSchema } from '../users.js';
+import { JourneyListResponse, JourneySchema } from './journey-schema.js';
+import type { Io } from './json-schema.js';
+import {
+  AuditEventPageResponse,
+  ClientResponse,
+  ClientSecretResponse,
+  ClientWithSecretResponse,
+  InitialAccessTokenResponse,
+  RealmResponse,
+  RotatedKeysResponse,
+  ScopeResponse,
+  SigningKeysResponse,
+  TotpEnrolmentResponse,
+  TrustedIssuerResponse,
+  UserResponse,
+} from './responses.js';
+
+/** The schemas the document shows by name (components.schemas), each on the side a caller sees. */
+export const NAMED_SCHEMAS = {
+  RealmCreate: { schema: RealmCreateSchema, io: 'input' },
+  RealmPatch: { schema: RealmPatchSchema, io: 'input' },
+  Realm: { schema: RealmResponse, io: 'output' },
+  ClientCreate: { schema: ClientCreateSchema, io: 'input' },
+  ClientPatch: { schema: ClientMetadataPatchSchema, io: 'input' },
+  Client: { schema: ClientResponse, io: 'output' },
+  ClientWithSecret: { schema: ClientWithSecretResponse, io: 'output' },
+  ClientSecret: { schema: ClientSecretResponse, io: 'output' },
+  UserCreate: { schema: UserCreateSchema, io: 'input' },
+  UserPatch: { schema: UserPatchSchema, io: 'input' },
+  User: { schema: UserResponse, io: 'output' },
+  TotpEnrolment: { schema: TotpEnrolmentResponse, io: 'output' },
+  ScopePut: { schema: ScopePutSchema, io: 'input' },
+  Scope: { schema: ScopeResponse, io: 'output' },
+  SigningKeys: { schema: SigningKeysResponse, io: 'output' },
+  RotatedKeys: { schema: RotatedKeysResponse, io: 'output' },
+  InitialAccessTokenRequest: { schema: InitialAccessTokenRequest, io: 'input' },
+  InitialAccessToken: { schema: InitialAccessTokenResponse, io: 'output' },
+  TrustedIssuerCreate: { schema: TrustedIssuerCreateSchema, io: 'input' },
+  TrustedIssuerPatch: { schema: TrustedIssuerPatchSchema, io: 'input' },
+  TrustedIssuer: { schema: TrustedIssuerResponse, io: 'output' },
+  AuditEventPage: { schema: AuditEventPageResponse, io: 'output' },
+  Journey: { schema: JourneySchema, io: 'input' },
+  JourneyList: { schema: JourneyListResponse, io: 'output' },
+} as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
+
+export type SchemaName = keyof typeof NAMED_SCHEMAS;
+
+/** Sub-schemas that zod emits as definitions of their own, by the name the document gives them. */
+export const DEFINITION_TITLES: ReadonlyMap<unknown, string> = new Map([[UserCreateSchema.shape.claims.unwrap().valueType, 'JsonValue']]);
