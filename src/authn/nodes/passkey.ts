@@ -1,6 +1,7 @@
 import type { Store } from '../../store/index.js';
 import type { JourneyNode } from '../journeys/graph.js';
-import { type CeremonyFailure, type Failed, RelyingParty, passkeyName } from '../passkeys.js';
+import type { CeremonyFailure, Failed } from '../passkey-ceremony.js';
+import { RelyingParty, passkeyName } from '../passkeys.js';
 import type { NodeContext, NodeOutcome, NodeRunner } from './node.js';
 
 /** What the person reads when a ceremony failed; `failure` counts towards brute-force limits. */
