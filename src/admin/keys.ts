@@ -5,7 +5,8 @@ import type { AdminDeps } from './deps.js';
 type Params = { Params: { realm: string } };
 
 /** A replaced key keeps verifying for the longest a token it signed may live, plus clock skew. */
-const CLOCK_SKEW_SECONDS = 300;
+/** How long a replaced signing key keeps verifying beyond the longest access token it may have signed. */
+const RETIRED_KEY_GRACE_SECONDS = 300;
 
 /** `/admin/realms/{realm}/keys`: the published signing keys, and rotation of both algorithms. */
 export function keyRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync {
@@ -25,7 +26,7 @@ export function keyRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync 
     app.post<Params>('/keys/rotate', async (request) => {
       const realm = request.realm;
       const keys = await generateRealmKeys(realm.name, encryption);
-      await store.signingKeys.rotate(realm.name, keys, realm.settings.access_token_lifetime + CLOCK_SKEW_SECONDS);
+      await store.signingKeys.rotate(realm.name, keys, realm.settings.access_token_lifetime + RETIRED_KEY_GRACE_SECONDS);
       return { keys: keys.map((key) => ({ kid: key.kid, alg: key.alg })) };
     });
   };

@@ -1,8 +1,8 @@
-import { CLOCK_SKEW_SECONDS } from '../client-auth/private-key-jwt.js';
+import { CLOCK_SKEW_SECONDS } from './signed-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
-import type { UsedAssertionStore } from '../store/used-assertions.js';
+import type { SpentAssertionStore } from '../store/spent-assertions.js';
 import type { User, UserStore } from '../store/users.js';
 import { admitsClient } from '../trusted-issuers/record.js';
 import { userByMapping } from '../users/find.js';
@@ -18,7 +18,7 @@ export const MAX_SAML_ASSERTION_LIFETIME_SECONDS = 3600;
 export interface SamlAssertionDeps {
   trustedIssuers: Pick<TrustedIssuerStore, 'find'>;
   users: Pick<UserStore, 'get' | 'getById' | 'getByEmail'>;
-  usedAssertions: Pick<UsedAssertionStore, 'use'>;
+  usedAssertions: Pick<SpentAssertionStore, 'use'>;
   now?: () => number;
 }
 

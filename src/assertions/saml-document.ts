@@ -1,5 +1,5 @@
 import type { Element } from '@xmldom/xmldom';
-import { MAX_JTI_LENGTH } from '../client-auth/private-key-jwt.js';
+import { MAX_JTI_LENGTH } from './jwt-assertion.js';
 import { refuse } from './saml-refusal.js';
 import { descendantElements, parseXmlStrictly } from './saml-xml.js';
 

@@ -2,8 +2,6 @@ import { type AssertionKind, type JwtAssertionDeps, verifyJwtAssertion } from '.
 import type { ClientAuthMethod } from './method.js';
 
 /** The SAML bearer assertion's modules (src/assertions/saml-*.ts) read these from here. */
-export { CLOCK_SKEW_SECONDS } from '../assertions/signed-jwt.js';
-export { MAX_JTI_LENGTH } from '../assertions/jwt-assertion.js';
 
 /**
  * A client assertion: typed `client-authentication+jwt` if typed at all
