@@ -10,7 +10,7 @@ import { type Problems, browserSkipReason, launchChromium, signIn, startCallback
  * token asked for and kept for the tab only; a realm, its settings, a scope, a confidential
  * client and a person made through the console; then a real sign-in with them (the code flow
  * with PKCE through the realm's pages) and the code exchanged with the secret the console
- * showed; a secret rotated; keys rotated; the audit events of all of it.
+ * showed; a secret rotated; keys rotated; a journey stored and deleted; the audit events of all of it.
  */
 const skipReason = browserSkipReason('test/browser/admin-console.test.ts');
 
@@ -252,13 +252,79 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     problems.console.length = 0;
   });
 
+  it('stores a journey from its JSON and lists its nodes, shows why one is refused, maps an acr to it, and deletes it once nothing names it', async () => {
+    const { page, problems } = admin;
+    await tab(page, 'Journeys').click();
+    const cells = (name: string) =>
+      page.getByRole('table', { name: `Nodes of ${name}` }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ textContent: string }> }).cells, (cell) => cell.textContent)));
+    await page.getByRole('region', { name: 'Journey default' }).waitFor();
+    expect(await cells('default')).toEqual([['password', 'password', 'success → done']]);
+
+    const store = form(page, 'Store a journey');
+    const journey = {
+      start: 'pw',
+      nodes: { pw: { type: 'password', next: { success: 'risk' } }, risk: { type: 'risk', next: { low: 'done', high: 'otp' } }, otp: { type: 'otp', next: { success: 'done' } } },
+    };
+    await store.getByLabel('Journey name').fill('strong');
+    await store.getByLabel('Journey JSON').fill(JSON.stringify(journey));
+    await store.getByRole('button', { name: 'Save journey' }).click();
+    await said(page, 'Journey strong saved.');
+    await page.getByRole('region', { name: 'Journey strong' }).waitFor();
+    // In the order a person meets them, each outcome with where it leads.
+    expect(await cells('strong')).toEqual([
+      ['pw', 'password', 'success → risk'],
+      ['risk', 'risk', 'low → done\nhigh → otp'],
+      ['otp', 'otp', 'success → done'],
+    ]);
+    expect((await t.admin.request('GET', `/realms/${REALM}/journeys/strong`)).json()).toEqual(journey);
+
+    // Refusals, the server's naming the node.
+    await store.getByLabel('Journey JSON').fill(JSON.stringify({ start: 'pw', nodes: { pw: { type: 'password', next: { success: 'nowhere' } } } }));
+    await store.getByRole('button', { name: 'Save journey' }).click();
+    expect(await (await said(page, 'node "pw": outcome "success" leads to "nowhere", which is no node')).getAttribute('role')).toBe('alert');
+    await store.getByLabel('Journey JSON').fill('{"start": ');
+    await store.getByRole('button', { name: 'Save journey' }).click();
+    await said(page, /^The journey is not valid JSON: /);
+    expect(await cells('strong')).toHaveLength(3);
+
+    // Edit fills the editor with the journey as stored.
+    await page.getByRole('button', { name: 'Edit strong' }).click();
+    await expect(store.getByLabel('Journey name').inputValue()).resolves.toBe('strong');
+    expect(JSON.parse(await store.getByLabel('Journey JSON').inputValue())).toEqual(journey);
+
+    // The realm's acr_journeys, a JSON object among the settings, may name it, and only journeys the realm has.
+    await tab(page, 'Settings').click();
+    const acrJourneys = form(page, 'Realm settings').getByLabel('acr_journeys', { exact: false });
+    await expect(acrJourneys.inputValue()).resolves.toBe('{}');
+    await acrJourneys.fill('{"gold": "missing"}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await said(page, 'settings.acr_journeys: "gold" names the journey "missing", which the realm does not have');
+    await acrJourneys.fill('{"gold": "strong"}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await said(page, 'Settings saved: acr_journeys.');
+
+    // A journey a client or the mapping names stays, and the console says why.
+    expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: 'strong' })).statusCode).toBe(200);
+    await tab(page, 'Journeys').click();
+    await page.getByRole('button', { name: 'Delete strong' }).click();
+    await said(page, `the journey "strong" is the journey of clients ${CLIENT_ID}, and the journey of acr values gold in the realm's acr_journeys: change them first`);
+    expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: null })).statusCode).toBe(200);
+    expect((await t.admin.request('PATCH', `/realms/${REALM}`, { settings: { acr_journeys: {} } })).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Delete strong' }).click();
+    await said(page, 'Journey strong deleted.');
+    await page.getByRole('region', { name: 'Journey strong' }).waitFor({ state: 'detached' });
+    expect((await t.admin.request('GET', `/realms/${REALM}/journeys/strong`)).statusCode).toBe(404);
+    expect(refusalsOnly(problems, [400, 409])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  });
+
   it('lists the creations and the sign-in among the audit events, and filters them by type', async () => {
     const { page, problems } = admin;
     await tab(page, 'Events').click();
     const events = page.getByRole('table', { name: 'Audit events' });
     await events.waitFor();
     const types = await events.locator('tbody tr td:nth-child(2)').allTextContents();
-    for (const type of ['realm.created', 'realm.updated', 'scope.saved', 'client.created', 'user.created', 'user.totp_enrolled', 'sign_in.succeeded', 'consent.granted', 'token.issued', 'client.secret_rotated', 'keys.rotated', 'scope.deleted']) {
+    for (const type of ['realm.created', 'realm.updated', 'scope.saved', 'client.created', 'user.created', 'user.totp_enrolled', 'sign_in.succeeded', 'consent.granted', 'token.issued', 'client.secret_rotated', 'keys.rotated', 'scope.deleted', 'journey.saved', 'journey.deleted']) {
       expect(types, type).toContain(type);
     }
     const filters = form(page, 'Event filters');

@@ -3,6 +3,7 @@ import { API_JS } from './browser/api.js';
 import { CLIENTS_JS } from './browser/clients.js';
 import { DOM_JS } from './browser/dom.js';
 import { EVENTS_JS } from './browser/events.js';
+import { JOURNEYS_JS } from './browser/journeys.js';
 import { KEYS_JS } from './browser/keys.js';
 import { MAIN_JS } from './browser/main.js';
 import { REALMS_JS } from './browser/realms.js';
@@ -35,6 +36,7 @@ export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
   script('clients.js', CLIENTS_JS),
   script('users.js', USERS_JS),
   script('scopes.js', SCOPES_JS),
+  script('journeys.js', JOURNEYS_JS),
   script('keys.js', KEYS_JS),
   script('events.js', EVENTS_JS),
 ];

@@ -77,6 +77,10 @@ export const api = {
   putScope: (realm, name, description) => call('PUT', realmPath(realm, '/scopes/' + segment(name)), { description }),
   deleteScope: (realm, name) => call('DELETE', realmPath(realm, '/scopes/' + segment(name))),
 
+  journeys: (realm) => call('GET', realmPath(realm, '/journeys')),
+  putJourney: (realm, name, journey) => call('PUT', realmPath(realm, '/journeys/' + segment(name)), journey),
+  deleteJourney: (realm, name) => call('DELETE', realmPath(realm, '/journeys/' + segment(name))),
+
   keys: (realm) => call('GET', realmPath(realm, '/keys')),
   rotateKeys: (realm) => call('POST', realmPath(realm, '/keys/rotate')),
 

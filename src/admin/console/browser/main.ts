@@ -6,6 +6,7 @@ export const MAIN_JS = String.raw`import { adminToken, call } from './api.js';
 import { clientsView } from './clients.js';
 import { h, field, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
+import { journeysView } from './journeys.js';
 import { keysView } from './keys.js';
 import { realmsView, settingsView } from './realms.js';
 import { scopesView } from './scopes.js';
@@ -16,6 +17,7 @@ const TABS = {
   clients: ['Clients', clientsView],
   users: ['Users', usersView],
   scopes: ['Scopes', scopesView],
+  journeys: ['Journeys', journeysView],
   keys: ['Signing keys', keysView],
   events: ['Events', eventsView],
 };

@@ -32,9 +32,12 @@ export async function realmsView(view) {
 /** Settings that may be null: a rate limit (null: off) is a number, any other a text. */
 const isRateLimit = (name) => name.startsWith('rate_limit_');
 const CHOICES = { signing_alg: ['ES256', 'RS256'] };
+/** A setting that is a JSON object (acr_journeys): edited as JSON. */
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function control(name, value) {
   if (typeof value === 'boolean') return checkbox(name, name, value);
+  if (isObject(value)) return field(name, h('textarea', { name, rows: 3, spellcheck: 'false', class: 'code', value: JSON.stringify(value) }), 'A JSON object.');
   if (CHOICES[name]) return field(name, h('select', { name }, CHOICES[name].map((choice) => h('option', { value: choice, selected: choice === value }, choice))));
   if (Array.isArray(value)) return field(name, h('input', { name, value: value.join(', ') }), 'In order, separated by commas.');
   if (typeof value === 'number' || isRateLimit(name)) {
@@ -47,6 +50,13 @@ function control(name, value) {
 function read(form, name, current) {
   const input = form.elements[name];
   if (typeof current === 'boolean') return input.checked;
+  if (isObject(current)) {
+    try {
+      return JSON.parse(input.value);
+    } catch {
+      throw new Error(name + ': not valid JSON.');
+    }
+  }
   if (Array.isArray(current)) return input.value.split(',').map((item) => item.trim()).filter(Boolean);
   if (typeof current === 'number' || isRateLimit(name)) return input.value.trim() === '' ? null : Number(input.value);
   return input.value.trim() === '' && (current === null || name.endsWith('_url')) ? null : input.value;

@@ -42,7 +42,8 @@ pre { margin: 0; white-space: pre-wrap; }
 .secret { border: 2px solid #f0a000; border-radius: .5rem; padding: .5rem 1rem 1rem; margin: 1rem 0; }
 .secret dd { margin: 0 0 .5rem; }
 .secret-value { font-size: 1rem; user-select: all; }
-.user { border: 1px solid var(--line); border-radius: .5rem; padding: 0 1rem 1rem; margin: 1rem 0; }
+.user, .journey { border: 1px solid var(--line); border-radius: .5rem; padding: 0 1rem 1rem; margin: 1rem 0; }
+textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-width: 48rem; }
 .user dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 .user dd { margin: 0; }
 `;
