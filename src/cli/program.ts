@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addClientCommands } from './commands/client.js';
+import { addJourneyCommands } from './commands/journey.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addRealmCommands } from './commands/realm.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   addClientCommands(program);
   addUserCommands(program);
   addKeyCommands(program);
+  addJourneyCommands(program);
   addTokenCommands(program);
   return program;
 }

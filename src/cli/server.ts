@@ -72,6 +72,14 @@ export class AdminApi {
     return this.call('PATCH', path, body);
   }
 
+  put(path: string, body: unknown): Promise<unknown> {
+    return this.call('PUT', path, body);
+  }
+
+  delete(path: string): Promise<unknown> {
+    return this.call('DELETE', path);
+  }
+
   private call(method: string, path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
