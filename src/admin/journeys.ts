@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { DEFAULT_JOURNEY, type Journey } from '../authn/journeys/graph.js';
-import { journeyNamed } from '../authn/journeys/select.js';
+import { type RealmJourneys, journeyNamed } from '../authn/journeys/select.js';
 import { InvalidJourney, isJourneyName, validateJourney } from '../authn/journeys/validate.js';
 import { OAuthError } from '../errors.js';
 import type { AdminDeps } from './deps.js';
@@ -25,7 +25,7 @@ function journeyOf(body: unknown): Journey {
 }
 
 /** `default` first (stored, or made from the `authentication` list), then the stored ones by name. */
-function journeysOf(realm: Parameters<typeof journeyNamed>[0]): Array<{ name: string; journey: Journey }> {
+function journeysOf(realm: RealmJourneys): Array<{ name: string; journey: Journey }> {
   const names = [DEFAULT_JOURNEY, ...Object.keys(realm.journeys).filter((name) => name !== DEFAULT_JOURNEY).sort()];
   return names.map((name) => ({ name, journey: journeyNamed(realm, name)! }));
 }
