@@ -1,4 +1,4 @@
-import type { AuditLog } from './audit-log.js';
+import type { AuditEvent, AuditLog } from './audit-log.js';
 
 /** Where a sign-in is attempted: the sign-in page, or the password grant of a client. */
 export interface SignInAttempt {
@@ -21,15 +21,20 @@ export interface SignInFailure {
   reason: 'wrong_credentials' | 'locked' | 'denied';
 }
 
-export function recordSignInSucceeded(audit: AuditLog, attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): void {
-  audit.record({
+/** `sign_in.succeeded`: the sign-in page writes it with the session (src/authn/authorization-flow.ts). */
+export function signInSucceeded(attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): AuditEvent {
+  return {
     realm: attempt.realm,
     type: 'sign_in.succeeded',
     clientId: attempt.clientId,
     userId: signedIn.userId,
     address: attempt.address,
     details: { via: attempt.via, amr: signedIn.amr },
-  });
+  };
+}
+
+export function recordSignInSucceeded(audit: AuditLog, attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): void {
+  audit.record(signInSucceeded(attempt, signedIn));
 }
 
 export function recordSignInFailed(audit: AuditLog, attempt: SignInAttempt, failure: SignInFailure): void {

@@ -1,5 +1,7 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PreparedAuditEvent } from '../audit/audit-log.js';
+import { type SignInAttempt, signInSucceeded } from '../audit/sign-in.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../oauth/authorization-request.js';
@@ -8,34 +10,20 @@ import { sendPage } from '../pages/layout.js';
 import { addressLimit, tooManyFromAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import type { AuthorizationTransaction, TransactionPurpose } from '../store/authorization-flow.js';
+import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import type { BrowserCookies } from './browser.js';
+import { deliverCode, newCode, redirectError } from './authorization-response.js';
+import { networkOf } from './risk.js';
 import { journeyOfTransaction } from './transaction-journey.js';
+
+export { redirectError, redirectTo } from './authorization-response.js';
 
 /** How long a person may take between /authorize and the last page. */
 const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
 /** How long a sign-in lasts; `max_age` and `prompt=login` ask for a fresher one. */
 export const SESSION_LIFETIME_SECONDS = 12 * 3600;
-
-/** The redirect URI with the response parameters added to its query (RFC 6749 §4.1.2, RFC 9207). */
-export function redirectTo(redirectUri: string, params: Record<string, string | undefined>): string {
-  const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
-  return url.href;
-}
-
-/** Sends the person back to the client with an error (RFC 6749 §4.1.2.1), with `state` and `iss`. */
-export function redirectError(
-  reply: FastifyReply,
-  realm: RequestRealm,
-  request: { redirectUri: string; state?: string | undefined },
-  error: OAuthError,
-) {
-  const params = { error: error.code, error_description: error.description, state: request.state, iss: realm.issuer };
-  return reply.redirect(redirectTo(request.redirectUri, params), 303);
-}
 
 /** A transaction a page continues, as `AuthorizationFlow.resume` finds it. */
 export interface ResumedTransaction {
@@ -45,6 +33,24 @@ export interface ResumedTransaction {
   /** The client the person is asked about; none for a plain sign-in. */
   readonly client: Client | undefined;
   readonly browserHash: Buffer;
+  /** The browser's session at the realm, read with the transaction. */
+  readonly session: Session | undefined;
+}
+
+/** What the person decided on the consent page: the scopes to remember, and the event of the decision. */
+export interface Decision {
+  readonly consent?: readonly string[];
+  readonly event?: PreparedAuditEvent;
+}
+
+/** A sign-in that walked its journey to `done` (src/endpoints/login.ts). */
+export interface CompletedJourney {
+  readonly userId: string;
+  readonly amr: readonly string[];
+  readonly journey: string;
+  readonly acr: string;
+  /** For its `sign_in.succeeded` event. */
+  readonly attempt: SignInAttempt;
 }
 
 /**
@@ -73,7 +79,9 @@ export class AuthorizationFlow {
    */
   async resume(request: FastifyRequest, realm: RequestRealm, transactionId: string | undefined): Promise<ResumedTransaction> {
     if (transactionId === undefined) throw new TransactionGone();
-    const transaction = await this.store.authorizationFlow.find(sha256(transactionId), realm.name);
+    const sessionSecret = this.cookies.sessionSecret(request, realm);
+    const found = await this.store.authorizationFlow.find(sha256(transactionId), realm.name, sessionSecret === undefined ? undefined : sha256(sessionSecret));
+    const { transaction, session } = found ?? {};
     const browserHash = this.cookies.browserHash(request, realm);
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
     let client: Client | undefined;
@@ -86,25 +94,31 @@ export class AuthorizationFlow {
     if (purpose.kind === 'authorize' && !client?.redirect_uris.includes(purpose.request.redirectUri)) {
       throw new UntrustedRedirectError('the redirect URI is no longer registered for this client');
     }
-    return { id: transactionId, transaction, client, browserHash };
+    return { id: transactionId, transaction, client, browserHash, session };
   }
 
   /** Starts the flow for a validated request: the code at once when nothing is to be asked. */
   async start(request: FastifyRequest, reply: FastifyReply, realm: RequestRealm, client: Client, authz: AuthorizationRequest) {
-    const session = await this.currentSession(request, realm);
+    const secret = this.cookies.sessionSecret(request, realm);
+    const current = secret === undefined ? undefined : await this.store.sessions.findWithConsent(sha256(secret), realm.name, client.client_id);
+    const session = current?.session;
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
     const usable =
       session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) && walkedJourneyOf(realm, purpose, client, session)
         ? session
         : undefined;
-    const consentNeeded = !usable || (await this.consentNeeded(realm, client, usable.userId, authz));
+    const consentNeeded = !usable || needsConsent(realm, client, authz, current?.consented);
 
     if (authz.prompt.includes('none')) {
       // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
       if (!usable) return redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
       if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
-    if (usable && !consentNeeded) return this.deliverCode(reply, realm, authz, usable);
+    if (usable && !consentNeeded) {
+      const code = newCode(realm, authz, usable);
+      await this.store.codes.insert(code.hash, code.code);
+      return deliverCode(reply, realm, authz, code.value);
+    }
     return this.begin(request, reply, realm, { clientId: client.client_id, purpose, session: usable });
   }
 
@@ -139,32 +153,60 @@ export class AuthorizationFlow {
     return reply.redirect(pageUrl(realm, session ? 'consent' : 'login', id), 303);
   }
 
-  /** After sign-in: consent when it is needed, else the answer. */
-  async continueAfterSignIn(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
+  /**
+   * The transaction's journey reached `done`: the session starts (its cookie set, the browser's
+   * previous session replaced), in one statement with what comes with it (src/store/authorization-flow.ts
+   * signedIn), and the flow goes on: back to the page of a plain sign-in, to consent when it is
+   * needed, else the answer.
+   */
+  async signedIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, done: CompletedJourney) {
+    const realm = request.realm;
     const { purpose } = resumed.transaction;
-    if (purpose.kind === 'sign-in') {
-      if (!(await this.store.authorizationFlow.finish(sha256(resumed.id)))) throw new TransactionGone();
-      return reply.redirect(`${realm.issuer}/${purpose.returnTo}`, 303);
-    }
-    await this.store.authorizationFlow.signedIn(sha256(resumed.id), session.sid);
+    const secret = randomSecret();
+    const previous = this.cookies.sessionSecret(request, realm);
+    const event = request.server.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
+    const written = await this.store.authorizationFlow.signedIn(sha256(resumed.id), {
+      secretHash: sha256(secret),
+      session: { realm: realm.name, userId: done.userId, authTime: new Date(), amr: done.amr, journey: done.journey, acr: done.acr, lifetimeSeconds: SESSION_LIFETIME_SECONDS },
+      replaces: previous === undefined ? undefined : sha256(previous),
+      finish: purpose.kind === 'sign-in',
+      source: networkOf({ device: this.cookies.device(request, reply, realm), address: request.ip }),
+      event: event.row,
+      consentOf: purpose.kind === 'authorize' ? resumed.client?.client_id : undefined,
+    });
+    this.cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
+    event.committed();
+    if (!written.found) throw new TransactionGone();
+    if (purpose.kind === 'sign-in') return reply.redirect(`${realm.issuer}/${purpose.returnTo}`, 303);
     // RFC 8628 §5.4: the person confirms every device request, so that a code read out by
     // someone else is not approved unseen.
-    if (purpose.kind === 'device' || (await this.consentNeeded(realm, resumed.client!, session.userId, purpose.request))) {
+    if (purpose.kind === 'device' || needsConsent(realm, resumed.client!, purpose.request, written.consented)) {
       return reply.redirect(pageUrl(realm, 'consent', resumed.id), 303);
     }
-    return this.allow(reply, realm, resumed, session);
+    return this.allow(reply, realm, resumed, written.session);
   }
 
-  /** Ends the transaction with the person's consent; a transaction finished already (a double submit) answers nothing. */
-  async allow(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
-    const { purpose } = await this.finish(resumed);
-    if (purpose.kind === 'authorize') return this.deliverCode(reply, realm, purpose.request, session);
+  /**
+   * Ends the transaction with the person's consent: the code (or the device's approval) and
+   * what the person decided are written with its end. A transaction finished already (a
+   * double submit) answers nothing.
+   */
+  async allow(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session, decision: Decision = {}) {
+    const { purpose } = resumed.transaction;
+    const consent = decision.consent && resumed.client && { realm: realm.name, userId: session.userId, clientId: resumed.client.client_id, scope: decision.consent };
+    if (purpose.kind === 'authorize') {
+      const code = newCode(realm, purpose.request, session);
+      await this.finish(resumed, decision, { consent, code });
+      return deliverCode(reply, realm, purpose.request, code.value);
+    }
+    await this.finish(resumed, decision, { consent });
     if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'approved', session);
     throw new TransactionGone();
   }
 
-  async deny(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session) {
-    const { purpose } = await this.finish(resumed);
+  async deny(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session, decision: Decision = {}) {
+    const { purpose } = resumed.transaction;
+    await this.finish(resumed, decision);
     if (purpose.kind === 'authorize') {
       return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
     }
@@ -172,9 +214,9 @@ export class AuthorizationFlow {
     throw new TransactionGone();
   }
 
-  private async finish(resumed: ResumedTransaction): Promise<AuthorizationTransaction> {
-    if (!(await this.store.authorizationFlow.finish(sha256(resumed.id)))) throw new TransactionGone();
-    return resumed.transaction;
+  private async finish(resumed: ResumedTransaction, decision: Decision, ending: TransactionEnding = {}): Promise<void> {
+    if (!(await this.store.authorizationFlow.finish(sha256(resumed.id), { ...ending, event: decision.event?.row }))) throw new TransactionGone();
+    decision.event?.committed();
   }
 
   /** Records the answer the device's polls will find (RFC 8628 §3.5), and tells the person. */
@@ -188,38 +230,16 @@ export class AuthorizationFlow {
     return sendPage(reply, page.options, page.body);
   }
 
-  /**
-   * Consent is asked when the request says so (`prompt=consent`), else unless the person
-   * allowed all these scopes before, or the realm lets the client skip it.
-   */
-  private async consentNeeded(realm: RequestRealm, client: Client, userId: string, authz: AuthorizationRequest): Promise<boolean> {
-    if (authz.prompt.includes('consent')) return true;
-    if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
-    const granted = await this.store.consents.granted(realm.name, userId, client.client_id);
-    return granted === undefined || authz.scope.some((name) => !granted.includes(name));
-  }
+}
 
-  /** RFC 6749 §4.1.2: a single-use code bound to the client, redirect URI, challenge and nonce. */
-  private async deliverCode(reply: FastifyReply, realm: RequestRealm, authz: AuthorizationRequest, session: Session) {
-    const code = randomSecret();
-    await this.store.codes.insert(sha256(code), {
-      realm: realm.name,
-      clientId: authz.clientId,
-      grantId: randomUUID(),
-      userId: session.userId,
-      sid: session.sid,
-      scope: authz.scope.join(' '),
-      redirectUri: authz.redirectUri,
-      redirectUriGiven: authz.redirectUriGiven,
-      codeChallenge: authz.codeChallenge,
-      nonce: authz.nonce,
-      authTime: session.authTime,
-      amr: session.amr,
-      acr: session.acr,
-      expiresAt: new Date(Date.now() + realm.settings.code_lifetime * 1000),
-    });
-    return reply.redirect(redirectTo(authz.redirectUri, { code, state: authz.state, iss: realm.issuer }), 303);
-  }
+/**
+ * Consent is asked when the request says so (`prompt=consent`), else unless the person
+ * allowed all these scopes before (`consented`), or the realm lets the client skip it.
+ */
+function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: readonly string[] | undefined): boolean {
+  if (authz.prompt.includes('consent')) return true;
+  if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
+  return consented === undefined || authz.scope.some((name) => !consented.includes(name));
 }
 
 /** The scopes a transaction asks the person to allow. */

@@ -34,4 +34,5 @@ export class RiskAssessor {
   }
 }
 
-const networkOf = (source: SignInSource): SignInSource => ({ device: source.device, address: addressKey(source.address) });
+/** A source as the risk node knows it: its address by its network. */
+export const networkOf = (source: SignInSource): SignInSource => ({ device: source.device, address: addressKey(source.address) });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, redirectError } from '../authn/authorization-flow.js';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import { redirectError } from '../authn/authorization-response.js';
 import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';

@@ -9,7 +9,8 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /**
  * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
- * descriptions, allow or deny. What is allowed is remembered for the user and client.
+ * descriptions, allow or deny. What is allowed is remembered for the user and client, with
+ * the transaction's end (src/authn/authorization-flow.ts).
  */
 export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
@@ -18,7 +19,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
   async function signedInTransaction(request: FastifyRequest, reply: FastifyReply, transactionId: string | undefined) {
     const realm = request.realm;
     const resumed = await flow.resume(request, realm, transactionId);
-    const session = await flow.currentSession(request, realm);
+    const { session } = resumed;
     if (!session || session.sid !== resumed.transaction.sid) {
       await reply.redirect(pageUrl(realm, 'login', resumed.id), 303);
       return undefined;
@@ -55,30 +56,26 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       if (!cookies.csrfTokenMatches(request, realm, id, form.csrf)) throw new InvalidFormError();
 
       const { purpose } = current.transaction;
-      // The event once the decision has reached the request (a double submit records nothing).
+      // Written with the decision, by the statement that ends the transaction: a double submit records nothing.
       const decided = (type: 'consent.granted' | 'consent.denied') =>
-        app.audit.record({
-          realm: realm.name,
-          type,
-          clientId: client.client_id,
-          userId: session.userId,
-          address: request.ip,
-          details: {
-            flow: purpose.kind,
-            scope: requestedScopeOf(purpose).join(' '),
-            ...(purpose.kind === 'device' ? { request_id: purpose.pendingId } : {}),
+        app.audit.prepare(
+          {
+            realm: realm.name,
+            type,
+            clientId: client.client_id,
+            userId: session.userId,
+            address: request.ip,
+            details: {
+              flow: purpose.kind,
+              scope: requestedScopeOf(purpose).join(' '),
+              ...(purpose.kind === 'device' ? { request_id: purpose.pendingId } : {}),
+            },
           },
-        });
-      if (form.decision === 'deny') {
-        const answered = await flow.deny(reply, realm, current, session);
-        decided('consent.denied');
-        return answered;
-      }
+          realm.settings.audit_event_lifetime,
+        );
+      if (form.decision === 'deny') return flow.deny(reply, realm, current, session, { event: decided('consent.denied') });
       if (form.decision !== 'allow') throw new InvalidFormError();
-      await store.consents.grant(realm.name, session.userId, client.client_id, requestedScopeOf(purpose));
-      const answered = await flow.allow(reply, realm, current, session);
-      decided('consent.granted');
-      return answered;
+      return flow.allow(reply, realm, current, session, { consent: requestedScopeOf(purpose), event: decided('consent.granted') });
     });
   };
 }

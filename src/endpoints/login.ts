@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
-import { type AuthorizationFlow, type ResumedTransaction, SESSION_LIFETIME_SECONDS, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
+import { type SignInAttempt, recordSignInFailed } from '../audit/sign-in.js';
+import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
 import { journeyFacts } from '../authn/journey-facts.js';
@@ -12,7 +12,7 @@ import type { SignInNodes } from '../authn/nodes/index.js';
 import type { NodeContext, NodeRunner } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
+import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
@@ -101,7 +101,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     if (!view) return unavailable(reply, realm);
 
     // A passwordless passkey beside the password, when the journey has a passkey node.
-    const passkeyNode = alternativePasskeyNode(journey.nodes, node, walk.progress);
+    const passkeyNode = alternativePasskeyNode(node, walk.progress);
     const alternatives = passkeyNode
       ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }]
       : [];
@@ -133,26 +133,14 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   }
 
   /** `done`: the session starts, and the flow goes on. */
-  async function signedIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk) {
-    const realm = request.realm;
-    const userId = walk.progress.userId!;
-    // A new sign-in replaces the browser's previous session (no session fixation).
-    const previous = cookies.sessionSecret(request, realm);
-    if (previous !== undefined) await store.sessions.delete(sha256(previous));
-    const secret = randomSecret();
-    const session = await store.sessions.create(sha256(secret), {
-      realm: realm.name,
-      userId,
-      authTime: new Date(),
+  function signedIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk) {
+    return flow.signedIn(request, reply, resumed, {
+      userId: walk.progress.userId!,
       amr: finalAmr(walk.progress.amr),
       journey: walk.selected.name,
       acr: walk.selected.acr,
-      lifetimeSeconds: SESSION_LIFETIME_SECONDS,
+      attempt: attemptOf(request, resumed),
     });
-    cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
-    await risk.remember(realm, userId, { device: cookies.device(request, reply, realm), address: request.ip });
-    recordSignInSucceeded(request.server.audit, attemptOf(request, resumed), { userId, amr: session.amr });
-    return flow.continueAfterSignIn(reply, realm, resumed, session);
   }
 
   /** `deny`: the transaction ends; an authorization request goes back to its client with access_denied. */
@@ -191,7 +179,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const current = currentNode(journey, progress);
 
       // The form of the node the person stands at, or of the passkey offered beside it; any other shows the current node.
-      const postedAt = form.step === progress.node ? progress : form.step === alternativePasskeyNode(journey.nodes, current, progress) ? { ...progress, node: form.step! } : undefined;
+      const postedAt = form.step === progress.node ? progress : form.step === alternativePasskeyNode(current, progress) ? { ...progress, node: form.step! } : undefined;
       if (!postedAt) return showNode(request, reply, resumed, walk);
       const node = currentNode(journey, postedAt);
 
@@ -233,12 +221,11 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 }
 
 /**
- * The passkey node whose passwordless ceremony is offered beside a password form: the first
- * of the journey, while no one is known yet. Passing it follows that node's `success`.
+ * The passkey node whose passwordless ceremony is offered beside a password form (the
+ * password node's `passkey`), while no one is known yet. Passing it follows that node's `success`.
  */
-function alternativePasskeyNode(nodes: Readonly<Record<string, JourneyNode>>, current: JourneyNode, progress: JourneyProgress): string | undefined {
-  if (current.type !== 'password' || progress.userId !== undefined) return undefined;
-  return Object.keys(nodes).find((name) => nodes[name]!.type === 'passkey');
+function alternativePasskeyNode(current: JourneyNode, progress: JourneyProgress): string | undefined {
+  return current.type === 'password' && progress.userId === undefined ? current.passkey : undefined;
 }
 
 /** A journey this sign-in cannot walk: the client names one the realm does not have. */

@@ -1,5 +1,6 @@
 import { StatementBatcher } from './statement-batcher.js';
 import type { Db } from './db.js';
+import type { StatementParams } from './statement.js';
 
 /** An audit event as it is written (src/audit/audit-trail.ts). */
 export interface NewAuditEvent {
@@ -83,6 +84,11 @@ export function auditEventColumns(events: readonly NewAuditEvent[]): Array<Array
     column((e) => JSON.stringify(e.details)),
     column((e) => e.expiresAt.toISOString()),
   ];
+}
+
+/** The statement that writes one event, in a statement of parts; with `where`, only when that condition holds. */
+export function insertAuditEvent(params: StatementParams, event: NewAuditEvent, where?: string): string {
+  return insertAuditEvents(params.addAll(auditEventColumns([event])), [], where ? `WHERE ${where}` : '');
 }
 
 const INSERT_MANY = insertAuditEvents(1);

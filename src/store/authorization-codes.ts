@@ -1,4 +1,5 @@
 import type { Db, Queryable } from './db.js';
+import { StatementParams } from './statement.js';
 
 /** What a code was issued for (RFC 6749 §4.1.2), and what its tokens and ID token need. */
 export interface AuthorizationCode {
@@ -58,6 +59,28 @@ const toCode = (row: CodeRow): AuthorizationCode => ({
   expiresAt: row.expires_at,
 });
 
+/** The statement that stores a code; with `from`, once per row of that CTE (none: no code). */
+export function insertCode(params: StatementParams, codeHash: Buffer, code: AuthorizationCode, from?: string): string {
+  const values = [
+    params.add(codeHash),
+    params.add(code.realm),
+    params.add(code.clientId),
+    `${params.add(code.grantId)}::uuid`,
+    `${params.add(code.userId)}::uuid`,
+    `${params.add(code.sid)}::uuid`,
+    params.add(code.scope),
+    params.add(code.redirectUri),
+    `${params.add(code.redirectUriGiven)}::boolean`,
+    `${params.add(code.codeChallenge ?? null)}::text`,
+    `${params.add(code.nonce ?? null)}::text`,
+    `${params.add(code.authTime)}::timestamptz`,
+    `${params.add(code.amr)}::text[]`,
+    `${params.add(code.acr)}::text`,
+    `${params.add(code.expiresAt)}::timestamptz`,
+  ];
+  return `INSERT INTO authorization_codes (code_hash, ${COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
+}
+
 /** The outcome of presenting a code: its grant, or the grant of a code already used. */
 export type Redemption = { code: AuthorizationCode } | { replayedGrantId: string } | undefined;
 
@@ -66,27 +89,8 @@ export class AuthorizationCodeStore {
   constructor(private readonly db: Db) {}
 
   async insert(codeHash: Buffer, code: AuthorizationCode): Promise<void> {
-    await this.db.query(
-      `INSERT INTO authorization_codes (code_hash, ${COLUMNS})
-       VALUES ($1, $2, $3, $4::uuid, $5::uuid, $6::uuid, $7, $8, $9, $10, $11, $12, $13::text[], $14, $15)`,
-      [
-        codeHash,
-        code.realm,
-        code.clientId,
-        code.grantId,
-        code.userId,
-        code.sid,
-        code.scope,
-        code.redirectUri,
-        code.redirectUriGiven,
-        code.codeChallenge ?? null,
-        code.nonce ?? null,
-        code.authTime,
-        code.amr,
-        code.acr,
-        code.expiresAt,
-      ],
-    );
+    const params = new StatementParams();
+    await this.db.query(insertCode(params, codeHash, code), params.values);
   }
 
   /**

@@ -1,7 +1,13 @@
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
 import type { JourneyProgress } from '../authn/journeys/walk.js';
 import type { AttemptLimit } from './attempt-counters.js';
+import { type NewAuditEvent, insertAuditEvent } from './audit-events.js';
+import { type AuthorizationCode, insertCode } from './authorization-codes.js';
+import { type Consent, grantConsent } from './consents.js';
 import type { Db } from './db.js';
+import { type NewSession, type Session, type SessionRow, insertSession, prefixedSession, sessionColumns, toSession } from './sessions.js';
+import { type SignInSource, rememberSource } from './sign-in-sources.js';
+import { StatementParams } from './statement.js';
 
 /**
  * What a transaction leads to once the person has signed in: a code for an authorization
@@ -61,6 +67,29 @@ const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
   progress: row.progress ?? undefined,
   createdAt: row.created_at,
 });
+
+/** What a completed sign-in writes besides its session (AuthorizationFlowStore.signedIn). */
+export interface CompletedSignIn {
+  secretHash: Buffer;
+  session: NewSession;
+  /** The hash of the browser's previous session, which the new one replaces (no session fixation). */
+  replaces: Buffer | undefined;
+  /** A plain sign-in's transaction ends with it; the others go on to consent. */
+  finish: boolean;
+  /** Where the sign-in came from, as the risk node knows it (src/authn/risk.ts). */
+  source: SignInSource;
+  /** `sign_in.succeeded`. */
+  event: NewAuditEvent;
+  /** The client whose consent the next page depends on. */
+  consentOf: string | undefined;
+}
+
+/** What ends with a transaction, written by the statement that ends it. */
+export interface TransactionEnding {
+  consent?: Consent | undefined;
+  code?: { hash: Buffer; code: AuthorizationCode } | undefined;
+  event?: NewAuditEvent | undefined;
+}
 
 /**
  * Transactions and pushed requests (RFC 9126), each by the SHA-256 of its secret id. Both
@@ -122,13 +151,20 @@ export class AuthorizationFlowStore {
     return counted.count <= limit.max ? { begun: true } : { begun: false, secondsLeft: Math.max(1, counted.seconds_left) };
   }
 
-  async find(idHash: Buffer, realm: string): Promise<AuthorizationTransaction | undefined> {
-    const result = await this.db.query<TransactionRow>(
-      `SELECT realm, client_id, browser_hash, kind, request, sid, progress, created_at FROM authorization_transactions
-        WHERE id_hash = $1 AND realm = $2 AND expires_at > now()`,
-      [idHash, realm],
+  /**
+   * The unexpired transaction, and the browser's unexpired session of the realm (by the hash of
+   * its cookie's secret, when it has one), in one statement.
+   */
+  async find(idHash: Buffer, realm: string, sessionHash?: Buffer): Promise<{ transaction: AuthorizationTransaction; session: Session | undefined } | undefined> {
+    const result = await this.db.query<TransactionRow & Record<string, unknown>>(
+      `SELECT t.realm, t.client_id, t.browser_hash, t.kind, t.request, t.sid, t.progress, t.created_at, ${sessionColumns('s', 'session_')}
+         FROM authorization_transactions t
+         LEFT JOIN sessions s ON s.secret_hash = $3 AND s.realm = t.realm AND s.expires_at > now()
+        WHERE t.id_hash = $1 AND t.realm = $2 AND t.expires_at > now()`,
+      [idHash, realm, sessionHash ?? null],
     );
-    return result.rows[0] && toTransaction(result.rows[0]);
+    const row = result.rows[0];
+    return row && { transaction: toTransaction(row), session: prefixedSession(row, 'session_') };
   }
 
   /** Records how far the sign-in has come. */
@@ -136,15 +172,53 @@ export class AuthorizationFlowStore {
     await this.db.query('UPDATE authorization_transactions SET progress = $2::jsonb WHERE id_hash = $1', [idHash, JSON.stringify(progress)]);
   }
 
-  /** Records the session that signed in for the transaction. */
-  async signedIn(idHash: Buffer, sid: string): Promise<void> {
-    await this.db.query('UPDATE authorization_transactions SET sid = $2::uuid WHERE id_hash = $1', [idHash, sid]);
+  /**
+   * The sign-in of the transaction is complete, in one statement: the session starts (replacing
+   * the browser's previous one), the transaction records it (or, with `finish`, ends), the
+   * sign-in's source becomes known for the risk node, and its event is written; the answer
+   * tells whether the transaction was still there, and what the person allowed `consentOf`
+   * (a client) before.
+   */
+  async signedIn(idHash: Buffer, signIn: CompletedSignIn): Promise<{ session: Session; found: boolean; consented: string[] | undefined }> {
+    const params = new StatementParams();
+    const parts = [
+      ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)})`] : []),
+      `started AS (${insertSession(params, signIn.secretHash, signIn.session)})`,
+      signIn.finish
+        ? `moved AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} AND expires_at > now() RETURNING 1)`
+        : `moved AS (UPDATE authorization_transactions SET sid = (SELECT sid FROM started)
+                      WHERE id_hash = ${params.add(idHash)} AND expires_at > now() RETURNING 1)`,
+      `remembered AS (${rememberSource(params, signIn.session.realm, signIn.session.userId, signIn.source)})`,
+      `recorded AS (${insertAuditEvent(params, signIn.event)})`,
+    ];
+    const consented = signIn.consentOf
+      ? `(SELECT c.scope FROM consents c WHERE c.realm = started.realm AND c.user_id = started.user_id AND c.client_id = ${params.add(signIn.consentOf)})`
+      : 'NULL::text[]';
+    const result = await this.db.query<SessionRow & { found: boolean; consented: string[] | null }>(
+      `WITH ${parts.join(',\n')}
+       SELECT started.*, EXISTS (SELECT 1 FROM moved) AS found, ${consented} AS consented FROM started`,
+      params.values,
+    );
+    const row = result.rows[0]!;
+    return { session: toSession(row), found: row.found, consented: row.consented ?? undefined };
   }
 
-  /** Ends the transaction; true for the one caller that ended it. */
-  async finish(idHash: Buffer): Promise<boolean> {
-    const result = await this.db.query('DELETE FROM authorization_transactions WHERE id_hash = $1', [idHash]);
-    return result.rowCount > 0;
+  /**
+   * Ends the transaction, and in the same statement writes what its ending brings (a consent,
+   * a code, the event of the decision), only for the one caller that ended it: true for that
+   * caller, false when it had ended already (a double submit writes nothing).
+   */
+  async finish(idHash: Buffer, ending: TransactionEnding = {}): Promise<boolean> {
+    const params = new StatementParams();
+    const parts = [`finished AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} RETURNING 1)`];
+    if (ending.consent) parts.push(`consented AS (${grantConsent(params, ending.consent, 'finished')})`);
+    if (ending.code) parts.push(`coded AS (${insertCode(params, ending.code.hash, ending.code.code, 'finished')})`);
+    if (ending.event) parts.push(`recorded AS (${insertAuditEvent(params, ending.event, 'EXISTS (SELECT 1 FROM finished)')})`);
+    const result = await this.db.query<{ finished: boolean }>(
+      `WITH ${parts.join(',\n')} SELECT EXISTS (SELECT 1 FROM finished) AS finished`,
+      params.values,
+    );
+    return result.rows[0]!.finished;
   }
 
   async push(uriHash: Buffer, pushed: { realm: string; clientId: string; request: AuthorizationRequest; lifetimeSeconds: number }): Promise<void> {

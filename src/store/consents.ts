@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { StatementParams } from './statement.js';
 import { ACCESS_TOKEN_LIFETIME_SQL, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
 
 /** A client a person allowed, as their account page lists it. */
@@ -23,6 +24,26 @@ const DENY_CLIENT_GRANTS = denyGrantsStatement(`
      WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.client_id = $3 AND c.used_at IS NOT NULL
        AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
 
+/** What a person allows a client. */
+export interface Consent {
+  realm: string;
+  userId: string;
+  clientId: string;
+  scope: readonly string[];
+}
+
+/**
+ * The statement that adds `scope` to what the person allowed the client before; with `from`,
+ * once per row of that CTE (none: nothing is granted).
+ */
+export function grantConsent(params: StatementParams, consent: Consent, from?: string): string {
+  return `INSERT INTO consents (realm, user_id, client_id, scope)
+          SELECT ${params.add(consent.realm)}, ${params.add(consent.userId)}::uuid, ${params.add(consent.clientId)}, ${params.add(consent.scope)}::text[]
+          ${from ? `FROM ${from}` : ''}
+          ON CONFLICT (realm, user_id, client_id) DO UPDATE
+            SET scope = ARRAY(SELECT DISTINCT unnest(consents.scope || excluded.scope) ORDER BY 1), granted_at = now()`;
+}
+
 /** The scopes a person allowed a client, remembered so that consent is asked only for new ones. */
 export class ConsentStore {
   constructor(
@@ -41,12 +62,8 @@ export class ConsentStore {
 
   /** Adds `scope` to what the person allowed the client before. */
   async grant(realm: string, userId: string, clientId: string, scope: readonly string[]): Promise<void> {
-    await this.db.query(
-      `INSERT INTO consents (realm, user_id, client_id, scope) VALUES ($1, $2, $3, $4::text[])
-       ON CONFLICT (realm, user_id, client_id) DO UPDATE
-         SET scope = ARRAY(SELECT DISTINCT unnest(consents.scope || excluded.scope) ORDER BY 1), granted_at = now()`,
-      [realm, userId, clientId, scope],
-    );
+    const params = new StatementParams();
+    await this.db.query(grantConsent(params, { realm, userId, clientId, scope }), params.values);
   }
 
   /** The clients the person allowed, the most recent first. */

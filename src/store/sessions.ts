@@ -1,4 +1,5 @@
 import { type Db, isUuid } from './db.js';
+import { StatementParams } from './statement.js';
 import { DENY_SESSION, DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
 /** A person signed in at a realm (src/authn/session.ts sets and reads its cookie). */
@@ -16,7 +17,7 @@ export interface Session {
   readonly expiresAt: Date;
 }
 
-interface SessionRow {
+export interface SessionRow {
   sid: string;
   realm: string;
   user_id: string;
@@ -27,9 +28,41 @@ interface SessionRow {
   expires_at: Date;
 }
 
-const COLUMNS = 'sid, realm, user_id, auth_time, amr, journey, acr, expires_at';
+const SESSION_COLUMNS = ['sid', 'realm', 'user_id', 'auth_time', 'amr', 'journey', 'acr', 'expires_at'] as const;
 
-const toSession = (row: SessionRow): Session => ({
+/** A session's columns; of an alias in a join, each named with `prefix` (`s.sid AS session_sid`). */
+export const sessionColumns = (alias?: string, prefix = ''): string =>
+  SESSION_COLUMNS.map((column) => (alias ? `${alias}.${column}${prefix ? ` AS ${prefix}${column}` : ''}` : column)).join(', ');
+
+/** The session in a row of a join whose session columns carry `prefix`; undefined when the join found none. */
+export function prefixedSession(row: Record<string, unknown>, prefix: string): Session | undefined {
+  if (row[`${prefix}sid`] == null) return undefined;
+  return toSession(Object.fromEntries(SESSION_COLUMNS.map((column) => [column, row[`${prefix}${column}`]])) as unknown as SessionRow);
+}
+
+const COLUMNS = sessionColumns();
+
+/** What a new session is: who signed in, when, how (CONTRACT.md §8), and for how long. */
+export interface NewSession {
+  realm: string;
+  userId: string;
+  authTime: Date;
+  amr: readonly string[];
+  journey: string;
+  acr: string;
+  lifetimeSeconds: number;
+}
+
+/** The statement that starts a session, answering its columns. */
+export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession): string {
+  return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
+          VALUES (${params.add(secretHash)}, ${params.add(session.realm)}, ${params.add(session.userId)}::uuid, ${params.add(session.authTime)},
+                  ${params.add(session.amr)}::text[], ${params.add(session.journey)}, ${params.add(session.acr)},
+                  now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}))
+          RETURNING ${COLUMNS}`;
+}
+
+export const toSession = (row: SessionRow): Session => ({
   sid: row.sid,
   realm: row.realm,
   userId: row.user_id,
@@ -48,15 +81,9 @@ export class SessionStore {
     private readonly revokedJwts: RevokedJwts,
   ) {}
 
-  async create(
-    secretHash: Buffer,
-    session: { realm: string; userId: string; authTime: Date; amr: readonly string[]; journey: string; acr: string; lifetimeSeconds: number },
-  ): Promise<Session> {
-    const result = await this.db.query<SessionRow>(
-      `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
-       VALUES ($1, $2, $3, $4, $5::text[], $6, $7, now() + make_interval(secs => $8)) RETURNING ${COLUMNS}`,
-      [secretHash, session.realm, session.userId, session.authTime, session.amr, session.journey, session.acr, session.lifetimeSeconds],
-    );
+  async create(secretHash: Buffer, session: NewSession): Promise<Session> {
+    const params = new StatementParams();
+    const result = await this.db.query<SessionRow>(insertSession(params, secretHash, session), params.values);
     return toSession(result.rows[0]!);
   }
 
@@ -67,6 +94,22 @@ export class SessionStore {
       [secretHash, realm],
     );
     return result.rows[0] && toSession(result.rows[0]);
+  }
+
+  /**
+   * The unexpired session of this realm with that secret, and the scopes its person allowed
+   * the client before (undefined when never), in one statement: what /authorize needs to
+   * answer a signed-in browser at once.
+   */
+  async findWithConsent(secretHash: Buffer, realm: string, clientId: string): Promise<{ session: Session; consented: string[] | undefined } | undefined> {
+    const result = await this.db.query<SessionRow & { consented: string[] | null }>(
+      `SELECT ${sessionColumns('s')}, c.scope AS consented
+         FROM sessions s LEFT JOIN consents c ON c.realm = s.realm AND c.user_id = s.user_id AND c.client_id = $3
+        WHERE s.secret_hash = $1 AND s.realm = $2 AND s.expires_at > now()`,
+      [secretHash, realm, clientId],
+    );
+    const row = result.rows[0];
+    return row && { session: toSession(row), consented: row.consented ?? undefined };
   }
 
   /** Forgets the session; what the browser's earlier sign-ins gave clients stays valid. */

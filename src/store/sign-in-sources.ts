@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { StatementParams } from './statement.js';
 
 /**
  * Where a sign-in comes from: a device (the SHA-256 of its long-lived cookie, hex) and an
@@ -25,11 +26,16 @@ export class SignInSourceStore {
   }
 
   async remember(realm: string, userId: string, source: SignInSource): Promise<void> {
-    await this.db.query(
-      `INSERT INTO known_sign_in_sources (realm, user_id, kind, value)
-       SELECT $1, $2::uuid, kind, value FROM (VALUES ('device', $3::text), ('address', $4::text)) AS s(kind, value) WHERE value IS NOT NULL
-       ON CONFLICT (realm, user_id, kind, value) DO UPDATE SET last_seen_at = now()`,
-      [realm, userId, source.device ?? null, source.address],
-    );
+    const params = new StatementParams();
+    await this.db.query(rememberSource(params, realm, userId, source), params.values);
   }
+}
+
+/** The statement that makes a sign-in's device and address known (again) for the person. */
+export function rememberSource(params: StatementParams, realm: string, userId: string, source: SignInSource): string {
+  return `INSERT INTO known_sign_in_sources (realm, user_id, kind, value)
+          SELECT ${params.add(realm)}, ${params.add(userId)}::uuid, kind, value
+            FROM (VALUES ('device', ${params.add(source.device ?? null)}::text), ('address', ${params.add(source.address)}::text)) AS s(kind, value)
+           WHERE value IS NOT NULL
+          ON CONFLICT (realm, user_id, kind, value) DO UPDATE SET last_seen_at = now()`;
 }
