@@ -99,11 +99,10 @@ function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{
     if (!selected) throw new OAuthError('invalid_grant', 'the sign-in journey of this client does not exist');
     const { journey } = selected;
     if (!finishesWithoutPages(journey)) {
-      const needsPasskey = Object.values(journey.nodes).some((node) => node.type === 'passkey');
-      if (currentNode(journey, beginJourney(selected.name, journey)).type !== 'password' && !needsPasskey) {
-        throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
-      }
-      throw new OAuthError('invalid_grant', needsPasskey ? PASSKEY_REQUIRED : PAGE_REQUIRED);
+      const types = new Set(Object.values(journey.nodes).map((node) => node.type));
+      if (types.has('choice')) throw new OAuthError('invalid_grant', PAGE_REQUIRED);
+      if (types.has('passkey')) throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
+      throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
     }
     const facts = journeyFacts({ store, risk }, realm, { source: () => ({ device: undefined, address }), clientId: attempt.client.client_id });
 

@@ -9,7 +9,9 @@ import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth
 import { type TestUser, createUser, passwordGrant, verifyIdToken } from '../support/users.js';
 import { authorize, codeRequest, expectCode, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
-const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+/** The code of an authenticator app; `stepsAhead` 1 gives the next window's, which is accepted too (each time step once). */
+const codeOf = (base32: string, stepsAhead = 0): string =>
+  new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
 
 /** Password, then a one-time code only when the sign-in looks new (CONTRACT.md §8's example). */
 const RISK_JOURNEY = {
@@ -42,7 +44,7 @@ describe('authentication journeys', () => {
 
   /** A realm, a person with an authenticator app, a browser client and a password-grant client. */
   async function setup(options: { settings?: Record<string, unknown>; journeys?: Record<string, unknown>; browserJourney?: string; serviceJourney?: string } = {}) {
-    const realm = await freshRealm(t);
+    const realm = await freshRealm(t, { allow_consent_bypass: true });
     for (const [name, journey] of Object.entries(options.journeys ?? {})) expect((await putJourney(realm, name, journey)).statusCode).toBeLessThan(300);
     if (options.settings) expect((await t.admin.request('PATCH', `/realms/${realm}`, { settings: options.settings })).statusCode).toBe(200);
     const user = await createUser(t.admin, realm, `u-${randomBytes(4).toString('hex')}`);
@@ -52,7 +54,7 @@ describe('authentication journeys', () => {
         client_type: 'public',
         redirect_uris: [REDIRECT_URI],
         grant_types: ['authorization_code'],
-        scope: 'openid',
+        scope: 'openid profile',
         skip_consent: true,
         ...(options.browserJourney ? { journey: options.browserJourney } : {}),
       })
@@ -125,6 +127,11 @@ describe('authentication journeys', () => {
         /node "done": a way reaches "done" before/,
       ],
       ['a node type that needs a later feature', { start: 'a', nodes: { a: { type: 'register', next: { success: 'done' } } } }, /node "a": type "register" is not available/],
+      [
+        'a password offering a passkey node that is none',
+        { start: 'a', nodes: { a: { type: 'password', passkey: 'b', next: { success: 'b' } }, b: { type: 'otp', next: { success: 'done' } } } },
+        /node "a": "passkey" names "b", which is no passkey node/,
+      ],
       ['a start that is no node', { start: 'x', nodes: { a: { type: 'password', next: { success: 'done' } } } }, /"start" must name one of the nodes/],
     ];
     for (const [label, journey, message] of cases) {
@@ -188,7 +195,7 @@ describe('authentication journeys', () => {
   it('does not let a session of a weaker journey stand for a client that asks for another: the person signs in again', async () => {
     const { realm, user, secret, browserClient } = await setup({ journeys: { strong: STRONG_JOURNEY } });
     const strongClient = (
-      await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid', skip_consent: true, journey: 'strong' })
+      await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile', skip_consent: true, journey: 'strong' })
     ).client_id;
     const browser = new TestBrowser(t.app, BASE_URL);
     const first = await throughPassword(browser, realm, browserClient, user);
@@ -251,7 +258,7 @@ describe('authentication journeys', () => {
     const listed = { ...journey, nodes: { ...journey.nodes, which: { ...journey.nodes.which, if: { client_in: [browserClient, service.clientId] } } } };
     expect((await putJourney(realm, 'default', listed)).statusCode).toBeLessThan(300);
     const other = (
-      await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid', skip_consent: true })
+      await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile', skip_consent: true })
     ).client_id;
 
     const unlisted = await throughPassword(new TestBrowser(t.app, BASE_URL), realm, other, user);
@@ -261,7 +268,7 @@ describe('authentication journeys', () => {
     const listedFlow = await throughPassword(browser, realm, browserClient, user);
     const otp = await nextPage(browser, listedFlow.response);
     expectCode(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }), { iss: issuerOf(realm) });
-    expect((await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret) })).statusCode).toBe(200);
+    expect((await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret, 1) })).statusCode).toBe(200);
 
     // A person without an app reaches `deny`: the client hears access_denied, the grant invalid_grant.
     const bob = await createUser(t.admin, realm, `b-${randomBytes(4).toString('hex')}`);
@@ -291,7 +298,7 @@ describe('authentication journeys', () => {
     expectCode(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }), { iss: issuerOf(realm) });
     // The password grant walks the same way: no passkey, so the code.
     expect((await passwordGrant(t.app, realm, service, user)).json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('otp') });
-    expect((await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret) })).statusCode).toBe(200);
+    expect((await passwordGrant(t.app, realm, service, user, { otp: codeOf(secret, 1) })).statusCode).toBe(200);
   });
 
   it('refuses a reference to a journey the realm does not have, and the deletion of one in use', async () => {

@@ -24,7 +24,12 @@ export type NodeType = PersonNodeType | (typeof DECIDED_NODE_TYPES)[number] | En
 export type ConditionTest = 'has_passkey' | 'has_otp' | 'email_verified' | { readonly client_in: readonly string[] };
 
 export type JourneyNode =
-  | { readonly type: 'password' | 'otp'; readonly next: { readonly success: string } }
+  /**
+   * `passkey` (password nodes only): a passkey node whose passwordless ceremony the page offers
+   * beside the password form; passing it follows that node's `success`.
+   */
+  | { readonly type: 'password'; readonly next: { readonly success: string }; readonly passkey?: string }
+  | { readonly type: 'otp'; readonly next: { readonly success: string } }
   /**
    * `enrol`: a person without a passkey registers one here instead of taking `unavailable`
    * (the realm's `authentication` list asks for that, as it did before journeys).

@@ -55,6 +55,9 @@ export function validateJourney(input: unknown): Journey {
     for (const [outcome, target] of edgesOf(node)) {
       if (!nodeNamed(journey, target)) fail(name, `outcome "${outcome}" leads to "${target}", which is no node`);
     }
+    if (node.type === 'password' && node.passkey !== undefined && journey.nodes[node.passkey]?.type !== 'passkey') {
+      fail(name, `"passkey" names "${node.passkey}", which is no passkey node`);
+    }
   }
   checkReachesDone(journey);
   checkLoops(journey);
@@ -81,6 +84,10 @@ function nodeOf(name: string, input: unknown): JourneyNode {
     return { type, next: next as { success: string; unavailable: string }, ...(input.enrol === true ? { enrol: true } : {}) };
   }
   if (type === 'risk') return { type, next: next as { low: string; high: string } };
+  if (type === 'password' && input.passkey !== undefined) {
+    if (typeof input.passkey !== 'string') fail(name, '"passkey" must name a passkey node');
+    return { type, next: next as { success: string }, passkey: input.passkey as string };
+  }
   return { type: type as 'password' | 'otp', next: next as { success: string } };
 }
 
@@ -88,6 +95,7 @@ function fieldsOf(type: string): string[] {
   if (type === 'choice') return ['options'];
   if (type === 'condition') return ['if', 'next'];
   if (type === 'passkey') return ['next', 'enrol'];
+  if (type === 'password') return ['next', 'passkey'];
   return type === 'done' || type === 'deny' ? [] : ['next'];
 }
 
