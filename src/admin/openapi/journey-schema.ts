@@ -15,7 +15,12 @@ const target = z.string().describe('The node an outcome leads to: one of the jou
 
 const JourneyNodeSchema = z.discriminatedUnion('type', [
   z.strictObject({
-    type: z.enum(['password', 'otp']).describe('`otp`: a person without an authenticator app enrols one first'),
+    type: z.literal('password'),
+    next: z.strictObject({ success: target }),
+    passkey: nodeName.optional().describe('A passkey node whose passwordless sign-in the page offers beside the password; passing it follows that node\'s `success`'),
+  }),
+  z.strictObject({
+    type: z.literal('otp').describe('A person without an authenticator app enrols one first'),
     next: z.strictObject({ success: target }),
   }),
   z.strictObject({
