@@ -100,7 +100,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       node.type === 'choice' ? { kind: 'choice', labels: node.options.map((option) => option.label) } : await runner?.view(context, node, shown);
     if (!view) return unavailable(reply, realm);
 
-    // A passwordless passkey beside the password, when the journey has a passkey node.
+    // A passwordless passkey beside the password, when the password node offers one.
     const passkeyNode = alternativePasskeyNode(node, walk.progress);
     const alternatives = passkeyNode
       ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }]
