@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
   const grants = new GrantRegistry([
     clientCredentialsGrant(issuer),
-    authorizationCodeGrant({ codes: store.codes, tokens: store.tokens, users: store.users, issuer }),
+    authorizationCodeGrant({ tokens: store.tokens, issuer }),
     refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
     passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
     deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),

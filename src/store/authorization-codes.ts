@@ -1,4 +1,4 @@
-import type { Db, Queryable } from './db.js';
+import type { Db } from './db.js';
 import { StatementParams } from './statement.js';
 
 /** What a code was issued for (RFC 6749 §4.1.2), and what its tokens and ID token need. */
@@ -22,7 +22,7 @@ export interface AuthorizationCode {
   expiresAt: Date;
 }
 
-interface CodeRow {
+export interface CodeRow {
   realm: string;
   client_id: string;
   grant_id: string;
@@ -39,10 +39,10 @@ interface CodeRow {
   expires_at: Date;
 }
 
-const COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
+export const CODE_COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
                  nonce, auth_time, amr, acr, expires_at`;
 
-const toCode = (row: CodeRow): AuthorizationCode => ({
+export const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
   clientId: row.client_id,
   grantId: row.grant_id,
@@ -78,11 +78,8 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
     `${params.add(code.acr)}::text`,
     `${params.add(code.expiresAt)}::timestamptz`,
   ];
-  return `INSERT INTO authorization_codes (code_hash, ${COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
+  return `INSERT INTO authorization_codes (code_hash, ${CODE_COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
 }
-
-/** The outcome of presenting a code: its grant, or the grant of a code already used. */
-export type Redemption = { code: AuthorizationCode } | { replayedGrantId: string } | undefined;
 
 /** Codes by the SHA-256 of their value. */
 export class AuthorizationCodeStore {
@@ -91,27 +88,5 @@ export class AuthorizationCodeStore {
   async insert(codeHash: Buffer, code: AuthorizationCode): Promise<void> {
     const params = new StatementParams();
     await this.db.query(insertCode(params, codeHash, code), params.values);
-  }
-
-  /**
-   * Uses the code once, for the client it was issued to. The database decides between
-   * concurrent uses: only one `UPDATE … WHERE used_at IS NULL` returns the row. A code of
-   * this client that was used already comes back as the grant to revoke.
-   */
-  async redeem(codeHash: Buffer, realm: string, clientId: string, within: Queryable = this.db): Promise<Redemption> {
-    const used = await within.query<CodeRow>(
-      `UPDATE authorization_codes SET used_at = now()
-        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > now()
-        RETURNING ${COLUMNS}`,
-      [codeHash, realm, clientId],
-    );
-    if (used.rows[0]) return { code: toCode(used.rows[0]) };
-    const replayed = await within.query<{ grant_id: string }>(
-      `UPDATE authorization_codes SET replayed_at = now()
-        WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
-        RETURNING grant_id`,
-      [codeHash, realm, clientId],
-    );
-    return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
   }
 }

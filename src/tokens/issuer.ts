@@ -1,78 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
+import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { randomSecret, sha256 } from '../crypto/hash.js';
-import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import type { Client } from '../store/clients.js';
+import { scopeNames } from '../oauth/scope.js';
+import type { CodeExchange, PresentedCode } from '../store/code-exchange.js';
 import type { Db, Queryable } from '../store/db.js';
-import type { Actor, NewToken, SignIn, TokenRecord, TokenStore } from '../store/tokens.js';
-import type { User } from '../store/users.js';
-import { claimsForScope } from '../users/claims.js';
+import type { NewToken, TokenStore } from '../store/tokens.js';
 import { GrantLifetime } from './grant-lifetime.js';
+import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
+import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, personGone, seconds } from './minting.js';
 import type { RealmSigner } from './signer.js';
+import { type AccessTokenRequest, type TokenResponse, type UserTokensRequest, type WrittenTokens, issuesRefreshTokens } from './token-requests.js';
 
-/** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token?: string;
-  scope: string;
-  id_token?: string;
-  issued_token_type?: string;
-}
+export { type AccessTokenRequest, type TokenResponse, type UserTokensRequest, type WrittenTokens, issuesRefreshTokens } from './token-requests.js';
 
-export interface AccessTokenRequest {
-  realm: RequestRealm;
-  client: Client;
-  grantType: string;
-  scope: readonly string[];
-  /** `sub`: the user's id, or the client's id when no person is behind the token. */
-  subject: string;
-  userId?: string;
-  /** RFC 8705 §3: the thumbprint of the client certificate to bind the token to. */
-  certificateThumbprint?: string | undefined;
-  /** RFC 8693 §4.1: who acts for the subject (token exchange). */
-  act?: Actor | undefined;
-  /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
-  audience?: readonly string[] | undefined;
-  /** The grant the token joins (token exchange); a new one when absent. */
-  grantId?: string | undefined;
-  /** When the grant it joins began; now when absent. */
-  grantStartedAt?: Date | undefined;
-  /** The sign-in behind the grant it joins, so that signing out ends it too. */
-  signIn?: SignIn | undefined;
-  /** The client's address, for the audit trail. */
-  address?: string | undefined;
-}
-
-/** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
-export interface UserTokensRequest {
-  realm: RequestRealm;
-  client: Client;
-  grantType: string;
-  user: User;
-  /** The access token's scope. */
-  scope: readonly string[];
-  /** The grant the tokens join; a new one when absent. */
-  grantId?: string;
-  /** When the grant they join began (its first token); now when absent, for a new grant. */
-  grantStartedAt?: Date | undefined;
-  signIn: SignIn;
-  /** The scope of the refresh token to issue (the whole grant's), or none. */
-  refreshScope?: readonly string[];
-  /** From the authorization request, for the ID token (OIDC Core §3.1.3.6). */
-  nonce?: string | undefined;
-  /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
-  certificateThumbprint?: string | undefined;
-  /** The client's address, for the audit trail. */
-  address?: string | undefined;
-  /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */
-  audience?: readonly string[] | undefined;
-  /** The audiences of the whole grant, kept with the refresh token (none when given as undefined); `audience` when not given. */
-  refreshAudience?: readonly string[] | undefined;
-}
+/** What a code exchange is asked for beyond the code: its tokens' client, audiences and binding. */
+export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'certificateThumbprint' | 'address'>;
 
 /**
  * The rows of a person's stored tokens, and their values, in the order access token, refresh
@@ -88,44 +31,6 @@ interface PlannedTokens {
   issuance: Issuance;
   event: PreparedAuditEvent | undefined;
 }
-
-/** What the `token.issued` event tells. */
-interface Issuance {
-  grantId: string;
-  userId: string | undefined;
-  scope: string;
-  kinds: readonly string[];
-}
-
-/** A person's tokens, written; `complete` signs what is signed and answers. */
-export interface WrittenTokens {
-  complete(): Promise<TokenResponse>;
-}
-
-/**
- * Whether a grant for a person brings a refresh token (CONTRACT.md §3): the client lists
- * the refresh_token grant and the realm issues them.
- */
-export function issuesRefreshTokens(realm: RequestRealm, client: Client): boolean {
-  return realm.settings.issue_refresh_tokens && client.grant_types.includes('refresh_token');
-}
-
-/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (both RS256 and ES256 hash with SHA-256). */
-function atHash(accessToken: string): string {
-  const digest = sha256(accessToken);
-  return digest.subarray(0, digest.length / 2).toString('base64url');
-}
-
-/** A stored token: its new opaque value, and its row, which holds only the value's hash. */
-interface MintedToken {
-  value: string;
-  row: NewToken;
-}
-
-/** What a token's row says beyond its realm, client and times. */
-type TokenFields = Omit<TokenRecord, 'realm' | 'clientId' | 'issuedAt' | 'expiresAt'> & { lifetime: number };
-
-const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /**
  * Mints tokens. Access and refresh tokens are opaque 256-bit values of which only the
@@ -217,6 +122,61 @@ export class TokenIssuer {
   }
 
   /**
+   * RFC 6749 §4.1.3: exchanges a code for a person's tokens in one statement
+   * (src/store/code-exchange.ts). The stored tokens and their event are planned here, all but
+   * what the code decides; they are written only when the presented redirect URI and verifier
+   * match the code and its person exists. `complete` of what was written signs and answers.
+   */
+  async exchangeCode(presented: PresentedCode, request: CodeExchangeRequest): Promise<{ written: WrittenTokens } | Exclude<CodeExchange, { issued: unknown }>> {
+    const { realm, client } = request;
+    const stateless = realm.settings.stateless_tokens;
+    const refresh = issuesRefreshTokens(realm, client);
+    const issuedAt = new Date();
+    const grantLifetime = new GrantLifetime(realm.settings, issuedAt);
+    const accessLifetime = grantLifetime.lifetime(realm.settings.access_token_lifetime, issuedAt);
+    const stored = [
+      ...(stateless ? [] : [{ kind: 'access_token' as const, lifetime: accessLifetime }]),
+      ...(refresh ? [{ kind: 'refresh_token' as const, lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt) }] : []),
+    ].map((token) => ({ ...token, value: randomSecret() }));
+    const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refresh ? ['refresh_token'] : [])];
+    const issuing = { realm, client, grantType: 'authorization_code', address: request.address };
+    const exchange = await this.tokens.exchangeCode(presented, {
+      tokens: stored.map((token) => ({ hash: sha256(token.value), kind: token.kind, expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000) })),
+      clientInternalId: client.internalId,
+      issuedAt,
+      certificateThumbprint: request.certificateThumbprint,
+      audience: request.audience,
+      // The code decides the grant, the person and the scope: the statement sets them.
+      event: this.prepareIssued(issuing, { grantId: '', userId: undefined, scope: '', kinds }).row,
+    });
+    if (!exchange || !('issued' in exchange)) return exchange;
+    const { issued: code, user } = exchange;
+    const scope = scopeNames(code.scope);
+    const tokens: UserTokensRequest = {
+      ...request,
+      ...issuing,
+      user,
+      scope,
+      grantId: code.grantId,
+      grantStartedAt: issuedAt,
+      signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
+      refreshScope: refresh ? scope : undefined,
+      nonce: code.nonce,
+    };
+    const issuance = { grantId: code.grantId, userId: user.id, scope: code.scope, kinds: [...kinds, ...(scope.includes('openid') ? ['id_token'] : [])] };
+    const planned: PlannedTokens = {
+      grantId: code.grantId,
+      grantLifetime,
+      accessLifetime,
+      rows: [],
+      values: stored.map((token) => token.value),
+      issuance,
+      event: this.prepareIssued(tokens, issuance),
+    };
+    return { written: { complete: () => this.complete(tokens, planned) } };
+  }
+
+  /**
    * Uses the presented refresh token and writes its successors, committed together
    * (src/store/tokens.ts): undefined when the token was no longer live or its person is gone.
    */
@@ -296,36 +256,15 @@ export class TokenIssuer {
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
     const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
-    if (request.scope.includes('openid')) response.id_token = await this.idToken(request, accessToken!, planned);
+    if (request.scope.includes('openid')) response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs));
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance));
     return response;
   }
 
   /** The `token.issued` event, for the statement that writes the tokens. */
-  private prepareIssued(request: AccessTokenRequest | Omit<UserTokensRequest, 'user'>, issuance: Issuance): PreparedAuditEvent {
+  private prepareIssued(request: IssuingRequest, issuance: Issuance): PreparedAuditEvent {
     return this.audit.prepare(issuedEvent(request, issuance), request.realm.settings.audit_event_lifetime);
-  }
-
-  /** OIDC Core §2: the ID token, with the claims the scope releases. */
-  private idToken(request: UserTokensRequest, accessToken: string, planned: PlannedTokens): Promise<string> {
-    const { realm, client, user, signIn } = request;
-    const nowMs = Date.now();
-    const now = Math.floor(nowMs / 1000);
-    return this.signer.sign(realm.name, client.id_token_signed_response_alg, {
-      ...claimsForScope(user, request.scope),
-      iss: realm.issuer,
-      sub: user.id,
-      aud: client.client_id,
-      exp: now + planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs),
-      iat: now,
-      auth_time: seconds(signIn.authTime),
-      ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
-      at_hash: atHash(accessToken),
-      amr: [...signIn.amr],
-      acr: signIn.acr,
-      sid: signIn.sid,
-    });
   }
 
   /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
@@ -333,46 +272,4 @@ export class TokenIssuer {
     if (!(await this.tokens.insertAll(minted.map((token) => token.row), event.row))) throw personGone();
     return minted.map((token) => token.value);
   }
-}
-
-/** A person's tokens were not written: the person was deleted meanwhile (src/store/tokens.ts insertTokens). */
-const personGone = () => new OAuthError('invalid_grant', 'the person behind the grant no longer exists');
-
-/** A new token of the realm's client. Its row is written out field by field: this is the token endpoint's inner loop. */
-function mint(realm: RequestRealm, client: Client, token: TokenFields, issuedAt = new Date()): MintedToken {
-  const value = randomSecret();
-  return {
-    value,
-    row: {
-      hash: sha256(value),
-      realm: realm.name,
-      clientId: client.client_id,
-      clientInternalId: client.internalId,
-      kind: token.kind,
-      grantId: token.grantId,
-      grantStartedAt: token.grantStartedAt,
-      grantType: token.grantType,
-      subject: token.subject,
-      userId: token.userId,
-      scope: token.scope,
-      issuedAt,
-      expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000),
-      signIn: token.signIn,
-      certificateThumbprint: token.certificateThumbprint,
-      act: token.act,
-      audience: token.audience,
-    },
-  };
-}
-
-/** The `token.issued` audit event. */
-function issuedEvent(request: AccessTokenRequest | Omit<UserTokensRequest, 'user'>, issuance: Issuance): AuditEvent {
-  return {
-    realm: request.realm.name,
-    type: 'token.issued',
-    clientId: request.client.client_id,
-    userId: issuance.userId,
-    address: request.address,
-    details: { grant_type: request.grantType, grant_id: issuance.grantId, scope: issuance.scope, tokens: issuance.kinds },
-  };
 }

@@ -55,8 +55,9 @@ function secretComparisons(): string[] {
  *
  * - compared as SHA-256 digests with crypto.timingSafeEqual (`matchesHash`: client secrets,
  *   the admin token, registration access tokens), or directly with crypto.timingSafeEqual
- *   after a length check (CSRF tokens, the notice MAC, the PKCE verifier's S256, the browser
- *   binding of a transaction);
+ *   after a length check (CSRF tokens, the notice MAC, the browser binding of a transaction);
+ * - compared once: the PKCE verifier's S256, by the statement that spends its code
+ *   (src/store/code-exchange.ts), so that a timing difference has no second try to add up in;
  * - looked up by its SHA-256 in an index (access, refresh and initial access tokens, codes,
  *   device codes, auth_req_id, sessions, transactions, request_uri, recovery codes, WebAuthn
  *   challenges), where a timing difference tells about the digest, not the secret;
@@ -91,13 +92,14 @@ describe('timing-safe comparison of secrets', () => {
         'authn/authorization-flow.ts',
         'authn/browser.ts',
         'crypto/hash.ts',
-        'grants/authorization-code.ts',
         'resource-server/certificate.ts',
       ]);
       // Each call, with the line before it: where the lengths are made equal or checked.
       expect(source('crypto/hash.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
       expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
-      expect(source('grants/authorization-code.ts')).toMatch(/computed\.length !== expected\.length \|\| !timingSafeEqual\(computed, expected\)/);
+      expect(source('store/code-exchange.ts'), 'the verifier, once: in the statement that spends its code').toMatch(
+        /UPDATE authorization_codes c SET used_at = now\(\)[\s\S]{0,400}c\.code_challenge IS NOT DISTINCT FROM \$5::text AS verifier_matches/,
+      );
       expect(source('resource-server/certificate.ts')).toMatch(/left\.length === right\.length && timingSafeEqual\(left, right\)/);
       // The transaction's binding and the browser's are both SHA-256 digests (32 bytes).
       expect(source('authn/authorization-flow.ts')).toMatch(/const browserHash = this\.cookies\.browserHash\(request, realm\);[\s\S]{0,200}timingSafeEqual\(browserHash, transaction\.browserHash\)/);

@@ -1,0 +1,133 @@
+import type { NewAuditEvent } from './audit-events.js';
+import { type AuthorizationCode, CODE_COLUMNS, type CodeRow, toCode } from './authorization-codes.js';
+import type { Db } from './db.js';
+import type { TokenKind } from './token-records.js';
+import { WRITTEN_TOKEN_COLUMNS } from './token-statements.js';
+import { USER_COLUMNS, type User, type UserRow, toUser } from './users.js';
+
+/** A code as its client presents it at the token endpoint (RFC 6749 §4.1.3). */
+export interface PresentedCode {
+  hash: Buffer;
+  realm: string;
+  clientId: string;
+  /** `redirect_uri`, when sent. */
+  redirectUri: string | undefined;
+  /** The S256 challenge of the `code_verifier` sent (RFC 7636 §4.6): none when none was sent, '' for a malformed one, which matches no challenge. */
+  challenge: string | undefined;
+}
+
+/**
+ * The tokens a code is exchanged for, as the issuer plans them before the code is read: all
+ * but what the code decides (its grant, person, sign-in and scope).
+ */
+export interface CodeTokens {
+  tokens: ReadonlyArray<{ hash: Buffer; kind: TokenKind; expiresAt: Date }>;
+  clientInternalId: string | null;
+  issuedAt: Date;
+  certificateThumbprint: string | undefined;
+  audience: readonly string[] | undefined;
+  /**
+   * `token.issued`: the statement adds the code's grant and scope to its details, and `id_token`
+   * to their `tokens` when the scope holds `openid`.
+   */
+  event: NewAuditEvent;
+}
+
+/**
+ * What presenting a code came to: its tokens written; the code used up but nothing written
+ * (which check failed, or neither when its person is gone); the grant of a code used before
+ * (to revoke); or nothing (unknown, expired, or another client's code).
+ */
+export type CodeExchange =
+  | { issued: AuthorizationCode; user: User }
+  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean }
+  | { replayedGrantId: string }
+  | undefined;
+
+const prefixed = (alias: string, columns: readonly string[], prefix: string) => columns.map((column) => `${alias}.${column} AS ${prefix}${column}`).join(', ');
+
+/**
+ * One statement uses the code up (the database decides between concurrent uses: only one
+ * `UPDATE … WHERE used_at IS NULL` returns the row), and writes its tokens and their event
+ * when the presented redirect URI and verifier match it and its person still exists, locked
+ * FOR KEY SHARE until the tokens commit as src/store/token-statements.ts insertTokens explains.
+ * A check that fails still spends the code. The challenges are compared in SQL, not in constant
+ * time: the code is spent by the first attempt, so that a second one has nothing to learn.
+ */
+const EXCHANGE = `
+  WITH used AS (
+    UPDATE authorization_codes c SET used_at = now()
+     WHERE c.code_hash = $1 AND c.realm = $2 AND c.client_id = $3 AND c.used_at IS NULL AND c.expires_at > now()
+    RETURNING ${CODE_COLUMNS.split(',').map((column) => `c.${column.trim()}`).join(', ')},
+              (c.redirect_uri = $4::text OR (NOT c.redirect_uri_given AND $4::text IS NULL)) AS redirect_uri_matches,
+              c.code_challenge IS NOT DISTINCT FROM $5::text AS verifier_matches
+  ),
+  person AS (
+    SELECT ${prefixed('u', USER_COLUMNS, 'person_')} FROM used JOIN users u ON u.realm = used.realm AND u.id = used.user_id
+     WHERE used.redirect_uri_matches AND used.verifier_matches
+       FOR KEY SHARE OF u
+  ),
+  issued AS (
+    INSERT INTO tokens (${WRITTEN_TOKEN_COLUMNS})
+    SELECT decode(t.hash, 'hex'), used.realm, used.client_id, $6::bigint, t.kind, used.grant_id, $7::timestamptz, 'authorization_code',
+           used.user_id::text, used.user_id, used.scope, $7::timestamptz, t.expires_at::timestamptz, used.auth_time, used.amr,
+           coalesce(used.acr, '0'), used.sid, $8::text, NULL, $9::jsonb
+      FROM used, person, unnest($10::text[], $11::text[], $12::text[]) AS t(hash, kind, expires_at)
+  ),
+  recorded AS (
+    INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
+    SELECT used.realm, $13::timestamptz, $14, used.client_id, used.user_id::text, $15,
+           $16::jsonb || jsonb_build_object(
+             'grant_id', used.grant_id, 'scope', used.scope,
+             'tokens', ($16::jsonb -> 'tokens') || CASE WHEN 'openid' = ANY (string_to_array(used.scope, ' ')) THEN '["id_token"]'::jsonb ELSE '[]'::jsonb END),
+           $17::timestamptz
+      FROM used, person
+  )
+  SELECT used.*, person.* FROM used LEFT JOIN person ON true`;
+
+/** A code of this client used before: its replay is marked, and its grant answered for revocation. */
+const REPLAYED = `
+  UPDATE authorization_codes SET replayed_at = now()
+   WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
+  RETURNING grant_id`;
+
+type ExchangeRow = CodeRow & { redirect_uri_matches: boolean; verifier_matches: boolean } & Record<string, unknown>;
+
+/**
+ * Exchanges a code for its tokens in one statement (EXCHANGE); only when it was not used,
+ * a second statement tells a replay from a code that never was.
+ */
+export async function exchangeCode(db: Db, presented: PresentedCode, planned: CodeTokens): Promise<CodeExchange> {
+  const { event } = planned;
+  const result = await db.query<ExchangeRow>(EXCHANGE, [
+    presented.hash,
+    presented.realm,
+    presented.clientId,
+    presented.redirectUri ?? null,
+    presented.challenge ?? null,
+    planned.clientInternalId,
+    planned.issuedAt,
+    planned.certificateThumbprint ?? null,
+    planned.audience ? JSON.stringify(planned.audience) : null,
+    planned.tokens.map((token) => token.hash.toString('hex')),
+    planned.tokens.map((token) => token.kind),
+    planned.tokens.map((token) => token.expiresAt.toISOString()),
+    event.occurredAt,
+    event.type,
+    event.address ?? null,
+    JSON.stringify(event.details),
+    event.expiresAt,
+  ]);
+  const row = result.rows[0];
+  if (row) {
+    const code = toCode(row);
+    if (row.person_id != null) return { issued: code, user: toUser(unprefixed(row, 'person_')) };
+    return { refused: code, redirectUriMatches: row.redirect_uri_matches, verifierMatches: row.verifier_matches };
+  }
+  const replayed = await db.query<{ grant_id: string }>(REPLAYED, [presented.hash, presented.realm, presented.clientId]);
+  return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };
+}
+
+function unprefixed(row: Record<string, unknown>, prefix: string): UserRow {
+  return Object.fromEntries(USER_COLUMNS.map((column) => [column, row[`${prefix}${column}`]])) as unknown as UserRow;
+}

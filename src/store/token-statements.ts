@@ -1,0 +1,129 @@
+import { insertAuditEvents } from './audit-events.js';
+import { denyGrantsStatement } from './revoked-jwts.js';
+import { CLIENT_EXISTS, type NewToken, TOKEN_COLUMNS } from './token-records.js';
+import { USER_COLUMNS } from './users.js';
+
+/** The statements of the token store (src/store/tokens.ts). */
+
+/** The columns a new token's row is written with, in the order of the statements that write it. */
+export const WRITTEN_TOKEN_COLUMNS = `token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
+                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud`;
+
+export const INSERTED_COLUMNS = [
+  'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud',
+];
+
+/**
+ * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
+ * element per row (text for every type, so that both adapters pass them alike), and perhaps
+ * more arrays (`extra`) that the condition `and` filters on. It answers the grant of each
+ * token written.
+ *
+ * A person's token is written only while the person exists, and their row is locked (FOR KEY
+ * SHARE) until the token commits: whatever ends the person's grants (src/store/users.ts,
+ * sessions.ts, consents.ts) locks that row FOR UPDATE first, so that it either waits for the
+ * token and then revokes it, or goes first, and a deletion leaves nothing to write.
+ */
+export function insertTokens(first: number, extra: readonly string[] = [], and = ''): string {
+  const columns = [...INSERTED_COLUMNS, ...extra];
+  const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
+  return `
+  INSERT INTO tokens (${WRITTEN_TOKEN_COLUMNS})
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
+         grant_type, subject,
+         user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
+         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb
+    FROM unnest(${arrays}) AS t(${columns.join(', ')})
+   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid FOR KEY SHARE))
+         ${and && `AND ${and}`}
+  RETURNING grant_id`;
+}
+
+/**
+ * The tokens of any number of grants, and the audit events of their issuance (`token.issued`),
+ * in one statement: an event is committed with its tokens, or neither is. Each event names
+ * its grant, or none when the grant stores no token. Answers the grants written.
+ */
+export const INSERT_MANY = `
+  WITH issued AS (${insertTokens(1)}),
+  events AS (${insertAuditEvents(1 + INSERTED_COLUMNS.length, ['event_of'], 'WHERE event_of IS NULL OR event_of::uuid IN (SELECT grant_id FROM issued)')})
+  SELECT DISTINCT grant_id::text AS grant_id FROM issued`;
+
+/**
+ * Rotates refresh tokens (RFC 9700 §4.14.2), any number in one statement, so that they share
+ * a round trip and a commit. $1–$3: the presented tokens' hashes (hex), realms and clients;
+ * then their successors' columns and the (1-based) presented token each succeeds; then the
+ * `token.issued` events' columns and the presented token each tells of.
+ *
+ * The UPDATE decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL`
+ * marks the row, and only a marked token's successors are inserted, in the same statement,
+ * so that a token is never used without its successors written, nor the reverse. A token
+ * whose person is gone is not used. The statement answers which presented tokens it used,
+ * with their person, for the ID tokens.
+ *
+ * The realm and client are compared with IS NOT DISTINCT FROM, which no index serves, so that
+ * the token is always found by its hash (the primary key): on a table without statistics yet
+ * (a new database), the planner would otherwise as soon walk the client's every token.
+ */
+export const ROTATE_MANY = `
+  WITH used AS (
+    UPDATE tokens t SET used_at = now()
+      FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS p(hash, realm, client_id, n), users u
+     WHERE t.token_hash = decode(p.hash, 'hex') AND (t.realm, t.client_id) IS NOT DISTINCT FROM (p.realm, p.client_id)
+       AND t.kind = 'refresh_token'
+       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}
+       AND u.realm = t.realm AND u.id = t.user_id
+    RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
+  ),
+  successors AS (${insertTokens(4, ['successor_of'], 'successor_of::int IN (SELECT n FROM used)')}),
+  events AS (${insertAuditEvents(4 + INSERTED_COLUMNS.length + 1, ['event_of'], 'WHERE event_of::int IN (SELECT n FROM used)')})
+  SELECT * FROM used`;
+
+/** Locks (FOR KEY SHARE) the people behind the tokens of these hashes ($1, hex), as insertTokens explains. */
+export const HOLD_PEOPLE = `
+  SELECT 1 FROM users u
+   WHERE (u.realm, u.id) IN (SELECT t.realm, t.user_id FROM tokens t
+                              WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h)))
+     FOR KEY SHARE OF u`;
+
+/** $1: the grant id, $2: its realm when known. */
+export const REVOKE_GRANT = denyGrantsStatement(`
+  revoked AS (UPDATE tokens SET revoked_at = now() WHERE grant_id = $1::text::uuid AND revoked_at IS NULL),
+  grants AS (
+    SELECT realm, $1::text AS id FROM tokens WHERE grant_id = $1::text::uuid
+    UNION SELECT $2::text, $1::text WHERE $2::text IS NOT NULL)`);
+
+/** $1: the hashes, hex-encoded. */
+export const FIND_MANY = `
+  SELECT encode(t.token_hash, 'hex') AS hash, ${TOKEN_COLUMNS}
+    FROM tokens t
+   WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h)) AND ${CLIENT_EXISTS}`;
+
+/** The arrays of INSERTED_COLUMNS for these tokens, in that order. */
+export function insertedColumns(tokens: readonly NewToken[]): Array<Array<string | null>> {
+  const column = (value: (token: NewToken) => string | null) => tokens.map(value);
+  return [
+    column((t) => t.hash.toString('hex')),
+    column((t) => t.realm),
+    column((t) => t.clientId),
+    column((t) => t.clientInternalId),
+    column((t) => t.kind),
+    column((t) => t.grantId),
+    column((t) => (t.grantStartedAt ?? t.issuedAt).toISOString()),
+    column((t) => t.grantType),
+    column((t) => t.subject),
+    column((t) => t.userId ?? null),
+    column((t) => t.scope),
+    column((t) => t.issuedAt.toISOString()),
+    column((t) => t.expiresAt.toISOString()),
+    column((t) => t.signIn?.authTime.toISOString() ?? null),
+    column((t) => t.signIn?.amr.join(' ') ?? null),
+    column((t) => t.signIn?.acr ?? null),
+    column((t) => t.signIn?.sid ?? null),
+    column((t) => t.certificateThumbprint ?? null),
+    column((t) => (t.act ? JSON.stringify(t.act) : null)),
+    column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
+  ];
+}
+

@@ -1,0 +1,35 @@
+import { sha256 } from '../crypto/hash.js';
+import { claimsForScope } from '../users/claims.js';
+import { seconds } from './minting.js';
+import type { RealmSigner } from './signer.js';
+import type { UserTokensRequest } from './token-requests.js';
+
+/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (both RS256 and ES256 hash with SHA-256). */
+function atHash(accessToken: string): string {
+  const digest = sha256(accessToken);
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+/**
+ * OIDC Core §2: the ID token of a person's tokens, with the claims the scope releases, signed
+ * with the client's `id_token_signed_response_alg`; it expires with the access token (`lifetime`).
+ */
+export function signIdToken(signer: RealmSigner, request: UserTokensRequest, accessToken: string, lifetime: (nowMs: number) => number): Promise<string> {
+  const { realm, client, user, signIn } = request;
+  const nowMs = Date.now();
+  const now = Math.floor(nowMs / 1000);
+  return signer.sign(realm.name, client.id_token_signed_response_alg, {
+    ...claimsForScope(user, request.scope),
+    iss: realm.issuer,
+    sub: user.id,
+    aud: client.client_id,
+    exp: now + lifetime(nowMs),
+    iat: now,
+    auth_time: seconds(signIn.authTime),
+    ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+    at_hash: atHash(accessToken),
+    amr: [...signIn.amr],
+    acr: signIn.acr,
+    sid: signIn.sid,
+  });
+}

@@ -1,0 +1,79 @@
+import type { RequestRealm } from '../realms/resolve.js';
+import type { Client } from '../store/clients.js';
+import type { Actor, SignIn } from '../store/tokens.js';
+import type { User } from '../store/users.js';
+
+/** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+  id_token?: string;
+  issued_token_type?: string;
+}
+
+export interface AccessTokenRequest {
+  realm: RequestRealm;
+  client: Client;
+  grantType: string;
+  scope: readonly string[];
+  /** `sub`: the user's id, or the client's id when no person is behind the token. */
+  subject: string;
+  userId?: string;
+  /** RFC 8705 §3: the thumbprint of the client certificate to bind the token to. */
+  certificateThumbprint?: string | undefined;
+  /** RFC 8693 §4.1: who acts for the subject (token exchange). */
+  act?: Actor | undefined;
+  /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
+  audience?: readonly string[] | undefined;
+  /** The grant the token joins (token exchange); a new one when absent. */
+  grantId?: string | undefined;
+  /** When the grant it joins began; now when absent. */
+  grantStartedAt?: Date | undefined;
+  /** The sign-in behind the grant it joins, so that signing out ends it too. */
+  signIn?: SignIn | undefined;
+  /** The client's address, for the audit trail. */
+  address?: string | undefined;
+}
+
+/** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
+export interface UserTokensRequest {
+  realm: RequestRealm;
+  client: Client;
+  grantType: string;
+  user: User;
+  /** The access token's scope. */
+  scope: readonly string[];
+  /** The grant the tokens join; a new one when absent. */
+  grantId?: string;
+  /** When the grant they join began (its first token); now when absent, for a new grant. */
+  grantStartedAt?: Date | undefined;
+  signIn: SignIn;
+  /** The scope of the refresh token to issue (the whole grant's), or none. */
+  refreshScope?: readonly string[];
+  /** From the authorization request, for the ID token (OIDC Core §3.1.3.6). */
+  nonce?: string | undefined;
+  /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
+  certificateThumbprint?: string | undefined;
+  /** The client's address, for the audit trail. */
+  address?: string | undefined;
+  /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */
+  audience?: readonly string[] | undefined;
+  /** The audiences of the whole grant, kept with the refresh token (none when given as undefined); `audience` when not given. */
+  refreshAudience?: readonly string[] | undefined;
+}
+
+/** A person's tokens, written; `complete` signs what is signed and answers. */
+export interface WrittenTokens {
+  complete(): Promise<TokenResponse>;
+}
+
+/**
+ * Whether a grant for a person brings a refresh token (CONTRACT.md §3): the client lists
+ * the refresh_token grant and the realm issues them.
+ */
+export function issuesRefreshTokens(realm: RequestRealm, client: Client): boolean {
+  return realm.settings.issue_refresh_tokens && client.grant_types.includes('refresh_token');
+}
