@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { matchesHash } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
+import { matchesHash } from '../tokens/secrets.js';
 
 /** Every admin call carries `Authorization: Bearer <admin token>` (CONTRACT.md §5). */
 export function requireAdminToken(app: FastifyInstance, tokenHash: Buffer): void {

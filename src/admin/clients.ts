@@ -9,10 +9,10 @@ import {
   patchClientMetadata,
   usesClientSecret,
 } from '../clients/record.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { namedBriefly, scopeNames } from '../oauth/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { AdminDeps } from './deps.js';
 import { checkClientJourney } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { OAuthError } from '../errors.js';
 import type { AuthorizationRequest } from '../oauth/authorization-request.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 
 /** What an authorization request answers its client (RFC 6749 §4.1.2): a code, or an error. */
 

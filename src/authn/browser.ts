@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 
 /** Browsers cap cookie lifetimes at 400 days. */
 const DEVICE_COOKIE_SECONDS = 400 * 24 * 3600;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sha256 } from '../crypto/hash.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AttemptCounters, AttemptLimit, Reservation } from '../store/attempt-counters.js';
+import { sha256 } from '../tokens/secrets.js';
 
 /** Checks counted in a window of this length, per account and per address. */
 const WINDOW_SECONDS = 15 * 60;

@@ -1,6 +1,6 @@
 import argon2 from 'argon2';
-import { randomSecret } from '../crypto/hash.js';
 import type { User, UserStore } from '../store/users.js';
+import { randomSecret } from '../tokens/secrets.js';
 import { PASSWORD_HASHING } from '../users/password.js';
 
 /** The `amr` value of a sign-in by password (RFC 8176 §2). */

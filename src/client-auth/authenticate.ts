@@ -1,10 +1,10 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuthMethod } from '../clients/record.js';
-import { matchesHash } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client, ClientStore } from '../store/clients.js';
+import { matchesHash } from '../tokens/secrets.js';
 import { readClientCredentials, usesBasic } from './credentials.js';
 import type { ClientAuthContext, ClientAuthMethod } from './method.js';
 

@@ -1,4 +1,4 @@
-import { matchesHash } from '../crypto/hash.js';
+import { matchesHash } from '../tokens/secrets.js';
 import type { ClientAuthMethod } from './method.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import { redirectError } from '../authn/authorization-response.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import {
@@ -12,6 +11,7 @@ import {
   validateAuthorizationRequest,
 } from '../oauth/authorization-request.js';
 import type { Store } from '../store/index.js';
+import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY } from './page-routes.js';
 
 /**

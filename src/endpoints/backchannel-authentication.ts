@@ -2,11 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sendCibaNotification } from '../ciba/notification.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../oauth/backchannel-request.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 
 const PATH = '/bc-authorize';
 

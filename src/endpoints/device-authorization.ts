@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { DEVICE_CODE_GRANT } from '../clients/record.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import { formatUserCode, newUserCode } from '../device/user-code.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { requestedScope } from '../oauth/scope.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { PendingAuthorizationStore } from '../store/pending-authorizations.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 
 /** A drawn user code may be in use; drawing again this many times makes a clash practically impossible. */
 const USER_CODE_ATTEMPTS = 5;

@@ -3,7 +3,6 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import { redirectTo } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
-import { sha256 } from '../crypto/hash.js';
 import { formParams } from '../http/form-params.js';
 import { UntrustedRedirectError } from '../oauth/authorization-request.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
@@ -11,6 +10,7 @@ import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
+import { sha256 } from '../tokens/secrets.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 

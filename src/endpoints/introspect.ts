@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -8,6 +7,7 @@ import type { Client } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
+import { sha256 } from '../tokens/secrets.js';
 
 const INACTIVE = Object.freeze({ active: false });
 

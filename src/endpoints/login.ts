@@ -12,7 +12,6 @@ import type { SignInNodes } from '../authn/nodes/index.js';
 import type { NodeContext, NodeRunner } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
@@ -22,6 +21,7 @@ import { TITLES, type SignInView, passkeyAlternativeBody, signInBody } from '../
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
+import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 export interface SignInDeps {

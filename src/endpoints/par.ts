@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import {
@@ -11,6 +10,7 @@ import {
 } from '../oauth/authorization-request.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
 
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 

@@ -9,7 +9,6 @@ import {
 } from '../clients/registration-metadata.js';
 import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
 import { type ClientMetadata, usesClientSecret } from '../clients/record.js';
-import { matchesHash, randomSecret, sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -18,6 +17,7 @@ import { isUuid } from '../store/db.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
+import { matchesHash, randomSecret, sha256 } from '../tokens/secrets.js';
 
 /** Room for the largest metadata a record holds: 2 × 50 URIs of 2,000 characters and 20 JWKs. */
 export const REGISTRATION_BODY_LIMIT = 256 * 1024;

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AuditEvent } from '../audit/audit-log.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
+import { sha256 } from '../tokens/secrets.js';
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token

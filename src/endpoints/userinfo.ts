@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { sha256 } from '../crypto/hash.js';
 import { type ErrorCode, OAuthError } from '../errors.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
@@ -8,6 +7,7 @@ import type { RequestRealm } from '../realms/resolve.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { UserStore } from '../store/users.js';
+import { sha256 } from '../tokens/secrets.js';
 import { claimsForScope } from '../users/claims.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case) and a b64token. */

@@ -1,12 +1,12 @@
 import type { JWTPayload } from 'jose';
 import { type TrustedJwtDeps, UntrustedJwtError, verifyTrustedJwt } from '../assertions/trusted-jwt.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { type Actor, type SignIn, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
+import { sha256 } from '../tokens/secrets.js';
 import { userByMapping } from '../users/find.js';
 
 /** RFC 8693 §3: the token types a subject or actor token may be. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { TokenStore } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
+import { sha256 } from '../tokens/secrets.js';
 import type { GrantHandler } from './grant-handler.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */

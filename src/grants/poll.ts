@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { GrantType } from '../clients/record.js';
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import type { PendingAuthorizationStore, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
 import type { Queryable } from '../store/db.js';
 import type { User, UserStore } from '../store/users.js';
 import { type TokenIssuer, type WrittenTokens, issuesRefreshTokens } from '../tokens/issuer.js';
+import { sha256 } from '../tokens/secrets.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
 
 export interface PolledGrantDeps {

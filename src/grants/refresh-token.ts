@@ -1,10 +1,10 @@
-import { sha256 } from '../crypto/hash.js';
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
 import type { Client } from '../store/clients.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
+import { sha256 } from '../tokens/secrets.js';
 import { narrowedAudience } from './audience.js';
 import type { GrantHandler } from './grant-handler.js';
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
-import { randomSecret, sha256 } from '../crypto/hash.js';
 import { scopeNames } from '../oauth/scope.js';
 import type { CodeExchange, PresentedCode } from '../store/code-exchange.js';
 import type { Db, Queryable } from '../store/db.js';
@@ -9,6 +8,7 @@ import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, personGone, seconds } from './minting.js';
+import { randomSecret, sha256 } from './secrets.js';
 import type { RealmSigner } from './signer.js';
 import { type AccessTokenRequest, type TokenResponse, type UserTokensRequest, type WrittenTokens, issuesRefreshTokens } from './token-requests.js';
 

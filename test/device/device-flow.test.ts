@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/crypto/hash.js';
+import { sha256 } from '../../src/tokens/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/crypto/hash.js';
+import { sha256 } from '../../src/tokens/secrets.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, formFor, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, postForm, realmPath } from '../support/oauth.js';

@@ -3,10 +3,10 @@ import argon2 from 'argon2';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '../../src/authn/password.js';
+import { sha256 } from '../../src/tokens/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, basic, introspect, postForm } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, passwordTokens, verifyIdToken } from '../support/users.js';
-import { sha256 } from '../../src/crypto/hash.js';
 
 const ISSUER = 'https://auth.test/oauth2/alpha';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchesHash, sha256 } from '../../src/crypto/hash.js';
+import { matchesHash, sha256 } from '../../src/tokens/secrets.js';
 import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, location, obtainCode } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
@@ -71,7 +71,7 @@ describe('timing-safe comparison of secrets', () => {
   describe('in the source', () => {
     it('compares no secret with ===, !==, Buffer.equals or Buffer.compare: only public values named like one, each reviewed', () => {
       const reviewed = new Map<string, string>([
-        ['crypto/hash.ts', 'expected === storedHash: whether a stored hash was there at all (identity, after the constant-time comparison)'],
+        ['tokens/secrets.ts', 'expected === storedHash: whether a stored hash was there at all (identity, after the constant-time comparison)'],
         ['grants/refresh-token.ts', "certificateThumbprint: the SHA-256 of the client's certificate (RFC 8705 §3.1), public"],
         ['client-auth/self-signed-tls-client-auth.ts', 'thumbprintOf(key) === thumbprint: a public key of the client against its certificate'],
         ['endpoints/userinfo.ts', "certificateThumbprint: the SHA-256 of the client's certificate (RFC 8705 §3.1), public"],
@@ -91,11 +91,11 @@ describe('timing-safe comparison of secrets', () => {
       expect(callers.map((file) => relative(SRC, file)).sort()).toEqual([
         'authn/authorization-flow.ts',
         'authn/browser.ts',
-        'crypto/hash.ts',
         'resource-server/certificate.ts',
+        'tokens/secrets.ts',
       ]);
       // Each call, with the line before it: where the lengths are made equal or checked.
-      expect(source('crypto/hash.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
+      expect(source('tokens/secrets.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
       expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
       expect(source('store/code-exchange.ts'), 'the verifier, once: in the statement that spends its code').toMatch(
         /UPDATE authorization_codes c SET used_at = now\(\)[\s\S]{0,400}c\.code_challenge IS NOT DISTINCT FROM \$5::text AS verifier_matches/,

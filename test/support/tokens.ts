@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sha256 } from '../../src/crypto/hash.js';
 import type { Store } from '../../src/store/index.js';
 import type { TokenRecord } from '../../src/store/tokens.js';
+import { sha256 } from '../../src/tokens/secrets.js';
 
 /**
  * Stores a token directly, for states the grants built so far cannot produce (expired
