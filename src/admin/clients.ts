@@ -10,7 +10,7 @@ import {
   usesClientSecret,
 } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
-import { namedBriefly, scopeNames } from '../oauth/scope.js';
+import { namedBriefly, scopeNames } from '../requests/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { AdminDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { GRANT_TYPES } from '../clients/record.js';
-import { SCOPE_TOKEN, scopeNames } from '../oauth/scope.js';
+import { SCOPE_TOKEN, scopeNames } from '../requests/scope.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { AdminDeps } from './deps.js';
 import { parseInput } from './validate.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../oauth/scope.js';
+import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../requests/scope.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

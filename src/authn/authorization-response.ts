@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
-import type { AuthorizationRequest } from '../oauth/authorization-request.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import type { AuthorizationRequest } from '../requests/authorization-request.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';

@@ -1,5 +1,5 @@
-import { namedBriefly, scopeNames } from '../oauth/scope.js';
 import type { RealmSettings } from '../realms/settings.js';
+import { namedBriefly, scopeNames } from '../requests/scope.js';
 import { CIBA_GRANT, type ClientMetadata, type GrantType } from './record.js';
 
 /**

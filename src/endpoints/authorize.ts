@@ -9,7 +9,7 @@ import {
   UntrustedRedirectError,
   trustedRedirectUri,
   validateAuthorizationRequest,
-} from '../oauth/authorization-request.js';
+} from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY } from './page-routes.js';

@@ -3,8 +3,8 @@ import { sendCibaNotification } from '../ciba/notification.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { formParams } from '../http/form-params.js';
-import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../oauth/backchannel-request.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
+import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../requests/backchannel-request.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 

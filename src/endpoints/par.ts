@@ -2,13 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 import {
   AUTHORIZATION_PARAMETERS,
   UntrustedRedirectError,
   trustedRedirectUri,
   validateAuthorizationRequest,
-} from '../oauth/authorization-request.js';
-import type { RateLimits } from '../rate-limits/rate-limits.js';
+} from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 

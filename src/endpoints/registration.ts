@@ -10,8 +10,8 @@ import {
 import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
 import { type ClientMetadata, usesClientSecret } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
-import { scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { scopeNames } from '../requests/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
 import { addressKey } from '../rate-limits/address-key.js';

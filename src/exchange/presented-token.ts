@@ -1,8 +1,8 @@
 import type { JWTPayload } from 'jose';
 import { type TrustedJwtDeps, UntrustedJwtError, verifyTrustedJwt } from '../assertions/trusted-jwt.js';
 import { OAuthError } from '../errors.js';
-import { isScopeString, scopeNames } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { isScopeString, scopeNames } from '../requests/scope.js';
 import { type Actor, type SignIn, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';

@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../oauth/scope.js';
+import { requestedScope } from '../requests/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 

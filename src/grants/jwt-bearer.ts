@@ -1,7 +1,7 @@
 import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
 import { type TrustedJwtDeps, UntrustedJwtError, trustedIssuerOf } from '../assertions/trusted-jwt.js';
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../oauth/scope.js';
+import { requestedScope } from '../requests/scope.js';
 import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { User, UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';

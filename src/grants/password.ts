@@ -10,8 +10,8 @@ import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from 
 import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../oauth/scope.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { requestedScope } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';

@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
+import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';

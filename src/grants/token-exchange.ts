@@ -1,6 +1,6 @@
 import { OAuthError } from '../errors.js';
 import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from '../exchange/presented-token.js';
-import { isScopeString, scopeNames, scopesOutside } from '../oauth/scope.js';
+import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';

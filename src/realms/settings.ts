@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GRANT_TYPES } from '../clients/record.js';
-import { SCOPE_TOKEN } from '../oauth/scope.js';
+import { SCOPE_TOKEN } from '../requests/scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
 const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);

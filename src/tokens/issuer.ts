@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
-import { scopeNames } from '../oauth/scope.js';
+import { scopeNames } from '../requests/scope.js';
 import type { CodeExchange, PresentedCode } from '../store/code-exchange.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { NewToken, TokenStore } from '../store/tokens.js';

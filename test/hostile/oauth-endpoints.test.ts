@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_AUTH_PARAMS } from '../../src/client-auth/credentials.js';
-import { AUTHORIZATION_PARAMETERS } from '../../src/oauth/authorization-request.js';
-import { BACKCHANNEL_FORM_PARAMETERS } from '../../src/oauth/backchannel-request.js';
+import { AUTHORIZATION_PARAMETERS } from '../../src/requests/authorization-request.js';
+import { BACKCHANNEL_FORM_PARAMETERS } from '../../src/requests/backchannel-request.js';
 import {
   ADMIN_TOKEN,
   BUDGET,

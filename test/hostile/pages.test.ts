@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZATION_PARAMETERS } from '../../src/oauth/authorization-request.js';
+import { AUTHORIZATION_PARAMETERS } from '../../src/requests/authorization-request.js';
 import { REDIRECT_URI, TestBrowser, formFor, hiddenInputs, location, pkce } from '../support/flow.js';
 import {
   BUDGET,
