@@ -46,5 +46,5 @@ ALTER TABLE authorization_transactions
   ADD COLUMN kind text NOT NULL DEFAULT 'authorize' CHECK (kind IN ('authorize', 'device', 'sign-in')),
   ALTER COLUMN client_id DROP NOT NULL;
 
--- A CIBA login_hint_token may name the person by email (src/ciba/login-hint-token.ts).
+-- A CIBA login_hint_token may name the person by email (src/requests/login-hint-token.ts).
 CREATE INDEX users_email ON users (realm, lower(claims->>'email'));

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { DEVICE_CODE_GRANT } from '../clients/record.js';
-import { formatUserCode, newUserCode } from '../device/user-code.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import { requestedScope } from '../requests/scope.js';
+import { formatUserCode, newUserCode } from '../requests/user-code.js';
 import type { PendingAuthorizationStore } from '../store/pending-authorizations.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 

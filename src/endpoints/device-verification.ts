@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
-import { formatUserCode, normaliseUserCode } from '../device/user-code.js';
 import { formParams } from '../http/form-params.js';
 import { deviceCodePage } from '../pages/device.js';
 import { sendPage } from '../pages/layout.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { formatUserCode, normaliseUserCode } from '../requests/user-code.js';
 import type { AttemptLimit } from '../store/attempt-counters.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';

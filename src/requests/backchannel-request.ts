@@ -1,12 +1,12 @@
-import { type LoginHintTokenDeps, loginHintTokenUser } from '../ciba/login-hint-token.js';
-import { type RequestObjectDeps, requestObjectClaims } from '../ciba/request-object.js';
 import { CIBA_GRANT } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { User, UserStore } from '../store/users.js';
+import { type RequestObjectDeps, requestObjectClaims } from './backchannel-request-object.js';
 import { idTokenHintClaims } from './id-token-hint.js';
+import { type LoginHintTokenDeps, loginHintTokenUser } from './login-hint-token.js';
 import { requestedScope } from './scope.js';
 import { userBySubject } from '../users/find.js';
 
