@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { sendCibaNotification } from '../ciba/notification.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { formParams } from '../http/form-params.js';
@@ -7,6 +6,7 @@ import type { RateLimits } from '../rate-limits/rate-limits.js';
 import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../requests/backchannel-request.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { sendCibaNotification } from './backchannel-notification.js';
 
 const PATH = '/bc-authorize';
 

@@ -33,7 +33,7 @@ const settingFields = {
   device_poll_interval: seconds,
   ciba_lifetime: seconds,
   ciba_poll_interval: seconds,
-  /** Where each new CIBA request is announced (src/ciba/notification.ts); null: nowhere. */
+  /** Where each new CIBA request is announced (src/endpoints/backchannel-notification.ts); null: nowhere. */
   ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
   /** What a dynamically registered client may ask for, unless its initial access token allows more (CONTRACT.md §5). */
