@@ -1,10 +1,10 @@
 import { OAuthError } from '../errors.js';
-import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from '../exchange/presented-token.js';
 import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from './presented-token.js';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 

@@ -76,7 +76,7 @@ describe('timing-safe comparison of secrets', () => {
         ['client-auth/self-signed-tls-client-auth.ts', 'thumbprintOf(key) === thumbprint: a public key of the client against its certificate'],
         ['endpoints/userinfo.ts', "certificateThumbprint: the SHA-256 of the client's certificate (RFC 8705 §3.1), public"],
         ['grants/token-exchange.ts', 'requested_token_type: a token type URN (RFC 8693 §3), public'],
-        ['exchange/presented-token.ts', 'type === TOKEN_TYPES.*: token type URNs, public'],
+        ['grants/presented-token.ts', 'type === TOKEN_TYPES.*: token type URNs, public'],
         ['clients/record.ts', "token_endpoint_auth_method: a client's authentication method, public"],
       ]);
       const found = secretComparisons();
