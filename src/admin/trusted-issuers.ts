@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { OAuthError } from '../errors.js';
-import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import {
   type TrustedIssuerRecord,
   TrustedIssuerCreateSchema,
   TrustedIssuerPatchSchema,
   trustedIssuerProblems,
-} from '../trusted-issuers/record.js';
+} from '../assertions/trusted-issuer.js';
+import { OAuthError } from '../errors.js';
+import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

@@ -4,13 +4,13 @@ import type { Client } from '../store/clients.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
 import type { SpentAssertionStore } from '../store/spent-assertions.js';
 import type { User, UserStore } from '../store/users.js';
-import { admitsClient } from '../trusted-issuers/record.js';
 import { userByMapping } from '../users/find.js';
 import { checkBearerRules, issuerName } from './saml-bearer-rules.js';
 import { type ParsedAssertion, parseAssertionDocument } from './saml-document.js';
 import { refuse } from './saml-refusal.js';
 import { signedAssertionXml } from './saml-signature.js';
 import { decodeAssertionXml } from './saml-xml.js';
+import { admitsClient } from './trusted-issuer.js';
 
 /** RFC 7522 §3 item 4: an assertion may stay acceptable at most this long after it is received. */
 export const MAX_SAML_ASSERTION_LIFETIME_SECONDS = 3600;

@@ -2,8 +2,8 @@ import { type JWTPayload, decodeJwt } from 'jose';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
-import { admitsClient } from '../trusted-issuers/record.js';
 import { type SignedJwtOptions, refusalReason, verifySignedJwt } from './signed-jwt.js';
+import { admitsClient } from './trusted-issuer.js';
 
 export interface TrustedJwtDeps {
   trustedIssuers: TrustedIssuerStore;

@@ -1,6 +1,6 @@
+import type { SubjectMapping } from '../assertions/trusted-issuer.js';
 import { isUuid } from '../store/db.js';
 import type { User, UserStore } from '../store/users.js';
-import type { SubjectMapping } from '../trusted-issuers/record.js';
 
 /** The user whose `sub` (id) this is; a value that is no user id at all is nobody, not a fault. */
 export async function userBySubject(users: Pick<UserStore, 'getById'>, realm: string, sub: string): Promise<User | undefined> {

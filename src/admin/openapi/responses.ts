@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { TrustedIssuerSchema } from '../../assertions/trusted-issuer.js';
 import { AUDIT_EVENT_TYPES } from '../../audit/audit-log.js';
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
 import { RealmSettingsPatchSchema } from '../../realms/settings.js';
 import type { Scope } from '../../store/scopes.js';
-import { TrustedIssuerSchema } from '../../trusted-issuers/record.js';
 import type { clientView } from '../clients.js';
 import type { eventView } from '../events.js';
 import { RealmCreateSchema, type realmView } from '../realms.js';

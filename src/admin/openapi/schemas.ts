@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../assertions/trusted-issuer.js';
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
-import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../trusted-issuers/record.js';
 import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
 import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
 import { ScopePutSchema } from '../scopes.js';
