@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PASSWORD_HASHING } from '../src/users/password.js';
+import { PASSWORD_HASHING } from '../src/authn/password-hashing.js';
 import { measureSignatures } from './budget.js';
 import { benchStore, runBenchmark, wholeNumber } from './main.js';
 import { log } from './processes.js';

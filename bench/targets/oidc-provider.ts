@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { PASSWORD_HASHING } from '../../src/users/password.js';
+import { PASSWORD_HASHING } from '../../src/authn/password-hashing.js';
 import { checkActive } from '../oauth.js';
 import { freePort, pinServer, startProcess, stopProcess, waitForHttp } from '../processes.js';
 import { REDIRECT_URI, SCOPE } from './flow-client.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { hashPassword } from '../authn/password-hashing.js';
 import type { User } from '../store/users.js';
-import { hashPassword } from '../users/password.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

@@ -1,10 +1,10 @@
+import { userByMapping } from '../authn/user-by-subject.js';
 import { CLOCK_SKEW_SECONDS } from './signed-jwt.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
 import type { SpentAssertionStore } from '../store/spent-assertions.js';
 import type { User, UserStore } from '../store/users.js';
-import { userByMapping } from '../users/find.js';
 import { checkBearerRules, issuerName } from './saml-bearer-rules.js';
 import { type ParsedAssertion, parseAssertionDocument } from './saml-document.js';
 import { refuse } from './saml-refusal.js';

@@ -10,7 +10,7 @@ export interface ServerCapabilities {
   clientAuthMethods: readonly string[];
 }
 
-/** The claims that scopes release (src/users/claims.ts) and those ID tokens carry. */
+/** The claims that scopes release (src/tokens/claims.ts) and those ID tokens carry. */
 const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'acr', 'sid',
   'name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',

@@ -1,11 +1,11 @@
 import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
 import { type TrustedJwtDeps, UntrustedJwtError, trustedIssuerOf } from '../assertions/trusted-jwt.js';
+import { userByMapping } from '../authn/user-by-subject.js';
 import { OAuthError } from '../errors.js';
 import { requestedScope } from '../requests/scope.js';
 import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { User, UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
-import { userByMapping } from '../users/find.js';
 import type { GrantHandler } from './grant-handler.js';
 
 /** RFC 7523 §3 item 4: a JWT bearer assertion may be valid for at most an hour. */

@@ -1,3 +1,4 @@
+import { userBySubject } from '../authn/user-by-subject.js';
 import { CIBA_GRANT } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -8,7 +9,6 @@ import { type RequestObjectDeps, requestObjectClaims } from './backchannel-reque
 import { idTokenHintClaims } from './id-token-hint.js';
 import { type LoginHintTokenDeps, loginHintTokenUser } from './login-hint-token.js';
 import { requestedScope } from './scope.js';
-import { userBySubject } from '../users/find.js';
 
 /**
  * The authentication request parameters of CIBA Core §7.1. `user_code`, `acr_values` and

@@ -1,4 +1,4 @@
-import { claimsForScope } from '../users/claims.js';
+import { claimsForScope } from './claims.js';
 import { seconds } from './minting.js';
 import { sha256 } from './secrets.js';
 import type { RealmSigner } from './signer.js';
