@@ -9,11 +9,11 @@ import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { sha256 } from '../../src/tokens/secrets.js';
 import { ADMIN_TOKEN, AdminClient, BASE_URL } from '../support/app.js';
+import { authorize, codeRequest, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode, unescape } from '../support/flow.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 import { type TestUser, createUser, refreshGrant } from '../support/users.js';
-import { authorize, codeRequest, issuerOf, redirectPath } from '../flow/helpers.js';
 
 const REALM = 'acct';
 const JWT_REALM = 'acct-jwt';

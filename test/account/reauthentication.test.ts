@@ -2,10 +2,10 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, formFor, hiddenInputs, location, unescape } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
-import { freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 /**
  * Re-authentication on the account page (realm setting `reauthentication_max_age`,

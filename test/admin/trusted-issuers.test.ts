@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm } from '../support/flow-helpers.js';
 import { keyPair } from '../support/keys.js';
-import { freshRealm } from '../flow/helpers.js';
 
 /** A self-signed certificate made by openssl, as an identity provider signs SAML assertions with. */
 function selfSignedCertificate(): string {

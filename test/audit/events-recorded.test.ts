@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, consentFrom, issuerOf, signInFrom } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, formFor, hiddenInputs, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, basic, clientCredentials, postForm, realmPath, revoke } from '../support/oauth.js';
 import { createUser, passwordGrant, passwordTokens } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, issuerOf, signInFrom } from '../flow/helpers.js';
 import { type EventView, eventsOf, lastEvent, typesOf, unlimitedRealm } from './support.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

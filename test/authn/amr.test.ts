@@ -3,10 +3,10 @@ import type { JWTPayload } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, obtainCode, pkce } from '../support/flow.js';
 import { type ServiceClient, postForm, realmPath } from '../support/oauth.js';
 import { createUser, passwordGrant, refreshGrant, verifyIdToken } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 

@@ -4,11 +4,11 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdminClient, BASE_URL, NO_RATE_LIMITS, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import { authorize, codeRequest, publicClient } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { type ServiceClient, basic, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
 import { eventsOf } from '../audit/support.js';
-import { authorize, codeRequest, publicClient } from '../flow/helpers.js';
 
 /**
  * CONTRACT.md §7: at most 10 password or one-time-code checks per account in 15 minutes, each

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AdminClient, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import { authorize, codeRequest, freshRealm, publicClient } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { type ServiceClient, basic, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
-import { authorize, codeRequest, freshRealm, publicClient } from '../flow/helpers.js';
 
 /**
  * The guard waits with node:timers/promises' setTimeout: here it records the delay and waits

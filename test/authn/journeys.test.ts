@@ -4,10 +4,10 @@ import type { JWTPayload } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, expectCode, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
 import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, verifyIdToken } from '../support/users.js';
-import { authorize, codeRequest, expectCode, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 /** The code of an authenticator app; `stepsAhead` 1 gives the next window's, which is accepted too (each time step once). */
 const codeOf = (base32: string, stepsAhead = 0): string =>

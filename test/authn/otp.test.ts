@@ -7,11 +7,11 @@ import { prepare } from '../../src/bootstrap.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, publicClient, redirectPath, rowsOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce, formFor } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 import { createUser, verifyIdToken } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, publicClient, redirectPath, rowsOf } from '../flow/helpers.js';
 
 /** Brute-force delays are test/authn/brute-force.test.ts's subject: here they would only slow the suite. */
 vi.mock('node:timers/promises', async (importOriginal) => ({

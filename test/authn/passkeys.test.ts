@@ -4,10 +4,10 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSKEY_SCRIPT } from '../../src/pages/assets/passkey-script.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { consentFrom, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce, unescape } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { createUser, verifyIdToken } from '../support/users.js';
-import { consentFrom, freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 /**
  * Passkeys through HTTP, with a software authenticator that builds WebAuthn responses by

@@ -3,10 +3,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, location, formFor } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
-import { freshRealm, issuerOf, redirectPath } from '../flow/helpers.js';
 
 const CODE_FORMAT = /^[2-9a-hjkmnp-z]{5}-[2-9a-hjkmnp-z]{5}$/;
 

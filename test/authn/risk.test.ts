@@ -4,10 +4,10 @@ import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, consentFrom, expectCode, issuerOf, publicClient, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { type ServiceClient, basic, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, expectCode, issuerOf, publicClient, redirectPath } from '../flow/helpers.js';
 
 const REALM = 'risky';
 const OTP_REQUIRED = 'this realm requires a one-time code: send it in the otp parameter';

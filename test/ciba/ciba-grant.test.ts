@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, refreshGrant, verifyIdToken } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 const CIBA = 'urn:openid:params:grant-type:ciba';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

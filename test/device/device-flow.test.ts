@@ -3,10 +3,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/tokens/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, verifyIdToken } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

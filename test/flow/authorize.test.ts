@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, codeFlowSetup, location, pkce } from '../support/flow.js';
-import { postForm, realmPath } from '../support/oauth.js';
 import {
   authorize,
   codeRequest,
@@ -17,7 +15,9 @@ import {
   query,
   redirectPath,
   signInFrom,
-} from './helpers.js';
+} from '../support/flow-helpers.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, location, pkce } from '../support/flow.js';
+import { postForm, realmPath } from '../support/oauth.js';
 
 const ALPHA_ISSUER = 'https://auth.test/oauth2/alpha';
 const ROOT_ISSUER = 'https://auth.test/oauth2';

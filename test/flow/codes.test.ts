@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, completeFlow, confidentialClient, expectCode, freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { verifyIdToken } from '../support/users.js';
-import { authorize, codeRequest, completeFlow, confidentialClient, expectCode, freshRealm, issuerOf } from './helpers.js';
 
 /**
  * The authorization side of codes: what a code is bound to when it is delivered. The

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
-import { createUser } from '../support/users.js';
-import { realmPath } from '../support/oauth.js';
 import {
   authorize,
   codeRequest,
@@ -17,7 +14,10 @@ import {
   signInFrom,
   publicClient as publicClientOf,
   rowsOf,
-} from './helpers.js';
+} from '../support/flow-helpers.js';
+import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
+import { createUser } from '../support/users.js';
+import { realmPath } from '../support/oauth.js';
 
 describe('consent', () => {
   let t: TestApp;

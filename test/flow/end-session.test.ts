@@ -1,9 +1,9 @@
 import { generateKeyPair, SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, expectCode, expectErrorPage, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, obtainCode } from '../support/flow.js';
 import { introspect, postForm, realmPath } from '../support/oauth.js';
-import { authorize, codeRequest, expectCode, expectErrorPage, freshRealm, issuerOf, redirectPath } from './helpers.js';
 
 const LOGGED_OUT = 'https://app.example/logged-out';
 

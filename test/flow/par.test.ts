@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, codeFlowSetup, pkce } from '../support/flow.js';
-import { basic, postForm, realmPath } from '../support/oauth.js';
 import {
   authorize,
   codeRequest,
@@ -13,7 +11,9 @@ import {
   freshRealm,
   issuerOf,
   redirectPath,
-} from './helpers.js';
+} from '../support/flow-helpers.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, pkce } from '../support/flow.js';
+import { basic, postForm, realmPath } from '../support/oauth.js';
 
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 

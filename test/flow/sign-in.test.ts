@@ -3,9 +3,6 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, type TestApp, freePort, startTestApp, startTwoInstances } from '../support/app.js';
-import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce } from '../support/flow.js';
-import { postForm, realmPath } from '../support/oauth.js';
-import { createUser } from '../support/users.js';
 import {
   authorize,
   codeRequest,
@@ -19,7 +16,10 @@ import {
   setCookieHeader,
   publicClient as publicClientOf,
   rowsOf,
-} from './helpers.js';
+} from '../support/flow-helpers.js';
+import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce } from '../support/flow.js';
+import { postForm, realmPath } from '../support/oauth.js';
+import { createUser } from '../support/users.js';
 
 /** The message of the page's error box, if any. */
 const errorText = (page: string): string | undefined => /<p class="error" role="alert">([^<]*)<\/p>/.exec(page)?.[1];

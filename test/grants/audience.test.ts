@@ -2,10 +2,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, realmPath } from '../support/oauth.js';
 import { createUser, tokenRequest } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 /**
  * `audience` (RFC 8693 §2.1) and `resource` (RFC 8707 §2) at the token endpoint, for every

@@ -4,11 +4,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/tokens/secrets.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, formFor, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, postForm, realmPath } from '../support/oauth.js';
 import { testStoreKind } from '../support/store.js';
 import { type TestUser, createUser, passwordGrant, refreshGrant } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

@@ -3,10 +3,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, introspect } from '../support/oauth.js';
 import { type TestUser, createUser, tokenRequest } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const IDP = 'https://idp.example';

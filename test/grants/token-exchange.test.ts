@@ -3,10 +3,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { type JWTPayload, SignJWT, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, accessToken, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, tokenRequest } from '../support/users.js';
-import { freshRealm, issuerOf } from '../flow/helpers.js';
 
 /** Token exchange (RFC 8693) through the token endpoint, as a client calls it. */
 

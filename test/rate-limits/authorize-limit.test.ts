@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, publicClient, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
-import { authorize, codeRequest, publicClient, redirectPath } from '../flow/helpers.js';
 
 /** The 429 page, with a Retry-After of whole seconds; never a redirect. */
 function expectLimitedPage(response: LightMyRequestResponse): void {

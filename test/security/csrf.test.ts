@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser } from '../support/users.js';
-import { query } from '../flow/helpers.js';
 import { type PageForm, awayFromStepEnd, formsOf, personIn, routeTable, securityRealm, signedInBrowser, totpOf } from './support.js';
 
 vi.mock('node:timers/promises', async (importOriginal) => ({

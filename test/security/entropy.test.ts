@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { codeRequest, query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser } from '../support/users.js';
-import { codeRequest, query } from '../flow/helpers.js';
 import { personIn, securityRealm, setCookies } from './support.js';
 
 const COUNT = 1000;

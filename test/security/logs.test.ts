@@ -5,10 +5,10 @@ import { SignJWT, exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
+import { query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
 import { keyPair } from '../support/keys.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
-import { query } from '../flow/helpers.js';
 import { awayFromStepEnd, formsOf, securityRealm, setCookies, totpOf } from './support.js';
 
 vi.mock('node:timers/promises', async (importOriginal) => ({

@@ -2,10 +2,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, consentFrom, signInFrom } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, obtainCode, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser } from '../support/users.js';
-import { authorize, codeRequest, consentFrom, signInFrom } from '../flow/helpers.js';
 import { personIn, securityRealm } from './support.js';
 
 /** Every parameter of the redirect back to the client. */

@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, expectErrorPage, query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser } from '../support/users.js';
-import { authorize, codeRequest, expectErrorPage, query } from '../flow/helpers.js';
 import { personIn, securityRealm } from './support.js';
 
 const LOGGED_OUT = 'https://app.example/signed-out';

@@ -2,10 +2,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser } from '../support/users.js';
-import { query } from '../flow/helpers.js';
 import { type PageForm, RecordingBrowser, type Seen, awayFromStepEnd, formsOf, personIn, routeTable, securityRealm, setCookies, totpOf } from './support.js';
 
 /** A wrong password's delay is test/authn/brute-force.test.ts's subject: here it would only slow the tour. */

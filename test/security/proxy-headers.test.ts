@@ -9,10 +9,10 @@ import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { ADMIN_TOKEN, AdminClient, BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { codeRequest, query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { type ServiceClient, basic, introspect, realmPath } from '../support/oauth.js';
 import { createTestDb } from '../support/store.js';
-import { codeRequest, query } from '../flow/helpers.js';
 import { securityRealm, setCookies } from './support.js';
 
 /** What a client that is not behind the operator's load balancer may send to pass for something else. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { BASE_URL, type TestApp } from '../support/app.js';
-import { REDIRECT_URI, type TestBrowser, location, pkce } from '../support/flow.js';
-import { realmPath } from '../support/oauth.js';
+import { BASE_URL, type TestApp } from './app.js';
+import { REDIRECT_URI, type TestBrowser, location, pkce } from './flow.js';
+import { realmPath } from './oauth.js';
 
 /** The issuer of a realm of a test app on the default BASE_URL. */
 export const issuerOf = (realm: string, baseUrl = BASE_URL): string => `${baseUrl}${realmPath(realm)}`;
