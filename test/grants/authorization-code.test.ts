@@ -11,7 +11,7 @@ const atHash = (token: string) => createHash('sha256').update(token).digest().su
 
 /**
  * The exchange of a code at the token endpoint (RFC 6749 §4.1.3, RFC 7636 §4.5). What a
- * code is bound to at delivery is tested in test/flow/codes.test.ts.
+ * code is bound to at delivery is tested in test/endpoints/codes.test.ts.
  */
 describe('token endpoint: authorization code grant', () => {
   let t: TestApp;
