@@ -15,7 +15,7 @@ const revokeSubject = (clientId: string): string => `applications revoke ${clien
  * (`ConsentStore.revoke`), so that the next authorization asks again; a `consent.revoked`
  * audit event.
  */
-export function applicationsSection(store: Store): AccountSection {
+export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>): AccountSection {
   return {
     title: 'Applications',
     async render(holder) {

@@ -19,7 +19,7 @@ const otpForm = (holder: AccountHolder, path: string, subject: string) => ({ act
  * "One-time code": whether an authenticator app gives the person codes; setting one up (its
  * secret shown on a page of its own, confirmed by a first code) or removing it.
  */
-export function oneTimeCodeSection(deps: { store: Store; encryption: KeyEncryption }): AccountSection {
+export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; encryption: KeyEncryption }): AccountSection {
   const { store, encryption } = deps;
 
   /** The page that shows the pending secret and asks for its first code. */

@@ -31,7 +31,7 @@ function credentialIdOf(value: string | undefined): Buffer | undefined {
 }
 
 /** "Passkeys": the person's passkeys with their names and last use, adding one (WebAuthn registration), deleting one. */
-export function passkeysSection(deps: { store: Store; baseUrl: string }): AccountSection {
+export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauthnChallenges'>; baseUrl: string }): AccountSection {
   const { store } = deps;
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
 

@@ -10,7 +10,7 @@ const GENERATE = 'recovery-codes generate';
  * "Recovery codes": how many single-use codes the person has left for when their
  * authenticator app is not at hand, and new ones, shown once on a page of their own.
  */
-export function recoveryCodesSection(deps: { store: Store }): AccountSection {
+export function recoveryCodesSection(deps: { store: Pick<Store, 'oneTimeCodes'> }): AccountSection {
   const { store } = deps;
   return {
     title: 'Recovery codes',

@@ -14,7 +14,7 @@ const endSubject = (sid: string): string => `sessions end ${sid}`;
  * a form that signs it out (`SessionStore.endForUser`: the tokens issued under it are
  * revoked). Signing out this browser's session clears its cookie too.
  */
-export function sessionsSection(store: Store): AccountSection {
+export function sessionsSection(store: Pick<Store, 'sessions'>): AccountSection {
   return {
     title: 'Sessions',
     async render(holder) {

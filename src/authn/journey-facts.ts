@@ -11,7 +11,7 @@ import type { RiskAssessor } from './risk.js';
  * person's credentials, their `email_verified` claim.
  */
 export function journeyFacts(
-  deps: { store: Store; risk: RiskAssessor },
+  deps: { store: Pick<Store, 'users' | 'passkeys' | 'oneTimeCodes'>; risk: RiskAssessor },
   realm: RequestRealm,
   /** `source` is asked for only when a risk node runs: a device cookie is set only then. */
   sign: { source: () => SignInSource; clientId: string | undefined },

@@ -22,7 +22,7 @@ import type { GrantHandler } from './grant-handler.js';
 type Param = 'username' | 'password' | 'otp' | 'scope';
 
 export interface PasswordGrantDeps {
-  store: Store;
+  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'attemptCounters' | 'signInSources'>;
   /** Opens one-time code secrets. */
   encryption: KeyEncryption;
   issuer: TokenIssuer;

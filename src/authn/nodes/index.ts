@@ -7,7 +7,7 @@ import { passwordNode } from './password.js';
 
 /** What the nodes need: the store, and the key that encrypts one-time code secrets at rest. */
 export interface SignInNodeDeps {
-  store: Store;
+  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'webauthnChallenges'>;
   encryption: KeyEncryption;
   /** The web origin of the server (BASE_URL's), which passkeys are bound to. */
   baseUrl: string;

@@ -11,7 +11,7 @@ const NO_CODE = 'Enter the code your authenticator app shows.';
  * recovery codes. A person without a confirmed app sets one up right here: the pending
  * secret is kept in the database, and the first valid code both confirms it and passes.
  */
-export function otpNode(deps: { store: Store; encryption: KeyEncryption }): NodeRunner {
+export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes'>; encryption: KeyEncryption }): NodeRunner {
   const { store, encryption } = deps;
   return {
     type: 'otp',

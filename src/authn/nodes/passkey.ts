@@ -30,7 +30,7 @@ export interface PasskeyNodeRunner extends NodeRunner {
  *
  * Without JavaScript it cannot be passed, and its page says so.
  */
-export function passkeyNode(deps: { store: Store; baseUrl: string }): PasskeyNodeRunner {
+export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'webauthnChallenges'>; baseUrl: string }): PasskeyNodeRunner {
   const { store } = deps;
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
   const bindingOf = (context: NodeContext) => ({ transactionId: context.transactionId });
