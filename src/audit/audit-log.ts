@@ -62,7 +62,8 @@ export interface PreparedAuditEvent {
 
 /** Records events; recording never fails the request that caused the event. */
 export interface AuditLog {
-  record(event: AuditEvent): void;
+  /** `lifetime`: the realm's `audit_event_lifetime` in seconds, when the caller has its settings at hand (else it is looked up). */
+  record(event: AuditEvent, lifetime?: number): void;
   /** The event as a row for the caller to write, given its realm's `audit_event_lifetime` in seconds. */
   prepare(event: AuditEvent, lifetime: number): PreparedAuditEvent;
 }

@@ -43,7 +43,7 @@ export class AuditTrail implements AuditLog {
 
   constructor(private readonly deps: AuditTrailDeps) {}
 
-  record(event: AuditEvent): void {
+  record(event: AuditEvent, lifetime?: number): void {
     try {
       const occurredAt = new Date();
       const details = cleaned(event.details ?? {}) as Record<string, unknown>;
@@ -52,7 +52,7 @@ export class AuditTrail implements AuditLog {
         if (this.dropped++ === 0) this.deps.logger.warn('audit events are not being stored: the database is behind');
         return;
       }
-      const written = this.write(event, occurredAt, details).catch((error: unknown) => {
+      const written = this.write(event, occurredAt, details, lifetime).catch((error: unknown) => {
         this.deps.logger.warn({ err: error, audit: fields }, 'audit event not stored');
       });
       this.pending.add(written);
@@ -84,15 +84,14 @@ export class AuditTrail implements AuditLog {
     await Promise.all(this.pending);
   }
 
-  private async write(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>): Promise<void> {
+  private async write(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>, lifetime: number | undefined): Promise<void> {
     if (this.dropped > 0) {
       this.deps.logger.warn({ dropped: this.dropped }, 'audit events dropped while the database was behind');
       this.dropped = 0;
     }
     // A deleted realm's last events are kept for the default lifetime.
-    const realm = await this.deps.realms.get(event.realm);
-    const lifetime = realm?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
-    await this.deps.events.append(rowOf(event, occurredAt, details, lifetime));
+    const kept = lifetime ?? (await this.deps.realms.get(event.realm))?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
+    await this.deps.events.append(rowOf(event, occurredAt, details, kept));
   }
 }
 

@@ -93,6 +93,9 @@ export function insertAuditEvent(params: StatementParams, event: NewAuditEvent, 
 
 const INSERT_MANY = insertAuditEvents(1);
 
+/** The pause between two statements of audit events (StatementBatcherOptions.pauseMs). */
+const AUDIT_PAUSE_MS = 10;
+
 /**
  * The `audit_events` table. Rows are appended in batches (src/store/statement-batcher.ts): many
  * events of concurrent requests go in one statement. Expired rows are left out of reads and
@@ -103,7 +106,9 @@ export class AuditEventStore {
 
   constructor(private readonly db: Db) {
     // One statement at a time: the audit trail must not take connections from the token endpoint.
-    this.writer = new StatementBatcher((events) => this.insertMany(events), { maxBatch: 500, maxInFlight: 1 });
+    // Its rows are written after their requests have answered, so that they can wait a little
+    // for others to share their statement (a stateless token's event is all it writes).
+    this.writer = new StatementBatcher((events) => this.insertMany(events), { maxBatch: 500, maxInFlight: 1, pauseMs: AUDIT_PAUSE_MS });
   }
 
   /** Resolves once the row is committed. */

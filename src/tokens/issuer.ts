@@ -81,7 +81,7 @@ export class TokenIssuer {
         clientSubject: request.userId === undefined,
         lifetime,
       });
-      this.audit.record(issuedEvent(request, issuance('jwt_access_token')));
+      this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
       return response(accessToken);
     }
     const event = this.prepareIssued(request, issuance('access_token'));
@@ -258,7 +258,7 @@ export class TokenIssuer {
     if (refreshToken) response.refresh_token = refreshToken;
     if (request.scope.includes('openid')) response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs));
     if (planned.event) planned.event.committed();
-    else this.audit.record(issuedEvent(request, planned.issuance));
+    else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);
     return response;
   }
 

@@ -4,11 +4,14 @@ import type { JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { KeyEncryption } from './key-encryption.js';
+import { SignatureBatch } from './signature-batch.js';
 import { type SigningAlg, decryptSigningKey } from './signing-keys.js';
 
-interface CurrentKey {
+/** A decrypted private key, and the protected headers (RFC 7515 §7.1) of its tokens by `typ`, encoded once. */
+interface SigningKey {
   kid: string;
   key: KeyObject;
+  headers: Map<string, string>;
 }
 
 const signInThreadPool = promisify(signBytes);
@@ -21,7 +24,9 @@ const base64url = (json: unknown): string => Buffer.from(JSON.stringify(json)).t
  * decrypted private keys are kept by key id (a kid names one key for good).
  */
 export class RealmSigner {
-  private readonly decrypted = new LRUCache<string, KeyObject>({ max: 10_000 });
+  private readonly decrypted = new LRUCache<string, SigningKey>({ max: 10_000 });
+  /** ES256 signatures, made with those of the other requests of the same turn of the event loop. */
+  private readonly es256 = new SignatureBatch();
 
   constructor(
     private readonly signingKeys: SigningKeyStore,
@@ -31,27 +36,32 @@ export class RealmSigner {
   /**
    * A JWS in compact serialization (RFC 7515 §7.1), signed by Node's own signature rather
    * than WebCrypto's, which costs several times more per token. An ES256 signature (r || s,
-   * RFC 7518 §3.4) takes some 25 µs and is made at once; an RS256 one (PKCS #1 v1.5, §3.3)
-   * some 400 µs, so it is made on libuv's thread pool, off the event loop that serves the
-   * other requests meanwhile.
+   * RFC 7518 §3.4) takes some 25 µs and is made on the event loop, at the end of its turn with
+   * the others of that turn (./signature-batch.ts); an RS256 one (PKCS #1 v1.5, §3.3) some
+   * 400 µs, so it is made on libuv's thread pool, off the event loop that serves the other
+   * requests meanwhile.
    */
   async sign(realm: string, alg: SigningAlg, payload: JWTPayload, typ = 'JWT'): Promise<string> {
-    const { kid, key } = await this.currentKey(realm, alg);
-    const input = `${base64url({ alg, kid, typ })}.${base64url(payload)}`;
-    const signature =
-      alg === 'ES256' ? signBytes('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }) : await signInThreadPool('sha256', Buffer.from(input), key);
+    const { kid, key, headers } = await this.currentKey(realm, alg);
+    let header = headers.get(typ);
+    if (header === undefined) {
+      header = base64url({ alg, kid, typ });
+      headers.set(typ, header);
+    }
+    const input = `${header}.${base64url(payload)}`;
+    const signature = alg === 'ES256' ? await this.es256.sign(key, input) : await signInThreadPool('sha256', Buffer.from(input), key);
     return `${input}.${signature.toString('base64url')}`;
   }
 
-  private async currentKey(realm: string, alg: SigningAlg): Promise<CurrentKey> {
+  private async currentKey(realm: string, alg: SigningAlg): Promise<SigningKey> {
     const stored = (await this.signingKeys.current(realm)).find((key) => key.alg === alg);
     if (!stored) throw new Error(`realm ${realm} has no current ${alg} key`);
     const cacheKey = `${realm}/${stored.kid}`;
     let key = this.decrypted.get(cacheKey);
     if (!key) {
-      key = KeyObject.from(await decryptSigningKey(realm, stored, this.encryption));
+      key = { kid: stored.kid, key: KeyObject.from(await decryptSigningKey(realm, stored, this.encryption)), headers: new Map() };
       this.decrypted.set(cacheKey, key);
     }
-    return { kid: stored.kid, key };
+    return key;
   }
 }

@@ -56,6 +56,20 @@ describe('statement batcher', () => {
     await second;
   });
 
+  it('with pauseMs, waits that long after a statement before the next, so that the rows that arrive meanwhile go together', async () => {
+    const batches: number[][] = [];
+    const writer = new StatementBatcher(recordingWrite(batches), { maxBatch: 100, maxInFlight: 1, pauseMs: 40 });
+    const first = writer.add(0);
+    await first;
+    const answered = Date.now();
+    const later = [writer.add(1)];
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    later.push(writer.add(2));
+    await Promise.all(later);
+    expect(batches).toEqual([[0], [1, 2]]);
+    expect(Date.now() - answered).toBeGreaterThanOrEqual(35);
+  });
+
   it('holds its place in flight while it retries a failed batch row by row', async () => {
     const batches: number[][] = [];
     const writer = new StatementBatcher(
