@@ -1,3 +1,4 @@
+// What an authorization request answers its client (RFC 6749 §4.1.2): a code, or an error.
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
@@ -6,8 +7,6 @@ import type { AuthorizationRequest } from '../requests/authorization-request.js'
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
-
-/** What an authorization request answers its client (RFC 6749 §4.1.2): a code, or an error. */
 
 /** The redirect URI with the response parameters added to its query (RFC 6749 §4.1.2, RFC 9207). */
 export function redirectTo(redirectUri: string, params: Record<string, string | undefined>): string {
