@@ -93,7 +93,7 @@ describe('the otp sign-in step', () => {
 
   const passed = (answer: LightMyRequestResponse) => answer.statusCode === 303 && redirectPath(answer).endsWith('/consent');
 
-  it('asks for a code after the password; the code gives a session and an ID token with amr pwd, otp, mfa and acr 2', async () => {
+  it('asks for a code after the password; the code gives a session and an ID token with amr pwd, otp, mfa and acr 0 (the default journey)', async () => {
     const s = await setup();
     await awayFromStepEnd();
     const at = await atCodePage(s);
@@ -118,7 +118,7 @@ describe('the otp sign-in step', () => {
     const { payload } = await verifyIdToken(t.app, s.realm, idToken, { issuer: issuerOf(s.realm), audience: s.clientId });
     expect(payload.sub).toBe(s.user.sub);
     expect(payload.amr).toEqual(['pwd', 'otp', 'mfa']);
-    expect(payload.acr).toBe('2');
+    expect(payload.acr).toBe('0');
   });
 
   it('refuses a code used once already, even in another sign-in within its window', async () => {

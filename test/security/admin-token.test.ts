@@ -12,6 +12,7 @@ const PARAMETERS: Record<string, string> = {
   username: 'alice',
   name: 'openid',
   id: '00000000-0000-4000-8000-000000000000',
+  journey: 'default',
 };
 
 function concrete(path: string): string {
