@@ -27,6 +27,7 @@ import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
+import { Mailer } from './mail/mailer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
@@ -36,7 +37,7 @@ import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader'>> & Partial<Pick<Config, 'outboundAllow'>>;
+  config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader' | 'outboundAllow' | 'mail'>>;
   store: Store;
   encryption: KeyEncryption;
   adminTokenHash: Buffer;
@@ -80,6 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
   const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
   app.decorate('outbound', outbound);
+  // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
+  const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), store.db, audit);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
@@ -115,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     jwtAccessTokens,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
+    mailer,
   };
 
   if (config.baseUrl.startsWith('https:')) {
@@ -133,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
   await app.register(adminConsole(), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash }),
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer }),
     { prefix: '/admin' },
   );
 
@@ -141,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log }) : undefined;
   app.addHook('onClose', async () => {
     await audit.flush();
+    await mailer?.close();
     await stopCleanup?.();
     await store.close();
   });

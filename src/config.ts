@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OutboundAllowList } from './http/address-ranges.js';
 import { type TrustedProxies, parseTrustedProxies } from './http/trusted-proxies.js';
+import { type MailSettings, type SmtpServer, parseMailFrom, parseSmtpUrl } from './mail/settings.js';
 
 /** The environment variables of CONTRACT.md §1, parsed once into a frozen Config. */
 const optionalText = z
@@ -57,6 +58,18 @@ const outboundAllow = z
     return Object.freeze(entries);
   });
 
+/** A variable read by `parse`, whose errors (never the value) become the variable's problem. */
+const parsedText = <T>(parse: (text: string) => T) =>
+  optionalText.transform((value, context): T | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      return parse(value);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
 const EnvSchema = z.object({
   PORT: optionalText.pipe(port.optional()).transform((value) => value ?? 9000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -82,6 +95,8 @@ const EnvSchema = z.object({
   TLS_CA: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OUTBOUND_ALLOW: outboundAllow,
+  SMTP_URL: parsedText<SmtpServer>(parseSmtpUrl),
+  MAIL_FROM: parsedText(parseMailFrom),
 });
 
 export interface Config {
@@ -106,6 +121,8 @@ export interface Config {
   readonly logLevel: string;
   /** `OUTBOUND_ALLOW`: what outbound fetches may reach despite the SSRF guard (src/http/outbound-fetch.ts). */
   readonly outboundAllow: readonly string[];
+  /** `SMTP_URL` and `MAIL_FROM`: outgoing mail (src/mail/), or none without `SMTP_URL`. */
+  readonly mail: MailSettings | undefined;
 }
 
 export class ConfigError extends Error {
@@ -125,6 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.DATABASE_URL && !e.MASTER_KEY) {
     throw new ConfigError('invalid configuration: MASTER_KEY: required with DATABASE_URL (32 bytes, base64url)');
   }
+  if (e.SMTP_URL && !e.MAIL_FROM) {
+    throw new ConfigError('invalid configuration: MAIL_FROM: required with SMTP_URL (the sender, e.g. no-reply@example.com)');
+  }
   const scheme = e.TLS_CERT ? 'https' : 'http';
   return Object.freeze({
     port: e.PORT,
@@ -140,5 +160,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientCa: e.TLS_CA,
     logLevel: e.LOG_LEVEL,
     outboundAllow: e.OUTBOUND_ALLOW,
+    mail: e.SMTP_URL && e.MAIL_FROM ? Object.freeze({ smtp: e.SMTP_URL, from: e.MAIL_FROM }) : undefined,
   });
 }

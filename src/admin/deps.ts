@@ -1,3 +1,4 @@
+import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 
@@ -6,4 +7,6 @@ export interface AdminDeps {
   store: Store;
   encryption: KeyEncryption;
   baseUrl: string;
+  /** Outgoing mail; none without `SMTP_URL`, and then no realm may turn on what sends mail. */
+  mailer: Mailer | undefined;
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { OAuthError } from '../errors.js';
 import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
-import { RealmSettingsPatchSchema, resolveSettings } from '../realms/settings.js';
+import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../realms/settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
 import type { AdminDeps } from './deps.js';
@@ -26,13 +27,23 @@ export function realmView(realm: Realm, baseUrl: string) {
   };
 }
 
+/** Without `SMTP_URL`, a feature that sends mail cannot be turned on (CONTRACT.md §9). */
+function checkMailFeatures(settings: RealmSettingsPatch | undefined, mailer: AdminDeps['mailer']): void {
+  if (mailer) return;
+  const needingMail = MAIL_FEATURES.filter((name) => settings?.[name] === true);
+  if (needingMail.length > 0) {
+    throw new OAuthError('invalid_request', `${needingMail.map((name) => `settings.${name}`).join(', ')}: needs outgoing mail: set SMTP_URL`);
+  }
+}
+
 /** `/admin/realms`: list, create (with its keys and built-in scopes), read, merge settings, delete. */
-export function realmRoutes({ store, encryption, baseUrl }: AdminDeps): FastifyPluginAsync {
+export function realmRoutes({ store, encryption, baseUrl, mailer }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get('/realms', async () => (await store.realms.list()).map((realm) => realmView(realm, baseUrl)));
 
     app.post('/realms', async (request, reply) => {
       const input = parseInput(RealmCreateSchema, request.body);
+      checkMailFeatures(input.settings, mailer);
       if (await store.realms.get(input.name)) throw conflict('a realm with this name exists');
       checkAcrJourneys({ journeys: {}, settings: resolveSettings(input.settings ?? {}) }, input.settings?.acr_journeys);
       const keys = await generateRealmKeys(input.name, encryption);
@@ -49,6 +60,7 @@ export function realmRoutes({ store, encryption, baseUrl }: AdminDeps): FastifyP
 
     app.patch<{ Params: { realm: string } }>('/realms/:realm', async (request) => {
       const input = parseInput(RealmPatchSchema, request.body);
+      checkMailFeatures(input.settings, mailer);
       const current = await store.realms.get(request.params.realm);
       if (!current) throw notFound('realm');
       checkAcrJourneys(current, input.settings.acr_journeys);

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
 import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
@@ -43,6 +44,8 @@ export interface EndpointDeps {
   jwtAccessTokens: JwtAccessTokenVerifier;
   capabilities: ServerCapabilities;
   rateLimits: RateLimits;
+  /** Outgoing mail (src/mail/); none without `SMTP_URL`. */
+  mailer: Mailer | undefined;
 }
 
 /**

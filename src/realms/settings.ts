@@ -45,6 +45,14 @@ const settingFields = {
   grant_max_lifetime: seconds.nullable(),
   /** Seconds since the last sign-in within which the account page accepts credential changes. */
   reauthentication_max_age: seconds,
+  /** People manage themselves (CONTRACT.md §9); each of these three needs outgoing mail (MAIL_FEATURES). */
+  self_registration: z.boolean(),
+  email_verification: z.boolean(),
+  password_reset: z.boolean(),
+  /** Seconds a mailed ticket (email verification, password reset) works. */
+  ticket_lifetime: seconds,
+  /** The fewest characters (code points) of a password a person or an admin sets (src/authn/password-policy.ts). */
+  password_min_length: z.number().int().min(1).max(1024),
   /** Per authenticated client, shared by every instance, at each endpoint (docs/operations.md "Rate limits"). */
   rate_limit_token: perMinute,
   rate_limit_par: perMinute,
@@ -97,6 +105,11 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   registration_scopes: ['openid', 'profile', 'email'],
   grant_max_lifetime: 30 * 24 * 3600,
   reauthentication_max_age: 300,
+  self_registration: false,
+  email_verification: false,
+  password_reset: false,
+  ticket_lifetime: 900,
+  password_min_length: 8,
   rate_limit_token: 6000,
   rate_limit_par: 600,
   rate_limit_device: 120,
@@ -109,6 +122,9 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   authentication: ['password'],
   acr_journeys: {},
 });
+
+/** The settings that turn on a feature that sends mail: refused without `SMTP_URL` (src/admin/realms.ts). */
+export const MAIL_FEATURES = ['self_registration', 'email_verification', 'password_reset'] as const;
 
 /** Settings as sent by an admin: any subset, each value checked, unknown names refused. */
 export const RealmSettingsPatchSchema = z.strictObject(settingFields).partial();

@@ -26,6 +26,11 @@ export const DEFAULT_SETTINGS = {
   registration_scopes: ['openid', 'profile', 'email'],
   grant_max_lifetime: 2592000,
   reauthentication_max_age: 300,
+  self_registration: false,
+  email_verification: false,
+  password_reset: false,
+  ticket_lifetime: 900,
+  password_min_length: 8,
   rate_limit_token: 6000,
   rate_limit_par: 600,
   rate_limit_device: 120,
@@ -52,6 +57,7 @@ export const SECONDS_SETTINGS = [
   'ciba_poll_interval',
   'grant_max_lifetime',
   'reauthentication_max_age',
+  'ticket_lifetime',
 ] as const;
 
 /** Parts of a private JWK (RFC 7518 §6.2.2, §6.3.2) that a published key must never carry. */

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
+import type { MailSettings } from '../../src/mail/settings.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import { createPgDb } from '../../src/store/pg.js';
@@ -42,6 +43,8 @@ export async function startTestApp(
     clientJwks?: ClientJwks;
     /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
     outboundAllow?: readonly string[];
+    /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
+    mail?: MailSettings;
   } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb();
@@ -49,7 +52,12 @@ export async function startTestApp(
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
   const app = await buildApp({
-    config: { baseUrl, trustProxy: false, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) },
+    config: {
+      baseUrl,
+      trustProxy: false,
+      ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}),
+      ...(options.mail ? { mail: options.mail } : {}),
+    },
     store,
     encryption,
     adminTokenHash: adminToken.hash,
