@@ -83,17 +83,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('outbound', outbound);
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
-  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), store.db, audit);
+  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), audit);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
   const grants = new GrantRegistry([
     clientCredentialsGrant(issuer),
     authorizationCodeGrant({ tokens: store.tokens, issuer }),
-    refreshTokenGrant({ tokens: store.tokens, users: store.users, issuer }),
+    refreshTokenGrant({ store, issuer }),
     passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
-    deviceCodeGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
-    cibaGrant({ pendingAuthorizations: store.pendingAuthorizations, users: store.users, issuer }),
+    deviceCodeGrant({ store, issuer }),
+    cibaGrant({ store, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, issuer }),
     jwtBearerGrant({ ...assertionDeps, spentAssertions: store.spentAssertions }),
     tokenExchangeGrant({ ...assertionDeps, tokens: store.tokens, jwtAccessTokens }),

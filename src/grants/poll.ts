@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { GrantType } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
-import type { PendingAuthorizationStore, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
-import type { Queryable } from '../store/db.js';
-import type { User, UserStore } from '../store/users.js';
+import type { Store, StoreTransaction } from '../store/index.js';
+import type { PendingKind, PollOutcome } from '../store/pending-authorizations.js';
+import type { User } from '../store/users.js';
 import { type TokenIssuer, type WrittenTokens, issuesRefreshTokens } from '../tokens/issuer.js';
 import { sha256 } from '../tokens/secrets.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
 
 export interface PolledGrantDeps {
-  pendingAuthorizations: PendingAuthorizationStore;
-  users: UserStore;
+  store: Pick<Store, 'transaction'>;
   issuer: TokenIssuer;
 }
 
@@ -42,16 +41,16 @@ export function polledGrant<Param extends string>(
       if (!secret) throw new OAuthError('invalid_request', `${grant.parameter} is required`);
       // An approved request turns issued, and its tokens are written, in one transaction;
       // any other answer commits the poll alone (its time, and a longer interval if too soon).
-      const answer = await deps.issuer.atomically(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError }> => {
-        const outcome = await deps.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind, tx);
+      const answer = await deps.store.transaction(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError }> => {
+        const outcome = await tx.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind);
         if (outcome.state !== 'approved') return { refusal: pollError(outcome, grant.name) };
         const { userId, sid } = outcome.approval;
-        if (!(await deps.users.holdSession(request.realm.name, userId, sid, tx))) {
+        if (!(await tx.users.holdSession(request.realm.name, userId, sid))) {
           return { refusal: new OAuthError('access_denied', 'the person who approved the request has signed out', { status: 400 }) };
         }
-        const user = await deps.users.hold(request.realm.name, userId, tx);
+        const user = await tx.users.hold(request.realm.name, userId);
         if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
-        return { written: await write(deps, request, grant.type, outcome, user, tx) };
+        return { written: await write(deps.issuer, tx, request, grant.type, outcome, user) };
       });
       if ('refusal' in answer) throw answer.refusal;
       return answer.written.complete();
@@ -78,14 +77,14 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
 }
 
 function write(
-  deps: PolledGrantDeps,
+  issuer: TokenIssuer,
+  tx: StoreTransaction,
   { realm, client, audience, certificateThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
   { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
   user: User,
-  tx: Queryable,
 ): Promise<WrittenTokens> {
-  return deps.issuer.writeUserTokens(
+  return issuer.writeUserTokens(
     {
       realm,
       client,
@@ -99,6 +98,6 @@ function write(
       certificateThumbprint,
       address,
     },
-    tx,
+    tx.tokens,
   );
 }

@@ -1,8 +1,8 @@
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
-import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
-import type { UserStore } from '../store/users.js';
+import type { Store } from '../store/index.js';
+import { type StoredToken, isLive } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import { sha256 } from '../tokens/secrets.js';
 import { narrowedAudience } from './audience.js';
@@ -20,11 +20,7 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  * refresh tokens rotate whatever the setting: nothing else binds them to it (RFC 9700 §4.14.2).
  * A public client's refresh token bound to a client certificate needs that certificate (RFC 8705 §4).
  */
-export function refreshTokenGrant(deps: {
-  tokens: TokenStore;
-  users: UserStore;
-  issuer: TokenIssuer;
-}): GrantHandler<'refresh_token' | 'scope'> {
+export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transaction'>; issuer: TokenIssuer }): GrantHandler<'refresh_token' | 'scope'> {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
@@ -34,7 +30,7 @@ export function refreshTokenGrant(deps: {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
       }
       const hash = sha256(params.refresh_token);
-      const presented = ofClient(await deps.tokens.find(hash), realm.name, client);
+      const presented = ofClient(await deps.store.tokens.find(hash), realm.name, client);
       const usable = isLive(presented, realm.name) ? presented : undefined;
       // Checked before a rotated token is spent, so that a refused scope or audience leaves it usable.
       if (usable) {
@@ -52,7 +48,7 @@ export function refreshTokenGrant(deps: {
       /** RFC 9700 §4.14.2: a rotated token presented again revokes its grant, since the server cannot tell which holder is the thief. */
       const refuse = async (token: StoredToken | undefined): Promise<never> => {
         if (!rotating || !token?.usedAt) throw invalidGrant();
-        await deps.tokens.revokeGrant(token.grantId);
+        await deps.store.tokens.revokeGrant(token.grantId);
         audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: token.grantId, reason: 'refresh_token_reused' } });
         throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
       };
@@ -81,15 +77,15 @@ export function refreshTokenGrant(deps: {
         const written = await deps.issuer.rotateRefreshToken(hash, { ...request, userId, refreshScope: scopeNames(usable.scope) });
         if (written) return written.complete();
         // Another use came first (perhaps a replay), or the token or its person ended meanwhile.
-        return refuse(ofClient(await deps.tokens.find(hash), realm.name, client));
+        return refuse(ofClient(await deps.store.tokens.find(hash), realm.name, client));
       }
       // Without rotation, the person, then the token, are held while its new access token is
       // written: a sign-out, a revocation of its grant or of the person's grants waits, and so
       // sees the new token; one that came first has revoked the token, which is then not held.
-      const written = await deps.issuer.atomically(async (tx) => {
-        const user = await deps.users.hold(realm.name, userId, tx);
-        const held = user && (await deps.tokens.holdRefreshToken(hash, realm.name, client.client_id, tx));
-        return held && deps.issuer.writeUserTokens({ ...request, user }, tx);
+      const written = await deps.store.transaction(async (tx) => {
+        const user = await tx.users.hold(realm.name, userId);
+        const held = user && (await tx.tokens.holdRefreshToken(hash, realm.name, client.client_id));
+        return held && deps.issuer.writeUserTokens({ ...request, user }, tx.tokens);
       });
       if (!written) throw invalidGrant();
       return written.complete();

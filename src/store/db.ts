@@ -22,6 +22,8 @@ export interface QueryResult<Row> {
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /** True for the Db of one transaction's connection (`transactionDb`): there, writes go at once rather than batched. */
+  readonly inTransaction?: boolean;
   /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
@@ -32,6 +34,26 @@ export interface Db extends Queryable {
   /** True while notifications are being received; caches bypass themselves otherwise. */
   readonly listening: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * The Db of one transaction's connection, for the repositories of `Store.transaction`: its
+ * statements go on that connection, so that they commit or roll back with the transaction,
+ * and a transaction begun on it is part of that one. Notifications are the database's.
+ */
+export function transactionDb(db: Db, connection: Queryable): Db {
+  return {
+    kind: db.kind,
+    inTransaction: true,
+    query: (sql, params) => connection.query(sql, params),
+    exec: (script) => connection.exec(script),
+    transaction: (fn) => fn(connection),
+    listen: (channel, onMessage, onReset) => db.listen(channel, onMessage, onReset),
+    get listening() {
+      return db.listening;
+    },
+    close: () => Promise.reject(new Error('a transaction ends when its work does, not by closing its connection')),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { type Realm, RealmStore } from './realms.js';
 import { type Client, ClientStore } from './clients.js';
 import { SharedCache, listenForInvalidations } from './cache.js';
-import type { Db } from './db.js';
+import { type Db, transactionDb } from './db.js';
 import { AttemptCounters } from './attempt-counters.js';
 import { AuditEventStore } from './audit-events.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
@@ -33,6 +33,12 @@ const CACHE_LIMITS = {
   trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
   scopes: { max: 10_000, ttlMs: 5 * 60_000 },
 };
+
+/**
+ * The repositories a transaction offers, bound to its connection. Cached ones (realms, clients,
+ * signing keys, scopes, trusted issuers) are read before it begins.
+ */
+export type StoreTransaction = Pick<Store, 'users' | 'tokens' | 'pendingAuthorizations'>;
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
 export interface Store {
@@ -70,6 +76,13 @@ export interface Store {
   readonly webauthnChallenges: WebauthnChallengeStore;
   /** The audit trail's rows (src/audit/). */
   readonly auditEvents: AuditEventStore;
+  /**
+   * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
+   * for what must be used up and written together (a refresh token held while its new tokens
+   * are written, a poll that turns an approval into tokens). `work` queries through `tx` alone:
+   * the embedded store has one connection, which the transaction holds.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -109,6 +122,11 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     signInSources: new SignInSourceStore(db),
     oneTimeCodes: new OneTimeCodeStore(db),
     auditEvents: new AuditEventStore(db),
+    transaction: (work) =>
+      db.transaction((connection) => {
+        const tx = transactionDb(db, connection);
+        return work({ users: new UserStore(tx, revokedJwts), tokens: new TokenStore(tx, revokedJwts), pendingAuthorizations: new PendingAuthorizationStore(tx) });
+      }),
     async ping() {
       try {
         await db.query('SELECT 1');

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from './db.js';
+import type { Db } from './db.js';
 
 /** RFC 8628 §3.5: each poll that comes too soon adds this much to the interval. */
 export const SLOW_DOWN_SECONDS = 5;
@@ -198,8 +198,8 @@ export class PendingAuthorizationStore {
   }
 
   /** A poll by the client the request belongs to; another client's secret is unknown to it. */
-  async poll(secretHash: Buffer, realm: string, clientId: string, kind: PendingKind, within: Queryable = this.db): Promise<PollOutcome> {
-    const row = (await within.query<PollRow>(POLL, [secretHash, realm, clientId, kind])).rows[0];
+  async poll(secretHash: Buffer, realm: string, clientId: string, kind: PendingKind): Promise<PollOutcome> {
+    const row = (await this.db.query<PollRow>(POLL, [secretHash, realm, clientId, kind])).rows[0];
     if (!row) return { state: 'unknown' };
     if (row.expired) return { state: 'expired' };
     switch (row.status) {

@@ -1,8 +1,8 @@
 import { type NewAuditEvent, auditEventColumns } from './audit-events.js';
 import { type CodeExchange, type CodeTokens, type PresentedCode, exchangeCode } from './code-exchange.js';
-import type { Db, Queryable } from './db.js';
+import type { Db } from './db.js';
 import type { DenialRow, RevokedJwts } from './revoked-jwts.js';
-import { StatementBatcher } from './statement-batcher.js';
+import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
 import { type NewToken, type StoredToken, TOKEN_COLUMNS, type TokenRow, CLIENT_EXISTS, toToken } from './token-records.js';
 import { FIND_MANY, HOLD_PEOPLE, INSERT_MANY, REVOKE_GRANT, ROTATE_MANY, insertedColumns } from './token-statements.js';
 import { type User, type UserRow, toUser } from './users.js';
@@ -32,32 +32,39 @@ interface TokenLookup {
   found: StoredToken | undefined;
 }
 
+/** Where rows go: with those of the same moment in one statement; in a transaction, at once on its connection. */
+type Batcher<Row> = Pick<StatementBatcher<Row>, 'add'>;
+
+function batcher<Row>(db: Db, run: (rows: readonly Row[]) => Promise<void>, options?: Partial<StatementBatcherOptions>): Batcher<Row> {
+  return db.inTransaction ? { add: (row) => run([row]) } : new StatementBatcher(run, options);
+}
+
 /** Opaque tokens, stored by the SHA-256 of their value (never the value). */
 export class TokenStore {
   /** Tokens issued at the same time share a statement and a commit (src/store/statement-batcher.ts). */
-  private readonly writer: StatementBatcher<GrantWrite>;
+  private readonly writer: Batcher<GrantWrite>;
 
   /**
    * Lookups by hash (introspection, revocation, userinfo, refresh) that arrive together share
    * a statement too: under load, one round trip answers many requests.
    */
-  private readonly lookups: StatementBatcher<TokenLookup>;
+  private readonly lookups: Batcher<TokenLookup>;
 
   /** Refresh token rotations that arrive together share a statement and a commit as well. */
-  private readonly rotations: StatementBatcher<Rotation>;
+  private readonly rotations: Batcher<Rotation>;
 
   constructor(
     private readonly db: Db,
     private readonly revokedJwts: RevokedJwts,
   ) {
-    this.writer = new StatementBatcher((grants) => this.insertMany(grants));
+    this.writer = batcher(db, (grants) => this.insertMany(grants));
     // Two lookups at a time: over a table larger than PostgreSQL's shared buffers, a lookup
     // waits on pages read through the kernel, and a second statement overlaps that wait
     // (bench:scale's tokens part: bench/scale/README.md).
-    this.lookups = new StatementBatcher((lookups) => this.findMany(lookups), { maxInFlight: 2 });
+    this.lookups = batcher(db, (lookups) => this.findMany(lookups), { maxInFlight: 2 });
     // One batch at a time: the hash order of rotateMany keeps two statements from deadlocking
     // only while the plan locks the rows in that order.
-    this.rotations = new StatementBatcher((rotations) => this.rotateMany(rotations), { maxInFlight: 1 });
+    this.rotations = batcher(db, (rotations) => this.rotateMany(rotations), { maxInFlight: 1 });
   }
 
   /** Resolves once the token is committed. */
@@ -67,19 +74,19 @@ export class TokenStore {
 
   /**
    * Inserts the tokens of one grant, and the event of their issuance, in one statement:
-   * batched with other grants', or `within` a transaction of the caller's (which commits them).
-   * False when nothing was written: the person behind the tokens no longer exists.
+   * batched with other grants', or in the transaction of a `Store.transaction` (which commits
+   * them). False when nothing was written: the person behind the tokens no longer exists.
    */
-  async insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined, within?: Queryable): Promise<boolean> {
+  async insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined): Promise<boolean> {
     if (tokens.length === 0 && !event) return true;
     const grant: GrantWrite = { tokens, event, written: false };
-    await (within ? this.insertMany([grant], within) : this.writer.add(grant));
+    await this.writer.add(grant);
     return grant.written;
   }
 
-  private async insertMany(grants: readonly GrantWrite[], q: Queryable = this.db): Promise<void> {
+  private async insertMany(grants: readonly GrantWrite[]): Promise<void> {
     const events = grants.flatMap((grant) => (grant.event ? [{ event: grant.event, of: grant.tokens[0]?.grantId ?? null }] : []));
-    const result = await q.query<{ grant_id: string }>(INSERT_MANY, [
+    const result = await this.db.query<{ grant_id: string }>(INSERT_MANY, [
       ...insertedColumns(grants.flatMap((grant) => grant.tokens)),
       ...auditEventColumns(events.map(({ event }) => event)),
       events.map(({ of }) => of),
@@ -157,12 +164,12 @@ export class TokenStore {
   }
 
   /**
-   * A live refresh token of this client, locked until the transaction `within` ends, so that
-   * a revocation of its grant waits for (and so sees) the tokens issued from it. Found by its
-   * hash alone, as in ROTATE_MANY.
+   * A live refresh token of this client, locked until the transaction ends (this repository of
+   * a `Store.transaction`'s), so that a revocation of its grant waits for (and so sees) the
+   * tokens issued from it. Found by its hash alone, as in ROTATE_MANY.
    */
-  async holdRefreshToken(hash: Buffer, realm: string, clientId: string, within: Queryable): Promise<StoredToken | undefined> {
-    const held = await within.query<TokenRow>(
+  async holdRefreshToken(hash: Buffer, realm: string, clientId: string): Promise<StoredToken | undefined> {
+    const held = await this.db.query<TokenRow>(
       `SELECT ${TOKEN_COLUMNS} FROM tokens t
         WHERE t.token_hash = $1 AND (t.realm, t.client_id) IS NOT DISTINCT FROM ($2, $3) AND t.kind = 'refresh_token'
           AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}

@@ -68,8 +68,9 @@ export class UserStore {
   /**
    * Usernames by "{realm}/{id}", for introspection. Kept per instance without invalidation:
    * a username never changes and an id is never reused; a deleted user's tokens go with them.
+   * Made at first use: the store of a transaction (src/store/index.ts) looks up none.
    */
-  private readonly usernames = new LRUCache<string, string>({ max: 100_000 });
+  private usernames: LRUCache<string, string> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -78,10 +79,11 @@ export class UserStore {
 
   async usernameOf(realm: string, id: string): Promise<string | undefined> {
     const key = `${realm}/${id}`;
-    const cached = this.usernames.get(key);
+    const usernames = (this.usernames ??= new LRUCache({ max: 100_000 }));
+    const cached = usernames.get(key);
     if (cached !== undefined) return cached;
     const username = (await this.getById(realm, id))?.username;
-    if (username !== undefined) this.usernames.set(key, username);
+    if (username !== undefined) usernames.set(key, username);
     return username;
   }
 
@@ -93,19 +95,19 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
-  async getById(realm: string, id: string, within: Queryable = this.db): Promise<User | undefined> {
-    const result = await within.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid`, [realm, id]);
+  async getById(realm: string, id: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid`, [realm, id]);
     return result.rows[0] && toUser(result.rows[0]);
   }
 
   /**
-   * The person, locked (FOR KEY SHARE) until the transaction `within` ends: whatever ends their
-   * grants waits for the tokens written in it, and so revokes them (src/store/tokens.ts
-   * insertTokens). Take it before the rows the issuance uses, so that a later statement sees
-   * what an end that came first did to them.
+   * The person, locked (FOR KEY SHARE) until the transaction ends (this repository of a
+   * `Store.transaction`'s): whatever ends their grants waits for the tokens written in it, and
+   * so revokes them (src/store/tokens.ts insertTokens). Take it before the rows the issuance
+   * uses, so that a later statement sees what an end that came first did to them.
    */
-  async hold(realm: string, id: string, within: Queryable): Promise<User | undefined> {
-    const result = await within.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid FOR KEY SHARE`, [realm, id]);
+  async hold(realm: string, id: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid FOR KEY SHARE`, [realm, id]);
     return result.rows[0] && toUser(result.rows[0]);
   }
 
@@ -133,12 +135,13 @@ export class UserStore {
 
   /**
    * Whether the person's session of this sid is live, locking it (FOR KEY SHARE) until the
-   * transaction `within` ends: a sign-out waits for the tokens written in it under the session,
-   * and so revokes them, or comes first, and then the session is gone. Take it before `hold`.
+   * transaction ends (this repository of a `Store.transaction`'s): a sign-out waits for the
+   * tokens written in it under the session, and so revokes them, or comes first, and then the
+   * session is gone. Take it before `hold`.
    */
-  async holdSession(realm: string, id: string, sid: string, within: Queryable): Promise<boolean> {
+  async holdSession(realm: string, id: string, sid: string): Promise<boolean> {
     if (!isUuid(sid)) return false;
-    const result = await within.query(
+    const result = await this.db.query(
       'SELECT 1 FROM sessions WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND expires_at > now() FOR KEY SHARE',
       [realm, id, sid],
     );
@@ -237,7 +240,7 @@ export class UserStore {
       const denials = await tx.query<DenialRow>(DENY_PERSON, [realm, id]);
       await tx.query('DELETE FROM users WHERE realm = $1 AND id = $2', [realm, id]);
       await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
-      this.usernames.delete(`${realm}/${id}`);
+      this.usernames?.delete(`${realm}/${id}`);
       return denials.rows;
     });
     if (denied === undefined) return false;

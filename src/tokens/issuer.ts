@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { scopeNames } from '../requests/scope.js';
 import type { CodeExchange, PresentedCode } from '../store/code-exchange.js';
-import type { Db, Queryable } from '../store/db.js';
 import type { NewToken, TokenStore } from '../store/tokens.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
@@ -44,20 +43,8 @@ export class TokenIssuer {
   constructor(
     private readonly tokens: TokenStore,
     private readonly signer: RealmSigner,
-    private readonly db: Db,
     private readonly audit: AuditLog,
   ) {}
-
-  /**
-   * Runs `fn` in one transaction, for a grant that uses something up (a code, a refresh
-   * token, an approval) and issues tokens in its place: both commit together, or neither
-   * does, so that an outage between the two leaves no grant half-written. `fn` passes the
-   * transaction to its store calls and to `writeUserTokens`, and makes no other query (the
-   * embedded store has one connection, which the transaction holds).
-   */
-  atomically<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction(fn);
-  }
 
   async issueAccessToken(request: AccessTokenRequest): Promise<TokenResponse> {
     const issuedAt = new Date();
@@ -111,13 +98,13 @@ export class TokenIssuer {
 
   /**
    * Writes a person's stored tokens: in one statement, batched with other grants' (and
-   * committed when this resolves), or `within` a transaction of `atomically`. What is signed
-   * rather than stored (a stateless access token, the ID token) is made by `complete`, after
-   * the transaction: signing may need to read the realm's keys.
+   * committed when this resolves), or with the token store of a `Store.transaction`. What is
+   * signed rather than stored (a stateless access token, the ID token) is made by `complete`,
+   * after the transaction: signing may need to read the realm's keys.
    */
-  async writeUserTokens(request: UserTokensRequest, within?: Queryable): Promise<WrittenTokens> {
+  async writeUserTokens(request: UserTokensRequest, tokens: Pick<TokenStore, 'insertAll'> = this.tokens): Promise<WrittenTokens> {
     const planned = this.plan(request, request.user.id);
-    if (!(await this.tokens.insertAll(planned.rows, planned.event?.row, within))) throw personGone();
+    if (!(await tokens.insertAll(planned.rows, planned.event?.row))) throw personGone();
     return { complete: () => this.complete(request, planned) };
   }
 

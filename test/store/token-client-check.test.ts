@@ -103,7 +103,7 @@ describe("a token's client, checked when the token is read", () => {
     await setClientOf(refresh, '0');
 
     expect(await t.store.tokens.rotateRefreshToken(sha256(refresh), 'checked', 'app', [], undefined)).toBeUndefined();
-    const held = await t.store.db.transaction((tx) => t.store.tokens.holdRefreshToken(sha256(refresh), 'checked', 'app', tx));
+    const held = await t.store.transaction((tx) => tx.tokens.holdRefreshToken(sha256(refresh), 'checked', 'app'));
     expect(held).toBeUndefined();
     const row = await t.store.db.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM tokens WHERE token_hash = $1', [sha256(refresh)]);
     expect(row.rows[0]!.used).toBe(false);
