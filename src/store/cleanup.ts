@@ -23,6 +23,8 @@ const BATCH_STATEMENTS = [
   // A device or address unseen for 90 days is new again to the risk step.
   deleteBatch('known_sign_in_sources', "last_seen_at < now() - interval '90 days'"),
   deleteBatch('initial_access_tokens'),
+  // A ticket counts against its person's and address's limits for 15 minutes, however short it lived.
+  deleteBatch('tickets', "expires_at < now() AND created_at < now() - interval '15 minutes'"),
   // Each audit event expires after its realm's audit_event_lifetime (src/audit/audit-trail.ts).
   deleteBatch('audit_events'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.

@@ -20,6 +20,7 @@ import { type ScopeCache, ScopeStore } from './scopes.js';
 import { RevokedJwts } from './revoked-jwts.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
+import { TicketStore } from './tickets.js';
 import { TokenStore } from './tokens.js';
 import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
 import { UserStore } from './users.js';
@@ -76,6 +77,8 @@ export interface Store {
   readonly webauthnChallenges: WebauthnChallengeStore;
   /** The audit trail's rows (src/audit/). */
   readonly auditEvents: AuditEventStore;
+  /** Single-use tickets that mails carry: email verification, password reset. */
+  readonly tickets: TicketStore;
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
    * for what must be used up and written together (a refresh token held while its new tokens
@@ -122,6 +125,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     signInSources: new SignInSourceStore(db),
     oneTimeCodes: new OneTimeCodeStore(db),
     auditEvents: new AuditEventStore(db),
+    tickets: new TicketStore(db),
     transaction: (work) =>
       db.transaction((connection) => {
         const tx = transactionDb(db, connection);

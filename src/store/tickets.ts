@@ -1,0 +1,84 @@
+import { randomSecret, sha256 } from '../tokens/secrets.js';
+import type { Db } from './db.js';
+
+/** What a mailed ticket lets its person do (CONTRACT.md §9). */
+export type TicketKind = 'email_verification' | 'password_reset';
+
+/** Tickets of one kind issued per person and per address within the window, whatever became of them. */
+export const TICKET_LIMITS = { perPerson: 5, perAddress: 30, windowSeconds: 15 * 60 } as const;
+
+export type IssuedTicket = { readonly ticket: string; readonly expiresAt: Date } | 'limited';
+
+/**
+ * The two limits' locks, each taken in the order of its key, so that two issues sharing both
+ * wait for each other rather than deadlock.
+ */
+const LOCK_LIMITS = `SELECT pg_advisory_xact_lock(key)
+  FROM (SELECT DISTINCT hashtextextended(name, 0) AS key FROM unnest($1::text[]) AS name ORDER BY key) AS locks`;
+
+const WITHIN_WINDOW = `kind = $2 AND realm = $3 AND created_at > now() - make_interval(secs => ${TICKET_LIMITS.windowSeconds})`;
+
+const INSERT_WITHIN_LIMITS = `INSERT INTO tickets (ticket_hash, kind, realm, user_id, address, expires_at)
+  SELECT $1, $2, $3, $4::uuid, $5, now() + make_interval(secs => $6)
+   WHERE (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND user_id = $4::uuid) < ${TICKET_LIMITS.perPerson}
+     AND (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND address = $5) < ${TICKET_LIMITS.perAddress}
+  RETURNING expires_at`;
+
+/** Uses the ticket, and with it the person's other live tickets of its kind: an older mail's link stops working. */
+const REDEEM = `WITH used AS (
+    UPDATE tickets SET used_at = now()
+     WHERE ticket_hash = $1 AND kind = $2 AND realm = $3 AND used_at IS NULL AND expires_at > now()
+    RETURNING realm, user_id, kind
+  ), others AS (
+    UPDATE tickets t SET used_at = now() FROM used
+     WHERE t.realm = used.realm AND t.user_id = used.user_id AND t.kind = used.kind AND t.used_at IS NULL AND t.ticket_hash <> $1
+  )
+  SELECT user_id::text AS user_id FROM used`;
+
+const LIVE = `SELECT user_id::text AS user_id FROM tickets
+  WHERE ticket_hash = $1 AND kind = $2 AND realm = $3 AND used_at IS NULL AND expires_at > now()`;
+
+/** A ticket value is 43 base64url characters; anything much longer names no ticket and is not hashed. */
+const MAX_TICKET_LENGTH = 128;
+
+/**
+ * Single-use tickets that mails carry in their links, stored as SHA-256 only. Issuing counts the
+ * tickets of the last 15 minutes before it writes; using one is decided by one conditional
+ * UPDATE. Both are decided by the database, so that concurrent requests on any number of
+ * instances cannot pass a limit or use a ticket twice.
+ */
+export class TicketStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * A new ticket for the person, asked for from `address`, living `lifetime` seconds; 'limited'
+   * when the person or the address had their share of this kind in the window. Under READ
+   * COMMITTED a statement does not see the rows that concurrent ones are inserting, so the
+   * limits' advisory locks are held from before the count until the commit: each count then
+   * sees every ticket issued before it.
+   */
+  async issue(kind: TicketKind, realm: string, userId: string, address: string, lifetime: number): Promise<IssuedTicket> {
+    const ticket = randomSecret();
+    const lockNames = [`ticket:${kind}:${realm}:person:${userId}`, `ticket:${kind}:${realm}:address:${address}`];
+    const expiresAt = await this.db.transaction(async (tx) => {
+      await tx.query(LOCK_LIMITS, [lockNames]);
+      const result = await tx.query<{ expires_at: Date }>(INSERT_WITHIN_LIMITS, [sha256(ticket), kind, realm, userId, address, lifetime]);
+      return result.rows[0]?.expires_at;
+    });
+    return expiresAt ? { ticket, expiresAt } : 'limited';
+  }
+
+  /** Uses the ticket once: the person's id, or undefined when it is unknown, used, expired, or of another kind or realm. */
+  async redeem(kind: TicketKind, realm: string, value: string): Promise<string | undefined> {
+    if (value.length > MAX_TICKET_LENGTH) return undefined;
+    const result = await this.db.query<{ user_id: string }>(REDEEM, [sha256(value), kind, realm]);
+    return result.rows[0]?.user_id;
+  }
+
+  /** Whose the ticket is while it would still work, without using it (a page that shows a form before the ticket is spent). */
+  async live(kind: TicketKind, realm: string, value: string): Promise<string | undefined> {
+    if (value.length > MAX_TICKET_LENGTH) return undefined;
+    const result = await this.db.query<{ user_id: string }>(LIVE, [sha256(value), kind, realm]);
+    return result.rows[0]?.user_id;
+  }
+}
