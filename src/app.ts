@@ -83,20 +83,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('outbound', outbound);
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
-  const issuer = new TokenIssuer(store.tokens, new RealmSigner(store.signingKeys, deps.encryption), audit);
+  const issuer = new TokenIssuer(new RealmSigner(store.signingKeys, deps.encryption), audit);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
-  const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, issuer };
+  const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
   const grants = new GrantRegistry([
-    clientCredentialsGrant(issuer),
+    clientCredentialsGrant({ issuer, tokens: store.tokens }),
     authorizationCodeGrant({ tokens: store.tokens, issuer }),
-    refreshTokenGrant({ store, issuer }),
+    refreshTokenGrant({ tokens: store.tokens, store, issuer }),
     passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
     deviceCodeGrant({ store, issuer }),
     cibaGrant({ store, issuer }),
-    saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, issuer }),
+    saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, tokens: store.tokens, issuer }),
     jwtBearerGrant({ ...assertionDeps, spentAssertions: store.spentAssertions }),
-    tokenExchangeGrant({ ...assertionDeps, tokens: store.tokens, jwtAccessTokens }),
+    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens }),
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { hashPassword } from '../authn/password-hashing.js';
+import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../authn/password-policy.js';
+import { OAuthError } from '../errors.js';
+import type { RealmSettings } from '../realms/settings.js';
 import type { User } from '../store/users.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
@@ -16,7 +19,8 @@ const RESERVED_CLAIMS = new Set([
 const username = z
   .string()
   .regex(/^[\p{L}\p{N}._@+-]{1,255}$/u, 'must be 1 to 255 letters, digits or . _ @ + -');
-const password = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');
+/** Its length and content are the realm's password policy's (checkNewPassword). */
+const password = z.string().max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
 const claims = z
   .record(z.string().max(100), z.json())
   .superRefine((value, ctx) => {
@@ -39,17 +43,24 @@ export function userView(user: User) {
   };
 }
 
+/** A password that the realm's policy refuses is 400 naming why, never repeating it. */
+async function checkNewPassword(value: string, settings: RealmSettings, context: PasswordContext): Promise<string> {
+  const problem = checkPassword(value, settings, context);
+  if (problem) throw new OAuthError('invalid_request', `password: ${problem.description}`);
+  return hashPassword(value);
+}
+
+const emailOf = (claims: Record<string, unknown> | undefined): string | undefined =>
+  typeof claims?.email === 'string' ? claims.email : undefined;
+
 /** `/admin/realms/{realm}/users`: passwords are stored as argon2id hashes only. */
 export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.post<Params>('/users', async (request, reply) => {
       const input = parseInput(UserCreateSchema, request.body);
-      const user = await store.users.create(
-        request.params.realm,
-        input.username,
-        await hashPassword(input.password),
-        (input.claims ?? {}) as Record<string, unknown>,
-      );
+      const claims = (input.claims ?? {}) as Record<string, unknown>;
+      const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) });
+      const user = await store.users.create(request.params.realm, input.username, passwordHash, claims);
       if (!user) throw conflict('a user with this username exists in the realm');
       return reply.code(201).send(userView(user));
     });
@@ -63,8 +74,17 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
     // A new password ends the person's sessions and revokes their grants (UserStore.update, CONTRACT.md §7).
     app.patch<Params>('/users/:username', async (request) => {
       const input = parseInput(UserPatchSchema, request.body);
+      let passwordHash: string | undefined;
+      if (input.password !== undefined) {
+        const current = await store.users.get(request.params.realm, request.params.username);
+        if (!current) throw notFound('user');
+        // A claim sent as null is removed (UserStore.update): the email the person will have.
+        const claims = input.claims as Record<string, unknown> | undefined;
+        const email = claims && Object.hasOwn(claims, 'email') ? emailOf(claims) : emailOf(current.claims);
+        passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: current.username, email });
+      }
       const user = await store.users.update(request.params.realm, request.params.username, {
-        ...(input.password === undefined ? {} : { passwordHash: await hashPassword(input.password) }),
+        ...(passwordHash === undefined ? {} : { passwordHash }),
         ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
       });
       if (!user) throw notFound('user');

@@ -15,7 +15,10 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * and its tokens written in the same statement when the redirect URI and the verifier match
  * it (src/store/code-exchange.ts), so a check that fails also spends it.
  */
-export function authorizationCodeGrant(deps: { tokens: TokenStore; issuer: TokenIssuer }): GrantHandler<'code' | 'redirect_uri' | 'code_verifier'> {
+export function authorizationCodeGrant(deps: {
+  tokens: Pick<TokenStore, 'exchangeCode' | 'revokeGrant'>;
+  issuer: Pick<TokenIssuer, 'codeTokens'>;
+}): GrantHandler<'code' | 'redirect_uri' | 'code_verifier'> {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
@@ -29,9 +32,10 @@ export function authorizationCodeGrant(deps: { tokens: TokenStore; issuer: Token
         redirectUri: params.redirect_uri,
         challenge: challengeOf(params.code_verifier),
       };
-      const outcome = await deps.issuer.exchangeCode(presented, { realm, client, audience, certificateThumbprint, address });
+      const minted = deps.issuer.codeTokens({ realm, client, audience, certificateThumbprint, address });
+      const outcome = await deps.tokens.exchangeCode(presented, minted.tokens);
       if (!outcome) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
-      if ('written' in outcome) return outcome.written.complete();
+      if ('issued' in outcome) return minted.complete(outcome);
       if ('replayedGrantId' in outcome) {
         // RFC 6749 §4.1.2: a second use revokes what the first one obtained, which its statement
         // committed before this one could find the code used.

@@ -2,12 +2,13 @@ import { OAuthError } from '../errors.js';
 import { requestedScope } from '../requests/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type TokenWriter, issue } from './issue.js';
 
 /**
  * RFC 6749 §4.4: a confidential client obtains a token for itself. No refresh token
  * (§4.4.3); the scope is the requested one, within the client's, or all of the client's.
  */
-export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope'> {
+export function clientCredentialsGrant(deps: { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter }): GrantHandler<'scope'> {
   return {
     type: 'client_credentials',
     parameters: ['scope'],
@@ -16,7 +17,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
       const scope = requestedScope(params.scope, client.scope);
-      return issuer.issueAccessToken({
+      return issue(deps.tokens, deps.issuer.accessToken({
         realm,
         client,
         grantType: 'client_credentials',
@@ -25,7 +26,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer): GrantHandler<'scope
         audience,
         certificateThumbprint,
         address,
-      });
+      }));
     },
   };
 }

@@ -7,6 +7,7 @@ import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { User, UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type TokenWriter, issue } from './issue.js';
 
 /** RFC 7523 §3 item 4: a JWT bearer assertion may be valid for at most an hour. */
 export const JWT_BEARER_ASSERTION: AssertionKind = { maxLifetimeSeconds: 3600 };
@@ -18,7 +19,7 @@ export const JWT_BEARER_ASSERTION: AssertionKind = { maxLifetimeSeconds: 3600 };
  * that person; no refresh token and no ID token, as no one signed in here (RFC 7521 §4.1).
  */
 export function jwtBearerGrant(
-  deps: TrustedJwtDeps & JwtAssertionDeps & { users: UserStore; issuer: TokenIssuer },
+  deps: TrustedJwtDeps & JwtAssertionDeps & { users: UserStore; issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter },
 ): GrantHandler<'assertion' | 'scope'> {
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
@@ -47,7 +48,7 @@ export function jwtBearerGrant(
       );
       if (!verified.valid) refuse(assertionRefusalReason(verified));
 
-      return deps.issuer.issueAccessToken({
+      return issue(deps.tokens, deps.issuer.accessToken({
         realm,
         client,
         grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
@@ -57,7 +58,7 @@ export function jwtBearerGrant(
         audience,
         certificateThumbprint,
         address,
-      });
+      }));
     },
   };
 }

@@ -18,11 +18,12 @@ import type { User } from '../store/users.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { issue } from './issue.js';
 
 type Param = 'username' | 'password' | 'otp' | 'scope';
 
 export interface PasswordGrantDeps {
-  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'attemptCounters' | 'signInSources'>;
+  store: Pick<Store, 'users' | 'tokens' | 'oneTimeCodes' | 'passkeys' | 'attemptCounters' | 'signInSources'>;
   /** Opens one-time code secrets. */
   encryption: KeyEncryption;
   issuer: TokenIssuer;
@@ -59,7 +60,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
 
       const signedIn = await walk({ realm, client, username, password, otp: params.otp, address: request.address });
 
-      return deps.issuer.issueUserTokens({
+      return issue(deps.store.tokens, deps.issuer.userTokens({
         realm,
         client,
         grantType: 'password',
@@ -70,7 +71,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         audience: request.audience,
         certificateThumbprint: request.certificateThumbprint,
         address: request.address,
-      });
+      }));
     },
   };
 }

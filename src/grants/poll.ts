@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { GrantType } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
-import type { Store, StoreTransaction } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { PendingKind, PollOutcome } from '../store/pending-authorizations.js';
 import type { User } from '../store/users.js';
-import { type TokenIssuer, type WrittenTokens, issuesRefreshTokens } from '../tokens/issuer.js';
+import { type MintedTokens, type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
 import { sha256 } from '../tokens/secrets.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
+import { write } from './issue.js';
 
 export interface PolledGrantDeps {
   store: Pick<Store, 'transaction'>;
-  issuer: TokenIssuer;
+  issuer: Pick<TokenIssuer, 'userTokens'>;
 }
 
 /**
@@ -41,7 +42,7 @@ export function polledGrant<Param extends string>(
       if (!secret) throw new OAuthError('invalid_request', `${grant.parameter} is required`);
       // An approved request turns issued, and its tokens are written, in one transaction;
       // any other answer commits the poll alone (its time, and a longer interval if too soon).
-      const answer = await deps.store.transaction(async (tx): Promise<{ written: WrittenTokens } | { refusal: OAuthError }> => {
+      const answer = await deps.store.transaction(async (tx): Promise<{ written: MintedTokens } | { refusal: OAuthError }> => {
         const outcome = await tx.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind);
         if (outcome.state !== 'approved') return { refusal: pollError(outcome, grant.name) };
         const { userId, sid } = outcome.approval;
@@ -50,7 +51,7 @@ export function polledGrant<Param extends string>(
         }
         const user = await tx.users.hold(request.realm.name, userId);
         if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
-        return { written: await write(deps.issuer, tx, request, grant.type, outcome, user) };
+        return { written: await write(tx.tokens, mint(deps.issuer, request, grant.type, outcome, user)) };
       });
       if ('refusal' in answer) throw answer.refusal;
       return answer.written.complete();
@@ -76,28 +77,25 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
   }
 }
 
-function write(
-  issuer: TokenIssuer,
-  tx: StoreTransaction,
+/** The tokens of an approved request, for the person who approved it. */
+function mint(
+  issuer: PolledGrantDeps['issuer'],
   { realm, client, audience, certificateThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
   { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
   user: User,
-): Promise<WrittenTokens> {
-  return issuer.writeUserTokens(
-    {
-      realm,
-      client,
-      grantType,
-      user,
-      scope,
-      grantId: randomUUID(),
-      signIn: { authTime: approval.authTime, amr: approval.amr, acr: approval.acr, sid: approval.sid },
-      refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
-      audience,
-      certificateThumbprint,
-      address,
-    },
-    tx.tokens,
-  );
+): MintedTokens {
+  return issuer.userTokens({
+    realm,
+    client,
+    grantType,
+    user,
+    scope,
+    grantId: randomUUID(),
+    signIn: { authTime: approval.authTime, amr: approval.amr, acr: approval.acr, sid: approval.sid },
+    refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
+    audience,
+    certificateThumbprint,
+    address,
+  });
 }

@@ -38,7 +38,7 @@ export interface PresentedToken {
 }
 
 export interface PresentedTokenDeps extends TrustedJwtDeps {
-  tokens: TokenStore;
+  tokens: Pick<TokenStore, 'find'>;
   jwtAccessTokens: JwtAccessTokenVerifier;
   users: UserStore;
 }
@@ -105,7 +105,7 @@ async function ownAccessToken(
   };
 }
 
-async function storedAccessToken(tokens: TokenStore, realm: RequestRealm, token: string) {
+async function storedAccessToken(tokens: PresentedTokenDeps['tokens'], realm: RequestRealm, token: string) {
   const stored = await tokens.find(sha256(token));
   return isLive(stored, realm.name) && stored.kind === 'access_token' ? stored : undefined;
 }

@@ -2,11 +2,12 @@ import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
-import { type StoredToken, isLive } from '../store/tokens.js';
+import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import { sha256 } from '../tokens/secrets.js';
 import { narrowedAudience } from './audience.js';
 import type { GrantHandler } from './grant-handler.js';
+import { write } from './issue.js';
 
 const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is invalid, expired or revoked');
 
@@ -20,7 +21,11 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  * refresh tokens rotate whatever the setting: nothing else binds them to it (RFC 9700 §4.14.2).
  * A public client's refresh token bound to a client certificate needs that certificate (RFC 8705 §4).
  */
-export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transaction'>; issuer: TokenIssuer }): GrantHandler<'refresh_token' | 'scope'> {
+export function refreshTokenGrant(deps: {
+  tokens: Pick<TokenStore, 'find' | 'revokeGrant' | 'rotateRefreshToken'>;
+  store: Pick<Store, 'transaction'>;
+  issuer: Pick<TokenIssuer, 'userTokens' | 'refreshedTokens'>;
+}): GrantHandler<'refresh_token' | 'scope'> {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
@@ -30,7 +35,7 @@ export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transac
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
       }
       const hash = sha256(params.refresh_token);
-      const presented = ofClient(await deps.store.tokens.find(hash), realm.name, client);
+      const presented = ofClient(await deps.tokens.find(hash), realm.name, client);
       const usable = isLive(presented, realm.name) ? presented : undefined;
       // Checked before a rotated token is spent, so that a refused scope or audience leaves it usable.
       if (usable) {
@@ -48,7 +53,7 @@ export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transac
       /** RFC 9700 §4.14.2: a rotated token presented again revokes its grant, since the server cannot tell which holder is the thief. */
       const refuse = async (token: StoredToken | undefined): Promise<never> => {
         if (!rotating || !token?.usedAt) throw invalidGrant();
-        await deps.store.tokens.revokeGrant(token.grantId);
+        await deps.tokens.revokeGrant(token.grantId);
         audit.record({ realm: realm.name, type: 'token.revoked', clientId: client.client_id, address, details: { grant_id: token.grantId, reason: 'refresh_token_reused' } });
         throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
       };
@@ -74,10 +79,11 @@ export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transac
 
       if (rotating) {
         // The token is used and its successors written in one statement (src/store/tokens.ts).
-        const written = await deps.issuer.rotateRefreshToken(hash, { ...request, userId, refreshScope: scopeNames(usable.scope) });
-        if (written) return written.complete();
+        const successors = deps.issuer.refreshedTokens({ ...request, userId, refreshScope: scopeNames(usable.scope) });
+        const user = await deps.tokens.rotateRefreshToken(hash, realm.name, client.client_id, successors.rows, successors.event);
+        if (user) return successors.complete(user);
         // Another use came first (perhaps a replay), or the token or its person ended meanwhile.
-        return refuse(ofClient(await deps.store.tokens.find(hash), realm.name, client));
+        return refuse(ofClient(await deps.tokens.find(hash), realm.name, client));
       }
       // Without rotation, the person, then the token, are held while its new access token is
       // written: a sign-out, a revocation of its grant or of the person's grants waits, and so
@@ -85,7 +91,7 @@ export function refreshTokenGrant(deps: { store: Pick<Store, 'tokens' | 'transac
       const written = await deps.store.transaction(async (tx) => {
         const user = await tx.users.hold(realm.name, userId);
         const held = user && (await tx.tokens.holdRefreshToken(hash, realm.name, client.client_id));
-        return held && deps.issuer.writeUserTokens({ ...request, user }, tx.tokens);
+        return held && write(tx.tokens, deps.issuer.userTokens({ ...request, user }));
       });
       if (!written) throw invalidGrant();
       return written.complete();

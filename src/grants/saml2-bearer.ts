@@ -4,6 +4,7 @@ import { OAuthError } from '../errors.js';
 import { requestedScope } from '../requests/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type TokenWriter, issue } from './issue.js';
 
 /** RFC 7522 §2.1 */
 export const SAML2_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:saml2-bearer' satisfies GrantType;
@@ -13,7 +14,7 @@ export const SAML2_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:saml2-bearer
  * `saml2` issuer (src/assertions/saml-assertion.ts) gives an access token for the person it
  * names; no refresh token and no ID token, as no one signed in here (RFC 7521 §4.1).
  */
-export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: TokenIssuer }): GrantHandler<'assertion' | 'scope'> {
+export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter }): GrantHandler<'assertion' | 'scope'> {
   return {
     type: SAML2_BEARER_GRANT,
     parameters: ['assertion', 'scope'],
@@ -22,7 +23,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: TokenIssuer
       // Before the assertion, so that a refused scope does not spend it.
       const scope = requestedScope(params.scope, client.scope);
       const { user } = await verifySamlBearerAssertion(deps, realm, client, params.assertion);
-      return deps.issuer.issueAccessToken({
+      return issue(deps.tokens, deps.issuer.accessToken({
         realm,
         client,
         grantType: SAML2_BEARER_GRANT,
@@ -32,7 +33,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: TokenIssuer
         audience,
         certificateThumbprint,
         address,
-      });
+      }));
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Client } from '../store/clients.js';
 import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type TokenWriter, issue } from './issue.js';
 import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from './presented-token.js';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -21,7 +22,7 @@ type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_tok
  * the client exchanges again instead). A token exchanged from this realm's own joins its grant,
  * and ends with it.
  */
-export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIssuer }): GrantHandler<Param> {
+export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter }): GrantHandler<Param> {
   return {
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
@@ -44,7 +45,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
       const actor = params.actor_token ? await read('actor_token', params.actor_token, params.actor_token_type!) : undefined;
       if (actor) checkMayAct(subject, actor);
 
-      const response = await deps.issuer.issueAccessToken({
+      const response = await issue(deps.tokens, deps.issuer.accessToken({
         realm,
         client,
         grantType: GRANT_TYPE,
@@ -60,7 +61,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: TokenIss
         grantId: subject.grantId,
         grantStartedAt: subject.grantStartedAt,
         signIn: subject.signIn,
-      });
+      }));
       return { ...response, issued_token_type: TOKEN_TYPES.accessToken };
     },
   };

@@ -1,20 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { scopeNames } from '../requests/scope.js';
-import type { CodeExchange, PresentedCode } from '../store/code-exchange.js';
-import type { NewToken, TokenStore } from '../store/tokens.js';
+import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
+import type { NewToken } from '../store/tokens.js';
+import type { User } from '../store/users.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
-import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, personGone, seconds } from './minting.js';
+import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, seconds } from './minting.js';
 import { randomSecret, sha256 } from './secrets.js';
 import type { RealmSigner } from './signer.js';
-import { type AccessTokenRequest, type TokenResponse, type UserTokensRequest, type WrittenTokens, issuesRefreshTokens } from './token-requests.js';
+import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
-export { type AccessTokenRequest, type TokenResponse, type UserTokensRequest, type WrittenTokens, issuesRefreshTokens } from './token-requests.js';
+export { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
 /** What a code exchange is asked for beyond the code: its tokens' client, audiences and binding. */
 export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'certificateThumbprint' | 'address'>;
+
+/** A refresh of a person's grant: its successors are written only if the presented token is still live, and answer its person. */
+export type RefreshRequest = Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] };
+
+/**
+ * The tokens of a code exchange, minted before the code is read (src/store/code-exchange.ts):
+ * all but what the code decides, which the statement sets. `complete`, once the exchange has
+ * written them, signs what is signed and answers.
+ */
+export interface MintedCodeTokens {
+  readonly tokens: CodeTokens;
+  complete(exchanged: Extract<CodeExchange, { issued: unknown }>): Promise<TokenResponse>;
+}
 
 /**
  * The rows of a person's stored tokens, and their values, in the order access token, refresh
@@ -32,21 +46,23 @@ interface PlannedTokens {
 }
 
 /**
- * Mints tokens. Access and refresh tokens are opaque 256-bit values of which only the
- * SHA-256 is stored; their rows are committed before the values are returned. In a realm
- * with `stateless_tokens`, access tokens are RFC 9068 JWTs instead, stored nowhere
- * (src/tokens/jwt-access-token.ts); refresh tokens stay opaque and stored, so that rotation
- * and replay detection work alike, and share the grant id the JWTs carry. ID tokens are
- * signed with the client's `id_token_signed_response_alg`.
+ * Mints tokens; the store writes them (src/grants/issue.ts). Access and refresh tokens are
+ * opaque 256-bit values of which only the SHA-256 is stored; their rows are committed before
+ * the values are returned. In a realm with `stateless_tokens`, access tokens are RFC 9068 JWTs
+ * instead, stored nowhere (src/tokens/jwt-access-token.ts); refresh tokens stay opaque and
+ * stored, so that rotation and replay detection work alike, and share the grant id the JWTs
+ * carry. ID tokens are signed with the client's `id_token_signed_response_alg`. What is signed
+ * is made by `complete`, once what is stored is written (after its transaction, if any):
+ * signing may need to read the realm's keys.
  */
 export class TokenIssuer {
   constructor(
-    private readonly tokens: TokenStore,
     private readonly signer: RealmSigner,
     private readonly audit: AuditLog,
   ) {}
 
-  async issueAccessToken(request: AccessTokenRequest): Promise<TokenResponse> {
+  /** An access token alone (no person signed in here, or token exchange). */
+  accessToken(request: AccessTokenRequest): MintedTokens {
     const issuedAt = new Date();
     const grantLifetime = new GrantLifetime(request.realm.settings, request.grantStartedAt ?? issuedAt);
     const lifetime = grantLifetime.lifetime(request.realm.settings.access_token_lifetime, issuedAt);
@@ -55,66 +71,68 @@ export class TokenIssuer {
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
     const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
-      const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
-        grantId,
-        clientId: request.client.client_id,
-        subject: request.subject,
-        scope,
-        authTime: request.signIn && seconds(request.signIn.authTime),
-        sid: request.signIn?.sid,
-        certificateThumbprint: request.certificateThumbprint,
-        act: request.act,
-        audience: request.audience,
-        clientSubject: request.userId === undefined,
-        lifetime,
-      });
-      this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
-      return response(accessToken);
+      const complete = async (): Promise<TokenResponse> => {
+        const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
+          grantId,
+          clientId: request.client.client_id,
+          subject: request.subject,
+          scope,
+          authTime: request.signIn && seconds(request.signIn.authTime),
+          sid: request.signIn?.sid,
+          certificateThumbprint: request.certificateThumbprint,
+          act: request.act,
+          audience: request.audience,
+          clientSubject: request.userId === undefined,
+          lifetime,
+        });
+        this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
+        return response(accessToken);
+      };
+      return { rows: [], event: undefined, complete };
     }
     const event = this.prepareIssued(request, issuance('access_token'));
-    const [accessToken] = await this.store(event, [
-      mint(request.realm, request.client, {
-        kind: 'access_token',
-        grantId,
-        grantType: request.grantType,
-        subject: request.subject,
-        userId: request.userId,
-        signIn: request.signIn,
-        certificateThumbprint: request.certificateThumbprint,
-        act: request.act,
-        audience: request.audience,
-        scope,
-        lifetime,
-        grantStartedAt: request.grantStartedAt ?? issuedAt,
-      }, issuedAt),
-    ]);
-    event.committed();
-    return response(accessToken!);
+    const minted = mint(request.realm, request.client, {
+      kind: 'access_token',
+      grantId,
+      grantType: request.grantType,
+      subject: request.subject,
+      userId: request.userId,
+      signIn: request.signIn,
+      certificateThumbprint: request.certificateThumbprint,
+      act: request.act,
+      audience: request.audience,
+      scope,
+      lifetime,
+      grantStartedAt: request.grantStartedAt ?? issuedAt,
+    }, issuedAt);
+    return {
+      rows: [minted.row],
+      event: event.row,
+      complete: async () => {
+        event.committed();
+        return response(minted.value);
+      },
+    };
   }
 
-  async issueUserTokens(request: UserTokensRequest): Promise<TokenResponse> {
-    return (await this.writeUserTokens(request)).complete();
-  }
-
-  /**
-   * Writes a person's stored tokens: in one statement, batched with other grants' (and
-   * committed when this resolves), or with the token store of a `Store.transaction`. What is
-   * signed rather than stored (a stateless access token, the ID token) is made by `complete`,
-   * after the transaction: signing may need to read the realm's keys.
-   */
-  async writeUserTokens(request: UserTokensRequest, tokens: Pick<TokenStore, 'insertAll'> = this.tokens): Promise<WrittenTokens> {
+  /** A person's tokens: an access token, a refresh token when asked, an ID token for `openid`. */
+  userTokens(request: UserTokensRequest): MintedTokens {
     const planned = this.plan(request, request.user.id);
-    if (!(await tokens.insertAll(planned.rows, planned.event?.row))) throw personGone();
-    return { complete: () => this.complete(request, planned) };
+    return { rows: planned.rows, event: planned.event?.row, complete: () => this.complete(request, planned) };
+  }
+
+  /** The successors of a refresh token (rotation), for the statement that uses it (src/store/tokens.ts); the person behind it completes them. */
+  refreshedTokens(request: RefreshRequest): MintedTokens<User> {
+    const planned = this.plan(request, request.userId);
+    return { rows: planned.rows, event: planned.event?.row, complete: (user) => this.complete({ ...request, user }, planned) };
   }
 
   /**
-   * RFC 6749 §4.1.3: exchanges a code for a person's tokens in one statement
-   * (src/store/code-exchange.ts). The stored tokens and their event are planned here, all but
-   * what the code decides; they are written only when the presented redirect URI and verifier
-   * match the code and its person exists. `complete` of what was written signs and answers.
+   * RFC 6749 §4.1.3: the tokens a code is exchanged for, in the statement that uses it up
+   * (src/store/code-exchange.ts), all but what the code decides; they are written only when
+   * the presented redirect URI and verifier match the code and its person exists.
    */
-  async exchangeCode(presented: PresentedCode, request: CodeExchangeRequest): Promise<{ written: WrittenTokens } | Exclude<CodeExchange, { issued: unknown }>> {
+  codeTokens(request: CodeExchangeRequest): MintedCodeTokens {
     const { realm, client } = request;
     const stateless = realm.settings.stateless_tokens;
     const refresh = issuesRefreshTokens(realm, client);
@@ -127,7 +145,7 @@ export class TokenIssuer {
     ].map((token) => ({ ...token, value: randomSecret() }));
     const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refresh ? ['refresh_token'] : [])];
     const issuing = { realm, client, grantType: 'authorization_code', address: request.address };
-    const exchange = await this.tokens.exchangeCode(presented, {
+    const tokens: CodeTokens = {
       tokens: stored.map((token) => ({ hash: sha256(token.value), kind: token.kind, expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000) })),
       clientInternalId: client.internalId,
       issuedAt,
@@ -135,45 +153,33 @@ export class TokenIssuer {
       audience: request.audience,
       // The code decides the grant, the person and the scope: the statement sets them.
       event: this.prepareIssued(issuing, { grantId: '', userId: undefined, scope: '', kinds }).row,
-    });
-    if (!exchange || !('issued' in exchange)) return exchange;
-    const { issued: code, user } = exchange;
-    const scope = scopeNames(code.scope);
-    const tokens: UserTokensRequest = {
-      ...request,
-      ...issuing,
-      user,
-      scope,
-      grantId: code.grantId,
-      grantStartedAt: issuedAt,
-      signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
-      refreshScope: refresh ? scope : undefined,
-      nonce: code.nonce,
     };
-    const issuance = { grantId: code.grantId, userId: user.id, scope: code.scope, kinds: [...kinds, ...(scope.includes('openid') ? ['id_token'] : [])] };
-    const planned: PlannedTokens = {
-      grantId: code.grantId,
-      grantLifetime,
-      accessLifetime,
-      rows: [],
-      values: stored.map((token) => token.value),
-      issuance,
-      event: this.prepareIssued(tokens, issuance),
+    const complete = ({ issued: code, user }: Extract<CodeExchange, { issued: unknown }>): Promise<TokenResponse> => {
+      const scope = scopeNames(code.scope);
+      const written: UserTokensRequest = {
+        ...request,
+        ...issuing,
+        user,
+        scope,
+        grantId: code.grantId,
+        grantStartedAt: issuedAt,
+        signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
+        refreshScope: refresh ? scope : undefined,
+        nonce: code.nonce,
+      };
+      const issuance = { grantId: code.grantId, userId: user.id, scope: code.scope, kinds: [...kinds, ...(scope.includes('openid') ? ['id_token'] : [])] };
+      const planned: PlannedTokens = {
+        grantId: code.grantId,
+        grantLifetime,
+        accessLifetime,
+        rows: [],
+        values: stored.map((token) => token.value),
+        issuance,
+        event: this.prepareIssued(written, issuance),
+      };
+      return this.complete(written, planned);
     };
-    return { written: { complete: () => this.complete(tokens, planned) } };
-  }
-
-  /**
-   * Uses the presented refresh token and writes its successors, committed together
-   * (src/store/tokens.ts): undefined when the token was no longer live or its person is gone.
-   */
-  async rotateRefreshToken(
-    presented: Buffer,
-    request: Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] },
-  ): Promise<WrittenTokens | undefined> {
-    const planned = this.plan(request, request.userId);
-    const user = await this.tokens.rotateRefreshToken(presented, request.realm.name, request.client.client_id, planned.rows, planned.event?.row);
-    return user && { complete: () => this.complete({ ...request, user }, planned) };
+    return { tokens, complete };
   }
 
   /** The stored tokens of a person's grant (an access token unless stateless, a refresh token when asked), with their values. */
@@ -252,11 +258,5 @@ export class TokenIssuer {
   /** The `token.issued` event, for the statement that writes the tokens. */
   private prepareIssued(request: IssuingRequest, issuance: Issuance): PreparedAuditEvent {
     return this.audit.prepare(issuedEvent(request, issuance), request.realm.settings.audit_event_lifetime);
-  }
-
-  /** Inserts the tokens in one statement and returns their values once written (committed, outside a transaction). */
-  private async store(event: PreparedAuditEvent, minted: readonly MintedToken[]): Promise<string[]> {
-    if (!(await this.tokens.insertAll(minted.map((token) => token.row), event.row))) throw personGone();
-    return minted.map((token) => token.value);
   }
 }

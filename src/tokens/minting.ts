@@ -1,5 +1,4 @@
 import type { AuditEvent } from '../audit/audit-log.js';
-import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { NewToken, TokenRecord } from '../store/tokens.js';
@@ -27,9 +26,6 @@ export interface MintedToken {
 export type TokenFields = Omit<TokenRecord, 'realm' | 'clientId' | 'issuedAt' | 'expiresAt'> & { lifetime: number };
 
 export const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
-
-/** A person's tokens were not written: the person was deleted meanwhile (src/store/tokens.ts insertTokens). */
-export const personGone = () => new OAuthError('invalid_grant', 'the person behind the grant no longer exists');
 
 /** A new token of the realm's client. Its row is written out field by field: this is the token endpoint's inner loop. */
 export function mint(realm: RequestRealm, client: Client, token: TokenFields, issuedAt = new Date()): MintedToken {

@@ -1,6 +1,7 @@
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import type { Actor, SignIn } from '../store/tokens.js';
+import type { NewAuditEvent } from '../store/audit-events.js';
+import type { Actor, NewToken, SignIn } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 
 /** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
@@ -65,9 +66,17 @@ export interface UserTokensRequest {
   refreshAudience?: readonly string[] | undefined;
 }
 
-/** A person's tokens, written; `complete` signs what is signed and answers. */
-export interface WrittenTokens {
-  complete(): Promise<TokenResponse>;
+/**
+ * A grant's tokens, minted: the rows of those stored, and the row of their `token.issued`
+ * event, for the store to write together (none when nothing is stored: the audit trail then
+ * records the event). Once they are written, `complete` signs what is signed and answers;
+ * `written` is what the writing statement decided, when it decides something (the person
+ * behind a refresh token it used).
+ */
+export interface MintedTokens<Written = void> {
+  readonly rows: readonly NewToken[];
+  readonly event: NewAuditEvent | undefined;
+  complete(written: Written): Promise<TokenResponse>;
 }
 
 /**

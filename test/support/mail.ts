@@ -50,7 +50,7 @@ export async function startMailServer(options: { auth?: { user: string; password
     allowInsecureAuth: true,
     logger: false,
     onAuth(credentials, _session, callback) {
-      if (credentials.username === auth?.user && credentials.password === auth?.password) return callback(null, { user: auth.user });
+      if (auth && credentials.username === auth.user && credentials.password === auth.password) return callback(null, { user: auth.user });
       callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
     },
     onRcptTo(_address, _session, callback) {
