@@ -4,7 +4,9 @@ import { DELETED, type Operation } from '../operation.js';
 export const userOperations: readonly Operation[] = [
   {
     method: 'POST', path: '/admin/realms/:realm/users', operationId: 'createUser', tag: 'Users', summary: 'Create a user',
-    description: 'Claims are the person\'s OpenID Connect claims (`name`, `email`…); the server\'s own claims (`sub`, `iss`…) cannot be set.',
+    description: 'Claims are the person\'s OpenID Connect claims (`name`, `email`…); the server\'s own claims (`sub`, `iss`…) cannot be set. ' +
+      'The password follows the realm\'s policy: at least `password_min_length` characters, not one of the most common passwords, ' +
+      'not the username or email address (400 naming the reason).',
     body: { schema: 'UserCreate', example: { username: 'alice', password: 'correct horse battery', claims: { name: 'Alice', email: 'alice@example.com' } } },
     responses: { 201: { description: 'The user', schema: 'User' } },
     errors: [409],
@@ -15,7 +17,8 @@ export const userOperations: readonly Operation[] = [
   },
   {
     method: 'PATCH', path: '/admin/realms/:realm/users/:username', operationId: 'updateUser', tag: 'Users', summary: 'Change a user\'s password or claims',
-    description: 'Only the fields sent change. `claims` merges into the person\'s claims: a claim sent replaces its value, a claim sent as `null` is removed.',
+    description: 'Only the fields sent change. `claims` merges into the person\'s claims: a claim sent replaces its value, a claim sent as `null` is removed. ' +
+      'A new password follows the realm\'s policy, as at creation, and ends the person\'s sessions and grants.',
     body: { schema: 'UserPatch', example: { claims: { name: 'Alice Liddell' } } },
     responses: { 200: { description: 'The user', schema: 'User' } },
   },
