@@ -5,6 +5,7 @@ import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
+import { identityProviderRoutes } from './identity-providers.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { journeyRoutes } from './journeys.js';
 import { keyRoutes } from './keys.js';
@@ -34,6 +35,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(trustedIssuerRoutes(deps));
       await realmScope.register(eventRoutes(deps));
       await realmScope.register(journeyRoutes(deps));
+      await realmScope.register(identityProviderRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -4,6 +4,7 @@ import { hashPassword } from '../authn/password-hashing.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../authn/password-policy.js';
 import { OAuthError } from '../errors.js';
 import type { RealmSettings } from '../realms/settings.js';
+import type { UserIdentity } from '../store/user-identities.js';
 import type { User } from '../store/users.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
@@ -33,13 +34,15 @@ const claims = z
 export const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
 export const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
 
-export function userView(user: User) {
+/** `identities`: the person's links to upstream providers (CONTRACT.md §10), shown when read alone. */
+export function userView(user: User, identities?: readonly UserIdentity[]) {
   return {
     username: user.username,
     sub: user.id,
     claims: user.claims,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
+    ...(identities === undefined ? {} : { identities: identities.map(({ provider, subject }) => ({ provider, subject })) }),
   };
 }
 
@@ -68,7 +71,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
     app.get<Params>('/users/:username', async (request) => {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
-      return userView(user);
+      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id));
     });
 
     // A new password ends the person's sessions and revokes their grants (UserStore.update, CONTRACT.md §7).

@@ -53,6 +53,12 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   'DELETE /realms/:realm/trusted-issuers/:id': { type: 'trusted_issuer.deleted' },
   'PUT /realms/:realm/journeys/:journey': { type: 'journey.saved' },
   'DELETE /realms/:realm/journeys/:journey': { type: 'journey.deleted' },
+  'POST /realms/:realm/identity-providers': {
+    type: 'identity_provider.created',
+    describe: ({ answer }) => ({ details: { alias: answer.alias, issuer: answer.issuer } }),
+  },
+  'PATCH /realms/:realm/identity-providers/:alias': { type: 'identity_provider.updated', describe: ({ body }) => ({ details: { fields: names(body) } }) },
+  'DELETE /realms/:realm/identity-providers/:alias': { type: 'identity_provider.deleted' },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
 };
 
@@ -65,6 +71,7 @@ function fromParams(params: Change['params']): Described & { details: Fields } {
       ...(params.name === undefined ? {} : { scope: params.name }),
       ...(params.id === undefined ? {} : { trusted_issuer_id: params.id }),
       ...(params.journey === undefined ? {} : { journey: params.journey }),
+      ...(params.alias === undefined ? {} : { alias: params.alias }),
     },
   };
 }

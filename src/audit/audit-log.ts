@@ -36,6 +36,10 @@ export const AUDIT_EVENT_TYPES = [
   'initial_access_token.created',
   'journey.saved',
   'journey.deleted',
+  'identity_provider.created',
+  'identity_provider.updated',
+  'identity_provider.deleted',
+  'identity.linked',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

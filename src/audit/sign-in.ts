@@ -17,8 +17,9 @@ export interface SignInFailure {
   /** Known once an earlier step identified the person. */
   userId?: string | undefined;
   /** `locked`: refused unchecked, after too many failures (src/authn/brute-force.ts). */
-  /** `denied`: the journey ended at `deny` (CONTRACT.md §8). */
-  reason: 'wrong_credentials' | 'locked' | 'denied';
+  /** `denied`: the journey ended at `deny` (CONTRACT.md §8), or an upstream provider refused the person. */
+  /** `upstream_failed`: a sign-in through an upstream provider failed (src/endpoints/broker.ts). */
+  reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed';
 }
 
 /** `sign_in.succeeded`: the sign-in page writes it with the session (src/authn/authorization-flow.ts). */

@@ -14,10 +14,12 @@ import type { RiskAssessor } from '../authn/risk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
+import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
 import { messagePage, signInPage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
-import { TITLES, type SignInView, passkeyAlternativeBody, signInBody } from '../pages/sign-in/views.js';
+import { TITLES, type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -32,9 +34,11 @@ export interface SignInDeps {
   nodes: SignInNodes;
   bruteForce: BruteForceGuard;
   risk: RiskAssessor;
+  /** Sign-in through the realm's upstream providers (src/identity-providers/). */
+  broker: Broker;
 }
 
-const FORM_FIELDS = ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable'];
+const FORM_FIELDS = ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'];
 
 /** Where a sign-in stands: its journey, and the progress through it (decided nodes taken). */
 interface Walk {
@@ -52,7 +56,7 @@ interface Walk {
  * sign-in is refused.
  */
 export function loginPage(deps: SignInDeps): FastifyPluginAsync {
-  const { store, flow, cookies, bruteForce, risk, nodes } = deps;
+  const { store, flow, cookies, bruteForce, risk, nodes, broker } = deps;
 
   const runnerOf = (node: JourneyNode): NodeRunner | undefined =>
     node.type === 'password' || node.type === 'otp' || node.type === 'passkey' ? nodes[node.type] : undefined;
@@ -96,15 +100,22 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     const context = contextOf(request, resumed, walk.progress);
     const hidden = { transaction: resumed.id, csrf: cookies.csrfToken(resumed.browserHash, resumed.id), step: walk.progress.node };
     const runner = runnerOf(node);
+    const providers = await broker.offered(realm.name, providersOfferedAt(node, walk.progress.userId !== undefined));
     const view: SignInView | undefined =
-      node.type === 'choice' ? { kind: 'choice', labels: node.options.map((option) => option.label) } : await runner?.view(context, node, shown);
+      node.type === 'choice'
+        ? { kind: 'choice', labels: node.options.map((option) => option.label) }
+        : node.type === 'identity_provider'
+          ? providers[0] && { kind: 'identity_provider', provider: broker.buttonOf(providers[0]) }
+          : await runner?.view(context, node, shown);
     if (!view) return unavailable(reply, realm);
 
     // A passwordless passkey beside the password, when the password node offers one.
     const passkeyNode = alternativePasskeyNode(node, walk.progress);
-    const alternatives = passkeyNode
-      ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }]
-      : [];
+    const alternatives = [
+      ...(passkeyNode ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }] : []),
+      // The realm's providers beside a password form, each a form of its own (CONTRACT.md §10).
+      ...(node.type === 'password' ? providers.map((provider) => ({ body: providerAlternativeBody(broker.buttonOf(provider)), hidden: {} })) : []),
+    ];
     const page = signInPage({
       realm: realm.name,
       title: TITLES[view.kind],
@@ -113,10 +124,28 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       alternatives,
       ...(shown.error === undefined ? {} : { error: shown.error }),
       ...(shown.status === undefined ? {} : { status: shown.status }),
-      formTargets: formTargetsOf(resumed.transaction.purpose),
+      formTargets: [...formTargetsOf(resumed.transaction.purpose), ...(await broker.formTargets(providers))],
       scripts: view.kind === 'passkey' || passkeyNode ? passkeyScripts(realm.issuer) : [],
     });
     return sendPage(reply, page.options, page.body);
+  }
+
+  /**
+   * A provider's button was posted: the person goes to the upstream provider, and the progress
+   * is kept for the callback (src/endpoints/broker.ts), which passes the node on their return.
+   */
+  async function beginUpstream(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, walk: Walk, at: JourneyProgress, alias: string | undefined) {
+    if (alias === undefined) return showNode(request, reply, resumed, walk);
+    const offer = providersOfferedAt(currentNode(walk.selected.journey, at), at.userId !== undefined);
+    try {
+      const url = await broker.begin(request.realm, offer, alias, { transactionId: resumed.id, node: at.node });
+      await store.authorizationFlow.saveProgress(sha256(resumed.id), walk.progress);
+      return reply.redirect(url, 303);
+    } catch (error) {
+      if (!(error instanceof UpstreamFailure)) throw error;
+      request.log.warn({ provider: alias, ...failureDetails(error) }, 'sign-in through an upstream provider could not begin');
+      return showNode(request, reply, resumed, walk, { error: error.description, status: error.status });
+    }
   }
 
   /** The journey ended: a session at `done`, a refusal at `deny`; else the next page. */
@@ -182,6 +211,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const postedAt = form.step === progress.node ? progress : form.step === alternativePasskeyNode(current, progress) ? { ...progress, node: form.step! } : undefined;
       if (!postedAt) return showNode(request, reply, resumed, walk);
       const node = currentNode(journey, postedAt);
+      if (form.provider !== undefined || node.type === 'identity_provider') return beginUpstream(request, reply, resumed, walk, postedAt, form.provider);
 
       if (node.type === 'choice') {
         const option = Number(form.option);

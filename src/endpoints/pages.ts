@@ -6,6 +6,7 @@ import { BruteForceGuard } from '../authn/brute-force.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
+import { Broker } from '../identity-providers/broker.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
@@ -17,6 +18,7 @@ import { authorizationEndpoint } from './authorize.js';
 import { consentPageEndpoint } from './consent.js';
 import { deviceVerificationPage } from './device-verification.js';
 import { backchannelApprovalPage } from './backchannel-approval.js';
+import { brokerPages } from './broker.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
 import { InvalidFormError } from './page-routes.js';
@@ -72,7 +74,10 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
       return sendPage(reply, view.options, view.body);
     });
     await app.register(authorizationEndpoint(routeDeps));
-    await app.register(loginPage(signInDeps));
+    // Sign-in through upstream providers: the sign-in page begins it, the broker's callback ends it.
+    const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: app.outbound });
+    await app.register(loginPage({ ...signInDeps, broker }));
+    await app.register(brokerPages({ ...routeDeps, broker }));
     await app.register(consentPageEndpoint(routeDeps));
     await app.register(endSessionEndpoint(routeDeps));
     await app.register(deviceVerificationPage(routeDeps));

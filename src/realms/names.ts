@@ -25,6 +25,7 @@ const ENDPOINT_SEGMENTS = new Set([
   'jwks',
   'register',
   'revoke',
+  'broker',
 ]);
 
 /** Why a realm name cannot be used, or undefined when it can. */

@@ -20,6 +20,7 @@ const BATCH_STATEMENTS = [
   deleteBatch('attempt_counters', 'window_ends_at < now()'),
   deleteBatch('spent_assertions'),
   deleteBatch('webauthn_challenges'),
+  deleteBatch('broker_states'),
   // A device or address unseen for 90 days is new again to the risk step.
   deleteBatch('known_sign_in_sources', "last_seen_at < now() - interval '90 days'"),
   deleteBatch('initial_access_tokens'),

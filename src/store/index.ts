@@ -7,7 +7,9 @@ import { AttemptCounters } from './attempt-counters.js';
 import { AuditEventStore } from './audit-events.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
 import { AuthorizationFlowStore } from './authorization-flow.js';
+import { BrokerStateStore } from './broker-states.js';
 import { ConsentStore } from './consents.js';
+import { IdentityProviderStore, type RealmProviders } from './identity-providers.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
 import { OneTimeCodeStore } from './one-time-codes.js';
 import { PasskeyStore } from './passkeys.js';
@@ -23,6 +25,7 @@ import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TicketStore } from './tickets.js';
 import { TokenStore } from './tokens.js';
 import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
+import { UserIdentityStore } from './user-identities.js';
 import { UserStore } from './users.js';
 import { WebauthnChallengeStore } from './webauthn-challenges.js';
 
@@ -33,6 +36,7 @@ const CACHE_LIMITS = {
   signingKeys: { max: 20_000, ttlMs: 60_000 },
   trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
   scopes: { max: 10_000, ttlMs: 5 * 60_000 },
+  identityProviders: { max: 10_000, ttlMs: 5 * 60_000 },
 };
 
 /**
@@ -77,6 +81,12 @@ export interface Store {
   readonly webauthnChallenges: WebauthnChallengeStore;
   /** The audit trail's rows (src/audit/). */
   readonly auditEvents: AuditEventStore;
+  /** Upstream OpenID providers people sign in through (CONTRACT.md §10). */
+  readonly identityProviders: IdentityProviderStore;
+  /** Upstream accounts linked to people. */
+  readonly userIdentities: UserIdentityStore;
+  /** Upstream code flows in progress, by their `state`. */
+  readonly brokerStates: BrokerStateStore;
   /** Single-use tickets that mails carry: email verification, password reset. */
   readonly tickets: TicketStore;
   /**
@@ -97,12 +107,13 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
   const signingKeyCache = new SharedCache<StoredSigningKey[]>('signing_keys', db, CACHE_LIMITS.signingKeys);
   const trustedIssuerCache = new SharedCache<TrustedIssuer>('trusted_issuers', db, CACHE_LIMITS.trustedIssuers);
   const scopeCache: ScopeCache = new SharedCache('scopes', db, CACHE_LIMITS.scopes);
+  const identityProviderCache = new SharedCache<RealmProviders>('identity_providers', db, CACHE_LIMITS.identityProviders);
   const revokedJwts = new RevokedJwts(db);
-  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, scopeCache, revokedJwts]);
+  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache, revokedJwts]);
   await revokedJwts.load();
   return {
     db,
-    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache, scopeCache]),
+    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache]),
     clients: new ClientStore(db, clientCache),
     users: new UserStore(db, revokedJwts),
     scopes: new ScopeStore(db, scopeCache),
@@ -125,6 +136,9 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     signInSources: new SignInSourceStore(db),
     oneTimeCodes: new OneTimeCodeStore(db),
     auditEvents: new AuditEventStore(db),
+    identityProviders: new IdentityProviderStore(db, identityProviderCache),
+    userIdentities: new UserIdentityStore(db),
+    brokerStates: new BrokerStateStore(db),
     tickets: new TicketStore(db),
     transaction: (work) =>
       db.transaction((connection) => {

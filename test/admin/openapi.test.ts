@@ -228,6 +228,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'POST /admin/realms/{realm}/users', 'PATCH /admin/realms/{realm}/users/{username}', 'PUT /admin/realms/{realm}/scopes/{name}',
           'POST /admin/realms/{realm}/initial-access-tokens', 'POST /admin/realms/{realm}/trusted-issuers', 'PATCH /admin/realms/{realm}/trusted-issuers/{id}',
           'PUT /admin/realms/{realm}/journeys/{journey}',
+          'POST /admin/realms/{realm}/identity-providers', 'PATCH /admin/realms/{realm}/identity-providers/{alias}',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -374,6 +375,13 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       expect((journeys.journeys as Json[]).map((entry) => entry.name)).toEqual(['default', values.journey ?? 'strong']);
       expect(await step('getJourney')).toEqual(operationById('putJourney').operation.requestBody?.content['application/json']?.example);
       await step('deleteJourney');
+
+      const provider = await step('createIdentityProvider');
+      expect(provider, 'the client secret is write-only').not.toHaveProperty('client_secret');
+      await step('listIdentityProviders');
+      await step('getIdentityProvider');
+      await step('updateIdentityProvider');
+      await step('deleteIdentityProvider');
 
       const page = await step('listEvents', { query: 'examples' });
       expect((page.events as Json[]).map((event) => event.type)).toEqual(['client.created']);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { END_NODE_TYPES, type Journey } from '../../authn/journeys/graph.js';
 import { isJourneyName } from '../../authn/journeys/validate.js';
+import { ALIAS } from '../../identity-providers/record.js';
 
 /**
  * A journey's shape as the document shows it (CONTRACT.md §8). The route checks a journey
@@ -31,6 +32,11 @@ const JourneyNodeSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('choice'),
     options: z.array(z.strictObject({ label: z.string().min(1).max(100), next: target })).min(1).max(10).describe('What the person picks from'),
+  }),
+  z.strictObject({
+    type: z.literal('identity_provider').describe('Sign-in at an upstream OpenID provider of the realm; it tells who signs in, as a password does'),
+    provider: z.string().regex(ALIAS).describe('The identity provider\'s alias'),
+    next: z.strictObject({ success: target }),
   }),
   z.strictObject({
     type: z.literal('risk'),

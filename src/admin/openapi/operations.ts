@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ClientCreateSchema } from '../../clients/record.js';
+import { IdentityProviderPathSchema } from '../identity-providers.js';
 import { JourneyPathSchema } from '../journeys.js';
 import { RealmCreateSchema } from '../realms.js';
 import { ScopePathSchema } from '../scopes.js';
@@ -7,6 +8,7 @@ import { UserCreateSchema } from '../users.js';
 import type { Operation, PathParameter, Response } from './operation.js';
 import { clientOperations } from './operations/clients.js';
 import { eventOperations } from './operations/events.js';
+import { identityProviderOperations } from './operations/identity-providers.js';
 import { journeyOperations } from './operations/journeys.js';
 import { realmOperations } from './operations/realms.js';
 import { registrationOperations } from './operations/registration.js';
@@ -33,6 +35,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   username: { schema: UserCreateSchema.shape.username, description: 'The person\'s username', example: 'alice' },
   name: { schema: ScopePathSchema.shape.name, description: 'The scope\'s name, a scope-token of RFC 6749 §3.3 (percent-encoded in the path)', example: 'orders:read' },
   journey: { schema: JourneyPathSchema.shape.journey, description: 'The journey\'s name: 1 to 64 letters, digits, `.`, `_` or `-`. `default` always exists.', example: 'strong' },
+  alias: { schema: IdentityProviderPathSchema.shape.alias, description: 'The identity provider\'s alias: 1 to 63 characters of a-z, 0-9, `_` and `-`', example: 'corp' },
   id: { schema: z.uuid(), description: 'The trusted issuer\'s `id`, as its creation answered', example: '3f1c2b9e-8d4a-4e0f-9b71-2a6c5d8e7f10' },
 };
 
@@ -45,6 +48,7 @@ export const TAGS = [
   { name: 'Registration', description: 'Initial access tokens for dynamic client registration (RFC 7591).' },
   { name: 'Trusted issuers', description: 'Identity systems whose JWTs or SAML 2.0 assertions the realm accepts (RFC 7523, RFC 7522, RFC 8693).' },
   { name: 'Journeys', description: 'The journeys people walk to sign in (CONTRACT.md §8): graphs of nodes. `default` is the realm\'s `authentication` setting until a journey of that name is stored.' },
+  { name: 'Identity providers', description: 'Upstream OpenID providers the realm\'s people sign in through (CONTRACT.md §10).' },
   { name: 'Audit events', description: 'What happened in the realm: tokens, sign-ins, consents and admin changes.' },
 ] as const;
 
@@ -57,6 +61,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...registrationOperations,
   ...trustedIssuerOperations,
   ...journeyOperations,
+  ...identityProviderOperations,
   ...eventOperations,
 ];
 

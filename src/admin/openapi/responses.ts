@@ -8,6 +8,8 @@ import type { clientView } from '../clients.js';
 import type { eventView } from '../events.js';
 import { RealmCreateSchema, type realmView } from '../realms.js';
 import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
+import type { identityProviderView } from '../identity-providers.js';
+import { IdentityProviderCreateSchema } from '../../identity-providers/record.js';
 import type { trustedIssuerView } from '../trusted-issuers.js';
 import { UserCreateSchema, type userView } from '../users.js';
 
@@ -55,6 +57,10 @@ export const UserResponse = z.strictObject({
   claims: UserCreateSchema.shape.claims.unwrap(),
   created_at: instant,
   updated_at: instant,
+  identities: z
+    .array(z.strictObject({ provider: z.string().describe('The identity provider\'s alias'), subject: z.string().describe('The person\'s `sub` at the provider') }))
+    .optional()
+    .describe('The upstream accounts the person signs in with (CONTRACT.md §10); in the answer of a GET of the person'),
 });
 
 export const TotpEnrolmentResponse = z.strictObject({
@@ -88,6 +94,21 @@ export const InitialAccessTokenResponse = z.strictObject({
 export const TrustedIssuerResponse = TrustedIssuerSchema.extend({
   id: z.uuid(),
   created_at: epochSeconds,
+});
+
+const providerFields = IdentityProviderCreateSchema.shape;
+export const IdentityProviderResponse = z.strictObject({
+  alias: providerFields.alias,
+  kind: providerFields.kind,
+  issuer: providerFields.issuer,
+  client_id: providerFields.client_id,
+  scope: providerFields.scope.unwrap(),
+  display_name: providerFields.display_name,
+  username_claim: providerFields.username_claim.unwrap(),
+  link_by_verified_email: providerFields.link_by_verified_email.unwrap(),
+  redirect_uri: z.url().describe('The callback to register at the provider: `{issuer}/broker/{alias}/callback`'),
+  created_at: instant,
+  updated_at: instant,
 });
 
 export const AuditEventResponse = z.strictObject({
@@ -126,5 +147,6 @@ const viewsDocumented: [
   Documents<Scope, typeof ScopeResponse>,
   Documents<ReturnType<typeof trustedIssuerView>, typeof TrustedIssuerResponse>,
   Documents<ReturnType<typeof eventView>, typeof AuditEventResponse>,
-] = [true, true, true, true, true, true];
+  Documents<ReturnType<typeof identityProviderView>, typeof IdentityProviderResponse>,
+] = [true, true, true, true, true, true, true];
 void viewsDocumented;

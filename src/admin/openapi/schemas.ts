@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../assertions/trusted-issuer.js';
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
+import { IdentityProviderCreateSchema, IdentityProviderPatchSchema } from '../../identity-providers/record.js';
 import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
 import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
 import { ScopePutSchema } from '../scopes.js';
@@ -11,6 +12,7 @@ import {
   AuditEventPageResponse,
   ClientResponse,
   ClientSecretResponse,
+  IdentityProviderResponse,
   ClientWithSecretResponse,
   InitialAccessTokenResponse,
   RealmResponse,
@@ -48,6 +50,9 @@ export const NAMED_SCHEMAS = {
   AuditEventPage: { schema: AuditEventPageResponse, io: 'output' },
   Journey: { schema: JourneySchema, io: 'input' },
   JourneyList: { schema: JourneyListResponse, io: 'output' },
+  IdentityProviderCreate: { schema: IdentityProviderCreateSchema, io: 'input' },
+  IdentityProviderPatch: { schema: IdentityProviderPatchSchema, io: 'input' },
+  IdentityProvider: { schema: IdentityProviderResponse, io: 'output' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;

@@ -5,16 +5,16 @@
  */
 
 /** Nodes a person acts on: each needs a page (or, at the password grant, a parameter). */
-export const PERSON_NODE_TYPES = ['password', 'otp', 'passkey', 'choice'] as const;
+export const PERSON_NODE_TYPES = ['password', 'otp', 'passkey', 'choice', 'identity_provider'] as const;
 /** Nodes decided without the person, from what is known of them. */
 export const DECIDED_NODE_TYPES = ['risk', 'condition'] as const;
 /** The two ends of every journey. */
 export const END_NODE_TYPES = ['done', 'deny'] as const;
 /**
- * Node types of §8 that need features this version does not have (upstream identity
- * providers, self-registration, email verification): refused until they exist.
+ * Node types of §8 that need features this version does not have (self-registration, email
+ * verification): refused until they exist.
  */
-export const LATER_NODE_TYPES = ['identity_provider', 'register', 'email_verification'] as const;
+export const LATER_NODE_TYPES = ['register', 'email_verification'] as const;
 
 export type PersonNodeType = (typeof PERSON_NODE_TYPES)[number];
 export type EndNodeType = (typeof END_NODE_TYPES)[number];
@@ -36,6 +36,8 @@ export type JourneyNode =
    */
   | { readonly type: 'passkey'; readonly next: { readonly success: string; readonly unavailable: string }; readonly enrol?: boolean }
   | { readonly type: 'choice'; readonly options: readonly { readonly label: string; readonly next: string }[] }
+  /** Sign-in at the realm's upstream provider of this alias (CONTRACT.md §10): it tells who signs in, as a password does. */
+  | { readonly type: 'identity_provider'; readonly provider: string; readonly next: { readonly success: string } }
   | { readonly type: 'risk'; readonly next: { readonly low: string; readonly high: string } }
   | { readonly type: 'condition'; readonly if: ConditionTest; readonly next: { readonly true: string; readonly false: string } }
   | { readonly type: EndNodeType };
@@ -53,6 +55,7 @@ export const OUTCOMES: Readonly<Record<Exclude<NodeType, 'choice' | EndNodeType>
   password: ['success'],
   otp: ['success'],
   passkey: ['success', 'unavailable'],
+  identity_provider: ['success'],
   risk: ['low', 'high'],
   condition: ['true', 'false'],
 };

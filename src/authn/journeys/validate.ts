@@ -1,3 +1,4 @@
+import { ALIAS } from '../../identity-providers/record.js';
 import {
   type ConditionTest,
   DECIDED_NODE_TYPES,
@@ -84,6 +85,11 @@ function nodeOf(name: string, input: unknown): JourneyNode {
     return { type, next: next as { success: string; unavailable: string }, ...(input.enrol === true ? { enrol: true } : {}) };
   }
   if (type === 'risk') return { type, next: next as { low: string; high: string } };
+  if (type === 'identity_provider') {
+    // Whether the realm has the provider is known at sign-in (a page says so), not here.
+    if (typeof input.provider !== 'string' || !ALIAS.test(input.provider)) fail(name, '"provider" must be the alias of an identity provider');
+    return { type, provider: input.provider as string, next: next as { success: string } };
+  }
   if (type === 'password' && input.passkey !== undefined) {
     if (typeof input.passkey !== 'string') fail(name, '"passkey" must name a passkey node');
     return { type, next: next as { success: string }, passkey: input.passkey as string };
@@ -96,6 +102,7 @@ function fieldsOf(type: string): string[] {
   if (type === 'condition') return ['if', 'next'];
   if (type === 'passkey') return ['next', 'enrol'];
   if (type === 'password') return ['next', 'passkey'];
+  if (type === 'identity_provider') return ['provider', 'next'];
   return type === 'done' || type === 'deny' ? [] : ['next'];
 }
 
@@ -175,7 +182,8 @@ function checkLoops(journey: Journey): void {
 
 /**
  * Every node that needs the person known comes after a node that identified them, on every
- * way: a password's outcome, or a passkey's `success` (its `unavailable` tells no one).
+ * way: a password's or an identity provider's outcome, or a passkey's `success` (its
+ * `unavailable` tells no one).
  */
 function checkPersonKnown(journey: Journey): void {
   const seen = new Set<string>([journey.start]);
@@ -186,7 +194,7 @@ function checkPersonKnown(journey: Journey): void {
       fail(name, `${name === 'done' ? 'a way reaches "done"' : 'it can be reached'} before a password or passkey node has told who signs in`);
     }
     for (const [outcome, target] of edgesOf(node)) {
-      const identified = node.type === 'password' || (node.type === 'passkey' && outcome === 'success');
+      const identified = node.type === 'password' || node.type === 'identity_provider' || (node.type === 'passkey' && outcome === 'success');
       if (!identified && !seen.has(target)) {
         seen.add(target);
         queue.push(target);

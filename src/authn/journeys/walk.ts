@@ -121,7 +121,8 @@ export function finishesWithoutPages(journey: Journey): boolean {
     if (seen.has(name)) continue;
     seen.add(name);
     const node = nodeNamed(journey, name);
-    if (!node || node.type === 'choice') continue;
+    // A choice and an upstream provider need a page.
+    if (!node || node.type === 'choice' || node.type === 'identity_provider') continue;
     if (node.type === 'done') return true;
     if (node.type === 'passkey') {
       if (!node.enrol) queue.push(node.next.unavailable);

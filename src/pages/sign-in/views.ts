@@ -9,7 +9,15 @@ export type SignInView =
   | { readonly kind: 'otp_enrolment'; readonly otpauthUri: string; readonly secretBase32: string }
   /** `passwordless`: no one known yet; `second_factor`: the known person's passkey; `register`: they have none. */
   | { readonly kind: 'passkey'; readonly mode: 'passwordless' | 'second_factor' | 'register'; readonly options: unknown; readonly offerUnavailable: boolean }
-  | { readonly kind: 'choice'; readonly labels: readonly string[] };
+  | { readonly kind: 'choice'; readonly labels: readonly string[] }
+  /** An `identity_provider` node: sign-in at that upstream provider (CONTRACT.md §10). */
+  | { readonly kind: 'identity_provider'; readonly provider: ProviderButtonView };
+
+/** A provider's button: `button[name=provider][value=<alias>]` (CONTRACT.md §10). */
+export interface ProviderButtonView {
+  readonly alias: string;
+  readonly name: string;
+}
 
 export const TITLES: Readonly<Record<SignInView['kind'], string>> = {
   password: 'Sign in',
@@ -17,6 +25,7 @@ export const TITLES: Readonly<Record<SignInView['kind'], string>> = {
   otp_enrolment: 'One-time code',
   passkey: 'Passkey',
   choice: 'Sign in',
+  identity_provider: 'Sign in',
 };
 
 /** The body of a node's form (CONTRACT.md §4 names its fields). */
@@ -46,6 +55,9 @@ ${enrolmentView(view)}
     case 'choice':
       return html`<p>How do you want to sign in?</p>
 ${view.labels.map((label, index) => html`<button type="submit" name="option" value="${String(index)}"${index === 0 ? html` class="primary"` : ''}>${label}</button>\n`)}`;
+    case 'identity_provider':
+      return html`<p>Sign in with your account at ${view.provider.name}.</p>
+${providerButton(view.provider, true)}`;
   }
 }
 
@@ -93,4 +105,13 @@ export function passkeyAlternativeBody(options: unknown): SafeHtml {
     primary: false,
     noscript: 'Signing in with a passkey needs JavaScript, which is turned off in this browser. Sign in with your password instead.',
   });
+}
+
+/** A provider offered beside a password form (another way through it), in a form of its own. */
+export function providerAlternativeBody(provider: ProviderButtonView): SafeHtml {
+  return providerButton(provider, false);
+}
+
+function providerButton(provider: ProviderButtonView, primary: boolean): SafeHtml {
+  return html`<button type="submit" name="provider" value="${provider.alias}"${primary ? html` class="primary"` : ''}>Sign in with ${provider.name}</button>`;
 }

@@ -1,0 +1,91 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { recordSignInFailed } from '../audit/sign-in.js';
+import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import { currentNode, follow } from '../authn/journeys/walk.js';
+import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import { formParams } from '../http/form-params.js';
+import { personOf } from '../identity-providers/accounts.js';
+import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
+import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
+import { messagePage } from '../pages/forms.js';
+import { sendPage } from '../pages/layout.js';
+import type { Store } from '../store/index.js';
+import { sha256 } from '../tokens/secrets.js';
+import { GET_ONLY } from './page-routes.js';
+
+/** The methods of a sign-in at an upstream provider (RFC 8176 §2: federated). */
+const FEDERATED_AMR = ['fed'];
+
+export interface BrokerPageDeps {
+  store: Store;
+  flow: AuthorizationFlow;
+  broker: Broker;
+}
+
+/**
+ * `{issuer}/broker/{alias}/callback` (CONTRACT.md §10): where an upstream provider sends the
+ * person back. The `state` names the flow it ends (taken once); the flow names the sign-in
+ * transaction, which continues only in the browser that began it. The code is exchanged and
+ * the ID token verified (src/identity-providers/upstream-flow.ts), the upstream account finds
+ * its person (or makes one), and the node the provider was chosen at passes as a password
+ * would: the sign-in page then takes the journey on. Whatever fails ends on a page that says
+ * what happened.
+ */
+export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
+  const { store, flow, broker } = deps;
+
+  async function callback(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
+    const realm = request.realm;
+    const provider = await store.identityProviders.get(realm.name, request.params.alias);
+    if (!provider) throw new UpstreamFailure('unknown_provider', request.params.alias);
+    const pending = await broker.flow.take(realm, provider, formParams(request.query, ['state']).state);
+    const resumed = await flow.resume(request, realm, pending.transactionId);
+    const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
+    const progress = resumed.transaction.progress;
+    const loginPage = `${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`;
+    // The sign-in moved on meanwhile (another tab, a changed journey): its current page decides.
+    const stillThere =
+      selected && progress && progress.journey === selected.name && progress.node === pending.node &&
+      offers(providersOfferedAt(currentNode(selected.journey, progress), progress.userId !== undefined), provider.alias);
+    if (!stillThere) return reply.redirect(loginPage, 303);
+
+    const account = await broker.flow.finish(realm, provider, pending, queryOf(request.url));
+    const context = { realm: realm.name, address: request.ip, clientId: resumed.client?.client_id, knownUserId: progress.userId };
+    const userId = await personOf({ store, audit: request.server.audit }, provider, account, context);
+    await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: FEDERATED_AMR }));
+    return reply.redirect(loginPage, 303);
+  }
+
+  return async (app) => {
+    app.get<{ Params: { alias: string } }>('/broker/:alias/callback', GET_ONLY, async (request, reply) => {
+      try {
+        return await callback(request, reply);
+      } catch (error) {
+        if (!(error instanceof UpstreamFailure)) throw error;
+        return failed(request, reply, error);
+      }
+    });
+  };
+}
+
+/** The page of a sign-in through a provider that did not go on, in plain words; the log has the reason. */
+function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure) {
+  const realm = request.realm;
+  request.log.warn({ provider: request.params.alias, ...failureDetails(failure) }, 'sign-in through an upstream provider failed');
+  request.server.metrics.signIns.inc({ outcome: 'failure' });
+  recordSignInFailed(request.server.audit, { realm: realm.name, address: request.ip, via: 'sign_in_page' }, {
+    step: 'identity_provider',
+    username: undefined,
+    reason: failure.kind === 'denied' ? 'denied' : 'upstream_failed',
+  });
+  const page = messagePage({ realm: realm.name, title: 'Cannot sign in', message: failure.description, status: failure.status });
+  return sendPage(reply, page.options, page.body);
+}
+
+const offers = (offer: 'all' | string | undefined, alias: string): boolean => offer === 'all' || offer === alias;
+
+/** The callback's query as it came (openid-client reads the authorization response from it). */
+function queryOf(url: string): string {
+  const start = url.indexOf('?');
+  return start === -1 ? '' : url.slice(start + 1);
+}

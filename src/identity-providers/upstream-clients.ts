@@ -1,0 +1,59 @@
+import { LRUCache } from 'lru-cache';
+import * as oidc from 'openid-client';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
+import type { IdentityProvider } from '../store/identity-providers.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
+import { upstreamFetch } from './fetch.js';
+import { openClientSecret } from './secret.js';
+
+/** How long a provider's discovery document (and the key set fetched with it) is used before it is read again. */
+const DISCOVERY_TTL_MS = 10 * 60_000;
+
+/**
+ * The realm's client at each upstream provider: openid-client's Configuration, made from the
+ * provider's discovery document (OpenID Connect Discovery §4) and kept for a while per
+ * instance, with the key set it fetches. Every request goes through the outbound fetcher. The
+ * broker authenticates with `client_secret_basic`, and ID tokens are verified by the
+ * upstream's keys (`enableNonRepudiationChecks`: the signature too, not only the TLS channel).
+ */
+export class UpstreamClients {
+  private readonly configurations = new LRUCache<string, Promise<oidc.Configuration>>({ max: 1_000, ttl: DISCOVERY_TTL_MS });
+  private readonly fetch: oidc.CustomFetch;
+
+  constructor(
+    outbound: OutboundFetcher,
+    private readonly encryption: KeyEncryption,
+  ) {
+    this.fetch = upstreamFetch(outbound);
+  }
+
+  /** The provider's configuration; a change of its record (`updatedAt`) discovers it again. */
+  configurationOf(provider: IdentityProvider): Promise<oidc.Configuration> {
+    const key = `${provider.realm}/${provider.alias}/${provider.updatedAt.getTime()}`;
+    let configuration = this.configurations.get(key);
+    if (!configuration) {
+      configuration = this.discover(provider);
+      this.configurations.set(key, configuration);
+      // A failed discovery is not kept: the next sign-in tries again.
+      configuration.catch(() => this.configurations.delete(key));
+    }
+    return configuration;
+  }
+
+  /** The authorization endpoint of a provider discovered already, for the sign-in page's form targets. */
+  async knownAuthorizationEndpoint(provider: IdentityProvider): Promise<string | undefined> {
+    const pending = this.configurations.get(`${provider.realm}/${provider.alias}/${provider.updatedAt.getTime()}`);
+    const configuration = await pending?.catch(() => undefined);
+    return configuration?.serverMetadata().authorization_endpoint;
+  }
+
+  private discover(provider: IdentityProvider): Promise<oidc.Configuration> {
+    const secret = openClientSecret(this.encryption, provider.realm, provider.alias, provider.sealedSecret);
+    const insecure = new URL(provider.issuer).protocol === 'http:';
+    return oidc.discovery(new URL(provider.issuer), provider.client_id, { client_secret: secret }, oidc.ClientSecretBasic(secret), {
+      [oidc.customFetch]: this.fetch,
+      // http only where the record allows it: a loopback issuer (src/identity-providers/record.ts).
+      execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
+    });
+  }
+}

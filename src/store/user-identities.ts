@@ -1,0 +1,97 @@
+import { type Db, type Queryable, isUuid } from './db.js';
+import { type Claims, type User, USER_COLUMNS, type UserRow, toUser } from './users.js';
+
+/** An upstream account linked to a person (CONTRACT.md §10). */
+export interface UserIdentity {
+  /** The provider's alias. */
+  readonly provider: string;
+  /** The upstream's `sub`. */
+  readonly subject: string;
+}
+
+export interface LinkedIdentity extends UserIdentity {
+  readonly userId: string;
+}
+
+/** How many usernames a new person is tried with before one with a random suffix. */
+const NUMBERED_SUFFIXES = 20;
+
+const withUser = (columns: readonly string[]) => columns.map((column) => `u.${column}`).join(', ');
+
+/**
+ * The links from upstream accounts, (provider, subject), to the realm's people. A link is
+ * unique per upstream account; the database decides between two first sign-ins of one
+ * account at once.
+ */
+export class UserIdentityStore {
+  constructor(private readonly db: Db) {}
+
+  /** The person linked to the upstream account, if any. */
+  async personOf(realm: string, provider: string, subject: string): Promise<User | undefined> {
+    const result = await this.db.query<UserRow>(
+      `SELECT ${withUser(USER_COLUMNS)} FROM user_identities i JOIN users u ON u.realm = i.realm AND u.id = i.user_id
+        WHERE i.realm = $1 AND i.provider = $2 AND i.subject = $3`,
+      [realm, provider, subject],
+    );
+    return result.rows[0] && toUser(result.rows[0]);
+  }
+
+  /** The person's links, oldest first. */
+  async ofPerson(realm: string, userId: string): Promise<UserIdentity[]> {
+    if (!isUuid(userId)) return [];
+    const result = await this.db.query<UserIdentity>(
+      'SELECT provider, subject FROM user_identities WHERE realm = $1 AND user_id = $2::uuid ORDER BY created_at, provider, subject',
+      [realm, userId],
+    );
+    return result.rows.map(({ provider, subject }) => ({ provider, subject }));
+  }
+
+  /** Links the account to the person; false when it is linked already (to them or to another). */
+  async link(realm: string, identity: LinkedIdentity): Promise<boolean> {
+    return insertLink(this.db, realm, identity);
+  }
+
+  /**
+   * A new person, made for an upstream account and linked to it in one transaction. The
+   * username is the first free one of `username`, `username-2`, `username-3`… (usernames are
+   * unique regardless of case). Undefined when the account was linked meanwhile (a first
+   * sign-in of it at the same time): nobody is made.
+   */
+  async createLinked(realm: string, identity: UserIdentity, username: string, claims: Claims): Promise<User | undefined> {
+    return this.db.transaction(async (tx) => {
+      const user = await insertFreeUsername(tx, realm, username, claims);
+      if (!(await insertLink(tx, realm, { ...identity, userId: user.id }))) throw new AlreadyLinked();
+      return user;
+    }).catch((error: unknown) => {
+      if (error instanceof AlreadyLinked) return undefined;
+      throw error;
+    });
+  }
+}
+
+class AlreadyLinked extends Error {}
+
+async function insertLink(q: Queryable, realm: string, identity: LinkedIdentity): Promise<boolean> {
+  const result = await q.query(
+    `INSERT INTO user_identities (realm, provider, subject, user_id) VALUES ($1, $2, $3, $4::uuid)
+     ON CONFLICT (realm, provider, subject) DO NOTHING`,
+    [realm, identity.provider, identity.subject, identity.userId],
+  );
+  return result.rowCount > 0;
+}
+
+/** A person without a password, under the first of the candidate usernames that is free. */
+async function insertFreeUsername(tx: Queryable, realm: string, username: string, claims: Claims): Promise<User> {
+  const candidates = [username, ...Array.from({ length: NUMBERED_SUFFIXES - 1 }, (_, index) => withSuffix(username, String(index + 2)))];
+  for (let attempt = 0; ; attempt++) {
+    const candidate = candidates[attempt] ?? withSuffix(username, crypto.randomUUID().slice(0, 8));
+    const result = await tx.query<UserRow>(
+      `INSERT INTO users (realm, username, claims) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING RETURNING ${USER_COLUMNS.join(', ')}`,
+      [realm, candidate, JSON.stringify(claims)],
+    );
+    if (result.rows[0]) return toUser(result.rows[0]);
+  }
+}
+
+/** Usernames are at most 255 characters (src/admin/users.ts): the suffix takes the place of the end. */
+const withSuffix = (username: string, suffix: string) => `${[...username].slice(0, 254 - suffix.length).join('')}-${suffix}`;
