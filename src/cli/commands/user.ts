@@ -49,7 +49,7 @@ export function addUserCommands(program: Command): void {
     passwordOptions(
       user
         .command('create')
-        .description('create a user with a password (8 to 1,024 characters) and claims')
+        .description('create a user with a password (as the realm\'s password policy allows) and claims')
         .argument('<realm>')
         .argument('<username>')
         .argument('[claim=value...]', 'claims of the ID token and userinfo, e.g. name="Alice Liddell" email_verified=true'),

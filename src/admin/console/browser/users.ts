@@ -18,7 +18,7 @@ function claimsOf(text) {
   return claims;
 }
 
-const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 }), 'At least 8 characters.');
+const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
 
 export async function usersView(realm, panel) {
   const secrets = h('div', { class: 'secrets' });
