@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { query } from '../support/flow-helpers.js';
+import { Upstream, addProvider, callbackOf, exchange, returnFromProvider } from './support.js';
+
+/**
+ * The `identity_provider` node of a journey (CONTRACT.md §8): the validator accepts it, it
+ * tells who signs in as a password does, its page is the provider's button, and as a second
+ * step it links the upstream account to the person the journey knows.
+ */
+const REALM = 'journeys';
+
+let t: TestApp;
+let upstream: Upstream;
+
+beforeAll(async () => {
+  upstream = await Upstream.start([callbackOf(REALM, 'up')]);
+  upstream.accounts.set('up-fed', { preferred_username: 'fed-only', email: 'fed@corp.example', email_verified: true });
+  upstream.accounts.set('up-carol', { preferred_username: 'carol-upstream' });
+  t = await startTestApp({ outboundAllow: ['127.0.0.1'] });
+  await t.admin.createRealm(REALM);
+  await addProvider(t, REALM, upstream.issuer);
+});
+
+afterAll(async () => {
+  await t?.close();
+  await upstream?.close();
+});
+
+const putJourney = (name: string, journey: unknown) => t.admin.request('PUT', `/realms/${REALM}/journeys/${name}`, journey);
+
+const FEDERATED_ONLY = { start: 'idp', nodes: { idp: { type: 'identity_provider', provider: 'up', next: { success: 'done' } } } };
+const PASSWORD_THEN_PROVIDER = {
+  start: 'pw',
+  nodes: { pw: { type: 'password', next: { success: 'idp' } }, idp: { type: 'identity_provider', provider: 'up', next: { success: 'done' } } },
+};
+
+async function clientOf(journey: string): Promise<string> {
+  const client = await t.admin.createClient(REALM, {
+    client_type: 'public',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code'],
+    scope: 'openid profile',
+    journey,
+  });
+  return client.client_id;
+}
+
+async function authorize(browser: TestBrowser, clientId: string) {
+  const { verifier, challenge } = pkce();
+  const params = { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid profile', state: 's', code_challenge: challenge, code_challenge_method: 'S256' };
+  const login = location(await browser.get(`/oauth2/${REALM}/authorize?${query(params)}`));
+  return { login, verifier };
+}
+
+const linksOf = async (username: string) =>
+  ((await t.admin.request('GET', `/realms/${REALM}/users/${username}`)).json() as { identities: unknown[] }).identities;
+
+describe('the validator', () => {
+  it('accepts an identity_provider node, which tells who signs in before a one-time code', async () => {
+    const stored = await putJourney('fed', FEDERATED_ONLY);
+    expect(stored.statusCode, stored.body).toBe(201);
+    const withCode = { start: 'idp', nodes: { idp: { ...FEDERATED_ONLY.nodes.idp, next: { success: 'otp' } }, otp: { type: 'otp', next: { success: 'done' } } } };
+    expect((await putJourney('fed-otp', withCode)).statusCode).toBe(201);
+    expect((await putJourney('pw-fed', PASSWORD_THEN_PROVIDER)).statusCode).toBe(201);
+  });
+
+  it.each([
+    ['without a provider', { type: 'identity_provider', next: { success: 'done' } }, /"provider" must be the alias/],
+    ['naming no alias', { type: 'identity_provider', provider: 'Up Corp', next: { success: 'done' } }, /"provider" must be the alias/],
+    ['with an outcome it does not have', { type: 'identity_provider', provider: 'up', next: { success: 'done', failure: 'deny' } }, /no outcome "failure"/],
+    ['with an unknown field', { type: 'identity_provider', provider: 'up', next: { success: 'done' }, passkey: 'p' }, /unknown field "passkey"/],
+  ])('refuses one %s, naming the node', async (_name, node, problem) => {
+    const refused = await putJourney('bad', { start: 'idp', nodes: { idp: node } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(new RegExp(`node "idp": .*${problem.source}`)) });
+  });
+});
+
+describe('a journey with an identity_provider node', () => {
+  it('shows the provider\'s button alone, and signs the person in through it', async () => {
+    const clientId = await clientOf('fed');
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const { login, verifier } = await authorize(browser, clientId);
+    const page = await browser.get(login);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<button type="submit" name="provider" value="up" class="primary">Sign in with Upstream Corp</button>');
+    expect(page.body).not.toContain('name="password"');
+
+    expect((await browser.submit(login, page, {})).statusCode, 'a form without the button\'s value shows the page again').toBe(200);
+    upstream.nextAccount = 'up-fed';
+    const toProvider = await browser.submit(login, page, { provider: 'up' });
+    expect(location(toProvider)).toMatch(new RegExp(`^${upstream.issuer}/auth\\?`));
+    const back = await returnFromProvider(browser, await upstream.browse(location(toProvider)));
+    const { idToken } = await exchange(t, REALM, clientId, back.code!, verifier);
+    expect(idToken.amr).toEqual(['fed']);
+    expect(idToken.acr).toBe('0');
+    expect(await linksOf('fed-only')).toEqual([{ provider: 'up', subject: 'up-fed' }]);
+  });
+
+  it('after a password, links the upstream account to the person the password told', async () => {
+    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'carol', password: 'correct horse battery' });
+    const clientId = await clientOf('pw-fed');
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const { login, verifier } = await authorize(browser, clientId);
+    const passwordPage = await browser.get(login);
+    const afterPassword = await browser.submit(login, passwordPage, { username: 'carol', password: 'correct horse battery' });
+    const providerPage = await browser.get(location(afterPassword));
+    expect(providerPage.body).toContain('name="provider" value="up"');
+
+    upstream.nextAccount = 'up-carol';
+    const toProvider = await browser.submit(location(afterPassword), providerPage, { provider: 'up' });
+    const back = await returnFromProvider(browser, await upstream.browse(location(toProvider)));
+    const { idToken } = await exchange(t, REALM, clientId, back.code!, verifier);
+    expect(idToken.amr).toEqual(['pwd', 'fed']);
+    expect(await linksOf('carol')).toEqual([{ provider: 'up', subject: 'up-carol' }]);
+    expect((await t.admin.request('GET', `/realms/${REALM}/users/carol-upstream`)).statusCode).toBe(404);
+  });
+
+  it('refuses an upstream account linked to another person than the one the password told', async () => {
+    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'dave', password: 'correct horse battery' });
+    const clientId = await clientOf('pw-fed');
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const { login } = await authorize(browser, clientId);
+    const afterPassword = await browser.submit(login, await browser.get(login), { username: 'dave', password: 'correct horse battery' });
+    upstream.nextAccount = 'up-carol';
+    const toProvider = await browser.submit(location(afterPassword), await browser.get(location(afterPassword)), { provider: 'up' });
+    const page = await browser.get(await upstream.browse(location(toProvider)));
+    expect(page.statusCode).toBe(403);
+    expect(page.body).toContain('belongs to another person');
+    expect(await linksOf('dave')).toEqual([]);
+  });
+
+  it('shows no page for a provider the realm does not have', async () => {
+    expect((await putJourney('gone', { start: 'idp', nodes: { idp: { type: 'identity_provider', provider: 'gone', next: { success: 'done' } } } })).statusCode).toBe(201);
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const { login } = await authorize(browser, await clientOf('gone'));
+    const page = await browser.get(login);
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('This sign-in is not available');
+  });
+});
