@@ -26,7 +26,8 @@ import { basic, postForm } from '../support/oauth.js';
 /** The fields each page reads (src/endpoints/*, src/account/*, src/authn/nodes/*). */
 const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/authorize': [...AUTHORIZATION_PARAMETERS, 'request', 'ui_locales', 'acr_values', 'claims'],
-  '/login': ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable'],
+  '/login': ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'],
+  '/broker/:alias/callback': ['state', 'code', 'error', 'error_description', 'iss'],
   '/consent': ['transaction', 'csrf', 'decision'],
   '/device/user': ['user_code', 'csrf'],
   '/bc-approve': ['request', 'csrf', 'decision', 'answered'],
