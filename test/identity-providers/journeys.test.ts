@@ -87,6 +87,8 @@ describe('a journey with an identity_provider node', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<button type="submit" name="provider" value="up" class="primary">Sign in with Upstream Corp</button>');
     expect(page.body).not.toContain('name="password"');
+    // Browsers apply form-action to the redirect that follows the form: the provider is listed.
+    expect(page.headers['content-security-policy']).toMatch(new RegExp(`form-action 'self' [^;]*${upstream.issuer}`));
 
     expect((await browser.submit(login, page, {})).statusCode, 'a form without the button\'s value shows the page again').toBe(200);
     upstream.nextAccount = 'up-fed';
