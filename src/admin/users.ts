@@ -34,7 +34,7 @@ const claims = z
 export const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
 export const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
 
-/** `identities`: the person's links to upstream providers (CONTRACT.md §10), shown when read alone. */
+/** `identities`: the person's links to upstream providers (CONTRACT.md §10), in the answers about one person. */
 export function userView(user: User, identities?: readonly UserIdentity[]) {
   return {
     username: user.username,
@@ -65,7 +65,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) });
       const user = await store.users.create(request.params.realm, input.username, passwordHash, claims);
       if (!user) throw conflict('a user with this username exists in the realm');
-      return reply.code(201).send(userView(user));
+      return reply.code(201).send(userView(user, []));
     });
 
     app.get<Params>('/users/:username', async (request) => {
@@ -91,7 +91,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
         ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
       });
       if (!user) throw notFound('user');
-      return userView(user);
+      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id));
     });
 
     app.delete<Params>('/users/:username', async (request, reply) => {

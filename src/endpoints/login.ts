@@ -124,7 +124,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       alternatives,
       ...(shown.error === undefined ? {} : { error: shown.error }),
       ...(shown.status === undefined ? {} : { status: shown.status }),
-      formTargets: [...formTargetsOf(resumed.transaction.purpose), ...(await broker.formTargets(providers))],
+      formTargets: [...formTargetsOf(resumed.transaction.purpose), ...broker.formTargets(providers)],
       scripts: view.kind === 'passkey' || passkeyNode ? passkeyScripts(realm.issuer) : [],
     });
     return sendPage(reply, page.options, page.body);

@@ -58,8 +58,8 @@ export class Broker {
    * Where a page's provider buttons lead after its form is posted (its CSP's form-action):
    * each provider's issuer, and its authorization endpoint once this instance has discovered it.
    */
-  async formTargets(providers: readonly IdentityProvider[]): Promise<string[]> {
-    const endpoints = await Promise.all(providers.map((provider) => this.clients.knownAuthorizationEndpoint(provider)));
+  formTargets(providers: readonly IdentityProvider[]): string[] {
+    const endpoints = providers.map((provider) => this.clients.knownAuthorizationEndpoint(provider));
     return [...providers.map((provider) => provider.issuer), ...endpoints.filter((endpoint) => endpoint !== undefined)];
   }
 

@@ -16,8 +16,14 @@ const DISCOVERY_TTL_MS = 10 * 60_000;
  * broker authenticates with `client_secret_basic`, and ID tokens are verified by the
  * upstream's keys (`enableNonRepudiationChecks`: the signature too, not only the TLS channel).
  */
+/** A discovery in progress, and its configuration once it has one. */
+interface Discovered {
+  readonly configuration: Promise<oidc.Configuration>;
+  settled?: oidc.Configuration;
+}
+
 export class UpstreamClients {
-  private readonly configurations = new LRUCache<string, Promise<oidc.Configuration>>({ max: 1_000, ttl: DISCOVERY_TTL_MS });
+  private readonly configurations = new LRUCache<string, Discovered>({ max: 1_000, ttl: DISCOVERY_TTL_MS });
   private readonly fetch: oidc.CustomFetch;
 
   constructor(
@@ -27,24 +33,28 @@ export class UpstreamClients {
     this.fetch = upstreamFetch(outbound);
   }
 
-  /** The provider's configuration; a change of its record (`updatedAt`) discovers it again. */
+  /** The provider's configuration, discovered once per record and instance (for a while). */
   configurationOf(provider: IdentityProvider): Promise<oidc.Configuration> {
-    const key = `${provider.realm}/${provider.alias}/${provider.updatedAt.getTime()}`;
-    let configuration = this.configurations.get(key);
-    if (!configuration) {
-      configuration = this.discover(provider);
-      this.configurations.set(key, configuration);
+    const key = keyOf(provider);
+    const known = this.configurations.get(key);
+    if (known) return known.configuration;
+    const discovered: Discovered = { configuration: this.discover(provider) };
+    this.configurations.set(key, discovered);
+    discovered.configuration.then(
+      (configuration) => {
+        discovered.settled = configuration;
+      },
       // A failed discovery is not kept: the next sign-in tries again.
-      configuration.catch(() => this.configurations.delete(key));
-    }
-    return configuration;
+      () => {
+        if (this.configurations.get(key) === discovered) this.configurations.delete(key);
+      },
+    );
+    return discovered.configuration;
   }
 
-  /** The authorization endpoint of a provider discovered already, for the sign-in page's form targets. */
-  async knownAuthorizationEndpoint(provider: IdentityProvider): Promise<string | undefined> {
-    const pending = this.configurations.get(`${provider.realm}/${provider.alias}/${provider.updatedAt.getTime()}`);
-    const configuration = await pending?.catch(() => undefined);
-    return configuration?.serverMetadata().authorization_endpoint;
+  /** The authorization endpoint of a provider discovered already (never waiting for one), for the sign-in page's form targets. */
+  knownAuthorizationEndpoint(provider: IdentityProvider): string | undefined {
+    return this.configurations.get(keyOf(provider))?.settled?.serverMetadata().authorization_endpoint;
   }
 
   private discover(provider: IdentityProvider): Promise<oidc.Configuration> {
@@ -57,3 +67,6 @@ export class UpstreamClients {
     });
   }
 }
+
+/** A change of the provider's record (`updatedAt`) is a configuration of its own. */
+const keyOf = (provider: IdentityProvider) => `${provider.realm}/${provider.alias}/${provider.updatedAt.getTime()}`;

@@ -63,6 +63,7 @@ describe('admin API: users, scopes and signing keys', () => {
         claims: { email: 'alice@example.com', email_verified: true },
         created_at: expect.stringMatching(ISO_TIMESTAMP),
         updated_at: expect.stringMatching(ISO_TIMESTAMP),
+        identities: [],
       });
       expect(response.body).not.toContain(password);
       expect(response.body).not.toContain('$argon2');

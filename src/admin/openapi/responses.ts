@@ -60,7 +60,7 @@ export const UserResponse = z.strictObject({
   identities: z
     .array(z.strictObject({ provider: z.string().describe('The identity provider\'s alias'), subject: z.string().describe('The person\'s `sub` at the provider') }))
     .optional()
-    .describe('The upstream accounts the person signs in with (CONTRACT.md §10); in the answer of a GET of the person'),
+    .describe('The upstream accounts the person signs in with (CONTRACT.md §10); in the answers about one person'),
 });
 
 export const TotpEnrolmentResponse = z.strictObject({
