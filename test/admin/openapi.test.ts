@@ -235,7 +235,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       const realmCreate = document.components.schemas.RealmCreate as Json;
       expect(realmCreate).toMatchObject({ type: 'object', required: ['name'], additionalProperties: false });
       expect((document.components.schemas.ClientCreate as { properties: Json }).properties.client_id).toMatchObject({ pattern: expect.any(String) });
-      expect((document.components.schemas.UserCreate as { properties: Json }).properties.password).toMatchObject({ minLength: 8, maxLength: 1024 });
+      expect((document.components.schemas.UserCreate as { properties: Json }).properties.password).toMatchObject({ type: 'string', maxLength: 1024 });
     });
 
     it('names the error shape {error, error_description}, its statuses, and the Bearer challenge of 401', () => {

@@ -13,6 +13,7 @@ const PARAMETERS: Record<string, string> = {
   name: 'openid',
   id: '00000000-0000-4000-8000-000000000000',
   journey: 'default',
+  alias: 'upstream',
 };
 
 function concrete(path: string): string {
