@@ -3,6 +3,7 @@ import type { SignInSource } from '../store/sign-in-sources.js';
 import type { Store } from '../store/index.js';
 import type { JourneyFacts } from './journeys/walk.js';
 import { hasConfirmedTotp } from './otp.js';
+import { emailToConfirm } from './self-service/verification.js';
 import type { RiskAssessor } from './risk.js';
 
 /**
@@ -26,5 +27,9 @@ export function journeyFacts(
     hasPasskey: async (userId) => (await store.passkeys.listForUser(realm.name, userId)).length > 0,
     hasOtp: (userId) => hasConfirmedTotp(store, realm.name, userId),
     emailVerified: async (userId) => (await store.users.getById(realm.name, userId))?.claims.email_verified === true,
+    emailToConfirm: async (userId) => {
+      const user = await store.users.getById(realm.name, userId);
+      return user !== undefined && emailToConfirm(user);
+    },
   };
 }

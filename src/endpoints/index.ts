@@ -82,7 +82,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
       const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
       route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
-    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }));
   };
 }
 

@@ -9,7 +9,7 @@ import type { JourneyNode } from '../authn/journeys/graph.js';
 import type { SelectedJourney } from '../authn/journeys/select.js';
 import { type JourneyProgress, beginJourney, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
-import type { NodeContext, NodeRunner } from '../authn/nodes/node.js';
+import type { NodeContext, NodeRunner, Shown } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { OAuthError } from '../errors.js';
@@ -38,7 +38,10 @@ export interface SignInDeps {
   broker: Broker;
 }
 
-const FORM_FIELDS = ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'];
+const FORM_FIELDS = [
+  ...['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'],
+  ...['email', 'given_name', 'family_name', 'resend'],
+];
 
 /** Where a sign-in stands: its journey, and the progress through it (decided nodes taken). */
 interface Walk {
@@ -58,8 +61,7 @@ interface Walk {
 export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   const { store, flow, cookies, bruteForce, risk, nodes, broker } = deps;
 
-  const runnerOf = (node: JourneyNode): NodeRunner | undefined =>
-    node.type === 'password' || node.type === 'otp' || node.type === 'passkey' ? nodes[node.type] : undefined;
+  const runnerOf = (node: JourneyNode): NodeRunner | undefined => (Object.hasOwn(nodes, node.type) ? nodes[node.type as keyof SignInNodes] : undefined);
 
   function contextOf(request: FastifyRequest, resumed: ResumedTransaction, progress: JourneyProgress): NodeContext {
     return { realm: request.realm, transactionId: resumed.id, userId: progress.userId, address: request.ip, audit: request.server.audit, log: request.log };
@@ -92,7 +94,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     reply: FastifyReply,
     resumed: ResumedTransaction,
     walk: Walk,
-    shown: { error?: string; username?: string | undefined; status?: number } = {},
+    shown: Shown & { error?: string; notice?: string; status?: number } = {},
   ) {
     const realm = request.realm;
     const { journey } = walk.selected;
@@ -123,6 +125,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       step: { body: signInBody(view), hidden: {} },
       alternatives,
       ...(shown.error === undefined ? {} : { error: shown.error }),
+      ...(shown.notice === undefined ? {} : { notice: shown.notice }),
       ...(shown.status === undefined ? {} : { status: shown.status }),
       formTargets: [...formTargetsOf(resumed.transaction.purpose), ...broker.formTargets(providers)],
       scripts: view.kind === 'passkey' || passkeyNode ? passkeyScripts(realm.issuer) : [],
@@ -222,7 +225,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       if (!runner) return unavailable(reply, realm);
 
       const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : runner.account?.(form);
-      const again = (error: string, extra: { status?: number } = {}) => showNode(request, reply, resumed, walk, { error, username: form.username, ...extra });
+      const again = (error: string, extra: { status?: number } = {}) => showNode(request, reply, resumed, walk, { error, username: form.username, form, ...extra });
       // The check is counted before it runs (CONTRACT.md §7): past the limit nothing is checked.
       const check = await bruteForce.reserve(realm, account, request.ip);
       if ('lockedFor' in check) {
@@ -244,6 +247,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       await bruteForce.passed(check);
       if ('again' in outcome) return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);
       if ('error' in outcome) return again(outcome.error);
+      if ('notice' in outcome) return showNode(request, reply, resumed, walk, { notice: outcome.notice });
       const moved = 'passed' in outcome ? follow(journey, postedAt, 'success', outcome.passed) : follow(journey, postedAt, outcome.outcome);
       return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, moved));
     });

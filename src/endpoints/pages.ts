@@ -9,6 +9,7 @@ import { logFailure, toClientError } from '../http/error-handler.js';
 import { Broker } from '../identity-providers/broker.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
+import type { Mailer } from '../mail/mailer.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
@@ -22,6 +23,9 @@ import { brokerPages } from './broker.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
 import { InvalidFormError } from './page-routes.js';
+import { registrationEndpoint } from './register.js';
+import { resetEndpoint } from './reset.js';
+import { verifyEndpoint } from './verify.js';
 
 /** What the person reads when a page cannot go on; nothing internal. */
 function describe(error: unknown): { title: string; message: string; status: number } {
@@ -50,17 +54,18 @@ function describe(error: unknown): { title: string; message: string; status: num
 
 /**
  * The routes a person's browser visits: /authorize, the sign-in and consent pages,
- * sign-out, the device page and the CIBA approval page. They answer HTML, errors included,
+ * sign-out, the device page, the CIBA approval page, the account page, and the pages by which
+ * people register, confirm their email address and reset their password. They answer HTML, errors included,
  * and are the only routes that read cookies.
  */
-export function browserPages(deps: { store: Store; encryption: KeyEncryption; baseUrl: string }): FastifyPluginAsync {
+export function browserPages(deps: { store: Store; encryption: KeyEncryption; baseUrl: string; mailer: Mailer | undefined }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const flow = new AuthorizationFlow(deps.store, cookies);
   const routeDeps = { store: deps.store, flow, cookies };
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const signInDeps = {
     ...routeDeps,
-    nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl }),
+    nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }),
     bruteForce,
     risk: new RiskAssessor(deps.store.signInSources, bruteForce),
   };
@@ -83,6 +88,10 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl }));
+    // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
+    await app.register(registrationEndpoint({ ...routeDeps, mailer: deps.mailer }));
+    await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));
+    await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(staticAssets());
   };
 }

@@ -36,6 +36,7 @@ const WRONG_CODE = 'the one-time code is incorrect or was already used';
 const PASSKEY_REQUIRED = 'this realm requires a passkey, which cannot be used with the password grant';
 const PAGE_REQUIRED = 'this sign-in asks the person to choose on the sign-in page, which the password grant cannot show';
 const OTP_REQUIRED = 'this realm requires a one-time code: send it in the otp parameter';
+const EMAIL_UNCONFIRMED = 'the person has not confirmed their email address: the sign-in page says how';
 
 /**
  * RFC 6749 §4.3: the client sends the person's username and password, and an `otp`
@@ -158,6 +159,7 @@ function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{
         }
         progress = follow(journey, progress, 'success', { userId: person.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
       } else {
+        if (node.type === 'email_verification') throw new OAuthError('invalid_grant', EMAIL_UNCONFIRMED);
         throw new OAuthError('invalid_grant', node.type === 'passkey' ? PASSKEY_REQUIRED : PAGE_REQUIRED);
       }
       progress = await settle(journey, progress, facts);

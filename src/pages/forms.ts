@@ -1,6 +1,6 @@
 import { type SafeHtml, html } from './html.js';
 import type { PageOptions } from './layout.js';
-import { errorBox, hiddenFields as hidden, scopeItems } from './parts.js';
+import { errorBox, hiddenFields as hidden, noticeBox, scopeItems } from './parts.js';
 
 /**
  * A page of the sign-in: the current step's form, and other ways through it (a passkey
@@ -13,6 +13,8 @@ export function signInPage(input: {
   step: { body: SafeHtml; hidden: Record<string, string> };
   alternatives: ReadonlyArray<{ body: SafeHtml; hidden: Record<string, string> }>;
   error?: string;
+  /** What was done (a mail sent again). */
+  notice?: string;
   status?: number;
   formTargets: readonly string[];
   scripts?: readonly string[];
@@ -30,7 +32,7 @@ ${part.body}
       ...(input.status === undefined ? {} : { status: input.status }),
       ...(input.scripts === undefined ? {} : { scripts: input.scripts }),
     },
-    body: html`${errorBox(input.error)}
+    body: html`${errorBox(input.error)}${input.notice === undefined ? '' : noticeBox(input.notice)}
 ${form(input.step)}
 ${input.alternatives.map((alternative) => html`<div class="alternative">${form(alternative)}</div>`)}`,
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { Db } from './db.js';
 
@@ -23,6 +24,11 @@ const INSERT_WITHIN_LIMITS = `INSERT INTO tickets (ticket_hash, kind, realm, use
    WHERE (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND user_id = $4::uuid) < ${TICKET_LIMITS.perPerson}
      AND (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND address = $5) < ${TICKET_LIMITS.perAddress}
   RETURNING expires_at`;
+
+/** What INSERT_WITHIN_LIMITS reads and computes, writing nothing: `rehearse`. */
+const COUNT_WITHIN_LIMITS = `SELECT $1::bytea AS ticket_hash, now() + make_interval(secs => $6) AS expires_at
+   WHERE (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND user_id = $4::uuid) < ${TICKET_LIMITS.perPerson}
+     AND (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND address = $5) < ${TICKET_LIMITS.perAddress}`;
 
 /** Uses the ticket, and with it the person's other live tickets of its kind: an older mail's link stops working. */
 const REDEEM = `WITH used AS (
@@ -66,6 +72,20 @@ export class TicketStore {
       return result.rows[0]?.expires_at;
     });
     return expiresAt ? { ticket, expiresAt } : 'limited';
+  }
+
+  /**
+   * The work of `issue` for no one: a value and its hash, the same locks and counts, nothing
+   * written. A page that must not tell whether a person exists (a password reset) does this
+   * for a name that names no one, so that its work does not tell either.
+   */
+  async rehearse(kind: TicketKind, realm: string, address: string, lifetime: number): Promise<void> {
+    const nobody = randomUUID();
+    const lockNames = [`ticket:${kind}:${realm}:person:${nobody}`, `ticket:${kind}:${realm}:address:${address}`];
+    await this.db.transaction(async (tx) => {
+      await tx.query(LOCK_LIMITS, [lockNames]);
+      await tx.query(COUNT_WITHIN_LIMITS, [sha256(randomSecret()), kind, realm, nobody, address, lifetime]);
+    });
   }
 
   /** Uses the ticket once: the person's id, or undefined when it is unknown, used, expired, or of another kind or realm. */

@@ -126,7 +126,11 @@ describe('authentication journeys', () => {
         { start: 'c', nodes: { c: { type: 'choice', options: [{ label: 'Go', next: 'done' }] } } },
         /node "done": a way reaches "done" before/,
       ],
-      ['a node type that needs a later feature', { start: 'a', nodes: { a: { type: 'register', next: { success: 'done' } } } }, /node "a": type "register" is not available/],
+      [
+        'an email check before anyone is known',
+        { start: 'v', nodes: { v: { type: 'email_verification', next: { success: 'done' } } } },
+        /node "v": .*before a password or passkey node/,
+      ],
       [
         'a password offering a passkey node that is none',
         { start: 'a', nodes: { a: { type: 'password', passkey: 'b', next: { success: 'b' } }, b: { type: 'otp', next: { success: 'done' } } } },

@@ -39,6 +39,14 @@ const JourneyNodeSchema = z.discriminatedUnion('type', [
     next: z.strictObject({ success: target }),
   }),
   z.strictObject({
+    type: z.literal('register').describe('A new person creates their account (username, email address, password); it tells who signs in, as a password does'),
+    next: z.strictObject({ success: target }),
+  }),
+  z.strictObject({
+    type: z.literal('email_verification').describe('The person confirms their email address by the link of a mail; passes at once when it is confirmed'),
+    next: z.strictObject({ success: target }),
+  }),
+  z.strictObject({
     type: z.literal('risk'),
     next: z.strictObject({ low: target, high: target.describe('The address or the browser has not completed a sign-in of this person before') }),
   }),

@@ -4,18 +4,15 @@
  * `walk.ts` moves a sign-in through one.
  */
 
-/** Nodes a person acts on: each needs a page (or, at the password grant, a parameter). */
-export const PERSON_NODE_TYPES = ['password', 'otp', 'passkey', 'choice', 'identity_provider'] as const;
+/**
+ * Nodes a person acts on: each needs a page (or, at the password grant, a parameter). An
+ * `email_verification` node passes by itself once the address is confirmed (walk.ts).
+ */
+export const PERSON_NODE_TYPES = ['password', 'otp', 'passkey', 'choice', 'identity_provider', 'register', 'email_verification'] as const;
 /** Nodes decided without the person, from what is known of them. */
 export const DECIDED_NODE_TYPES = ['risk', 'condition'] as const;
 /** The two ends of every journey. */
 export const END_NODE_TYPES = ['done', 'deny'] as const;
-/**
- * Node types of §8 that need features this version does not have (self-registration, email
- * verification): refused until they exist.
- */
-export const LATER_NODE_TYPES = ['register', 'email_verification'] as const;
-
 export type PersonNodeType = (typeof PERSON_NODE_TYPES)[number];
 export type EndNodeType = (typeof END_NODE_TYPES)[number];
 export type NodeType = PersonNodeType | (typeof DECIDED_NODE_TYPES)[number] | EndNodeType;
@@ -38,6 +35,10 @@ export type JourneyNode =
   | { readonly type: 'choice'; readonly options: readonly { readonly label: string; readonly next: string }[] }
   /** Sign-in at the realm's upstream provider of this alias (CONTRACT.md §10): it tells who signs in, as a password does. */
   | { readonly type: 'identity_provider'; readonly provider: string; readonly next: { readonly success: string } }
+  /** A new person registers (CONTRACT.md §9): it tells who signs in, as a password does. */
+  | { readonly type: 'register'; readonly next: { readonly success: string } }
+  /** The person confirms their email address by the link of a mail (CONTRACT.md §9). */
+  | { readonly type: 'email_verification'; readonly next: { readonly success: string } }
   | { readonly type: 'risk'; readonly next: { readonly low: string; readonly high: string } }
   | { readonly type: 'condition'; readonly if: ConditionTest; readonly next: { readonly true: string; readonly false: string } }
   | { readonly type: EndNodeType };
@@ -56,6 +57,8 @@ export const OUTCOMES: Readonly<Record<Exclude<NodeType, 'choice' | EndNodeType>
   otp: ['success'],
   passkey: ['success', 'unavailable'],
   identity_provider: ['success'],
+  register: ['success'],
+  email_verification: ['success'],
   risk: ['low', 'high'],
   condition: ['true', 'false'],
 };
@@ -78,9 +81,14 @@ export function nodeNamed(journey: Journey, name: string): JourneyNode | undefin
 }
 
 export const isPersonNode = (node: JourneyNode): boolean => (PERSON_NODE_TYPES as readonly string[]).includes(node.type);
+/** Nodes that always wait for the person; an `email_verification` node of a confirmed address does not. */
+export const alwaysWaits = (node: JourneyNode): boolean => isPersonNode(node) && node.type !== 'email_verification';
+/** Nodes whose passing tells who signs in. */
+export const identifies = (node: JourneyNode, outcome: string): boolean =>
+  node.type === 'password' || node.type === 'identity_provider' || node.type === 'register' || (node.type === 'passkey' && outcome === 'success');
 export const isEnd = (node: JourneyNode): node is { type: EndNodeType } => node.type === 'done' || node.type === 'deny';
 /** Nodes that can only run for a known person. */
 export function needsPerson(node: JourneyNode): boolean {
-  if (node.type === 'otp' || node.type === 'risk' || node.type === 'done') return true;
+  if (node.type === 'otp' || node.type === 'risk' || node.type === 'email_verification' || node.type === 'done') return true;
   return node.type === 'condition' && typeof node.if === 'string';
 }

@@ -1,10 +1,11 @@
 import type { RealmSettings } from '../../realms/settings.js';
 import { DEFAULT_JOURNEY, type Journey } from './graph.js';
 import { journeyOfSteps } from './default-journey.js';
+import { withEmailGate } from './email-gate.js';
 
 /** What a realm knows of journeys: its stored ones and the settings that map to them. */
 export interface RealmJourneys {
-  readonly settings: Pick<RealmSettings, 'authentication' | 'acr_journeys'>;
+  readonly settings: Pick<RealmSettings, 'authentication' | 'acr_journeys'> & Partial<Pick<RealmSettings, 'email_verification'>>;
   readonly journeys: Readonly<Record<string, Journey>>;
 }
 
@@ -27,7 +28,8 @@ export function journeyNamed(realm: RealmJourneys, name: string): Journey | unde
 /**
  * Which journey runs (CONTRACT.md §8): the client's `journey`, else the one the realm maps
  * from the first of the request's `acr_values` it knows, else `default`. Undefined when the
- * client names a journey the realm no longer has: that sign-in cannot run.
+ * client names a journey the realm no longer has: that sign-in cannot run. With the realm's
+ * `email_verification` on, it ends through the email gate (email-gate.ts).
  */
 export function selectJourney(
   realm: RealmJourneys,
@@ -36,8 +38,9 @@ export function selectJourney(
   const mapping = realm.settings.acr_journeys;
   const asked = request.acrValues?.find((acr) => Object.hasOwn(mapping, acr));
   const name = request.clientJourney ?? (asked === undefined ? DEFAULT_JOURNEY : mapping[asked]!);
-  const journey = journeyNamed(realm, name);
-  if (!journey) return undefined;
+  const named = journeyNamed(realm, name);
+  if (!named) return undefined;
+  const journey = realm.settings.email_verification ? withEmailGate(named) : named;
   const acr = asked !== undefined && mapping[asked] === name ? asked : Object.keys(mapping).find((key) => mapping[key] === name);
   return { name, journey, acr: acr ?? NO_ACR };
 }

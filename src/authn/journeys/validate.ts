@@ -5,12 +5,12 @@ import {
   END_NODE_TYPES,
   type Journey,
   type JourneyNode,
-  LATER_NODE_TYPES,
   OUTCOMES,
   PERSON_NODE_TYPES,
   edgesOf,
   isEnd,
-  isPersonNode,
+  alwaysWaits,
+  identifies,
   needsPerson,
   nodeNamed,
 } from './graph.js';
@@ -70,7 +70,6 @@ function nodeOf(name: string, input: unknown): JourneyNode {
   if (!NAME.test(name)) fail(name, 'a node name has 1 to 64 letters, digits, ".", "_" or "-"');
   if (!isObject(input)) return fail(name, 'a node is an object with a "type"');
   const type = input.type;
-  if ((LATER_NODE_TYPES as readonly unknown[]).includes(type)) return fail(name, `type "${String(type)}" is not available in this version`);
   if (typeof type !== 'string' || !KNOWN_TYPES.includes(type)) return fail(name, `unknown type "${String(type)}"`);
   const allowed = new Set(['type', ...fieldsOf(type)]);
   const extra = Object.keys(input).find((key) => !allowed.has(key));
@@ -94,7 +93,7 @@ function nodeOf(name: string, input: unknown): JourneyNode {
     if (typeof input.passkey !== 'string') fail(name, '"passkey" must name a passkey node');
     return { type, next: next as { success: string }, passkey: input.passkey as string };
   }
-  return { type: type as 'password' | 'otp', next: next as { success: string } };
+  return { type: type as 'password' | 'otp' | 'register' | 'email_verification', next: next as { success: string } };
 }
 
 function fieldsOf(type: string): string[] {
@@ -166,11 +165,11 @@ function checkReachesDone(journey: Journey): void {
   }
 }
 
-/** A loop of decided nodes alone would never wait for the person: refused. */
+/** A loop of nodes that may pass by themselves would never wait for the person: refused. */
 function checkLoops(journey: Journey): void {
   for (const [name, node] of Object.entries(journey.nodes)) {
-    if (isPersonNode(node) || isEnd(node)) continue;
-    const decidedOnly = (other: JourneyNode) => !isPersonNode(other) && !isEnd(other);
+    if (alwaysWaits(node) || isEnd(node)) continue;
+    const decidedOnly = (other: JourneyNode) => !alwaysWaits(other) && !isEnd(other);
     for (const [, target] of edgesOf(node)) {
       if (!decidedOnly(nodeNamed(journey, target)!)) continue;
       if (target === name || reachable(journey, target, decidedOnly).has(name)) {
@@ -182,8 +181,8 @@ function checkLoops(journey: Journey): void {
 
 /**
  * Every node that needs the person known comes after a node that identified them, on every
- * way: a password's or an identity provider's outcome, or a passkey's `success` (its
- * `unavailable` tells no one).
+ * way: a password's, a registration's or an identity provider's outcome, or a passkey's
+ * `success` (its `unavailable` tells no one).
  */
 function checkPersonKnown(journey: Journey): void {
   const seen = new Set<string>([journey.start]);
@@ -194,8 +193,7 @@ function checkPersonKnown(journey: Journey): void {
       fail(name, `${name === 'done' ? 'a way reaches "done"' : 'it can be reached'} before a password or passkey node has told who signs in`);
     }
     for (const [outcome, target] of edgesOf(node)) {
-      const identified = node.type === 'password' || node.type === 'identity_provider' || (node.type === 'passkey' && outcome === 'success');
-      if (!identified && !seen.has(target)) {
+      if (!identifies(node, outcome) && !seen.has(target)) {
         seen.add(target);
         queue.push(target);
       }

@@ -22,6 +22,8 @@ export interface JourneyFacts {
   hasPasskey(userId: string): Promise<boolean>;
   hasOtp(userId: string): Promise<boolean>;
   emailVerified(userId: string): Promise<boolean>;
+  /** Whether the person has an email address they have not confirmed (an `email_verification` node waits for it). */
+  emailToConfirm(userId: string): Promise<boolean>;
   /** The client the person signs in for, if any. */
   readonly clientId: string | undefined;
 }
@@ -72,7 +74,7 @@ function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {
 
 /**
  * Takes the nodes decided without the person (risk, condition, a passkey the known person
- * does not have) until the journey waits for a step of the person's or ends. A decided node
+ * does not have, an email address confirmed already) until the journey waits for a step of the person's or ends. A decided node
  * before the person is known, or a loop of them, ends in `deny` (the validator refuses both).
  */
 export async function settle(journey: Journey, start: JourneyProgress, facts: JourneyFacts): Promise<JourneyProgress> {
@@ -103,6 +105,12 @@ async function decidedOutcome(node: JourneyNode, userId: string | undefined, fac
       return (await facts.hasPasskey(userId)) ? undefined : 'unavailable';
     case 'otp':
       return userId === undefined ? null : undefined;
+    case 'email_verification':
+      if (userId === undefined) return null;
+      return (await facts.emailToConfirm(userId)) ? undefined : 'success';
+    case 'register':
+      // Someone already known has an account: there is nothing to register.
+      return userId === undefined ? undefined : 'success';
     default:
       return undefined;
   }
@@ -121,8 +129,8 @@ export function finishesWithoutPages(journey: Journey): boolean {
     if (seen.has(name)) continue;
     seen.add(name);
     const node = nodeNamed(journey, name);
-    // A choice and an upstream provider need a page.
-    if (!node || node.type === 'choice' || node.type === 'identity_provider') continue;
+    // A choice, an upstream provider and a registration need a page.
+    if (!node || node.type === 'choice' || node.type === 'identity_provider' || node.type === 'register') continue;
     if (node.type === 'done') return true;
     if (node.type === 'passkey') {
       if (!node.enrol) queue.push(node.next.unavailable);

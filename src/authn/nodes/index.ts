@@ -1,16 +1,21 @@
+import type { Mailer } from '../../mail/mailer.js';
 import type { Store } from '../../store/index.js';
 import type { KeyEncryption } from '../../tokens/key-encryption.js';
 import type { NodeRunner } from './node.js';
 import { otpNode } from './otp.js';
+import { emailVerificationNode } from './email-verification.js';
 import { type PasskeyNodeRunner, passkeyNode } from './passkey.js';
 import { passwordNode } from './password.js';
+import { registerNode } from './register.js';
 
 /** What the nodes need: the store, and the key that encrypts one-time code secrets at rest. */
 export interface SignInNodeDeps {
-  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'webauthnChallenges'>;
+  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'webauthnChallenges' | 'tickets'>;
   encryption: KeyEncryption;
   /** The web origin of the server (BASE_URL's), which passkeys are bound to. */
   baseUrl: string;
+  /** Mails of the registration and email verification nodes; none without `SMTP_URL`. */
+  mailer: Mailer | undefined;
 }
 
 /** The nodes of the person's that the sign-in page runs, by type. */
@@ -18,8 +23,16 @@ export interface SignInNodes {
   readonly password: NodeRunner;
   readonly otp: NodeRunner;
   readonly passkey: PasskeyNodeRunner;
+  readonly register: NodeRunner;
+  readonly email_verification: NodeRunner;
 }
 
 export function signInNodes(deps: SignInNodeDeps): SignInNodes {
-  return { password: passwordNode(deps.store.users), otp: otpNode(deps), passkey: passkeyNode(deps) };
+  return {
+    password: passwordNode(deps.store.users),
+    otp: otpNode(deps),
+    passkey: passkeyNode(deps),
+    register: registerNode(deps),
+    email_verification: emailVerificationNode(deps),
+  };
 }

@@ -24,17 +24,25 @@ export type NodeOutcome =
   /** Shown on the node's page again; `failure` counts towards brute-force limits. */
   | { readonly error: string; readonly failure: boolean }
   /** The node moved on within itself (an enrolment confirmed a first code…): show it again. */
-  | { readonly again: true };
+  | { readonly again: true }
+  /** Shown on the node's page again, with what was done (a mail sent again). */
+  | { readonly notice: string };
 
 export type Form = Readonly<Record<string, string | undefined>>;
 
-/** A node of the person's that the sign-in page runs: a password, a one-time code, a passkey. */
+/** What a node's page shows again: an error, the fields typed (but no secret). */
+export interface Shown {
+  readonly username?: string | undefined;
+  readonly form?: Form | undefined;
+}
+
+/** A node of the person's that the sign-in page runs: a password, a one-time code, a passkey, a registration, an email check. */
 export interface NodeRunner {
-  readonly type: 'password' | 'otp' | 'passkey';
+  readonly type: 'password' | 'otp' | 'passkey' | 'register' | 'email_verification';
   /** The fields its form posts, beside the hidden ones. */
   readonly fields: readonly string[];
   /** For a node that tells who signs in: the account a form is about, for brute-force counting before the person is known. */
   account?(form: Form): string | undefined;
-  view(context: NodeContext, node: JourneyNode, shown: { username?: string | undefined }): Promise<SignInView>;
+  view(context: NodeContext, node: JourneyNode, shown: Shown): Promise<SignInView>;
   submit(context: NodeContext, node: JourneyNode, form: Form): Promise<NodeOutcome>;
 }

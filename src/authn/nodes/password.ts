@@ -11,8 +11,16 @@ export function passwordNode(users: UserStore): NodeRunner {
     type: 'password',
     fields: ['username', 'password'],
     account: (form) => form.username,
-    async view(_context, _node, shown) {
-      return { kind: 'password', username: shown.username ?? '' };
+    async view(context, _node, shown) {
+      // The ways to an account (CONTRACT.md §9), each carrying this sign-in to come back to.
+      const { issuer, settings } = context.realm;
+      const transaction = `?transaction=${encodeURIComponent(context.transactionId)}`;
+      return {
+        kind: 'password',
+        username: shown.username ?? '',
+        ...(settings.self_registration ? { register: `${issuer}/register${transaction}` } : {}),
+        ...(settings.password_reset ? { reset: `${issuer}/reset${transaction}` } : {}),
+      };
     },
     async submit(context, _node, form) {
       if (form.username === undefined || form.password === undefined) return { error: 'Enter your username and password.', failure: false };

@@ -1,17 +1,24 @@
 import type { SafeHtml } from '../html.js';
 import { html } from '../html.js';
+import { checkYourMailBody } from '../self-service/check-your-mail.js';
+import { type RegistrationKept, registrationFields } from '../self-service/registration.js';
 import { codeField, enrolmentView, passkeyControl, passkeyNameField } from './controls.js';
 
 /** What a node of a journey shows (src/authn/nodes/ builds these; nothing here decides). */
 export type SignInView =
-  | { readonly kind: 'password'; readonly username: string }
+  /** `register`, `reset`: the links to `{issuer}/register` and `{issuer}/reset` when the realm offers them (CONTRACT.md §9). */
+  | { readonly kind: 'password'; readonly username: string; readonly register?: string; readonly reset?: string }
   | { readonly kind: 'otp' }
   | { readonly kind: 'otp_enrolment'; readonly otpauthUri: string; readonly secretBase32: string }
   /** `passwordless`: no one known yet; `second_factor`: the known person's passkey; `register`: they have none. */
   | { readonly kind: 'passkey'; readonly mode: 'passwordless' | 'second_factor' | 'register'; readonly options: unknown; readonly offerUnavailable: boolean }
   | { readonly kind: 'choice'; readonly labels: readonly string[] }
   /** An `identity_provider` node: sign-in at that upstream provider (CONTRACT.md §10). */
-  | { readonly kind: 'identity_provider'; readonly provider: ProviderButtonView };
+  | { readonly kind: 'identity_provider'; readonly provider: ProviderButtonView }
+  /** A `register` node: the registration form, with what was typed (CONTRACT.md §9). */
+  | { readonly kind: 'register'; readonly kept: RegistrationKept }
+  /** An `email_verification` node: check the mail, or have it sent again. */
+  | { readonly kind: 'email_verification' };
 
 /** A provider's button: `button[name=provider][value=<alias>]` (CONTRACT.md §10). */
 export interface ProviderButtonView {
@@ -26,6 +33,8 @@ export const TITLES: Readonly<Record<SignInView['kind'], string>> = {
   passkey: 'Passkey',
   choice: 'Sign in',
   identity_provider: 'Sign in',
+  register: 'Create an account',
+  email_verification: 'Confirm your email address',
 };
 
 /** The body of a node's form (CONTRACT.md §4 names its fields). */
@@ -36,7 +45,7 @@ export function signInBody(view: SignInView): SafeHtml {
 <input id="username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" required value="${view.username}"${view.username ? '' : html` autofocus`}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : ''}>
-<button class="primary" type="submit">Sign in</button>`;
+<button class="primary" type="submit">Sign in</button>${accountLinks(view)}`;
     case 'otp':
       // A recovery code has letters, which a numeric keyboard cannot type: it has a field of its own.
       return html`${codeField('Code from your authenticator app')}
@@ -58,7 +67,21 @@ ${view.labels.map((label, index) => html`<button type="submit" name="option" val
     case 'identity_provider':
       return html`<p>Sign in with your account at ${view.provider.name}.</p>
 ${providerButton(view.provider, true)}`;
+    case 'register':
+      return registrationFields(view.kept);
+    case 'email_verification':
+      return checkYourMailBody();
   }
+}
+
+/** Beside the password form: a forgotten password, a new account (CONTRACT.md §9). */
+function accountLinks(view: Extract<SignInView, { kind: 'password' }>): SafeHtml | '' {
+  const links = [
+    ...(view.reset ? [html`<a href="${view.reset}">Forgot your password?</a>`] : []),
+    ...(view.register ? [html`<a href="${view.register}">Create an account</a>`] : []),
+  ];
+  return links.length === 0 ? '' : html`
+<p class="account-links">${links.map((link, index) => html`${index > 0 ? html` · ` : ''}${link}`)}</p>`;
 }
 
 function passkeyBody(view: Extract<SignInView, { kind: 'passkey' }>): SafeHtml {

@@ -1,0 +1,16 @@
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { Mailer } from '../../mail/mailer.js';
+import type { Store } from '../../store/index.js';
+
+/** What the pages by which people manage themselves (CONTRACT.md §9) change and send. */
+export interface SelfServiceDeps {
+  readonly store: Pick<Store, 'users' | 'tickets'>;
+  /** None without `SMTP_URL`: nothing is mailed, and the pages say so. */
+  readonly mailer: Mailer | undefined;
+}
+
+/** Who asked, for the audit trail and the tickets' limits per address. */
+export interface Requester {
+  readonly address: string;
+  readonly audit: AuditLog;
+}

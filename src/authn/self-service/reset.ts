@@ -1,0 +1,55 @@
+import { passwordResetMail, realmLabel } from '../../mail/messages.js';
+import type { RequestRealm } from '../../realms/resolve.js';
+import { hashPassword } from '../password-hashing.js';
+import type { Requester, SelfServiceDeps } from './deps.js';
+import { newPasswordProblem } from './new-password.js';
+import { emailOf } from './verification.js';
+
+/**
+ * A person who forgot their password asked for a link (CONTRACT.md §9), by username or email
+ * address. Whether anyone is named must not show, in what the page says or in how long it takes:
+ * the caller answers without waiting for this. The work is the same for no one: the two
+ * lookups, then a ticket issued, or the same statements run without a person
+ * (`TicketStore.rehearse`). The mail is sent with the ticket; nothing waits for it.
+ */
+export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, typed: string, address: string): Promise<void> {
+  const { users, tickets } = deps.store;
+  const lifetime = realm.settings.ticket_lifetime;
+  const [byName, byEmail] = await Promise.all([users.get(realm.name, typed), users.getByEmail(realm.name, typed)]);
+  const person = byName ?? byEmail;
+  const email = person && emailOf(person);
+  if (!person || email === undefined || !deps.mailer) return tickets.rehearse('password_reset', realm.name, address, lifetime);
+  const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
+  if (issued === 'limited') return;
+  const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
+  await deps.mailer.send(passwordResetMail(email, { realm: realmLabel(realm), username: person.username, link, lifetime }));
+}
+
+/** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */
+export async function resetTicketHolder(deps: SelfServiceDeps, realm: RequestRealm, ticket: string): Promise<string | undefined> {
+  const userId = await deps.store.tickets.live('password_reset', realm.name, ticket);
+  return userId === undefined ? undefined : deps.store.users.usernameOf(realm.name, userId);
+}
+
+/** `gone`: the ticket does not work (unknown, used, expired); a problem: the policy refused the password, and the ticket still works. */
+export type ResetOutcome = 'done' | 'gone' | { readonly problem: string; readonly username: string };
+
+/**
+ * Sets the new password of the ticket's person: the realm's policy first (a refused password
+ * leaves the ticket working), then the ticket is used, the password set, and the person's
+ * sessions ended and grants revoked (UserStore.update, CONTRACT.md §7); a `user.password_reset`
+ * event.
+ */
+export async function resetPassword(deps: SelfServiceDeps, realm: RequestRealm, ticket: string, password: string, requester: Requester): Promise<ResetOutcome> {
+  const { users, tickets } = deps.store;
+  const userId = await tickets.live('password_reset', realm.name, ticket);
+  const user = userId === undefined ? undefined : await users.getById(realm.name, userId);
+  if (!user) return 'gone';
+  const problem = newPasswordProblem(password, realm.settings, { username: user.username, email: emailOf(user) });
+  if (problem) return { problem, username: user.username };
+  const passwordHash = await hashPassword(password);
+  if ((await tickets.redeem('password_reset', realm.name, ticket)) !== user.id) return 'gone';
+  if (!(await users.update(realm.name, user.username, { passwordHash }))) return 'gone';
+  requester.audit.record({ realm: realm.name, type: 'user.password_reset', userId: user.id, address: requester.address });
+  return 'done';
+}

@@ -1,0 +1,96 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type ResumedTransaction, pageUrl } from '../authn/authorization-flow.js';
+import { beginJourney, currentNode, follow } from '../authn/journeys/walk.js';
+import { PASSWORD_AMR } from '../authn/password.js';
+import type { Mailed } from '../authn/self-service/verification.js';
+import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/registration.js';
+import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import { formParams } from '../http/form-params.js';
+import { donePage } from '../pages/self-service/done.js';
+import { type RegistrationKept, registrationPage } from '../pages/self-service/registration.js';
+import { countAddress } from '../rate-limits/rate-limits.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import { sha256 } from '../tokens/secrets.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
+import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
+
+const CSRF_SUBJECT = 'register';
+
+const keptOf = (form: RegistrationForm): RegistrationKept => ({
+  username: form.username ?? '',
+  email: form.email ?? '',
+  given_name: form.given_name ?? '',
+  family_name: form.family_name ?? '',
+});
+
+/** What the person reads once the account exists, by what became of the verification mail. */
+function createdMessage(mailed: Mailed | undefined, email: string): string {
+  if (mailed === undefined) return 'Your account is created. You can now sign in.';
+  if (mailed === 'sent') return `Your account is created. We sent a mail to ${email}: open its link to confirm your email address.`;
+  return 'Your account is created, but the mail that confirms your email address could not be sent. When you sign in, you can have it sent again.';
+}
+
+/**
+ * `{issuer}/register` (CONTRACT.md §9), while the realm's `self_registration` is on: a new
+ * person creates their account (src/authn/self-service/registration.ts). Reached from a
+ * sign-in (its transaction carried along), the new person goes on signed in there, as if
+ * they had passed its password node; otherwise a page says the account exists. Posts count
+ * against the address's limit of the sign-in pages.
+ */
+export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
+  const { store, flow, cookies } = deps;
+
+  function show(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction | undefined, kept: RegistrationKept, error?: string) {
+    const realm = request.realm;
+    const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ...(resumed ? { transaction: resumed.id } : {}) };
+    const signIn = resumed && pageUrl(realm, 'login', resumed.id);
+    return sendSelfServicePage(reply, registrationPage({ realm: realm.name, hidden, kept, error, signIn }));
+  }
+
+  const resumeOf = (request: FastifyRequest, transaction: string | undefined) =>
+    transaction === undefined ? undefined : flow.resume(request, request.realm, transaction);
+
+  /**
+   * The sign-in goes on as the new person's when it waits for someone to say who they are
+   * (a password or a `register` node): that node passes with `pwd`. Undefined when it cannot.
+   */
+  async function continueSignIn(realm: RequestRealm, resumed: ResumedTransaction, userId: string): Promise<string | undefined> {
+    const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
+    if (!selected) return undefined;
+    const stored = resumed.transaction.progress;
+    const progress = stored?.journey === selected.name ? stored : beginJourney(selected.name, selected.journey);
+    const node = currentNode(selected.journey, progress);
+    if (progress.userId !== undefined || (node.type !== 'password' && node.type !== 'register')) return undefined;
+    await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: PASSWORD_AMR }));
+    return pageUrl(realm, 'login', resumed.id);
+  }
+
+  return async (app) => {
+    app.get('/register', GET_ONLY, async (request, reply) => {
+      if (!request.realm.settings.self_registration) return notOffered(reply, request.realm);
+      const resumed = await resumeOf(request, formParams(request.query, ['transaction']).transaction);
+      return show(request, reply, resumed, keptOf({}));
+    });
+
+    app.post('/register', async (request, reply) => {
+      const realm = request.realm;
+      if (!realm.settings.self_registration) return notOffered(reply, realm);
+      const form = formParams(request.body, ['csrf', 'transaction', ...REGISTRATION_FIELDS]);
+      if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
+      const resumed = await resumeOf(request, form.transaction);
+      await countAddress(store.attemptCounters, request, 'sign_in');
+      const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, via: 'register_page' });
+      if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.join(' '));
+
+      const signIn = resumed && (await continueSignIn(realm, resumed, registration.user.id));
+      if (signIn) return reply.redirect(signIn, 303);
+      const page = donePage({
+        realm: realm.name,
+        title: 'Account created',
+        message: createdMessage(registration.mailed, form.email!.trim()),
+        next: resumed ? { href: pageUrl(realm, 'login', resumed.id), text: 'Back to sign-in' } : accountLink(realm, 'Sign in'),
+      });
+      return sendSelfServicePage(reply, page);
+    });
+  };
+}

@@ -1,0 +1,99 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { pageUrl } from '../authn/authorization-flow.js';
+import { requestReset, resetPassword, resetTicketHolder } from '../authn/self-service/reset.js';
+import { formParams } from '../http/form-params.js';
+import { donePage } from '../pages/self-service/done.js';
+import { resetFormPage } from '../pages/self-service/reset-form.js';
+import { resetRequestPage } from '../pages/self-service/reset-request.js';
+import { addressKey } from '../rate-limits/address-key.js';
+import { countAddress, tooManyFromAddress } from '../rate-limits/rate-limits.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import { TICKET_LIMITS } from '../store/tickets.js';
+import { GET_ONLY, InvalidFormError } from './page-routes.js';
+import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
+
+const CSRF_SUBJECT = 'reset';
+
+const linkGone = (realm: RequestRealm) =>
+  donePage({
+    realm: realm.name,
+    title: 'Link not valid',
+    message: 'This link does not work: it was used already, or it expired. Ask for a new one.',
+    failed: true,
+    next: { href: `${realm.issuer}/reset`, text: 'Reset your password' },
+  });
+
+/**
+ * `{issuer}/reset` (CONTRACT.md §9), while the realm's `password_reset` is on. Without a
+ * ticket, a person names their account (username or email address) and is told the same thing,
+ * with the same status and in the same time, whether or not it names anyone: the page answers
+ * before anything about the person is looked up (src/authn/self-service/reset.ts). These
+ * requests are limited per address as the tickets are (30 in 15 minutes), since a name that
+ * names no one issues no ticket to count. With the ticket of the mail's link, the page takes
+ * the new password.
+ */
+export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
+  const { store, cookies } = deps;
+
+  /** Every request for a link counts, whoever it names. */
+  async function countRequest(request: FastifyRequest): Promise<void> {
+    const key = `reset:${request.realm.name}:${addressKey(request.ip)}`;
+    const { count, secondsLeft } = await store.attemptCounters.countRequest(key, TICKET_LIMITS.windowSeconds);
+    if (count > TICKET_LIMITS.perAddress) throw tooManyFromAddress(secondsLeft);
+  }
+
+  function requestPage(request: FastifyRequest, reply: FastifyReply, transaction: string | undefined, error?: string) {
+    const realm = request.realm;
+    const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ...(transaction ? { transaction } : {}) };
+    const signIn = transaction && pageUrl(realm, 'login', transaction);
+    return sendSelfServicePage(reply, resetRequestPage({ realm: realm.name, hidden, error, signIn }));
+  }
+
+  function formPage(request: FastifyRequest, reply: FastifyReply, ticket: string, username: string, error?: string) {
+    const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ticket };
+    return sendSelfServicePage(reply, resetFormPage({ realm: request.realm.name, username, hidden, error }));
+  }
+
+  async function setPassword(request: FastifyRequest, reply: FastifyReply, ticket: string, password: string | undefined) {
+    const realm = request.realm;
+    await countAddress(store.attemptCounters, request, 'sign_in');
+    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: request.server.audit });
+    if (outcome === 'gone') return sendSelfServicePage(reply, linkGone(realm));
+    if (outcome !== 'done') return formPage(request, reply, ticket, outcome.username, outcome.problem);
+    const message = 'Your password is changed, and you are signed out everywhere. Sign in with your new password.';
+    return sendSelfServicePage(reply, donePage({ realm: realm.name, title: 'Password changed', message, next: accountLink(realm, 'Sign in') }));
+  }
+
+  async function askForLink(request: FastifyRequest, reply: FastifyReply, typed: string | undefined, transaction: string | undefined) {
+    const realm = request.realm;
+    await countRequest(request);
+    const name = typed?.trim();
+    if (!name) return requestPage(request, reply, transaction, 'Enter your username or email address.');
+    // Not awaited: the answer must not wait for anything that depends on whether the name is someone's.
+    requestReset(deps, realm, name, request.ip).catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'));
+    const minutes = Math.max(1, Math.round(realm.settings.ticket_lifetime / 60));
+    const message = `If this is the username or email address of an account, we sent a link to its email address. The link works once, within ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    const next = transaction ? { href: pageUrl(realm, 'login', transaction), text: 'Back to sign-in' } : undefined;
+    return sendSelfServicePage(reply, donePage({ realm: realm.name, title: 'Check your mail', message, next }));
+  }
+
+  return async (app) => {
+    app.get('/reset', GET_ONLY, async (request, reply) => {
+      const realm = request.realm;
+      if (!realm.settings.password_reset) return notOffered(reply, realm);
+      const { ticket, transaction } = formParams(request.query, ['ticket', 'transaction']);
+      if (ticket === undefined) return requestPage(request, reply, transaction);
+      const username = await resetTicketHolder(deps, realm, ticket);
+      return username === undefined ? sendSelfServicePage(reply, linkGone(realm)) : formPage(request, reply, ticket, username);
+    });
+
+    app.post('/reset', async (request, reply) => {
+      const realm = request.realm;
+      if (!realm.settings.password_reset) return notOffered(reply, realm);
+      const form = formParams(request.body, ['csrf', 'ticket', 'password', 'username', 'transaction']);
+      if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
+      if (form.ticket !== undefined) return setPassword(request, reply, form.ticket, form.password);
+      return askForLink(request, reply, form.username, form.transaction);
+    });
+  };
+}
