@@ -3,6 +3,7 @@ import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { applicationsSection } from './applications.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
+import { passwordSection } from './password.js';
 import { recoveryCodesSection } from './recovery-codes.js';
 import type { AccountSection } from './section.js';
 import { sessionsSection } from './sessions.js';
@@ -17,5 +18,12 @@ export interface AccountSectionDeps {
 
 /** The sections of the account page, in the order they are shown. */
 export function accountSections(deps: AccountSectionDeps): AccountSection[] {
-  return [oneTimeCodeSection(deps), passkeysSection(deps), recoveryCodesSection(deps), applicationsSection(deps.store), sessionsSection(deps.store)];
+  return [
+    passwordSection(deps),
+    oneTimeCodeSection(deps),
+    passkeysSection(deps),
+    recoveryCodesSection(deps),
+    applicationsSection(deps.store),
+    sessionsSection(deps.store),
+  ];
 }

@@ -26,7 +26,10 @@ import { basic, postForm } from '../support/oauth.js';
 /** The fields each page reads (src/endpoints/*, src/account/*, src/authn/nodes/*). */
 const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/authorize': [...AUTHORIZATION_PARAMETERS, 'request', 'ui_locales', 'acr_values', 'claims'],
-  '/login': ['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'],
+  '/login': [
+    ...['transaction', 'csrf', 'step', 'option', 'username', 'password', 'otp', 'recovery_code', 'credential', 'passkey_name', 'unavailable', 'provider'],
+    ...['email', 'given_name', 'family_name', 'resend'],
+  ],
   '/broker/:alias/callback': ['state', 'code', 'error', 'error_description', 'iss'],
   '/consent': ['transaction', 'csrf', 'decision'],
   '/device/user': ['user_code', 'csrf'],
@@ -41,6 +44,10 @@ const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/account/recovery-codes': ['csrf'],
   '/account/applications/revoke': ['client_id', 'csrf'],
   '/account/sessions/end': ['sid', 'csrf'],
+  '/account/password': ['csrf', 'current_password', 'new_password'],
+  '/register': ['transaction', 'csrf', 'username', 'email', 'password', 'given_name', 'family_name'],
+  '/verify': ['ticket'],
+  '/reset': ['ticket', 'transaction', 'csrf', 'password', 'username'],
 };
 
 /** Page routes whose every answer may be a page or a redirect, as a browser expects. */

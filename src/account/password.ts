@@ -1,0 +1,78 @@
+import type { FastifyReply } from 'fastify';
+import { SESSION_LIFETIME_SECONDS } from '../authn/authorization-flow.js';
+import { BruteForceGuard } from '../authn/brute-force.js';
+import { hashPassword } from '../authn/password-hashing.js';
+import { verifyPassword } from '../authn/password.js';
+import { newPasswordProblem } from '../authn/self-service/new-password.js';
+import { emailOf } from '../authn/self-service/verification.js';
+import { formParams } from '../http/form-params.js';
+import { passwordChangePage, passwordSectionBody } from '../pages/account/password.js';
+import type { Store } from '../store/index.js';
+import { randomSecret, sha256 } from '../tokens/secrets.js';
+import type { AccountHolder, AccountSection, AccountTools } from './section.js';
+
+const CHANGE = 'password change';
+const CHANGE_PATH = '/account/password';
+
+const changeForm = (holder: AccountHolder) => ({ action: `${holder.realm.issuer}${CHANGE_PATH}`, csrf: holder.csrf(CHANGE) });
+
+/**
+ * "Password" (CONTRACT.md §9): the person changes their password, giving the current one. A
+ * change of how the person signs in, so the re-authentication rule applies
+ * (src/account/reauthentication.ts); the current password is a sign-in's check, counted in the
+ * account's brute-force budget (src/authn/brute-force.ts). The new password follows the realm's
+ * policy; setting it ends the person's sessions and revokes their grants (UserStore.update,
+ * CONTRACT.md §7), and this browser goes on in a new session of the same sign-in.
+ */
+export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' | 'attemptCounters'> }): AccountSection {
+  const { store } = deps;
+  const bruteForce = new BruteForceGuard(store.attemptCounters);
+
+  /** This browser's sign-in, in a new session: the change ended the one it had. */
+  async function renewSession(reply: FastifyReply, tools: AccountTools, holder: AccountHolder): Promise<void> {
+    const { realm, session } = holder;
+    const secret = randomSecret();
+    const lifetimeSeconds = Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
+    const { authTime, amr, journey, acr } = session;
+    await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, lifetimeSeconds });
+    tools.cookies.setSession(reply, realm, secret, lifetimeSeconds);
+  }
+
+  return {
+    title: 'Password',
+    async render(holder) {
+      const user = await store.users.getById(holder.realm.name, holder.userId);
+      return { body: passwordSectionBody(user?.passwordHash ? { kind: 'change', form: changeForm(holder) } : { kind: 'none' }) };
+    },
+    routes(app, tools) {
+      app.post(CHANGE_PATH, async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'current_password', 'new_password']);
+        const holder = await tools.credentialHolder(request, reply, CHANGE, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId, username } = holder;
+        const again = (error: string) => tools.sendAccountPage(reply, realm, passwordChangePage({ form: changeForm(holder), error }));
+        if (form.current_password === undefined) return again('Enter your current password.');
+
+        const check = await bruteForce.reserve(realm, username, request.ip);
+        if ('lockedFor' in check) {
+          reply.header('retry-after', String(check.lockedFor));
+          const minutes = Math.ceil(check.lockedFor / 60);
+          return again(`Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+        }
+        const user = await verifyPassword(store.users, realm.name, username, form.current_password);
+        if (user?.id !== userId) {
+          await bruteForce.failed(check);
+          return again('The current password is incorrect.');
+        }
+        await bruteForce.passed(check);
+
+        const problem = newPasswordProblem(form.new_password ?? '', realm.settings, { username, email: emailOf(user) });
+        if (problem) return again(problem);
+        await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
+        await renewSession(reply, tools, holder);
+        app.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
+        return tools.backToAccount(reply, realm, 'Your password is changed. You are signed out everywhere else.');
+      });
+    },
+  };
+}
