@@ -34,6 +34,14 @@ const linkGone = (realm: RequestRealm) =>
  */
 export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
   const { store, cookies } = deps;
+  /** The work of a request for a link, begun once its answer has gone out (the route's onResponse). */
+  const afterAnswer = new WeakMap<FastifyRequest, () => Promise<void>>();
+  const onResponse = async (request: FastifyRequest) => {
+    const work = afterAnswer.get(request);
+    if (!work) return;
+    afterAnswer.delete(request);
+    setImmediate(() => work().catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed')));
+  };
 
   /** Every request for a link counts, whoever it names. */
   async function countRequest(request: FastifyRequest): Promise<void> {
@@ -69,8 +77,8 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
     await countRequest(request);
     const name = typed?.trim();
     if (!name) return requestPage(request, reply, transaction, 'Enter your username or email address.');
-    // Not awaited: the answer must not wait for anything that depends on whether the name is someone's.
-    requestReset(deps, realm, name, request.ip).catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'));
+    // After the answer is sent: it must not wait for, or share its time with, anything that depends on whether the name is someone's.
+    afterAnswer.set(request, () => requestReset(deps, realm, name, request.ip));
     const minutes = Math.max(1, Math.round(realm.settings.ticket_lifetime / 60));
     const message = `If this is the username or email address of an account, we sent a link to its email address. The link works once, within ${minutes} minute${minutes === 1 ? '' : 's'}.`;
     const next = transaction ? { href: pageUrl(realm, 'login', transaction), text: 'Back to sign-in' } : undefined;
@@ -87,7 +95,7 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
       return username === undefined ? sendSelfServicePage(reply, linkGone(realm)) : formPage(request, reply, ticket, username);
     });
 
-    app.post('/reset', async (request, reply) => {
+    app.post('/reset', { onResponse }, async (request, reply) => {
       const realm = request.realm;
       if (!realm.settings.password_reset) return notOffered(reply, realm);
       const form = formParams(request.body, ['csrf', 'ticket', 'password', 'username', 'transaction']);
