@@ -132,6 +132,12 @@ describe('every page of the browser flows', () => {
     await browser.get(`${realmPath(realm)}/connect/endSession`);
     await browser.get(`${realmPath(realm)}/account`);
     await browser.get(`${realmPath(realm)}/bc-approve`);
+    // The self-service pages, turned off in this realm, and a verification link that is no ticket.
+    await browser.get(`${realmPath(realm)}/register`);
+    await browser.get(`${realmPath(realm)}/reset`);
+    await browser.get(`${realmPath(realm)}/verify?${query({ ticket: 'not-a-ticket' })}`);
+    // The error page of a return from a provider the realm does not have.
+    await browser.get(`${realmPath(realm)}/broker/nobody/callback?${query({ state: 'x', code: 'y' })}`);
     await browser.get(`${realmPath(realm)}/connect/endSession?${query({ post_logout_redirect_uri: 'https://evil.example/' })}`);
   });
   afterAll(async () => {
@@ -141,7 +147,7 @@ describe('every page of the browser flows', () => {
   it('visited every page route of the realm, and error pages among them', () => {
     const pageRoutes = routeTable(t.app)
       .filter(({ path, methods }) => path.startsWith('/oauth2/:realm/') && methods.includes('GET') && !/\/(assets|\.well-known|connect\/(jwk_uri|register)|userinfo)\b/.test(path))
-      .map(({ path }) => path.replace('/oauth2/:realm', realmPath(realm)));
+      .map(({ path }) => path.replace('/oauth2/:realm', realmPath(realm)).replace(':alias', 'nobody'));
     const visited = new Set(html().map(({ url }) => url.split('?')[0]));
     for (const path of pageRoutes) {
       // /authorize answers HTML only for its errors; the others are pages.
