@@ -6,7 +6,7 @@ import { SafeHtml, html } from './html.js';
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
 body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: Canvas; color: CanvasText; }
-main { width: min(26rem, 100% - 2rem); padding: 2rem 1.5rem; border: 1px solid GrayText; border-radius: .75rem; }
+main { box-sizing: border-box; width: min(26rem, 100% - 2rem); padding: 2rem 1.5rem; border: 1px solid GrayText; border-radius: .75rem; }
 h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
 .realm { margin: 0 0 1.5rem; color: GrayText; }
 label { display: block; margin: 1rem 0 .25rem; font-weight: 600; }
