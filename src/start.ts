@@ -22,15 +22,14 @@ export async function start(): Promise<void> {
   // the flag whenever it sets the next limit.
   setFlagsFromString('--heap-growing-percent=50');
   let stop: ((signal: string) => void) | undefined;
-  let early: string | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    // Before run() nothing is open, only modules loading (seconds on a busy machine): exit now.
     if (stop) stop(signal);
-    else early ??= signal;
+    else process.exit(0);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
   const { run } = await import('./process.js');
-  if (early !== undefined) process.exit(0); // nothing was opened yet
   stop = run();
 }
