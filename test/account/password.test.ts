@@ -5,7 +5,7 @@ import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, formFor, location } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
-import { beginSignIn, errorOf, eventsOf, exchangeCode, noticeOf, selfServiceRealm } from '../support/self-service.js';
+import { beginSignIn, capturedLog, errorOf, eventsOf, exchangeCode, noticeOf, selfServiceRealm } from '../support/self-service.js';
 import { type TestUser, createUser } from '../support/users.js';
 
 const NEW_PASSWORD = 'amber-harbour-58-quietly';
@@ -20,15 +20,22 @@ describe('the account page: changing the password', () => {
   let realm: string;
   let clientId: string;
 
+  const log = capturedLog();
+
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ logger: log.logger });
+    log.keep(NEW_PASSWORD);
     ({ realm, clientId } = await selfServiceRealm(t, {}));
   });
   afterAll(() => t?.close());
 
   const accountUrl = () => `${realmPath(realm)}/account`;
   const changeUrl = () => `${BASE_URL}${realmPath(realm)}/account/password`;
-  const person = () => createUser(t.admin, realm, `p-${randomBytes(4).toString('hex')}`, { claims: { email: 'p@example.com' } });
+  async function person(): Promise<TestUser> {
+    const user = await createUser(t.admin, realm, `p-${randomBytes(4).toString('hex')}`, { claims: { email: 'p@example.com' } });
+    log.keep(user.password);
+    return user;
+  }
 
   /** A browser signed in as the person through the code flow, and its tokens. */
   async function signIn(user: TestUser, password = user.password) {
@@ -122,5 +129,9 @@ describe('the account page: changing the password', () => {
     expect(response.statusCode).toBe(303);
     expect(redirectPath(response)).toBe(`${realmPath(realm)}/login`);
     await signIn(user);
+  });
+
+  it('wrote none of the passwords or tickets above to the log', () => {
+    log.expectNoSecrets();
   });
 });

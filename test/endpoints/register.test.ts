@@ -6,7 +6,7 @@ import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
-import { GOOD_PASSWORD, beginSignIn, errorOf, eventsOf, exchangeCode, hrefWith, noticeOf, selfServiceRealm } from '../support/self-service.js';
+import { GOOD_PASSWORD, beginSignIn, capturedLog, errorOf, eventsOf, exchangeCode, hrefWith, noticeOf, selfServiceRealm } from '../support/self-service.js';
 
 const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
@@ -14,10 +14,12 @@ const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 describe('self-registration', () => {
   let mail: TestMailServer;
   let t: TestApp;
+  const log = capturedLog();
 
   beforeAll(async () => {
     mail = await startMailServer();
-    t = await startTestApp({ mail: mail.settings });
+    t = await startTestApp({ mail: mail.settings, logger: log.logger });
+    log.keep(GOOD_PASSWORD);
   });
   afterAll(async () => {
     await t?.close();
@@ -179,5 +181,9 @@ describe('self-registration', () => {
     const [event] = await eventsOf(t, realm, 'user.registered');
     expect(event).toMatchObject({ details: { via: 'sign_in' } });
     expect(redirectPath(done)).toBe('/callback');
+  });
+
+  it('wrote none of the passwords or tickets above to the log', () => {
+    log.expectNoSecrets();
   });
 });

@@ -6,7 +6,7 @@ import { expectErrorPage, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, hiddenInputs, obtainCode } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { postForm, realmPath } from '../support/oauth.js';
-import { beginSignIn, errorOf, eventsOf, exchangeCode, hrefWith, linkIn, selfServiceRealm } from '../support/self-service.js';
+import { beginSignIn, capturedLog, errorOf, eventsOf, exchangeCode, hrefWith, linkIn, selfServiceRealm } from '../support/self-service.js';
 import { createUser } from '../support/users.js';
 
 const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -16,10 +16,12 @@ const NEW_PASSWORD = 'copper-meadow-47-sailing';
 describe('password reset', () => {
   let mail: TestMailServer;
   let t: TestApp;
+  const log = capturedLog();
 
   beforeAll(async () => {
     mail = await startMailServer();
-    t = await startTestApp({ mail: mail.settings });
+    t = await startTestApp({ mail: mail.settings, logger: log.logger });
+    log.keep(NEW_PASSWORD);
   });
   afterAll(async () => {
     await t?.close();
@@ -42,6 +44,7 @@ describe('password reset', () => {
     const username = name('rita');
     const email = `${username}@example.com`;
     const user = await createUser(t.admin, realm, username, { claims: { email, email_verified: true } });
+    log.keep(user.password);
     const browser = new TestBrowser(t.app, BASE_URL);
     const { loginUrl, verifier } = await beginSignIn(browser, realm, clientId);
     const signedIn = await browser.submit(loginUrl, await browser.get(loginUrl), { username, password: user.password });
@@ -91,7 +94,7 @@ describe('password reset', () => {
     const { realm, clientId } = await selfServiceRealm(t, { password_reset: true });
     const { user, email, browser: signedIn, tokens } = await signedInPerson(realm, clientId);
     await ask(realm, user.username);
-    const link = linkIn(await mail.nextMail(email), '/reset');
+    const link = log.keep(linkIn(await mail.nextMail(email), '/reset'));
 
     const browser = new TestBrowser(t.app, BASE_URL);
     const form = await browser.get(link);
@@ -181,5 +184,9 @@ describe('password reset', () => {
     expect(errorOf(empty.body)).toBe('Enter your username or email address.');
     expectErrorPage(await browser.get(`${realmPath(realm)}/reset?ticket=${'A'.repeat(5000)}`), 400);
     expectErrorPage(await browser.get(`${realmPath(realm)}/reset?ticket=${'A'.repeat(43)}`), 400);
+  });
+
+  it('wrote none of the passwords or tickets above to the log', () => {
+    log.expectNoSecrets();
   });
 });

@@ -6,7 +6,7 @@ import { expectErrorPage } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { realmPath } from '../support/oauth.js';
-import { GOOD_PASSWORD, beginSignIn, errorOf, eventsOf, exchangeCode, hrefWith, linkIn, noticeOf, selfServiceRealm } from '../support/self-service.js';
+import { GOOD_PASSWORD, beginSignIn, capturedLog, errorOf, eventsOf, exchangeCode, hrefWith, linkIn, noticeOf, selfServiceRealm } from '../support/self-service.js';
 import { createUser, passwordGrant } from '../support/users.js';
 
 const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -18,10 +18,12 @@ const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 describe('email verification', () => {
   let mail: TestMailServer;
   let t: TestApp;
+  const log = capturedLog();
 
   beforeAll(async () => {
     mail = await startMailServer();
-    t = await startTestApp({ mail: mail.settings });
+    t = await startTestApp({ mail: mail.settings, logger: log.logger });
+    log.keep(GOOD_PASSWORD);
   });
   afterAll(async () => {
     await t?.close();
@@ -53,7 +55,7 @@ describe('email verification', () => {
 
     const received = await mail.nextMail(email);
     expect(received.subject).toBe(`Confirm your email address for ${realm}`);
-    const link = linkIn(received, '/verify');
+    const link = log.keep(linkIn(received, '/verify'));
     expect(link.startsWith(`${BASE_URL}${realmPath(realm)}/verify?ticket=`)).toBe(true);
     expect((await claimsOf(realm, username)).email_verified).toBe(false);
 
@@ -88,7 +90,7 @@ describe('email verification', () => {
     const resent = await browser.submit(loginUrl, waiting, { resend: '1' });
     expect(noticeOf(resent.body)).toBe('We sent you a new mail. Open its link, then continue here.');
     const second = await mail.nextMail(email);
-    expect(linkIn(second, '/verify')).not.toBe(linkIn(first, '/verify'));
+    expect(log.keep(linkIn(second, '/verify'))).not.toBe(log.keep(linkIn(first, '/verify')));
 
     expect((await new TestBrowser(t.app, BASE_URL).get(linkIn(second, '/verify'))).statusCode).toBe(200);
     // Using one ticket ends the person's others.
@@ -163,5 +165,9 @@ describe('email verification', () => {
     expect(noticeOf((await other.submit(second.loginUrl, page, { resend: '1' })).body)).toBe('We sent you a new mail. Open its link, then continue here.');
     expect((await new TestBrowser(t.app, BASE_URL).get(linkIn(await mail.nextMail((await claimsOf(realm, unconfirmed.username)).email), '/verify'))).statusCode).toBe(200);
     await exchangeCode(t, realm, client.client_id, await other.submit(second.loginUrl, page, {}), second.verifier);
+  });
+
+  it('wrote none of the passwords or tickets above to the log', () => {
+    log.expectNoSecrets();
   });
 });

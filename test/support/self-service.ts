@@ -1,6 +1,8 @@
+import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { expect } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import type { TestApp } from './app.js';
 import { authorize, codeRequest, expectCode, freshRealm, issuerOf } from './flow-helpers.js';
 import { REDIRECT_URI, type TestBrowser, location, pkce, unescape } from './flow.js';
@@ -69,3 +71,36 @@ export async function eventsOf(t: TestApp, realm: string, type: string): Promise
 export const errorOf = (page: string): string | undefined => /<p class="error" role="alert">([^<]*)<\/p>/.exec(page)?.[1];
 /** The text of the page's notice, if any. */
 export const noticeOf = (page: string): string | undefined => /<p class="notice" role="status">([^<]*)<\/p>/.exec(page)?.[1];
+
+/**
+ * The production logger at its most verbose, writing to memory, and the secrets a test saw
+ * cross the wire (passwords typed, tickets of mailed links): none may be in the log.
+ */
+export function capturedLog() {
+  const lines: string[] = [];
+  const secrets = new Set<string>();
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return {
+    logger: createLogger('trace', sink),
+    /** A secret to look for; a link's ticket is looked for as it is and as the link carries it. */
+    keep(secret: string): string {
+      secrets.add(secret);
+      const ticket = /[?&]ticket=([^&]+)/.exec(secret)?.[1];
+      if (ticket) {
+        secrets.add(ticket);
+        secrets.add(decodeURIComponent(ticket));
+      }
+      return secret;
+    },
+    expectNoSecrets(): void {
+      expect(lines.length).toBeGreaterThan(0);
+      const log = lines.join('');
+      for (const secret of secrets) expect(log.includes(secret), `the log holds ${secret.slice(0, 6)}…`).toBe(false);
+    },
+  };
+}
