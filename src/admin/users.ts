@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { hashPassword } from '../authn/password-hashing.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../authn/password-policy.js';
+import { USERNAME } from '../authn/username.js';
 import { OAuthError } from '../errors.js';
 import type { RealmSettings } from '../realms/settings.js';
 import type { UserIdentity } from '../store/user-identities.js';
@@ -19,7 +20,7 @@ const RESERVED_CLAIMS = new Set([
 
 const username = z
   .string()
-  .regex(/^[\p{L}\p{N}._@+-]{1,255}$/u, 'must be 1 to 255 letters, digits or . _ @ + -');
+  .regex(USERNAME, 'must be 1 to 255 letters, digits or . _ @ + -');
 /** Its length and content are the realm's password policy's (checkNewPassword). */
 const password = z.string().max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
 const claims = z

@@ -1,12 +1,11 @@
 import type { RequestRealm } from '../../realms/resolve.js';
 import type { Claims, User } from '../../store/users.js';
 import { hashPassword } from '../password-hashing.js';
+import { USERNAME } from '../username.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
 import { newPasswordProblem } from './new-password.js';
 import { type Mailed, mailVerification } from './verification.js';
 
-/** A username, as the admin API also takes it: letters, digits and `. _ @ + -`. */
-export const USERNAME = /^[\p{L}\p{N}._@+-]{1,255}$/u;
 /** One address: something, `@`, a domain with a dot; no spaces or control characters. */
 const EMAIL = /^[^\s@\p{C}]{1,64}@(?:[^\s@.\p{C}]+\.)+[^\s@.\p{C}]+$/u;
 const MAX_EMAIL_LENGTH = 254;
