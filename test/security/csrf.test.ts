@@ -5,7 +5,9 @@ import { type TestApp, startTestApp } from '../support/app.js';
 import { query } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
-import { type TestUser } from '../support/users.js';
+import { type TestMailServer, startMailServer } from '../support/mail.js';
+import { GOOD_PASSWORD } from '../support/self-service.js';
+import { type TestUser, createUser } from '../support/users.js';
 import { type PageForm, awayFromStepEnd, formsOf, personIn, routeTable, securityRealm, signedInBrowser, totpOf } from './support.js';
 
 vi.mock('node:timers/promises', async (importOriginal) => ({
@@ -57,14 +59,19 @@ describe('CSRF protection of every form', () => {
   let otpRealm: string;
   let passkeyRealm: string;
   let passkeyAlternativeRealm: string;
+  /** A realm whose people register and reset their passwords (CONTRACT.md §9). */
+  let selfServiceRealm: string;
+  let mail: TestMailServer;
   const clients: Record<string, { web: string; tv: string; desk: { id: string; secret: string } }> = {};
 
   const browser = () => new TestBrowser(t.app, t.baseUrl);
   const issuer = (name: string) => `${t.baseUrl}${realmPath(name)}`;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    mail = await startMailServer();
+    t = await startTestApp({ mail: mail.settings });
     realm = await securityRealm(t);
+    selfServiceRealm = await securityRealm(t, { self_registration: true, password_reset: true });
     otpRealm = await securityRealm(t, { authentication: ['password', 'otp'] });
     passkeyRealm = await securityRealm(t, { authentication: ['passkey'] });
     passkeyAlternativeRealm = await securityRealm(t, { authentication: ['password', 'passkey'] });
@@ -83,7 +90,10 @@ describe('CSRF protection of every form', () => {
   });
   afterAll(async () => {
     await t?.close();
+    await mail?.close();
   });
+
+  const passwordHashOf = async (name: string, username: string) => (await t.store.users.get(name, username))?.passwordHash;
 
   /** /authorize in a browser, to the sign-in page: its URL and body. */
   async function signInPage(name: string, b: TestBrowser) {
@@ -422,6 +432,82 @@ describe('CSRF protection of every form', () => {
           form: { ...formOn(confirmation, realm).hidden, decision: 'allow' },
           othersCsrf: formOn(await other.get(url), realm).hidden.csrf!,
           changed: async () => (await victim.get(`${realmPath(realm)}/account`)).statusCode !== 200,
+        };
+      },
+    },
+    {
+      name: 'account: change the password',
+      route: '/account/password',
+      async arrange() {
+        const user = await personIn(t, realm);
+        const before = await passwordHashOf(realm, user.username);
+        return accountForm(user, '/account/password', async () => (await passwordHashOf(realm, user.username)) !== before, {
+          current_password: user.password,
+          new_password: GOOD_PASSWORD,
+        });
+      },
+    },
+    {
+      name: 'registration',
+      route: '/register',
+      async arrange() {
+        const url = `${realmPath(selfServiceRealm)}/register`;
+        const victim = browser();
+        const page = await victim.get(url);
+        const username = `new-${randomBytes(4).toString('hex')}`;
+        return {
+          victim,
+          url,
+          form: { ...formOn(page, selfServiceRealm).hidden, username, email: `${username}@example.com`, password: GOOD_PASSWORD },
+          othersCsrf: formOn(await browser().get(url), selfServiceRealm).hidden.csrf!,
+          changed: async () => (await t.store.users.get(selfServiceRealm, username)) !== undefined,
+        };
+      },
+    },
+    {
+      name: 'password reset: asking for a link',
+      route: '/reset',
+      async arrange() {
+        const username = `rita-${randomBytes(4).toString('hex')}`;
+        const user = await createUser(t.admin, selfServiceRealm, username, { claims: { email: `${username}@example.com` } });
+        const url = `${realmPath(selfServiceRealm)}/reset`;
+        const victim = browser();
+        const page = await victim.get(url);
+        // The ticket is issued once the answer has gone out.
+        const ticketIssued = async () => {
+          for (let wait = 0; wait < 40; wait++) {
+            const issued = await t.store.db.query('SELECT 1 FROM tickets WHERE user_id = $1::uuid', [user.sub]);
+            if (issued.rows.length > 0) return true;
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+          return false;
+        };
+        return {
+          victim,
+          url,
+          form: { ...formOn(page, selfServiceRealm).hidden, username },
+          othersCsrf: formOn(await browser().get(url), selfServiceRealm).hidden.csrf!,
+          changed: ticketIssued,
+        };
+      },
+    },
+    {
+      name: "password reset: the mail link's new password",
+      route: '/reset',
+      async arrange() {
+        const user = await personIn(t, selfServiceRealm);
+        const issued = await t.store.tickets.issue('password_reset', selfServiceRealm, user.sub, '192.0.2.1', 900);
+        if (issued === 'limited') throw new Error('limited');
+        const url = `${realmPath(selfServiceRealm)}/reset?ticket=${issued.ticket}`;
+        const before = await passwordHashOf(selfServiceRealm, user.username);
+        const victim = browser();
+        const page = await victim.get(url);
+        return {
+          victim,
+          url,
+          form: { ...formOn(page, selfServiceRealm).hidden, password: GOOD_PASSWORD },
+          othersCsrf: formOn(await browser().get(url), selfServiceRealm).hidden.csrf!,
+          changed: async () => (await passwordHashOf(selfServiceRealm, user.username)) !== before,
         };
       },
     },
