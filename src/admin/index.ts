@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { recordAdminChanges } from '../audit/admin-changes.js';
+import { UnstorableTextError } from '../errors.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
@@ -20,6 +21,13 @@ import { userRoutes } from './users.js';
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
   return async (app) => {
     requireAdminToken(app, deps.adminTokenHash);
+    // A name holding a NUL is invalid_request, as the database would answer, also where a
+    // cache answers the lookup (a realm's scopes) and would otherwise say "not found".
+    app.addHook('onRequest', async (request) => {
+      if (Object.values((request.params ?? {}) as Record<string, unknown>).some((value) => typeof value === 'string' && value.includes('\0'))) {
+        throw new UnstorableTextError('the path holds a NUL character');
+      }
+    });
     app.removeContentTypeParser('text/plain');
     recordAdminChanges(app);
     await app.register(realmRoutes(deps));

@@ -108,12 +108,6 @@ export const errorHandling = fp(
     app.setNotFoundHandler(async (_request, reply) =>
       reply.code(404).header('cache-control', 'no-store').send(new OAuthError('not_found', 'no such resource').toJSON()),
     );
-    // A path parameter holding a NUL is refused as the database refuses such text: a lookup a
-    // cache answers would otherwise say "not found" where an uncached one says invalid_request.
-    app.addHook('onRequest', (request, _reply, done) => {
-      const params = Object.values((request.params ?? {}) as Record<string, unknown>);
-      done(params.some((value) => typeof value === 'string' && value.includes('\0')) ? new UnstorableTextError('the path holds a NUL character') : undefined);
-    });
   },
   { name: 'realmgate-errors' },
 );
