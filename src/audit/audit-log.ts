@@ -44,6 +44,7 @@ export const AUDIT_EVENT_TYPES = [
   'identity_provider.updated',
   'identity_provider.deleted',
   'identity.linked',
+  'identity.unlinked',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
