@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { applicationsSection } from './applications.js';
+import { identitiesSection } from './identities.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
 import { passwordSection } from './password.js';
@@ -23,6 +24,7 @@ export function accountSections(deps: AccountSectionDeps): AccountSection[] {
     oneTimeCodeSection(deps),
     passkeysSection(deps),
     recoveryCodesSection(deps),
+    identitiesSection(deps),
     applicationsSection(deps.store),
     sessionsSection(deps.store),
   ];

@@ -22,8 +22,8 @@ export interface AccountHolder {
 
 /** A section's part of the account page. */
 export interface AccountSectionView {
-  /** Rendered by the section's template in src/pages/account/. */
-  readonly body: SafeHtml;
+  /** Rendered by the section's template in src/pages/account/; undefined leaves the section out (nothing of it at this realm). */
+  readonly body: SafeHtml | undefined;
   /** Same-origin scripts the section needs (passkeys); the rest of the page works without JavaScript. */
   readonly scripts?: readonly string[];
 }

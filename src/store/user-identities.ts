@@ -13,6 +13,14 @@ export interface LinkedIdentity extends UserIdentity {
   readonly userId: string;
 }
 
+/** A link as the person's account page shows it. */
+export interface PersonLink extends UserIdentity {
+  readonly linkedAt: Date;
+}
+
+/** What an unlink did: removed the link, found no such link of the person, or kept it as their only way to sign in. */
+export type UnlinkOutcome = 'unlinked' | 'not_linked' | 'only_way';
+
 /** How many usernames a new person is tried with before one with a random suffix. */
 const NUMBERED_SUFFIXES = 20;
 
@@ -44,6 +52,49 @@ export class UserIdentityStore {
       [realm, userId],
     );
     return result.rows.map(({ provider, subject }) => ({ provider, subject }));
+  }
+
+  /** The person's links with when each was made, oldest first. */
+  async linksOf(realm: string, userId: string): Promise<PersonLink[]> {
+    if (!isUuid(userId)) return [];
+    const result = await this.db.query<{ provider: string; subject: string; created_at: Date }>(
+      'SELECT provider, subject, created_at FROM user_identities WHERE realm = $1 AND user_id = $2::uuid ORDER BY created_at, provider, subject',
+      [realm, userId],
+    );
+    return result.rows.map((row) => ({ provider: row.provider, subject: row.subject, linkedAt: new Date(row.created_at) }));
+  }
+
+  /**
+   * Removes the person's link to the upstream account, unless nothing else would sign them in:
+   * no password, no passkey, no other link. The person's row is locked first, so that two
+   * unlinks at once are decided one after the other and cannot each leave the other's link
+   * as the last and then remove it.
+   */
+  async unlink(realm: string, userId: string, identity: UserIdentity): Promise<UnlinkOutcome> {
+    if (!isUuid(userId)) return 'not_linked';
+    return this.db.transaction(async (tx) => {
+      const person = await tx.query<{ has_password: boolean }>(
+        'SELECT password_hash IS NOT NULL AS has_password FROM users WHERE realm = $1 AND id = $2::uuid FOR NO KEY UPDATE',
+        [realm, userId],
+      );
+      if (!person.rows[0]) return 'not_linked';
+      const ways = await tx.query<{ linked: boolean; others: boolean; has_passkey: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM user_identities WHERE realm = $1 AND user_id = $2::uuid AND provider = $3 AND subject = $4) AS linked,
+                EXISTS (SELECT 1 FROM user_identities WHERE realm = $1 AND user_id = $2::uuid AND NOT (provider = $3 AND subject = $4)) AS others,
+                EXISTS (SELECT 1 FROM passkeys WHERE realm = $1 AND user_id = $2::uuid) AS has_passkey`,
+        [realm, userId, identity.provider, identity.subject],
+      );
+      const { linked, others, has_passkey: hasPasskey } = ways.rows[0]!;
+      if (!linked) return 'not_linked';
+      if (!person.rows[0].has_password && !hasPasskey && !others) return 'only_way';
+      await tx.query('DELETE FROM user_identities WHERE realm = $1 AND user_id = $2::uuid AND provider = $3 AND subject = $4', [
+        realm,
+        userId,
+        identity.provider,
+        identity.subject,
+      ]);
+      return 'unlinked';
+    });
   }
 
   /** Links the account to the person; false when it is linked already (to them or to another). */

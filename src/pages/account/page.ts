@@ -5,7 +5,8 @@ import { noticeBox } from '../parts.js';
 /** A section of the account page, its body rendered by the section's template. */
 export interface AccountSectionPart {
   readonly title: string;
-  readonly body: SafeHtml;
+  /** Undefined: the section is left out. */
+  readonly body: SafeHtml | undefined;
 }
 
 /** A page of its own below the account page: what is shown once (a secret, recovery codes) or asked for (a first code). */
@@ -39,7 +40,7 @@ export function accountOverviewPage(view: {
   return {
     options: { title: 'Your account', realm: view.realm, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
     body: html`${view.notice ? html`${noticeBox(view.notice)}\n` : ''}<p>Signed in as <strong>${view.username}</strong>.</p>
-${signInAgain}${view.sections.map(
+${signInAgain}${view.sections.filter((section) => section.body !== undefined).map(
       (section) => html`<section class="account">
 <h2>${section.title}</h2>
 ${section.body}

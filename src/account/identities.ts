@@ -1,0 +1,76 @@
+import { displayNameOf } from '../identity-providers/record.js';
+import { formParams } from '../http/form-params.js';
+import { IDENTITIES_TEXTS as TEXTS, identitiesSectionBody } from '../pages/account/identities.js';
+import type { Store } from '../store/index.js';
+import type { PersonLink } from '../store/user-identities.js';
+import { InvalidFormError } from '../endpoints/page-routes.js';
+import type { AccountHolder, AccountSection } from './section.js';
+
+const UNLINK = 'identities unlink';
+const UNLINK_PATH = '/account/identities/unlink';
+
+/**
+ * "Linked accounts" (CONTRACT.md §10): the person's accounts at the realm's upstream providers,
+ * each with when it was linked, and unlinking one. Unlinking changes how the person signs in,
+ * so the re-authentication rule applies (src/account/reauthentication.ts); it is refused while
+ * the link is the person's only way to sign in (no password, passkey or other link), which the
+ * database decides (UserIdentityStore.unlink). An `identity.unlinked` audit event, as linking
+ * is an `identity.linked` one. The section is left out at a realm without providers.
+ */
+export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'> }): AccountSection {
+  const { store } = deps;
+
+  /** Whether the person signs in some other way than their one link: the page offers no unlink otherwise. */
+  async function signsInOtherwise(holder: AccountHolder, links: readonly PersonLink[]): Promise<boolean> {
+    if (links.length > 1) return true;
+    const [user, passkeys] = await Promise.all([
+      store.users.getById(holder.realm.name, holder.userId),
+      store.passkeys.listForUser(holder.realm.name, holder.userId),
+    ]);
+    return user?.passwordHash !== undefined || passkeys.length > 0;
+  }
+
+  return {
+    title: TEXTS.title,
+    async render(holder) {
+      const [links, providers] = await Promise.all([
+        store.userIdentities.linksOf(holder.realm.name, holder.userId),
+        store.identityProviders.list(holder.realm.name),
+      ]);
+      if (links.length === 0 && providers.length === 0) return { body: undefined };
+      const nameOf = (alias: string) => {
+        const provider = providers.find((each) => each.alias === alias);
+        return provider ? displayNameOf(alias, provider) : alias;
+      };
+      const perProvider = (alias: string) => links.filter((link) => link.provider === alias).length;
+      const unlink = links.length > 0 && (await signsInOtherwise(holder, links))
+        ? { action: `${holder.realm.issuer}${UNLINK_PATH}`, csrf: holder.csrf(UNLINK) }
+        : undefined;
+      const views = links.map((link) => ({
+        provider: link.provider,
+        subject: link.subject,
+        name: nameOf(link.provider),
+        showSubject: perProvider(link.provider) > 1,
+        linkedAt: link.linkedAt,
+      }));
+      return { body: identitiesSectionBody({ links: views, unlink }) };
+    },
+    routes(app, tools) {
+      app.post(UNLINK_PATH, async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'provider', 'subject']);
+        if (form.provider === undefined || form.subject === undefined) throw new InvalidFormError();
+        const holder = await tools.credentialHolder(request, reply, UNLINK, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId } = holder;
+        const identity = { provider: form.provider, subject: form.subject };
+        const outcome = await store.userIdentities.unlink(realm.name, userId, identity);
+        if (outcome === 'not_linked') return tools.backToAccount(reply, realm, TEXTS.notLinked);
+        const provider = await store.identityProviders.get(realm.name, identity.provider);
+        const name = provider ? displayNameOf(identity.provider, provider) : identity.provider;
+        if (outcome === 'only_way') return tools.backToAccount(reply, realm, TEXTS.refusedOnlyWay(name));
+        request.server.audit.record({ realm: realm.name, type: 'identity.unlinked', userId, address: request.ip, details: { ...identity, via: 'account' } });
+        return tools.backToAccount(reply, realm, TEXTS.unlinked(name));
+      });
+    },
+  };
+}
