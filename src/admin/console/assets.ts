@@ -3,10 +3,13 @@ import { API_JS } from './browser/api.js';
 import { CLIENTS_JS } from './browser/clients.js';
 import { DOM_JS } from './browser/dom.js';
 import { EVENTS_JS } from './browser/events.js';
+import { TRUSTED_ISSUERS_JS } from './browser/issuers.js';
 import { JOURNEYS_JS } from './browser/journeys.js';
 import { KEYS_JS } from './browser/keys.js';
 import { MAIN_JS } from './browser/main.js';
+import { IDENTITY_PROVIDERS_JS } from './browser/providers.js';
 import { REALMS_JS } from './browser/realms.js';
+import { INITIAL_ACCESS_TOKENS_JS } from './browser/registration.js';
 import { SCOPES_JS } from './browser/scopes.js';
 import { CONSOLE_CSS } from './browser/style.js';
 import { USERS_JS } from './browser/users.js';
@@ -37,6 +40,9 @@ export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
   script('users.js', USERS_JS),
   script('scopes.js', SCOPES_JS),
   script('journeys.js', JOURNEYS_JS),
+  script('providers.js', IDENTITY_PROVIDERS_JS),
+  script('issuers.js', TRUSTED_ISSUERS_JS),
+  script('registration.js', INITIAL_ACCESS_TOKENS_JS),
   script('keys.js', KEYS_JS),
   script('events.js', EVENTS_JS),
 ];

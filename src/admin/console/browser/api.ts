@@ -62,16 +62,19 @@ export const api = {
   createRealm: (name) => call('POST', '/realms', { name }),
   realm: (realm) => call('GET', realmPath(realm)),
   updateSettings: (realm, settings) => call('PATCH', realmPath(realm), { settings }),
+  deleteRealm: (realm) => call('DELETE', realmPath(realm)),
 
   clients: (realm) => call('GET', realmPath(realm, '/clients')),
   createClient: (realm, record) => call('POST', realmPath(realm, '/clients'), record),
   updateClient: (realm, clientId, patch) => call('PATCH', realmPath(realm, '/clients/' + segment(clientId)), patch),
   rotateSecret: (realm, clientId) => call('POST', realmPath(realm, '/clients/' + segment(clientId) + '/secret')),
+  deleteClient: (realm, clientId) => call('DELETE', realmPath(realm, '/clients/' + segment(clientId))),
 
   user: (realm, username) => call('GET', realmPath(realm, '/users/' + segment(username))),
   createUser: (realm, user) => call('POST', realmPath(realm, '/users'), user),
   updateUser: (realm, username, patch) => call('PATCH', realmPath(realm, '/users/' + segment(username)), patch),
   enrolTotp: (realm, username) => call('POST', realmPath(realm, '/users/' + segment(username) + '/totp')),
+  deleteUser: (realm, username) => call('DELETE', realmPath(realm, '/users/' + segment(username))),
 
   scopes: (realm) => call('GET', realmPath(realm, '/scopes')),
   putScope: (realm, name, description) => call('PUT', realmPath(realm, '/scopes/' + segment(name)), { description }),
@@ -83,6 +86,18 @@ export const api = {
 
   keys: (realm) => call('GET', realmPath(realm, '/keys')),
   rotateKeys: (realm) => call('POST', realmPath(realm, '/keys/rotate')),
+
+  identityProviders: (realm) => call('GET', realmPath(realm, '/identity-providers')),
+  createIdentityProvider: (realm, provider) => call('POST', realmPath(realm, '/identity-providers'), provider),
+  updateIdentityProvider: (realm, alias, patch) => call('PATCH', realmPath(realm, '/identity-providers/' + segment(alias)), patch),
+  deleteIdentityProvider: (realm, alias) => call('DELETE', realmPath(realm, '/identity-providers/' + segment(alias))),
+
+  trustedIssuers: (realm) => call('GET', realmPath(realm, '/trusted-issuers')),
+  createTrustedIssuer: (realm, issuer) => call('POST', realmPath(realm, '/trusted-issuers'), issuer),
+  updateTrustedIssuer: (realm, id, patch) => call('PATCH', realmPath(realm, '/trusted-issuers/' + segment(id)), patch),
+  deleteTrustedIssuer: (realm, id) => call('DELETE', realmPath(realm, '/trusted-issuers/' + segment(id))),
+
+  createInitialAccessToken: (realm, request) => call('POST', realmPath(realm, '/initial-access-tokens'), request),
 
   events: (realm, query) => call('GET', realmPath(realm, '/events') + (query.size > 0 ? '?' + query : '')),
 };

@@ -3,9 +3,9 @@
  * secret; every secret the server answers is shown once.
  */
 export const CLIENTS_JS = String.raw`import { api } from './api.js';
-import { checkbox, field, guarded, h, lines, say, secretBox, table } from './dom.js';
+import { checkbox, deleteButton, field, guarded, h, jsonObject, lines, same, say, secretBox, table } from './dom.js';
 
-const GRANTS = [
+export const GRANTS = [
   ['authorization_code', 'Authorization code'],
   ['refresh_token', 'Refresh token'],
   ['client_credentials', 'Client credentials'],
@@ -18,9 +18,9 @@ const GRANTS = [
 ];
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 
-const grantBoxes = (chosen) =>
+export const grantBoxes = (chosen) =>
   h('fieldset', {}, h('legend', {}, 'Grant types'), GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, chosen.includes(grant))));
-const chosenGrants = (form) => GRANTS.map(([grant]) => grant).filter((grant) => form.elements['grant:' + grant].checked);
+export const chosenGrants = (form) => GRANTS.map(([grant]) => grant).filter((grant) => form.elements['grant:' + grant].checked);
 const uriList = (label, name, uris) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), 'One per line.');
 
 /** The fields of a client both forms share, filled with the client's values. */
@@ -38,6 +38,12 @@ const recordOf = (form) => ({
   grant_types: chosenGrants(form),
   scope: form.elements.scope.value.trim().split(/\s+/).filter(Boolean).join(' '),
 });
+
+/** Fields the edit form has controls for, and those no one edits (the id and its issue time). */
+const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent'];
+
+/** The record's other fields, edited as JSON: any the server adds later shows too. */
+const otherFields = (client) => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
 
 export async function clientsView(realm, panel) {
   const secrets = h('div', { class: 'secrets' });
@@ -67,6 +73,7 @@ export async function clientsView(realm, panel) {
             SECRET_METHODS.includes(client.token_endpoint_auth_method)
               ? h('button', { type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
               : null,
+            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id)),
           ),
         ]),
       ),
@@ -79,7 +86,15 @@ export async function clientsView(realm, panel) {
     say('A new secret for ' + clientId + ': the old one no longer works.');
   }
 
+  async function remove(clientId) {
+    await api.deleteClient(realm, clientId);
+    editor.replaceChildren();
+    say('Client ' + clientId + ' deleted.');
+    await refresh();
+  }
+
   function edit(client) {
+    const others = otherFields(client);
     const form = h(
       'form',
       { 'aria-label': 'Edit client ' + client.client_id },
@@ -88,6 +103,11 @@ export async function clientsView(realm, panel) {
       uriList('Post-logout redirect URIs', 'post_logout_redirect_uris', client.post_logout_redirect_uris),
       checkbox('Require PKCE', 'require_pkce', client.require_pkce),
       checkbox('Skip consent (when the realm allows bypass)', 'skip_consent', client.skip_consent),
+      field(
+        'More fields (JSON)',
+        h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
+        'The rest of the record (CONTRACT.md §5), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
+      ),
       h('button', { type: 'submit', class: 'primary' }, 'Save client'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
@@ -98,8 +118,13 @@ export async function clientsView(realm, panel) {
         require_pkce: form.elements.require_pkce.checked,
         skip_consent: form.elements.skip_consent.checked,
       };
-      // PATCH merges: only what changed is sent.
-      const patch = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(client[name])));
+      const more = jsonObject(form.elements.more.value, 'More fields') ?? {};
+      const owned = Object.keys(more).find((name) => FORM_FIELDS.includes(name));
+      if (owned) throw new Error('More fields: ' + owned + ' is set above, not here.');
+      // PATCH merges: only what changed is sent; a field taken out is cleared with null.
+      for (const name of Object.keys(others)) wanted[name] = null;
+      Object.assign(wanted, more);
+      const patch = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, client[name] ?? null)));
       if (Object.keys(patch).length === 0) return say('Nothing changed.');
       const saved = await api.updateClient(realm, client.client_id, patch);
       if (saved.client_secret) showSecret(saved.client_id, saved.client_secret);

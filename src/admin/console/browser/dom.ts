@@ -88,6 +88,57 @@ export function secretBox(title, entries) {
   return box;
 }
 
+/**
+ * Asks before what cannot be undone: a modal dialog (the page behind it inert) whose Cancel
+ * has the focus, so that Enter or Escape cancels. Answers true once confirmed.
+ */
+export function confirmed(question, action = 'Delete') {
+  return new Promise((resolve) => {
+    let answer = false;
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const confirm = h('button', { type: 'button', class: 'danger' }, action);
+    const dialog = h('dialog', { class: 'confirm', role: 'alertdialog', 'aria-label': question }, h('p', {}, question), confirm, cancel);
+    confirm.addEventListener('click', () => {
+      answer = true;
+      dialog.close();
+    });
+    cancel.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(answer);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+/** A Delete button (named "Delete {name}") that asks the question first, then runs the action. */
+export const deleteButton = (name, question, action) =>
+  h('button', {
+    type: 'button',
+    'aria-label': 'Delete ' + name,
+    onclick: guarded(async () => {
+      if (await confirmed(question)) await action();
+    }),
+  }, 'Delete');
+
+/** A JSON object typed in a textarea; empty: undefined. A problem is named by the field's label. */
+export function jsonObject(text, label) {
+  if (text.trim() === '') return undefined;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(label + ': not valid JSON (' + error.message + ').');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(label + ': must be a JSON object.');
+  return value;
+}
+
+/** Whether two JSON values are the same. */
+export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
 /** The lines of a textarea, trimmed, empty ones left out. */
 export const lines = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 

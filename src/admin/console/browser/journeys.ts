@@ -4,7 +4,7 @@
  * server judges it and names the node it refuses); deletion.
  */
 export const JOURNEYS_JS = String.raw`import { api } from './api.js';
-import { field, guarded, h, say, table } from './dom.js';
+import { deleteButton, field, guarded, h, say, table } from './dom.js';
 
 const EXAMPLE = {
   start: 'pw',
@@ -80,7 +80,7 @@ export async function journeysView(realm, panel) {
         ]),
       ),
       h('button', { type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
-      h('button', { type: 'button', 'aria-label': 'Delete ' + journeyName, onclick: guarded(() => remove(journeyName)) }, 'Delete'),
+      deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName)),
     );
   }
 

@@ -6,9 +6,12 @@ export const MAIN_JS = String.raw`import { adminToken, call } from './api.js';
 import { clientsView } from './clients.js';
 import { h, field, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
+import { trustedIssuersView } from './issuers.js';
 import { journeysView } from './journeys.js';
 import { keysView } from './keys.js';
+import { identityProvidersView } from './providers.js';
 import { realmsView, settingsView } from './realms.js';
+import { initialAccessTokensView } from './registration.js';
 import { scopesView } from './scopes.js';
 import { usersView } from './users.js';
 
@@ -18,6 +21,9 @@ const TABS = {
   users: ['Users', usersView],
   scopes: ['Scopes', scopesView],
   journeys: ['Journeys', journeysView],
+  'identity-providers': ['Identity providers', identityProvidersView],
+  'trusted-issuers': ['Trusted issuers', trustedIssuersView],
+  'initial-access-tokens': ['Initial access tokens', initialAccessTokensView],
   keys: ['Signing keys', keysView],
   events: ['Events', eventsView],
 };

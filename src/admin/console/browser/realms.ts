@@ -3,7 +3,7 @@
  * in a form built from the settings the server answers, so that a setting added later shows.
  */
 export const REALMS_JS = String.raw`import { api } from './api.js';
-import { checkbox, field, guarded, h, link, say, table } from './dom.js';
+import { checkbox, deleteButton, field, guarded, h, link, say, table } from './dom.js';
 
 const realmHash = (realm, tab) => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
 
@@ -84,6 +84,22 @@ export async function settingsView(realm, panel) {
     current.settings = updated.settings;
     say('Settings saved: ' + saved.join(', ') + '.');
   }));
-  panel.replaceChildren(form);
+  panel.replaceChildren(form, deletion(realm));
+}
+
+/** The realm's deletion, asked twice; the root realm always exists. */
+function deletion(realm) {
+  if (realm === 'root') return h('p', { class: 'note' }, 'The root realm always exists: it cannot be deleted.');
+  return h(
+    'section',
+    { class: 'danger-zone', 'aria-label': 'Delete the realm' },
+    h('h3', {}, 'Delete the realm'),
+    h('p', {}, 'Its clients, people, scopes, journeys, providers, keys and tokens go with it, and its issuer stops answering.'),
+    deleteButton(realm, 'Delete the realm ' + realm + ' and everything in it? This cannot be undone.', async () => {
+      await api.deleteRealm(realm);
+      location.hash = '#/realms';
+      say('Realm ' + realm + ' deleted.');
+    }),
+  );
 }
 `;

@@ -1,6 +1,6 @@
-/** `scopes.js` of the admin console: a realm's scopes, a new one (or a new description), deletion. */
+/** `scopes.js` of the admin console: a realm's scopes, a new one (or a new description), deletion once confirmed. */
 export const SCOPES_JS = String.raw`import { api } from './api.js';
-import { field, guarded, h, say, table } from './dom.js';
+import { deleteButton, field, guarded, h, say, table } from './dom.js';
 
 export async function scopesView(realm, panel) {
   const list = h('div');
@@ -14,7 +14,12 @@ export async function scopesView(realm, panel) {
         scopes.map((scope) => [
           h('code', {}, scope.name),
           scope.description,
-          h('button', { type: 'button', 'aria-label': 'Delete ' + scope.name, onclick: guarded(() => remove(scope.name)) }, 'Delete'),
+          h(
+            'div',
+            { class: 'actions' },
+            h('button', { type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
+            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name)),
+          ),
         ]),
       ),
     );
@@ -24,6 +29,12 @@ export async function scopesView(realm, panel) {
     await api.deleteScope(realm, name);
     say('Scope ' + name + ' deleted.');
     await refresh();
+  }
+
+  function edit(scope) {
+    form.elements.name.value = scope.name;
+    form.elements.description.value = scope.description;
+    form.elements.description.focus();
   }
 
   const form = h(

@@ -25,6 +25,11 @@ input[type=checkbox] { width: auto; }
 fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .6rem 0; max-width: 40rem; }
 button { font: inherit; padding: .4rem .9rem; margin: .5rem .5rem 0 0; border-radius: .35rem; border: 1px solid GrayText; cursor: pointer; }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button.danger { background: #b3261e; border-color: #b3261e; color: #fff; }
+dialog.confirm { max-width: 30rem; border: 1px solid var(--line); border-radius: .5rem; padding: 1rem 1.25rem; background: Canvas; color: CanvasText; }
+dialog.confirm::backdrop { background: #0006; }
+dialog.confirm p { margin-top: 0; }
+.danger-zone { border: 1px solid #b3261e88; border-radius: .5rem; padding: 0 1rem 1rem; margin: 2rem 0 1rem; max-width: 40rem; }
 button:disabled { opacity: .6; cursor: progress; }
 :focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-size: .92rem; }

@@ -3,19 +3,19 @@
  * reads users one at a time): their record, a new password, a TOTP enrolment.
  */
 export const USERS_JS = String.raw`import { api } from './api.js';
-import { field, guarded, h, say, secretBox } from './dom.js';
+import { deleteButton, field, guarded, h, jsonObject, same, say, secretBox } from './dom.js';
+
+const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
 /** Claims typed as a JSON object; empty: none. */
-function claimsOf(text) {
-  if (text.trim() === '') return undefined;
-  let claims;
-  try {
-    claims = JSON.parse(text);
-  } catch {
-    throw new Error('Claims: not valid JSON, e.g. {"name": "Alice", "email": "alice@example.com"}.');
-  }
-  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new Error('Claims: must be a JSON object.');
-  return claims;
+const claimsOf = (text) => jsonObject(text, 'Claims');
+
+/** The claims that change from one set to another; a claim taken out is removed with null. */
+function claimChanges(current, wanted) {
+  const changes = {};
+  for (const name of Object.keys(current)) if (!Object.hasOwn(wanted, name)) changes[name] = null;
+  for (const [name, value] of Object.entries(wanted)) if (!same(value, current[name])) changes[name] = value;
+  return changes;
 }
 
 const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
@@ -40,6 +40,20 @@ export async function usersView(realm, panel) {
       );
       say('TOTP enrolled for ' + user.username + ': hand the secret or the URI to them; any earlier one is replaced.');
     }));
+    const claims = h(
+      'form',
+      { 'aria-label': 'Claims of ' + user.username },
+      h('h4', {}, 'Claims'),
+      field('Claims (JSON)', h('textarea', { name: 'claims', rows: 5, spellcheck: 'false', class: 'code', value: JSON.stringify(user.claims, null, 2) }), 'What the ID token and userinfo say of them. A claim taken out is removed.'),
+      h('button', { type: 'submit' }, 'Save claims'),
+    );
+    claims.addEventListener('submit', guarded(async () => {
+      const changes = claimChanges(user.claims, claimsOf(claims.elements.claims.value) ?? {});
+      if (Object.keys(changes).length === 0) return say('Nothing changed.');
+      showUser(await api.updateUser(realm, user.username, { claims: changes }));
+      say('Claims of ' + user.username + ' saved: ' + Object.keys(changes).join(', ') + '.');
+    }));
+    const identities = user.identities ?? [];
     card.replaceChildren(
       h(
         'section',
@@ -52,11 +66,21 @@ export async function usersView(realm, panel) {
           h('dt', {}, 'Claims'), h('dd', {}, h('pre', {}, JSON.stringify(user.claims, null, 2))),
           h('dt', {}, 'Created'), h('dd', {}, user.created_at),
           h('dt', {}, 'Updated'), h('dd', {}, user.updated_at),
+          h('dt', {}, 'Linked accounts'),
+          h('dd', {}, identities.length === 0 ? 'None' : identities.map((identity) => h('div', {}, identity.provider + ': ', h('code', {}, identity.subject)))),
         ),
+        claims,
         reset,
         h('h4', {}, 'One-time codes'),
         h('p', {}, 'A new TOTP secret, confirmed at once; the realm asks for codes when its authentication lists otp.'),
         totp,
+        h('h4', {}, 'Delete'),
+        deleteButton(user.username, 'Delete ' + user.username + '? Their sessions end and their tokens stop working.', async () => {
+          await api.deleteUser(realm, user.username);
+          card.replaceChildren();
+          secrets.replaceChildren();
+          say('User ' + user.username + ' deleted.');
+        }),
       ),
     );
   }
@@ -74,7 +98,7 @@ export async function usersView(realm, panel) {
     h('h3', {}, 'New user'),
     field('New username', h('input', { name: 'username', required: true, autocomplete: 'off' })),
     password('Password'),
-    field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: '{"name": "Alice", "email": "alice@example.com"}' }), 'Optional: a JSON object.'),
+    field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: CLAIMS_EXAMPLE }), 'Optional: a JSON object.'),
     h('button', { type: 'submit', class: 'primary' }, 'Create user'),
   );
   create.addEventListener('submit', guarded(async () => {
