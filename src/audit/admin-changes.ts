@@ -59,6 +59,14 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   },
   'PATCH /realms/:realm/identity-providers/:alias': { type: 'identity_provider.updated', describe: ({ body }) => ({ details: { fields: names(body) } }) },
   'DELETE /realms/:realm/identity-providers/:alias': { type: 'identity_provider.deleted' },
+  'PUT /realms/:realm/roles/:role': { type: 'role.saved' },
+  'DELETE /realms/:realm/roles/:role': { type: 'role.deleted' },
+  'PUT /realms/:realm/groups/:group': { type: 'group.saved', describe: ({ body }) => ({ details: { fields: names(body) } }) },
+  'DELETE /realms/:realm/groups/:group': { type: 'group.deleted' },
+  'PUT /realms/:realm/users/:username/roles/:role': { type: 'user.role_granted' },
+  'DELETE /realms/:realm/users/:username/roles/:role': { type: 'user.role_revoked' },
+  'PUT /realms/:realm/users/:username/groups/:group': { type: 'user.group_joined' },
+  'DELETE /realms/:realm/users/:username/groups/:group': { type: 'user.group_left' },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
 };
 
@@ -72,6 +80,8 @@ function fromParams(params: Change['params']): Described & { details: Fields } {
       ...(params.id === undefined ? {} : { trusted_issuer_id: params.id }),
       ...(params.journey === undefined ? {} : { journey: params.journey }),
       ...(params.alias === undefined ? {} : { alias: params.alias }),
+      ...(params.role === undefined ? {} : { role: params.role }),
+      ...(params.group === undefined ? {} : { group: params.group }),
     },
   };
 }

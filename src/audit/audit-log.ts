@@ -45,6 +45,14 @@ export const AUDIT_EVENT_TYPES = [
   'identity_provider.deleted',
   'identity.linked',
   'identity.unlinked',
+  'role.saved',
+  'role.deleted',
+  'group.saved',
+  'group.deleted',
+  'user.role_granted',
+  'user.role_revoked',
+  'user.group_joined',
+  'user.group_left',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
