@@ -57,6 +57,39 @@ export class SharedCache<V extends object> implements Invalidatable {
     this.generation++;
     this.entries.clear();
   }
+
+  /**
+   * This cache as the repositories of one transaction use it (Store.transaction): reads go to
+   * the database, since what the transaction sees may yet be rolled back; a drop reaches this
+   * cache at once, and is noted in `committed` to be done again once the transaction commits.
+   */
+  withinTransaction(committed: Invalidation[]): SharedCache<V> {
+    return new TransactionCacheView(this, this.db, committed);
+  }
+}
+
+/** SharedCache.withinTransaction: never keeps what it reads. */
+class TransactionCacheView<V extends object> extends SharedCache<V> {
+  constructor(
+    private readonly cache: SharedCache<V>,
+    db: Db,
+    private readonly committed: Invalidation[],
+  ) {
+    super(cache.name, db, { max: 1, ttlMs: 1 });
+  }
+
+  override get(_key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    return load();
+  }
+
+  override drop(key: string): void {
+    this.cache.drop(key);
+    this.committed.push([this.cache, key]);
+  }
+
+  override clear(): void {
+    this.cache.clear();
+  }
 }
 
 export type Invalidation = readonly [cache: Invalidatable, key: string];

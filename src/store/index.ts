@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type Realm, RealmStore } from './realms.js';
 import { type Client, ClientStore } from './clients.js';
-import { SharedCache, listenForInvalidations } from './cache.js';
+import { type Invalidation, SharedCache, listenForInvalidations } from './cache.js';
 import { type Db, transactionDb } from './db.js';
 import { AttemptCounters } from './attempt-counters.js';
 import { AuditEventStore } from './audit-events.js';
@@ -40,10 +40,14 @@ const CACHE_LIMITS = {
 };
 
 /**
- * The repositories a transaction offers, bound to its connection. Cached ones (realms, clients,
- * signing keys, scopes, trusted issuers) are read before it begins.
+ * The repositories a transaction offers, bound to its connection. Those whose rows are cached
+ * (realms, clients, scopes, trusted issuers, identity providers) read the database itself
+ * within it, and their writes drop what the caches hold again once the transaction commits.
  */
-export type StoreTransaction = Pick<Store, 'users' | 'tokens' | 'pendingAuthorizations'>;
+export type StoreTransaction = Pick<
+  Store,
+  'users' | 'tokens' | 'pendingAuthorizations' | 'realms' | 'clients' | 'scopes' | 'trustedIssuers' | 'identityProviders' | 'userIdentities'
+>;
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
 export interface Store {
@@ -140,11 +144,42 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     userIdentities: new UserIdentityStore(db),
     brokerStates: new BrokerStateStore(db),
     tickets: new TicketStore(db),
-    transaction: (work) =>
-      db.transaction((connection) => {
+    async transaction(work) {
+      const committed: Invalidation[] = [];
+      const result = await db.transaction((connection) => {
         const tx = transactionDb(db, connection);
-        return work({ users: new UserStore(tx, revokedJwts), tokens: new TokenStore(tx, revokedJwts), pendingAuthorizations: new PendingAuthorizationStore(tx) });
-      }),
+        const within = <V extends object>(cache: SharedCache<V>) => cache.withinTransaction(committed);
+        // The cached repositories are made when the work first asks for them.
+        const made = new Map<string, unknown>();
+        const once = <T>(name: string, make: () => T): T => (made.has(name) ? made.get(name) : made.set(name, make()).get(name)) as T;
+        return work({
+          users: new UserStore(tx, revokedJwts),
+          tokens: new TokenStore(tx, revokedJwts),
+          pendingAuthorizations: new PendingAuthorizationStore(tx),
+          get realms() {
+            const owned = () => [within(clientCache), within(signingKeyCache), within(trustedIssuerCache), within(scopeCache), within(identityProviderCache)];
+            return once('realms', () => new RealmStore(tx, within(realmCache), owned()));
+          },
+          get clients() {
+            return once('clients', () => new ClientStore(tx, within(clientCache)));
+          },
+          get scopes() {
+            return once('scopes', () => new ScopeStore(tx, within(scopeCache)));
+          },
+          get trustedIssuers() {
+            return once('trustedIssuers', () => new TrustedIssuerStore(tx, within(trustedIssuerCache)));
+          },
+          get identityProviders() {
+            return once('identityProviders', () => new IdentityProviderStore(tx, within(identityProviderCache)));
+          },
+          get userIdentities() {
+            return once('userIdentities', () => new UserIdentityStore(tx));
+          },
+        });
+      });
+      for (const [cache, key] of committed) cache.drop(key);
+      return result;
+    },
     async ping() {
       try {
         await db.query('SELECT 1');
