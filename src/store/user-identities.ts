@@ -54,6 +54,15 @@ export class UserIdentityStore {
     return result.rows.map(({ provider, subject }) => ({ provider, subject }));
   }
 
+  /** Every link of the realm's people, each person's oldest first (a realm's export). */
+  async ofRealm(realm: string): Promise<LinkedIdentity[]> {
+    const result = await this.db.query<{ provider: string; subject: string; user_id: string }>(
+      'SELECT provider, subject, user_id FROM user_identities WHERE realm = $1 ORDER BY user_id, created_at, provider, subject',
+      [realm],
+    );
+    return result.rows.map((row) => ({ provider: row.provider, subject: row.subject, userId: row.user_id }));
+  }
+
   /** The person's links with when each was made, oldest first. */
   async linksOf(realm: string, userId: string): Promise<PersonLink[]> {
     if (!isUuid(userId)) return [];
