@@ -448,6 +448,33 @@ describe('CSRF protection of every form', () => {
       },
     },
     {
+      name: 'account: unlink an account at another provider',
+      route: '/account/identities/unlink',
+      async arrange() {
+        // A realm of its own: its provider adds a button to the sign-in page of the other cases' realm.
+        const name = await securityRealm(t);
+        const added = await t.admin.request('POST', `/realms/${name}/identity-providers`, {
+          alias: 'corp',
+          kind: 'oidc',
+          issuer: 'https://idp.example',
+          client_id: 'realmgate',
+          client_secret: 'upstream-client-secret-0123456789',
+        });
+        expect(added.statusCode, added.body).toBe(201);
+        const user = await personIn(t, name);
+        expect(await t.store.userIdentities.link(name, { provider: 'corp', subject: 'corp-1', userId: user.sub })).toBe(true);
+        const { victim, victimPage, otherPage } = await twoAccountPages(user, name);
+        const form = formOn(victimPage, name, '/account/identities/unlink');
+        return {
+          victim,
+          url: form.action!,
+          form: form.hidden,
+          othersCsrf: formOn(otherPage, name, '/account/identities/unlink').hidden.csrf!,
+          changed: async () => (await t.store.userIdentities.ofPerson(name, user.sub)).length === 0,
+        };
+      },
+    },
+    {
       name: 'registration',
       route: '/register',
       async arrange() {
