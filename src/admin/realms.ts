@@ -28,7 +28,7 @@ export function realmView(realm: Realm, baseUrl: string) {
 }
 
 /** Without `SMTP_URL`, a feature that sends mail cannot be turned on (CONTRACT.md §9). */
-function checkMailFeatures(settings: RealmSettingsPatch | undefined, mailer: AdminDeps['mailer']): void {
+export function checkMailFeatures(settings: RealmSettingsPatch | undefined, mailer: AdminDeps['mailer']): void {
   if (mailer) return;
   const needingMail = MAIL_FEATURES.filter((name) => settings?.[name] === true);
   if (needingMail.length > 0) {
