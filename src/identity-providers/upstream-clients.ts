@@ -59,6 +59,8 @@ export class UpstreamClients {
 
   private discover(provider: IdentityProvider): Promise<oidc.Configuration> {
     const secret = openClientSecret(this.encryption, provider.realm, provider.alias, provider.sealedSecret);
+    // A provider that a realm's import brought has no secret until an admin sets one (docs/realms-as-data.md).
+    if (secret === '') return Promise.reject(new Error(`the identity provider ${provider.alias} has no client secret yet`));
     const insecure = new URL(provider.issuer).protocol === 'http:';
     return oidc.discovery(new URL(provider.issuer), provider.client_id, { client_secret: secret }, oidc.ClientSecretBasic(secret), {
       [oidc.customFetch]: this.fetch,
