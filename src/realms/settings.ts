@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GRANT_TYPES } from '../clients/record.js';
+import { SUPPORTED_LOCALES } from '../pages/i18n/locales.js';
 import { SCOPE_TOKEN } from '../requests/scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
@@ -74,6 +75,20 @@ const settingFields = {
     // The first step must tell who signs in: a one-time code or the risk step needs a person.
     .refine((steps) => steps[0] === 'password' || steps[0] === 'passkey', 'the first step must be password or passkey'),
   /** The journey each `acr_values` value asks for (CONTRACT.md §8); the journeys must exist. */
+  /** Branding (CONTRACT.md §10): the realm's name as people read it; null: the realm's name. */
+  display_name: z.string().trim().min(1).max(100).regex(/^[^\p{C}]*$/u, 'must hold no control characters').nullable(),
+  /** An image the pages show above their title; the pages' CSP allows its origin alone. */
+  logo_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).nullable(),
+  /**
+   * The colour of the pages' main buttons. Any colour reaches WCAG AA (4.5:1) with white or
+   * black text, and the pages pick the one that contrasts more (src/pages/branding.ts).
+   */
+  primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').nullable(),
+  /** The languages of the pages and mails (CONTRACT.md §10), the first the one shown when none asked for is offered. */
+  locales: z
+    .array(z.enum(SUPPORTED_LOCALES, { error: `must be one of ${SUPPORTED_LOCALES.join(', ')}` }))
+    .min(1)
+    .refine((locales) => new Set(locales).size === locales.length, 'locales must not repeat'),
   acr_journeys: z
     .record(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be an acr value (no spaces)'), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name'))
     .refine((mapping) => Object.keys(mapping).length <= 50, 'at most 50 acr values')
@@ -120,6 +135,10 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   rate_limit_authorize: 300,
   audit_event_lifetime: 90 * 24 * 3600,
   authentication: ['password'],
+  display_name: null,
+  logo_uri: null,
+  primary_color: null,
+  locales: [...SUPPORTED_LOCALES],
   acr_journeys: {},
 });
 

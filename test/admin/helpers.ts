@@ -41,6 +41,10 @@ export const DEFAULT_SETTINGS = {
   rate_limit_authorize: 300,
   audit_event_lifetime: 7776000,
   authentication: ['password'],
+  display_name: null,
+  logo_uri: null,
+  primary_color: null,
+  locales: ['en', 'de', 'fr'],
   acr_journeys: {},
 } as const;
 
