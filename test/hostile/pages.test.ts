@@ -45,6 +45,7 @@ const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/account/applications/revoke': ['client_id', 'csrf'],
   '/account/sessions/end': ['sid', 'csrf'],
   '/account/password': ['csrf', 'current_password', 'new_password'],
+  '/account/identities/unlink': ['csrf', 'provider', 'subject'],
   '/register': ['transaction', 'csrf', 'username', 'email', 'password', 'given_name', 'family_name'],
   '/verify': ['ticket'],
   '/reset': ['ticket', 'transaction', 'csrf', 'password', 'username'],
