@@ -24,6 +24,9 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   'POST /realms': { type: 'realm.created', describe: ({ body }) => ({ details: { settings: names(body.settings) } }) },
   'PATCH /realms/:realm': { type: 'realm.updated', describe: ({ body }) => ({ details: { settings: names(body.settings) } }) },
   'DELETE /realms/:realm': { type: 'realm.deleted' },
+  'PUT /realms/:realm/import': { type: 'realm.imported', describe: ({ answer }) => ({ details: importCounts(answer) }) },
+  // Not a change, but with `users=true` it reads every password hash of the realm.
+  'GET /realms/:realm/export': { type: 'realm.exported', describe: ({ answer }) => ({ details: { users: 'users' in answer } }) },
   'POST /realms/:realm/clients': {
     type: 'client.created',
     describe: ({ answer }) => ({ clientId: text(answer.client_id), details: { client_type: answer.client_type, grant_types: answer.grant_types } }),
@@ -69,6 +72,13 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   'DELETE /realms/:realm/users/:username/groups/:group': { type: 'user.group_left' },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
 };
+
+/** How many things an import created, changed and deleted, over all its sections (src/admin/realm-data/import.ts). */
+function importCounts(answer: Fields): Fields {
+  const sections = Object.values((answer.sections ?? {}) as Record<string, Record<string, unknown>>);
+  const count = (what: string) => sections.reduce((sum, section) => sum + (Array.isArray(section[what]) ? section[what].length : 0), 0);
+  return { realm_created: answer.realm_created, prune: answer.prune, created: count('created'), changed: count('changed'), deleted: count('deleted') };
+}
 
 /** The path parameters every event of a route carries. */
 function fromParams(params: Change['params']): Described & { details: Fields } {

@@ -19,6 +19,8 @@ export const AUDIT_EVENT_TYPES = [
   'realm.created',
   'realm.updated',
   'realm.deleted',
+  'realm.imported',
+  'realm.exported',
   'user.created',
   'user.updated',
   'user.deleted',
