@@ -38,6 +38,8 @@ export class TestBrowser {
   readonly cookies = new Map<string, string>();
   /** The address requests come from (inject's default is 127.0.0.1). */
   remoteAddress: string | undefined;
+  /** Headers every request carries (an `Accept-Language`), beside the cookies. */
+  headers: Record<string, string> = {};
 
   constructor(
     private readonly app: FastifyInstance,
@@ -75,8 +77,8 @@ export class TestBrowser {
   }
 
   private cookieHeader(): Record<string, string> {
-    if (this.cookies.size === 0) return {};
-    return { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+    if (this.cookies.size === 0) return { ...this.headers };
+    return { ...this.headers, cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
   }
 
   private keep(response: LightMyRequestResponse): LightMyRequestResponse {
