@@ -21,6 +21,8 @@ type Account = Record<string, unknown>;
  * (client_secret_basic, PKCE required), accounts with the claims the tests give them, and
  * interactions finished programmatically: the next one signs in as `nextAccount`, or refuses
  * (`access_denied`) when `refuseNext` is set. `servedJwks` replaces the key set it publishes.
+ * With `interactionPages`, a browser goes through node-oidc-provider's own sign-in and consent
+ * pages instead (its development interactions: the login typed is the account's id).
  */
 export class Upstream {
   readonly accounts = new Map<string, Account>();
@@ -34,7 +36,7 @@ export class Upstream {
     readonly kid: string,
   ) {}
 
-  static async start(redirectUris: readonly string[]): Promise<Upstream> {
+  static async start(redirectUris: readonly string[], options: { interactionPages?: boolean } = {}): Promise<Upstream> {
     const port = await freePort();
     const issuer = `http://127.0.0.1:${port}`;
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -62,7 +64,7 @@ export class Upstream {
       },
       jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid }] },
       cookies: { keys: [randomBytes(32).toString('base64url')] },
-      features: { devInteractions: { enabled: false } },
+      features: { devInteractions: { enabled: options.interactionPages === true } },
       ttl: { Interaction: 600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60, Grant: 3600 },
     });
     provider.use(async (ctx, next) => {
@@ -71,7 +73,7 @@ export class Upstream {
         ctx.body = self.servedJwks;
         return;
       }
-      if (!ctx.path.startsWith('/interaction/')) return next();
+      if (!ctx.path.startsWith('/interaction/') || options.interactionPages) return next();
       const details = await provider.interactionDetails(ctx.req, ctx.res);
       const result = self!.refuseNext
         ? { error: 'access_denied', error_description: 'the person cancelled' }
