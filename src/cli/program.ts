@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addClientCommands } from './commands/client.js';
+import { addEventCommands } from './commands/events.js';
+import { addIdentityProviderCommands } from './commands/identity-provider.js';
+import { addInitialAccessTokenCommands } from './commands/initial-access-token.js';
 import { addJourneyCommands } from './commands/journey.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addRealmCommands } from './commands/realm.js';
+import { addScopeCommands } from './commands/scope.js';
 import { addStartCommand } from './commands/start.js';
 import { addTokenCommands } from './commands/token.js';
+import { addTrustedIssuerCommands } from './commands/trusted-issuer.js';
 import { addUserCommands } from './commands/user.js';
 
 /** Same depth from src/cli and dist/cli. */
@@ -30,8 +35,13 @@ export function buildProgram(): Command {
   addRealmCommands(program);
   addClientCommands(program);
   addUserCommands(program);
+  addScopeCommands(program);
   addKeyCommands(program);
   addJourneyCommands(program);
+  addIdentityProviderCommands(program);
+  addTrustedIssuerCommands(program);
+  addInitialAccessTokenCommands(program);
+  addEventCommands(program);
   addTokenCommands(program);
   return program;
 }

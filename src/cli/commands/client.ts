@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
-import { notice, objectFields, table } from '../output.js';
+import { notice, objectFields, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
+import { collect, given, merged } from './input.js';
 
 interface ClientView extends Record<string, unknown> {
   client_id: string;
@@ -14,16 +15,36 @@ interface ClientView extends Record<string, unknown> {
   client_secret?: string;
 }
 
-interface CreateOptions extends ConnectionOptions {
-  clientId?: string;
+interface RecordOptions extends ConnectionOptions {
   name?: string;
-  public?: boolean;
   redirectUri: string[];
   grantType: string[];
   scope?: string;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+interface CreateOptions extends RecordOptions {
+  clientId?: string;
+  public?: boolean;
+}
+
+/** The options both create and update take: the fields a person sets most. */
+function recordOptions(command: Command, use: 'create' | 'update'): Command {
+  const replaces = use === 'update' ? '; the ones given replace the stored list' : '';
+  return command
+    .option('--name <name>', 'client_name')
+    .option('--redirect-uri <uri>', `a redirect URI (repeatable${replaces})`, collect, [])
+    .option('--grant-type <type>', `a grant type it may use (repeatable${use === 'create' ? '; default authorization_code' : replaces})`, collect, [])
+    .option('--scope <scope>', 'the scopes it may ask for, space-separated');
+}
+
+/** The record fields the options set. */
+const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
+  given({
+    client_name: options.name,
+    redirect_uris: options.redirectUri.length > 0 ? options.redirectUri : undefined,
+    grant_types: options.grantType.length > 0 ? options.grantType : undefined,
+    scope: options.scope,
+  });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';
 
@@ -48,9 +69,9 @@ function clientWithSecret(client: ClientView): string {
   return text;
 }
 
-/** `realmgate client list|show|create|rotate-secret`: /admin/realms/{realm}/clients. */
+/** `realmgate client list|show|create|update|delete|rotate-secret`: /admin/realms/{realm}/clients. */
 export function addClientCommands(program: Command): void {
-  const client = program.command('client').description("list, show and create a realm's clients; rotate a client's secret");
+  const client = program.command('client').description("list, show, create, change and delete a realm's clients; rotate a client's secret");
 
   connectionOptions(client.command('list').description("list a realm's clients").argument('<realm>')).action(
     async (realm: string, options: ConnectionOptions) => {
@@ -70,7 +91,7 @@ export function addClientCommands(program: Command): void {
     },
   );
 
-  connectionOptions(client.command('show').description("a client's record").argument('<realm>').argument('<client_id>')).action(
+  connectionOptions(client.command('show').alias('get').description("a client's record").argument('<realm>').argument('<client_id>')).action(
     async (realm: string, clientId: string, options: ConnectionOptions) => {
       const record = (await AdminApi.from(options).get(adminPath('realms', realm, 'clients', clientId))) as ClientView;
       print(options, record, clientFields);
@@ -78,32 +99,50 @@ export function addClientCommands(program: Command): void {
   );
 
   connectionOptions(
-    client
-      .command('create')
-      .description('create a client; a confidential one gets a secret, shown once')
-      .argument('<realm>')
-      .argument('[field=value...]', 'more of the client record (CONTRACT.md §5), each value JSON where it parses as JSON, e.g. introspect_any_token=true')
-      .option('--client-id <id>', 'its client_id (default: generated)')
-      .option('--name <name>', 'client_name')
-      .option('--public', 'a public client (no secret; PKCE always)')
-      .option('--redirect-uri <uri>', 'a redirect URI (repeatable)', collect, [])
-      .option('--grant-type <type>', 'a grant type it may use (repeatable; default authorization_code)', collect, [])
-      .option('--scope <scope>', 'the scopes it may ask for, space-separated'),
+    recordOptions(
+      client
+        .command('create')
+        .description('create a client; a confidential one gets a secret, shown once')
+        .argument('<realm>')
+        .argument('[field=value...]', 'more of the client record (CONTRACT.md §5), each value JSON where it parses as JSON, e.g. introspect_any_token=true')
+        .option('--client-id <id>', 'its client_id (default: generated)')
+        .option('--public', 'a public client (no secret; PKCE always)'),
+      'create',
+    ),
   ).action(async (realm: string, assignments: string[], options: CreateOptions) => {
-    const record = parseAssignments(assignments, 'field');
-    const fromOptions: Record<string, unknown> = {
-      ...(options.clientId === undefined ? {} : { client_id: options.clientId }),
-      ...(options.name === undefined ? {} : { client_name: options.name }),
-      ...(options.public ? { client_type: 'public' } : {}),
-      ...(options.redirectUri.length > 0 ? { redirect_uris: options.redirectUri } : {}),
-      ...(options.grantType.length > 0 ? { grant_types: options.grantType } : {}),
-      ...(options.scope === undefined ? {} : { scope: options.scope }),
-    };
-    for (const name of Object.keys(fromOptions)) {
-      if (Object.hasOwn(record, name)) throw new UsageError(`${name} is given both as an option and as ${name}=value`);
-    }
-    const created = (await AdminApi.from(options).post(adminPath('realms', realm, 'clients'), { ...fromOptions, ...record })) as ClientView;
+    const fromOptions = { ...given({ client_id: options.clientId, client_type: options.public ? 'public' : undefined }), ...fieldsOf(options) };
+    const body = merged(fromOptions, parseAssignments(assignments, 'field'));
+    const created = (await AdminApi.from(options).post(adminPath('realms', realm, 'clients'), body)) as ClientView;
     print(options, created, clientWithSecret);
+  });
+
+  connectionOptions(
+    recordOptions(
+      client
+        .command('update')
+        .description('change fields of a client (the others stay); a field set to null is cleared, e.g. journey=null')
+        .argument('<realm>')
+        .argument('<client_id>')
+        .argument('[field=value...]', 'fields of the client record (CONTRACT.md §5), each value JSON where it parses as JSON'),
+      'update',
+    ),
+  ).action(async (realm: string, clientId: string, assignments: string[], options: RecordOptions) => {
+    const patch = merged(fieldsOf(options), parseAssignments(assignments, 'field'));
+    if (Object.keys(patch).length === 0) throw new UsageError('name at least one field to change: an option, or field=value');
+    const updated = (await AdminApi.from(options).patch(adminPath('realms', realm, 'clients', clientId), patch)) as ClientView;
+    // A client that now authenticates with a secret it never had is given one, shown this once.
+    print(options, updated, clientWithSecret);
+  });
+
+  connectionOptions(
+    client
+      .command('delete')
+      .description('delete a client; its tokens stop working at once')
+      .argument('<realm>')
+      .argument('<client_id>'),
+  ).action(async (realm: string, clientId: string, options: ConnectionOptions) => {
+    await AdminApi.from(options).delete(adminPath('realms', realm, 'clients', clientId));
+    if (!options.json) printLines(`Client ${printable(clientId)} of ${printable(realm)} deleted.`);
   });
 
   connectionOptions(

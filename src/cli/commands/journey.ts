@@ -1,34 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CliError, UsageError } from '../errors.js';
 import { printJson, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
-import { readStdin } from '../stdin.js';
+import { readJson } from './input.js';
 
 interface Journey {
   start: string;
   nodes: Record<string, unknown>;
-}
-
-/** The journey's JSON from a file, or from standard input for `-`. */
-async function journeyFrom(source: string): Promise<unknown> {
-  let text: string;
-  if (source === '-') {
-    text = await readStdin();
-  } else {
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`cannot read ${printable(source)}${code ? ` (${code})` : ''}`);
-    }
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${source === '-' ? 'standard input' : printable(source)} is not JSON: ${(error as Error).message}`);
-  }
 }
 
 /** `realmgate journey list|get|put|delete`: /admin/realms/{realm}/journeys (CONTRACT.md §8). */
@@ -47,7 +25,7 @@ export function addJourneyCommands(program: Command): void {
     },
   );
 
-  connectionOptions(journey.command('get').description('a journey, as the JSON `journey put` takes').argument('<realm>').argument('<name>')).action(
+  connectionOptions(journey.command('get').alias('show').description('a journey, as the JSON `journey put` takes').argument('<realm>').argument('<name>')).action(
     async (realm: string, name: string, options: ConnectionOptions) => {
       printJson(await AdminApi.from(options).get(adminPath('realms', realm, 'journeys', name)));
     },
@@ -61,7 +39,7 @@ export function addJourneyCommands(program: Command): void {
       .argument('<name>', 'its name; `default` replaces the one made from the realm\'s authentication setting')
       .argument('<file>', 'the journey\'s JSON ({"start": …, "nodes": {…}}), or - to read it from standard input'),
   ).action(async (realm: string, name: string, file: string, options: ConnectionOptions) => {
-    const body = await journeyFrom(file);
+    const body = await readJson(file);
     const stored = await AdminApi.from(options).put(adminPath('realms', realm, 'journeys', name), body);
     print(options, stored, () => `Journey ${printable(name)} of ${printable(realm)} saved.`);
   });

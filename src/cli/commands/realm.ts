@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
-import { fields, table } from '../output.js';
+import { fields, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 
@@ -26,9 +26,9 @@ export function realmView(realm: RealmView): string {
   ].join('\n');
 }
 
-/** `realmgate realm list|show|create|set`: /admin/realms. */
+/** `realmgate realm list|show|create|set|delete`: /admin/realms. */
 export function addRealmCommands(program: Command): void {
-  const realm = program.command('realm').description('list, show, create realms and change their settings');
+  const realm = program.command('realm').description('list, show, create and delete realms, and change their settings');
 
   connectionOptions(realm.command('list').description('list the realms')).action(async (options: ConnectionOptions) => {
     const realms = (await AdminApi.from(options).get('realms')) as RealmView[];
@@ -37,7 +37,7 @@ export function addRealmCommands(program: Command): void {
     );
   });
 
-  connectionOptions(realm.command('show').description("a realm's issuer and settings").argument('<realm>')).action(
+  connectionOptions(realm.command('show').alias('get').description("a realm's issuer and settings").argument('<realm>')).action(
     async (name: string, options: ConnectionOptions) => {
       print(options, (await AdminApi.from(options).get(adminPath('realms', name))) as RealmView, realmView);
     },
@@ -65,5 +65,16 @@ export function addRealmCommands(program: Command): void {
     const settings = parseAssignments(assignments, 'setting');
     if (Object.keys(settings).length === 0) throw new UsageError('name at least one setting=value');
     print(options, (await AdminApi.from(options).patch(adminPath('realms', name), { settings })) as RealmView, realmView);
+  });
+
+  connectionOptions(
+    realm
+      .command('delete')
+      .description('delete a realm with everything in it: clients, people, scopes, journeys, providers, keys and tokens (the root realm cannot be)')
+      .argument('<realm>'),
+  ).action(async (name: string, options: ConnectionOptions) => {
+    await AdminApi.from(options).delete(adminPath('realms', name));
+    // The server answers nothing: with --json, the exit code says it is done.
+    if (!options.json) printLines(`Realm ${printable(name)} deleted.`);
   });
 }

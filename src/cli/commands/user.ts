@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
-import { fields, notice } from '../output.js';
+import { fields, notice, printLines, printable } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 import { readStdin } from '../stdin.js';
@@ -12,6 +12,7 @@ interface UserView {
   claims: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  identities?: Array<{ provider: string; subject: string }>;
 }
 
 interface PasswordOptions extends ConnectionOptions {
@@ -26,6 +27,8 @@ const userView = (user: UserView): string =>
     ['claims', user.claims],
     ['created_at', user.created_at],
     ['updated_at', user.updated_at],
+    // The accounts at other providers that sign in as this person.
+    ...(user.identities === undefined ? [] : [['identities', user.identities.map(({ provider, subject }) => `${provider}:${subject}`)] as const]),
   ]);
 
 function passwordOptions(command: Command): Command {
@@ -41,9 +44,9 @@ async function passwordFrom(options: PasswordOptions): Promise<string> {
   throw new UsageError('a password is needed: pipe it in with --password-stdin (or give --password)');
 }
 
-/** `realmgate user create|show|set-password|enrol-totp`: /admin/realms/{realm}/users. */
+/** `realmgate user create|show|update|delete|set-password|enrol-totp`: /admin/realms/{realm}/users. */
 export function addUserCommands(program: Command): void {
-  const user = program.command('user').description("create and show a realm's users; set a password; enrol a one-time code generator");
+  const user = program.command('user').description("create, show, change and delete a realm's users; set a password; enrol a one-time code generator");
 
   connectionOptions(
     passwordOptions(
@@ -61,11 +64,31 @@ export function addUserCommands(program: Command): void {
     print(options, (await AdminApi.from(options).post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
   });
 
-  connectionOptions(user.command('show').description('a user and their claims').argument('<realm>').argument('<username>')).action(
+  connectionOptions(user.command('show').alias('get').description('a user, their claims and their accounts at other providers').argument('<realm>').argument('<username>')).action(
     async (realm: string, username: string, options: ConnectionOptions) => {
       print(options, (await AdminApi.from(options).get(adminPath('realms', realm, 'users', username))) as UserView, userView);
     },
   );
+
+  connectionOptions(
+    user
+      .command('update')
+      .description("change a user's claims (the others stay); claim=null removes one")
+      .argument('<realm>')
+      .argument('<username>')
+      .argument('<claim=value...>', 'claims, each value JSON where it parses as JSON, e.g. email=alice@example.com email_verified=true nickname=null'),
+  ).action(async (realm: string, username: string, assignments: string[], options: ConnectionOptions) => {
+    const claims = parseAssignments(assignments, 'claim');
+    const answer = (await AdminApi.from(options).patch(adminPath('realms', realm, 'users', username), { claims })) as UserView;
+    print(options, answer, userView);
+  });
+
+  connectionOptions(
+    user.command('delete').description('delete a user; their sessions end and their tokens stop working').argument('<realm>').argument('<username>'),
+  ).action(async (realm: string, username: string, options: ConnectionOptions) => {
+    await AdminApi.from(options).delete(adminPath('realms', realm, 'users', username));
+    if (!options.json) printLines(`User ${printable(username)} of ${printable(realm)} deleted.`);
+  });
 
   connectionOptions(
     passwordOptions(user.command('set-password').description("replace a user's password").argument('<realm>').argument('<username>')),
