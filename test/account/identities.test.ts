@@ -275,6 +275,26 @@ describe('the account page: linked accounts', () => {
     expect(await eventsOf('identity.unlinked', attacker.user.sub)).toEqual([]);
   });
 
+  it('answers a form naming no link of the person (missing, NUL, very long, odd text) without changing anything, never with a 500', async () => {
+    const { user, subject, b } = await passwordPersonLinked();
+    const form = unlinkFormOf(await accountPage(b), 'up');
+    const odd: Array<Record<string, string>> = [{ subject: 'up\u0000' }, { provider: 'up\u0000' }, { subject: 'x'.repeat(20_000) }, { provider: '../up', subject: "' OR 1=1 --" }, { subject: '\ud800' }];
+    for (const fields of odd) {
+      const response = await b.post(UNLINK, { ...form, ...fields });
+      expect(response.statusCode, `${JSON.stringify(fields).slice(0, 60)}: ${response.body.slice(0, 200)}`).toBeLessThan(500);
+      if (response.statusCode === 303) expect(noticeOf(response)).toBe('That linked account was not found.');
+    }
+    const { subject: _subject, ...withoutSubject } = form;
+    const { provider: _provider, ...withoutProvider } = form;
+    for (const fields of [withoutSubject, withoutProvider]) {
+      const response = await b.post(UNLINK, fields);
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('The form could not be accepted.');
+    }
+    expect(await identitiesOf(user.username)).toEqual([{ provider: 'up', subject }]);
+    expect(await eventsOf('identity.unlinked', user.sub)).toEqual([]);
+  });
+
   it('an older sign-in unlinks nothing: the person signs in again and comes back, then the unlink is made', async () => {
     const { user, subject, b } = await passwordPersonLinked();
     const form = unlinkFormOf(await accountPage(b), 'up');
