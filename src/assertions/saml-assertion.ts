@@ -65,6 +65,7 @@ export async function verifySamlBearerAssertion(
 
   const user = await userByMapping(deps.users, realm.name, issuer.subject_mapping, nameId);
   if (!user) refuse('its subject is not a user of this realm');
+  if (!user.enabled) refuse('its subject is disabled');
   const expiresAt = new Date(acceptableUntil + skewMs);
   // RFC 7522 §3 item 7: the ID, per issuer, until the assertion could no longer be accepted.
   if (!(await deps.usedAssertions.use(realm.name, issuer.id, signed.id, expiresAt))) refuse('it was used already');

@@ -19,7 +19,8 @@ export interface SignInFailure {
   /** `locked`: refused unchecked, after too many failures (src/authn/brute-force.ts). */
   /** `denied`: the journey ended at `deny` (CONTRACT.md §8), or an upstream provider refused the person. */
   /** `upstream_failed`: a sign-in through an upstream provider failed (src/endpoints/broker.ts). */
-  reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed';
+  /** `disabled`: the person's credentials passed, but an admin disabled them (CONTRACT.md §10). */
+  reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed' | 'disabled';
 }
 
 /** `sign_in.succeeded`: the sign-in page writes it with the session (src/authn/authorization-flow.ts). */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PreparedAuditEvent } from '../audit/audit-log.js';
-import { type SignInAttempt, signInSucceeded } from '../audit/sign-in.js';
+import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
 import { sendPage } from '../pages/layout.js';
@@ -14,6 +14,7 @@ import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { BrowserCookies } from './browser.js';
+import { sendAccountDisabled } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';
 import { networkOf } from './risk.js';
 import { journeyOfTransaction } from './transaction-journey.js';
@@ -174,6 +175,12 @@ export class AuthorizationFlow {
       event: event.row,
       consentOf: purpose.kind === 'authorize' ? resumed.client?.client_id : undefined,
     });
+    if (!written) {
+      // Disabled (or deleted) while signing in: no session began, and the browser's previous one ended.
+      this.cookies.clearSession(reply, realm);
+      recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: 'disabled' });
+      return sendAccountDisabled(reply, realm.name);
+    }
     this.cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
     event.committed();
     if (!written.found) throw new TransactionGone();

@@ -43,7 +43,8 @@ export function jwtBearerGrant(
         // Before the jti is spent, so that an assertion naming nobody spends nothing.
         async ({ sub }): Promise<User> => {
           if (typeof sub !== 'string' || sub === '') refuse('its sub claim is not acceptable');
-          return (await userByMapping(deps.users, realm.name, issuer.subject_mapping, sub)) ?? refuse('its subject is not a user of this realm');
+          const user = (await userByMapping(deps.users, realm.name, issuer.subject_mapping, sub)) ?? refuse('its subject is not a user of this realm');
+          return user.enabled ? user : refuse('its subject is disabled');
         },
       );
       if (!verified.valid) refuse(assertionRefusalReason(verified));

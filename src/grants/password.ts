@@ -36,6 +36,7 @@ const WRONG_CODE = 'the one-time code is incorrect or was already used';
 const PASSKEY_REQUIRED = 'this realm requires a passkey, which cannot be used with the password grant';
 const PAGE_REQUIRED = 'this sign-in asks the person to choose on the sign-in page, which the password grant cannot show';
 const OTP_REQUIRED = 'this realm requires a one-time code: send it in the otp parameter';
+const ACCOUNT_DISABLED_GRANT = 'the account is disabled';
 const EMAIL_UNCONFIRMED = 'the person has not confirmed their email address: the sign-in page says how';
 
 /**
@@ -143,6 +144,11 @@ function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{
       if (node.type === 'password') {
         const verified = await checked('password', username, () => verifyPassword(store.users, realm.name, username, attempt.password));
         if (!verified || (user && verified.id !== user.id)) throw new OAuthError('invalid_grant', WRONG_CREDENTIALS);
+        // Said only once the password passed, as the sign-in page does (src/authn/disabled.ts).
+        if (!verified.enabled) {
+          recordSignInFailed(deps.audit, attemptOf(attempt), { step: 'password', username, userId: verified.id, reason: 'disabled' });
+          throw new OAuthError('invalid_grant', ACCOUNT_DISABLED_GRANT);
+        }
         user = verified;
         progress = follow(journey, progress, 'success', { userId: user.id, amr: PASSWORD_AMR });
       } else if (node.type === 'otp' && user) {

@@ -51,6 +51,8 @@ export function polledGrant<Param extends string>(
         }
         const user = await tx.users.hold(request.realm.name, userId);
         if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
+        // Disabled while the request waited to be collected (CONTRACT.md §10): held, the row is the one the disable committed.
+        if (!user.enabled) return { refusal: new OAuthError('access_denied', 'the person who approved the request is disabled', { status: 400 }) };
         return { written: await write(tx.tokens, mint(deps.issuer, request, grant.type, outcome, user)) };
       });
       if ('refusal' in answer) throw answer.refusal;

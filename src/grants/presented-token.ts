@@ -88,6 +88,8 @@ async function ownAccessToken(
 ): Promise<{ token: PresentedToken; issuedTo: string; audience: readonly string[] | undefined } | undefined> {
   const found = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
   if (!found) return undefined;
+  // A JWT access token of a grant that stored nothing outlives its person's disable (CONTRACT.md §10): their flag is read here.
+  if (found.userId !== undefined && !(await deps.users.getById(realm.name, found.userId))?.enabled) return undefined;
   return {
     token: {
       subject: found.subject,
@@ -128,6 +130,7 @@ async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientI
   const sub = claims.sub!;
   const user = await userByMapping(deps.users, realm.name, issuer.subject_mapping, sub);
   if (!user) throw unacceptable(role, 'its subject is not a user of this realm');
+  if (!user.enabled) throw unacceptable(role, 'its subject is disabled');
   return {
     subject: user.id,
     userId: user.id,

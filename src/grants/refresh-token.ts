@@ -90,7 +90,8 @@ export function refreshTokenGrant(deps: {
       // sees the new token; one that came first has revoked the token, which is then not held.
       const written = await deps.store.transaction(async (tx) => {
         const user = await tx.users.hold(realm.name, userId);
-        const held = user && (await tx.tokens.holdRefreshToken(hash, realm.name, client.client_id));
+        // A disabled person's refresh tokens were revoked with their grants (CONTRACT.md §10).
+        const held = user?.enabled && (await tx.tokens.holdRefreshToken(hash, realm.name, client.client_id));
         return held && write(tx.tokens, deps.issuer.userTokens({ ...request, user }));
       });
       if (!written) throw invalidGrant();

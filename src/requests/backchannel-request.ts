@@ -84,6 +84,8 @@ export async function validateBackchannelRequest(
   const lifetime = realm.settings.ciba_lifetime;
   const requested = requestedExpiry(params.requested_expiry);
   const user = await hintedUser(deps, realm, client, endpointUrl, hints[0]!, text(params, hints[0]!)!);
+  // CIBA Core §13: the OP denies a request for a person an admin disabled (CONTRACT.md §10).
+  if (!user.enabled) throw new OAuthError('access_denied', 'the person the hint names is disabled');
 
   return {
     scope: names,

@@ -177,19 +177,21 @@ export class AuthorizationFlowStore {
    * the browser's previous one), the transaction records it (or, with `finish`, ends), the
    * sign-in's source becomes known for the risk node, and its event is written; the answer
    * tells whether the transaction was still there, and what the person allowed `consentOf`
-   * (a client) before.
+   * (a client) before. Undefined, with nothing but the browser's previous session ended, when
+   * the person is gone or disabled (src/store/sessions.ts insertSession).
    */
-  async signedIn(idHash: Buffer, signIn: CompletedSignIn): Promise<{ session: Session; found: boolean; consented: string[] | undefined }> {
+  async signedIn(idHash: Buffer, signIn: CompletedSignIn): Promise<{ session: Session; found: boolean; consented: string[] | undefined } | undefined> {
     const params = new StatementParams();
+    const started = 'EXISTS (SELECT 1 FROM started)';
     const parts = [
       ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)})`] : []),
       `started AS (${insertSession(params, signIn.secretHash, signIn.session)})`,
       signIn.finish
-        ? `moved AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} AND expires_at > now() RETURNING 1)`
+        ? `moved AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} AND expires_at > now() AND ${started} RETURNING 1)`
         : `moved AS (UPDATE authorization_transactions SET sid = (SELECT sid FROM started)
-                      WHERE id_hash = ${params.add(idHash)} AND expires_at > now() RETURNING 1)`,
-      `remembered AS (${rememberSource(params, signIn.session.realm, signIn.session.userId, signIn.source)})`,
-      `recorded AS (${insertAuditEvent(params, signIn.event)})`,
+                      WHERE id_hash = ${params.add(idHash)} AND expires_at > now() AND ${started} RETURNING 1)`,
+      `remembered AS (${rememberSource(params, signIn.session.realm, signIn.session.userId, signIn.source, started)})`,
+      `recorded AS (${insertAuditEvent(params, signIn.event, started)})`,
     ];
     const consented = signIn.consentOf
       ? `(SELECT c.scope FROM consents c WHERE c.realm = started.realm AND c.user_id = started.user_id AND c.client_id = ${params.add(signIn.consentOf)})`
@@ -199,8 +201,8 @@ export class AuthorizationFlowStore {
        SELECT started.*, EXISTS (SELECT 1 FROM moved) AS found, ${consented} AS consented FROM started`,
       params.values,
     );
-    const row = result.rows[0]!;
-    return { session: toSession(row), found: row.found, consented: row.consented ?? undefined };
+    const row = result.rows[0];
+    return row && { session: toSession(row), found: row.found, consented: row.consented ?? undefined };
   }
 
   /**

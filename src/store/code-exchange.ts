@@ -35,7 +35,7 @@ export interface CodeTokens {
 
 /**
  * What presenting a code came to: its tokens written; the code used up but nothing written
- * (which check failed, or neither when its person is gone); the grant of a code used before
+ * (which check failed, or neither when its person is gone or disabled); the grant of a code used before
  * (to revoke); or nothing (unknown, expired, or another client's code).
  */
 export type CodeExchange =
@@ -49,7 +49,7 @@ const prefixed = (alias: string, columns: readonly string[], prefix: string) => 
 /**
  * One statement uses the code up (the database decides between concurrent uses: only one
  * `UPDATE … WHERE used_at IS NULL` returns the row), and writes its tokens and their event
- * when the presented redirect URI and verifier match it and its person still exists, locked
+ * when the presented redirect URI and verifier match it and its person still exists and is enabled, locked
  * FOR KEY SHARE until the tokens commit as src/store/token-statements.ts insertTokens explains.
  * A check that fails still spends the code. The challenges are compared in SQL, not in constant
  * time: the code is spent by the first attempt, so that a second one has nothing to learn.
@@ -64,7 +64,7 @@ const EXCHANGE = `
   ),
   person AS (
     SELECT ${prefixed('u', USER_COLUMNS, 'person_')} FROM used JOIN users u ON u.realm = used.realm AND u.id = used.user_id
-     WHERE used.redirect_uri_matches AND used.verifier_matches
+     WHERE used.redirect_uri_matches AND used.verifier_matches AND u.enabled
        FOR KEY SHARE OF u
   ),
   issued AS (

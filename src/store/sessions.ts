@@ -53,12 +53,19 @@ export interface NewSession {
   lifetimeSeconds: number;
 }
 
-/** The statement that starts a session, answering its columns. */
+/**
+ * The statement that starts a session, answering its columns; none when the person is gone or
+ * disabled. It reads the person's row while it locks it FOR KEY SHARE, as token issuance does
+ * (src/store/token-statements.ts insertTokens): a disable that locked the row first is waited
+ * for, and then no session begins.
+ */
 export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession): string {
   return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
-          VALUES (${params.add(secretHash)}, ${params.add(session.realm)}, ${params.add(session.userId)}::uuid, ${params.add(session.authTime)},
-                  ${params.add(session.amr)}::text[], ${params.add(session.journey)}, ${params.add(session.acr)},
-                  now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}))
+          SELECT ${params.add(secretHash)}::bytea, u.realm, u.id, ${params.add(session.authTime)}::timestamptz,
+                 ${params.add(session.amr)}::text[], ${params.add(session.journey)}::text, ${params.add(session.acr)}::text,
+                 now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}::double precision)
+            FROM users u WHERE u.realm = ${params.add(session.realm)} AND u.id = ${params.add(session.userId)}::uuid AND u.enabled
+             FOR KEY SHARE
           RETURNING ${COLUMNS}`;
 }
 
@@ -81,10 +88,11 @@ export class SessionStore {
     private readonly revokedJwts: RevokedJwts,
   ) {}
 
-  async create(secretHash: Buffer, session: NewSession): Promise<Session> {
+  /** Undefined when the person is gone or disabled. */
+  async create(secretHash: Buffer, session: NewSession): Promise<Session | undefined> {
     const params = new StatementParams();
     const result = await this.db.query<SessionRow>(insertSession(params, secretHash, session), params.values);
-    return toSession(result.rows[0]!);
+    return result.rows[0] && toSession(result.rows[0]);
   }
 
   /** The unexpired session of this realm with that secret. */
@@ -127,6 +135,30 @@ export class SessionStore {
   }
 
   /**
+   * The person's unexpired sessions, the most recent sign-in first, each with what was done in
+   * it: the clients given codes or tokens under it, and when it was last seen (its sign-in, or
+   * the last token issued under it, a refresh's included). Read from the rows the sessions'
+   * work wrote, so that using a session writes nothing more.
+   */
+  async activityOfUser(realm: string, userId: string): Promise<SessionActivity[]> {
+    const result = await this.db.query<SessionRow & { last_seen_at: Date; clients: string[] }>(
+      `SELECT ${sessionColumns('s')}, greatest(s.auth_time, max(w.issued_at)) AS last_seen_at,
+              coalesce(array_agg(DISTINCT w.client_id ORDER BY w.client_id) FILTER (WHERE w.client_id IS NOT NULL), '{}') AS clients
+         FROM sessions s
+         LEFT JOIN LATERAL (
+           SELECT t.client_id, t.issued_at FROM tokens t WHERE t.realm = s.realm AND t.user_id = s.user_id AND t.sid = s.sid
+           UNION ALL
+           SELECT c.client_id, NULL FROM authorization_codes c WHERE c.realm = s.realm AND c.user_id = s.user_id AND c.sid = s.sid
+         ) w ON true
+        WHERE s.realm = $1 AND s.user_id = $2::uuid AND s.expires_at > now()
+        GROUP BY s.secret_hash
+        ORDER BY s.auth_time DESC, s.sid`,
+      [realm, userId],
+    );
+    return result.rows.map((row) => ({ session: toSession(row), lastSeenAt: row.last_seen_at, clients: row.clients }));
+  }
+
+  /**
    * Signs the person out: the session goes, and so do the tokens issued under it (those
    * carrying its `sid`), codes not yet exchanged, and device or CIBA requests it approved
    * that were not yet collected, as a sign-out ends what the sign-in began.
@@ -141,49 +173,69 @@ export class SessionStore {
    */
   async endForUser(realm: string, userId: string, sid: string): Promise<boolean> {
     if (!isUuid(sid)) return false;
-    return this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid]);
+    return (await this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid])) > 0;
+  }
+
+  /** Signs the person out everywhere: each of their sessions ends as `end` ends one. Answers how many did. */
+  endAllForUser(realm: string, userId: string): Promise<number> {
+    return this.endWhere('realm = $1 AND user_id = $2::uuid', [realm, userId]);
   }
 
   /**
-   * The rows through which tokens are issued under the session are changed in the order that
-   * issuance locks them (the request or code, the session, then the person: src/store/tokens.ts
-   * insertTokens), and its tokens revoked once the person's row is locked: a token being written
-   * under the session is committed first, and revoked here, or is not written at all.
+   * Ends the sessions found by `condition`, all of one person. The rows through which tokens
+   * are issued under them are changed in the order that issuance locks them (the request or
+   * code, the session, then the person: src/store/tokens.ts insertTokens), and their tokens
+   * revoked once the person's row is locked: a token being written under one of them is
+   * committed first, and revoked here, or is not written at all. Answers how many ended.
    */
-  private async endWhere(condition: string, params: readonly unknown[]): Promise<boolean> {
-    const denied = await this.db.transaction(async (tx) => {
+  private async endWhere(condition: string, params: readonly unknown[]): Promise<number> {
+    const ended = await this.db.transaction(async (tx) => {
       const found = await tx.query<{ realm: string; user_id: string; sid: string }>(
-        `SELECT realm, user_id, sid FROM sessions WHERE ${condition}`,
+        `SELECT realm, user_id, sid FROM sessions WHERE ${condition} ORDER BY sid`,
         params,
       );
-      const session = found.rows[0];
-      if (!session) return undefined;
-      const sessionParams = [session.realm, session.user_id, session.sid];
+      const first = found.rows[0];
+      if (!first) return undefined;
+      const person = [first.realm, first.user_id];
+      const sids = found.rows.map((row) => row.sid);
+      const sessionParams = [...person, sids];
       await tx.query(
         `UPDATE pending_authorizations SET status = 'denied'
-          WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND status = 'approved'`,
+          WHERE realm = $1 AND user_id = $2::uuid AND sid = ANY ($3::uuid[]) AND status = 'approved'`,
         sessionParams,
       );
       await tx.query(
-        'DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid AND used_at IS NULL',
+        'DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND sid = ANY ($3::uuid[]) AND used_at IS NULL',
         sessionParams,
       );
-      const ended = await tx.query('DELETE FROM sessions WHERE realm = $1 AND sid = $2::uuid RETURNING 1', [session.realm, session.sid]);
-      // Another sign-out of the session came first, and ends the rest.
-      if (ended.rows.length === 0) return undefined;
-      await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', [session.realm, session.user_id]);
+      const deleted = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND sid = ANY ($2::uuid[]) RETURNING sid', [first.realm, sids]);
+      // Another sign-out of a session came first, and ends the rest of it.
+      const endedSids = deleted.rows.map((row) => row.sid);
+      if (endedSids.length === 0) return undefined;
+      await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', person);
       await tx.query(
-        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = $3 AND revoked_at IS NULL',
-        sessionParams,
+        'UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2 AND sid = ANY ($3::uuid[]) AND revoked_at IS NULL',
+        [...person, endedSids],
       );
       // Their JWT access tokens are not stored: their grants are denied, and so is every JWT
-      // carrying the session's sid (those of grants with nothing stored, no refresh token).
-      const grants = await tx.query<DenialRow>(DENY_SESSION_GRANTS, sessionParams);
-      const bySid = await tx.query<DenialRow>(DENY_SESSION, [session.realm, session.sid]);
-      return [...grants.rows, ...bySid.rows];
+      // carrying a session's sid (those of grants with nothing stored, no refresh token).
+      const denied: DenialRow[] = [];
+      for (const sid of endedSids) {
+        denied.push(...(await tx.query<DenialRow>(DENY_SESSION_GRANTS, [...person, sid])).rows);
+        denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [first.realm, sid])).rows);
+      }
+      return { count: endedSids.length, denied };
     });
-    if (denied === undefined) return false;
-    this.revokedJwts.remember(denied);
-    return true;
+    if (ended === undefined) return 0;
+    this.revokedJwts.remember(ended.denied);
+    return ended.count;
   }
+}
+
+/** A session as the admin API lists it (`SessionStore.activityOfUser`). */
+export interface SessionActivity {
+  readonly session: Session;
+  readonly lastSeenAt: Date;
+  /** The clients given codes or tokens under it. */
+  readonly clients: readonly string[];
 }

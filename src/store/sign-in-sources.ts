@@ -31,11 +31,11 @@ export class SignInSourceStore {
   }
 }
 
-/** The statement that makes a sign-in's device and address known (again) for the person. */
-export function rememberSource(params: StatementParams, realm: string, userId: string, source: SignInSource): string {
+/** The statement that makes a sign-in's device and address known (again) for the person; with `where`, only when that condition holds. */
+export function rememberSource(params: StatementParams, realm: string, userId: string, source: SignInSource, where?: string): string {
   return `INSERT INTO known_sign_in_sources (realm, user_id, kind, value)
           SELECT ${params.add(realm)}, ${params.add(userId)}::uuid, kind, value
             FROM (VALUES ('device', ${params.add(source.device ?? null)}::text), ('address', ${params.add(source.address)}::text)) AS s(kind, value)
-           WHERE value IS NOT NULL
+           WHERE value IS NOT NULL${where ? ` AND ${where}` : ''}
           ON CONFLICT (realm, user_id, kind, value) DO UPDATE SET last_seen_at = now()`;
 }

@@ -20,10 +20,11 @@ export const INSERTED_COLUMNS = [
  * more arrays (`extra`) that the condition `and` filters on. It answers the grant of each
  * token written.
  *
- * A person's token is written only while the person exists, and their row is locked (FOR KEY
- * SHARE) until the token commits: whatever ends the person's grants (src/store/users.ts,
- * sessions.ts, consents.ts) locks that row FOR UPDATE first, so that it either waits for the
- * token and then revokes it, or goes first, and a deletion leaves nothing to write.
+ * A person's token is written only while the person exists and is enabled, and their row is
+ * locked (FOR KEY SHARE) until the token commits: whatever ends the person's grants
+ * (src/store/users.ts, sessions.ts, consents.ts) locks that row FOR UPDATE first, so that it
+ * either waits for the token and then revokes it, or goes first, and a deletion or a disable
+ * leaves nothing to write (a lock that waited reads the row the end committed).
  */
 export function insertTokens(first: number, extra: readonly string[] = [], and = ''): string {
   const columns = [...INSERTED_COLUMNS, ...extra];
@@ -35,7 +36,7 @@ export function insertTokens(first: number, extra: readonly string[] = [], and =
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
          string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
-   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid FOR KEY SHARE))
+   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled FOR KEY SHARE))
          ${and && `AND ${and}`}
   RETURNING grant_id`;
 }
@@ -59,7 +60,7 @@ export const INSERT_MANY = `
  * The UPDATE decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL`
  * marks the row, and only a marked token's successors are inserted, in the same statement,
  * so that a token is never used without its successors written, nor the reverse. A token
- * whose person is gone is not used. The statement answers which presented tokens it used,
+ * whose person is gone or disabled is not used. The statement answers which presented tokens it used,
  * with their person, for the ID tokens.
  *
  * The realm and client are compared with IS NOT DISTINCT FROM, which no index serves, so that
@@ -73,7 +74,7 @@ export const ROTATE_MANY = `
      WHERE t.token_hash = decode(p.hash, 'hex') AND (t.realm, t.client_id) IS NOT DISTINCT FROM (p.realm, p.client_id)
        AND t.kind = 'refresh_token'
        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}
-       AND u.realm = t.realm AND u.id = t.user_id
+       AND u.realm = t.realm AND u.id = t.user_id AND u.enabled
     RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
   ),
   successors AS (${insertTokens(4, ['successor_of'], 'successor_of::int IN (SELECT n FROM used)')}),

@@ -11,6 +11,8 @@ export interface User {
   readonly username: string;
   readonly passwordHash: string | undefined;
   readonly claims: Claims;
+  /** False once an admin disabled the person: they sign in nowhere and are issued nothing (CONTRACT.md §10). */
+  readonly enabled: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -21,11 +23,12 @@ export interface UserRow {
   username: string;
   password_hash: string | null;
   claims: Claims;
+  enabled: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-export const USER_COLUMNS = ['realm', 'id', 'username', 'password_hash', 'claims', 'created_at', 'updated_at'] as const;
+export const USER_COLUMNS = ['realm', 'id', 'username', 'password_hash', 'claims', 'enabled', 'created_at', 'updated_at'] as const;
 const COLUMNS = USER_COLUMNS.join(', ');
 
 export const toUser = (row: UserRow): User => ({
@@ -34,6 +37,7 @@ export const toUser = (row: UserRow): User => ({
   username: row.username,
   passwordHash: row.password_hash ?? undefined,
   claims: row.claims,
+  enabled: row.enabled,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -62,6 +66,13 @@ const ISSUING_ROWS_OF_PERSON = [
   'SELECT 1 FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid FOR UPDATE',
   'SELECT 1 FROM sessions WHERE realm = $1 AND user_id = $2::uuid FOR UPDATE',
 ];
+
+/** What `UserStore.update` changes: only what is given. */
+export interface UserChange {
+  passwordHash?: string;
+  claims?: Claims;
+  enabled?: boolean;
+}
 
 /** Usernames are unique within a realm regardless of case, and never change. */
 export class UserStore {
@@ -104,7 +115,8 @@ export class UserStore {
    * The person, locked (FOR KEY SHARE) until the transaction ends (this repository of a
    * `Store.transaction`'s): whatever ends their grants waits for the tokens written in it, and
    * so revokes them (src/store/tokens.ts insertTokens). Take it before the rows the issuance
-   * uses, so that a later statement sees what an end that came first did to them.
+   * uses, so that a later statement sees what an end that came first did to them. The row
+   * answered is the one committed last, a disable's included: check `enabled`.
    */
   async hold(realm: string, id: string): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE realm = $1 AND id = $2::uuid FOR KEY SHARE`, [realm, id]);
@@ -123,12 +135,15 @@ export class UserStore {
     return result.rows.length === 1 ? toUser(result.rows[0]!) : undefined;
   }
 
-  /** Undefined when the username is taken. */
-  async create(realm: string, username: string, passwordHash: string, claims: Claims): Promise<User | undefined> {
+  /**
+   * Undefined when the username is taken (or the id, when one is given: a realm's import keeps
+   * the `sub` of the person it brings). No password hash: a person who signs in otherwise.
+   */
+  async create(realm: string, username: string, passwordHash: string | undefined, claims: Claims, id?: string): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(
-      `INSERT INTO users (realm, username, password_hash, claims) VALUES ($1, $2, $3, $4::jsonb)
+      `INSERT INTO users (realm, id, username, password_hash, claims) VALUES ($1, coalesce($5::uuid, gen_random_uuid()), $2, $3, $4::jsonb)
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [realm, username, passwordHash, JSON.stringify(claims)],
+      [realm, username, passwordHash ?? null, JSON.stringify(claims), id ?? null],
     );
     return result.rows[0] && toUser(result.rows[0]);
   }
@@ -153,30 +168,70 @@ export class UserStore {
    * (a claim set to null is removed, as in JSON Merge Patch). A new password ends the
    * person's sessions and grants with it, in one transaction (`endGrants`, CONTRACT.md §7).
    */
-  async update(realm: string, username: string, change: { passwordHash?: string; claims?: Claims }): Promise<User | undefined> {
+  async update(realm: string, username: string, change: UserChange): Promise<User | undefined> {
+    return (await this.change(realm, username, change))?.user;
+  }
+
+  /**
+   * `update`, which may also disable or enable the person (CONTRACT.md §10), answering whether
+   * they were enabled before. A disable ends their sessions and grants in the same transaction
+   * as it clears the flag: the person's row is locked FOR UPDATE first (`endGrantsWithin`), so
+   * that an issuance in progress, which holds it FOR KEY SHARE, commits first and is revoked
+   * here, and one that comes later waits, then reads the flag cleared, and issues nothing
+   * (src/store/token-statements.ts insertTokens, src/store/sessions.ts insertSession).
+   */
+  async change(realm: string, username: string, change: UserChange): Promise<{ user: User; wasEnabled: boolean } | undefined> {
     // Only top-level nulls remove claims: a null inside a claim's value is part of that value.
     const sent = Object.entries(change.claims ?? {});
     const set = Object.fromEntries(sent.filter(([, value]) => value !== null));
     const removed = sent.filter(([, value]) => value === null).map(([name]) => name);
     const write = async (q: Queryable, id: string | undefined) => {
-      const result = await q.query<UserRow>(
-        `UPDATE users SET password_hash = coalesce($3, password_hash),
-                          claims = (claims || $4::jsonb) - $5::text[], updated_at = now()
-          WHERE realm = $1 AND lower(username) = lower($2) AND ($6::uuid IS NULL OR id = $6::uuid) RETURNING ${COLUMNS}`,
-        [realm, username, change.passwordHash ?? null, JSON.stringify(set), removed, id ?? null],
+      // The row as it was, locked as an UPDATE locks it, so that `was_enabled` is the value this change replaced.
+      const result = await q.query<UserRow & { was_enabled: boolean }>(
+        `UPDATE users u SET password_hash = coalesce($3, u.password_hash),
+                            claims = (u.claims || $4::jsonb) - $5::text[], enabled = coalesce($7, u.enabled), updated_at = now()
+           FROM (SELECT id, enabled FROM users
+                  WHERE realm = $1 AND lower(username) = lower($2) AND ($6::uuid IS NULL OR id = $6::uuid) FOR NO KEY UPDATE) was
+          WHERE u.realm = $1 AND u.id = was.id
+          RETURNING ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}, was.enabled AS was_enabled`,
+        [realm, username, change.passwordHash ?? null, JSON.stringify(set), removed, id ?? null, change.enabled ?? null],
       );
-      return result.rows[0] && toUser(result.rows[0]);
+      const row = result.rows[0];
+      return row && { user: toUser(row), wasEnabled: row.was_enabled };
     };
-    if (change.passwordHash === undefined) return write(this.db, undefined);
+    const disabling = change.enabled === false;
+    if (change.passwordHash === undefined && !disabling) return write(this.db, undefined);
     const updated = await this.db.transaction(async (tx) => {
       const id = await this.idOf(realm, username, tx);
       const denied = id === undefined ? undefined : await this.endGrantsWithin(tx, realm, id);
-      const user = denied && (await write(tx, id));
-      return user && { user, denied };
+      const written = denied && (await write(tx, id));
+      // Sessions begun while this waited for the person's row: they locked it first, and so
+      // are committed now; those begun after the flag is cleared are not begun at all.
+      if (written && disabling) denied.push(...(await this.endSessionsWithin(tx, realm, written.user.id)));
+      return written && { ...written, denied };
     });
     if (!updated) return undefined;
     this.revokedJwts.remember(updated.denied);
-    return updated.user;
+    return { user: updated.user, wasEnabled: updated.wasEnabled };
+  }
+
+  /**
+   * A page of the realm's people in the order of their usernames (ignoring case), after the
+   * username `after` (keyset paging: a page is found by the unique index on usernames, however
+   * deep). `search` keeps those whose username, `email`, `name`, `given_name` or `family_name`
+   * claim holds it, ignoring case.
+   */
+  async list(realm: string, page: { search: string | undefined; after: string | undefined; limit: number }): Promise<User[]> {
+    const result = await this.db.query<UserRow>(
+      `SELECT ${COLUMNS} FROM users
+        WHERE realm = $1 AND ($2::text IS NULL OR lower(username) > lower($2))
+          AND ($3::text IS NULL OR EXISTS (
+                SELECT 1 FROM unnest(ARRAY[username, claims->>'email', claims->>'name', claims->>'given_name', claims->>'family_name']) AS f(value)
+                 WHERE strpos(lower(f.value), lower($3)) > 0))
+        ORDER BY lower(username) LIMIT $4`,
+      [realm, page.after ?? null, page.search ?? null, page.limit],
+    );
+    return result.rows.map(toUser);
   }
 
   /**
@@ -214,6 +269,17 @@ export class UserStore {
     await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2::uuid AND revoked_at IS NULL', params);
     const denied = (await tx.query<DenialRow>(DENY_PERSON_GRANTS, params)).rows;
     // JWT access tokens of grants with nothing stored carry their session's sid.
+    for (const { sid } of sessions.rows) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
+    return denied;
+  }
+
+  /**
+   * Ends the person's sessions left in `tx`, which holds their row (their stored tokens are
+   * revoked already), and denies the JWT access tokens that carry those sessions' `sid`.
+   */
+  private async endSessionsWithin(tx: Queryable, realm: string, userId: string): Promise<DenialRow[]> {
+    const sessions = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', [realm, userId]);
+    const denied: DenialRow[] = [];
     for (const { sid } of sessions.rows) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
     return denied;
   }

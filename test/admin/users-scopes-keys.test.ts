@@ -53,7 +53,7 @@ describe('admin API: users, scopes and signing keys', () => {
     const userCount = async (realm = 'alpha'): Promise<number> =>
       (await t.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE realm = $1', [realm])).rows[0]!.n;
 
-    it('POST answers 201 {username, sub, claims, created_at, updated_at} and no password or hash', async () => {
+    it('POST answers 201 {username, sub, claims, created_at, updated_at, enabled} and no password or hash', async () => {
       const password = 'hunter2-hunter2';
       const response = await createUser({ username: 'alice', password, claims: { email: 'alice@example.com', email_verified: true } });
       expect(response.statusCode).toBe(201);
@@ -63,7 +63,11 @@ describe('admin API: users, scopes and signing keys', () => {
         claims: { email: 'alice@example.com', email_verified: true },
         created_at: expect.stringMatching(ISO_TIMESTAMP),
         updated_at: expect.stringMatching(ISO_TIMESTAMP),
+        enabled: true,
         identities: [],
+        roles: [],
+        groups: [],
+        effective_roles: [],
       });
       expect(response.body).not.toContain(password);
       expect(response.body).not.toContain('$argon2');
