@@ -11,6 +11,7 @@ import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { journeyRoutes } from './journeys.js';
 import { keyRoutes } from './keys.js';
 import { openApiRoutes } from './openapi/index.js';
+import { realmDataRoutes } from './realm-data/routes.js';
 import { realmRoutes } from './realms.js';
 import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
@@ -31,6 +32,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
     app.removeContentTypeParser('text/plain');
     recordAdminChanges(app);
     await app.register(realmRoutes(deps));
+    await app.register(realmDataRoutes(deps));
     await app.register(openApiRoutes(deps));
     await app.register(async (realmScope) => {
       resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');

@@ -4,6 +4,8 @@ import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { upstreamFetch } from './fetch.js';
+import { UpstreamFailure } from './failures.js';
+import { displayNameOf } from './record.js';
 import { openClientSecret } from './secret.js';
 
 /** How long a provider's discovery document (and the key set fetched with it) is used before it is read again. */
@@ -60,7 +62,9 @@ export class UpstreamClients {
   private discover(provider: IdentityProvider): Promise<oidc.Configuration> {
     const secret = openClientSecret(this.encryption, provider.realm, provider.alias, provider.sealedSecret);
     // A provider that a realm's import brought has no secret until an admin sets one (docs/realms-as-data.md).
-    if (secret === '') return Promise.reject(new Error(`the identity provider ${provider.alias} has no client secret yet`));
+    if (secret === '') {
+      return Promise.reject(new UpstreamFailure('unreachable', displayNameOf(provider.alias, provider), { cause: new Error('the provider has no client secret yet') }));
+    }
     const insecure = new URL(provider.issuer).protocol === 'http:';
     return oidc.discovery(new URL(provider.issuer), provider.client_id, { client_secret: secret }, oidc.ClientSecretBasic(secret), {
       [oidc.customFetch]: this.fetch,

@@ -227,7 +227,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'POST /admin/realms', 'PATCH /admin/realms/{realm}', 'POST /admin/realms/{realm}/clients', 'PATCH /admin/realms/{realm}/clients/{client_id}',
           'POST /admin/realms/{realm}/users', 'PATCH /admin/realms/{realm}/users/{username}', 'PUT /admin/realms/{realm}/scopes/{name}',
           'POST /admin/realms/{realm}/initial-access-tokens', 'POST /admin/realms/{realm}/trusted-issuers', 'PATCH /admin/realms/{realm}/trusted-issuers/{id}',
-          'PUT /admin/realms/{realm}/journeys/{journey}',
+          'PUT /admin/realms/{realm}/journeys/{journey}', 'PUT /admin/realms/{realm}/import',
           'POST /admin/realms/{realm}/identity-providers', 'PATCH /admin/realms/{realm}/identity-providers/{alias}',
         ].sort(),
       );
@@ -391,6 +391,14 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('deleteClient');
       await step('deleteScope');
       await step('deleteUser');
+
+      const exported = await step('exportRealm', { query: 'examples' });
+      expect(exported.realm).toBe(operationById('getRealm').operation.parameters?.[0]?.example);
+      expect((await step('importRealm')).realm_created).toBe(false);
+      const copy = await call('importRealm', { params: { realm: 'copy-of-it' }, body: exported });
+      expect(copy.response.statusCode).toBe(201);
+      expectDocumented('importRealm', copy.response, copy.operation);
+
       await step('deleteRealm');
 
       expect([...exercised].sort()).toEqual(operations().map(({ operation }) => operation.operationId).sort());

@@ -10,6 +10,7 @@ import { clientOperations } from './operations/clients.js';
 import { eventOperations } from './operations/events.js';
 import { identityProviderOperations } from './operations/identity-providers.js';
 import { journeyOperations } from './operations/journeys.js';
+import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
 import { registrationOperations } from './operations/registration.js';
 import { scopeOperations } from './operations/scopes.js';
@@ -54,6 +55,7 @@ export const TAGS = [
 
 export const OPERATIONS: readonly Operation[] = [
   ...realmOperations,
+  ...realmDataOperations,
   ...clientOperations,
   ...userOperations,
   ...scopeOperations,

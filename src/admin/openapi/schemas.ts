@@ -3,6 +3,8 @@ import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../asser
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
 import { IdentityProviderCreateSchema, IdentityProviderPatchSchema } from '../../identity-providers/record.js';
 import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
+import { RealmDocumentSchema } from '../realm-data/document.js';
+import { RealmImportSummarySchema } from '../realm-data/summary-schema.js';
 import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
 import { ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema, UserPatchSchema } from '../users.js';
@@ -29,6 +31,8 @@ export const NAMED_SCHEMAS = {
   RealmCreate: { schema: RealmCreateSchema, io: 'input' },
   RealmPatch: { schema: RealmPatchSchema, io: 'input' },
   Realm: { schema: RealmResponse, io: 'output' },
+  RealmDocument: { schema: RealmDocumentSchema, io: 'input' },
+  RealmImportSummary: { schema: RealmImportSummarySchema, io: 'output' },
   ClientCreate: { schema: ClientCreateSchema, io: 'input' },
   ClientPatch: { schema: ClientMetadataPatchSchema, io: 'input' },
   Client: { schema: ClientResponse, io: 'output' },

@@ -1,0 +1,151 @@
+import type { StoreTransaction } from '../../store/index.js';
+import type { LinkedIdentity, UserIdentity } from '../../store/user-identities.js';
+import type { Claims, User } from '../../store/users.js';
+import { conflict } from '../validate.js';
+import type { PersonEntry } from './document.js';
+import { type PlanContext, SectionPlanner, type SectionPlan, invalidAt, refuseDuplicates } from './plan.js';
+import { sameJson } from './same.js';
+
+/** People are read a page at a time. */
+const PAGE = 1_000;
+
+/** Every person of the realm, by username ignoring case. */
+export async function everyone(users: StoreTransaction['users'], realm: string): Promise<User[]> {
+  const people: User[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await users.list(realm, { search: undefined, after, limit: PAGE });
+    people.push(...page);
+    if (page.length < PAGE) return people;
+    after = page[page.length - 1]!.username;
+  }
+}
+
+/** A person as the document holds them: never a one-time-code secret, a passkey or a recovery code. */
+export function personEntry(user: User, identities: readonly UserIdentity[]): PersonEntry {
+  return {
+    username: user.username,
+    sub: user.id,
+    ...(user.passwordHash === undefined ? {} : { password_hash: user.passwordHash }),
+    claims: user.claims as PersonEntry['claims'] & object,
+    identities: identities.map(({ provider, subject }) => ({ provider, subject })),
+  };
+}
+
+const linkKey = (identity: UserIdentity) => `${identity.provider}\n${identity.subject}`;
+const nameKey = (username: string) => username.toLowerCase();
+
+/** A claim set to null is none (as a PATCH removes it): claims compare and are written without them. */
+const withoutNulls = (claims: Claims): Claims => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== null));
+
+/**
+ * Each person of the document, known by their username, becomes as it describes them: their
+ * claims replaced, a new password hash written (which ends their sessions and grants, as a
+ * password change does), their links to upstream accounts made. A person keeps their `sub`:
+ * a new one is created with the document's, and an existing one whose `sub` differs is refused.
+ * A password the document leaves out is kept, never removed. With prune, the people it leaves
+ * out are deleted, and the links of the people it names that it leaves out are removed (unless
+ * that leaves a person no way to sign in).
+ */
+export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry[], aliases: ReadonlySet<string>): Promise<SectionPlan> {
+  refuseDuplicates('users', entries, (entry) => nameKey(entry.username), 'the same username (ignoring case)');
+  refuseDuplicates('users', entries.filter((entry) => entry.sub !== undefined), (entry) => entry.sub!, 'the same sub');
+  const links = entries.flatMap((entry) => entry.identities ?? []);
+  refuseDuplicates('identities of users', links, linkKey, 'the same upstream account');
+
+  const people = await everyone(ctx.tx.users, ctx.realm);
+  const byName = new Map(people.map((person) => [nameKey(person.username), person]));
+  const byId = new Map(people.map((person) => [person.id, person]));
+  const linked = new Map<string, LinkedIdentity>();
+  const linksOf = new Map<string, UserIdentity[]>();
+  for (const link of await ctx.tx.userIdentities.ofRealm(ctx.realm)) {
+    linked.set(linkKey(link), link);
+    linksOf.set(link.userId, [...(linksOf.get(link.userId) ?? []), link]);
+  }
+  const named = new Set(entries.map((entry) => nameKey(entry.username)));
+  const deleted = new Set(ctx.prune ? people.filter((person) => !named.has(nameKey(person.username))).map((person) => person.id) : []);
+
+  const planner = new SectionPlanner();
+  const unlinks: Array<(tx: StoreTransaction) => Promise<void>> = [];
+  const newLinks: Array<(tx: StoreTransaction) => Promise<void>> = [];
+  for (const person of people.filter((person) => deleted.has(person.id))) {
+    planner.delete(person.username, async (tx) => void (await tx.users.delete(ctx.realm, person.username)));
+  }
+
+  entries.forEach((entry, index) => {
+    const path = `users.${index}`;
+    const existing = byName.get(nameKey(entry.username));
+    if (entry.sub !== undefined && existing && existing.id !== entry.sub) {
+      throw invalidAt(`${path}.sub`, `the realm's person "${existing.username}" has another sub, and a sub never changes`);
+    }
+    const holder = entry.sub === undefined || existing ? undefined : byId.get(entry.sub);
+    if (holder && !deleted.has(holder.id)) throw invalidAt(`${path}.sub`, `another person of the realm ("${holder.username}") has it`);
+    const wanted = entry.identities ?? [];
+    wanted.forEach((identity, at) => {
+      if (!aliases.has(identity.provider)) throw invalidAt(`${path}.identities.${at}.provider`, `the realm has no identity provider "${identity.provider}"`);
+      const other = linked.get(linkKey(identity));
+      if (other && other.userId !== existing?.id && !deleted.has(other.userId) && !unlinkedByPrune(other)) {
+        throw invalidAt(`${path}.identities.${at}`, `the upstream account is linked to another person of the realm ("${byId.get(other.userId)?.username}")`);
+      }
+    });
+    const claims = withoutNulls((entry.claims ?? {}) as Claims);
+    const current = existing ? (linksOf.get(existing.id) ?? []) : [];
+    const missing = wanted.filter((identity) => !current.some((link) => linkKey(link) === linkKey(identity)));
+    const extra = ctx.prune ? current.filter((link) => !wanted.some((identity) => linkKey(identity) === linkKey(link))) : [];
+
+    if (!existing) {
+      planner.create(entry.username, async (tx) => {
+        const user = await tx.users.create(ctx.realm, entry.username, entry.password_hash, claims, entry.sub);
+        if (!user) throw conflict(`${path}: a person of this username or sub was created meanwhile`);
+        // Their links are made by the last write, which runs after this one.
+        for (const identity of wanted) newLinks.push(link(path, user.id, identity));
+      });
+      return;
+    }
+    const claimsDiffer = !sameJson(withoutNulls(existing.claims), claims);
+    const passwordHash = entry.password_hash !== undefined && entry.password_hash !== existing.passwordHash ? entry.password_hash : undefined;
+    if (!claimsDiffer && passwordHash === undefined && missing.length === 0 && extra.length === 0) {
+      planner.unchanged();
+      return;
+    }
+    planner.change(entry.username, async (tx) => {
+      if (claimsDiffer || passwordHash !== undefined) {
+        const removed = Object.keys(existing.claims).filter((name) => !Object.hasOwn(claims, name));
+        const patch = { ...claims, ...Object.fromEntries(removed.map((name) => [name, null])) };
+        await tx.users.update(ctx.realm, existing.username, { ...(claimsDiffer ? { claims: patch } : {}), ...(passwordHash === undefined ? {} : { passwordHash }) });
+      }
+    });
+    for (const identity of extra) unlinks.push(unlink(path, existing.id, identity));
+    for (const identity of missing) newLinks.push(link(path, existing.id, identity));
+  });
+  // Links are removed once every person is written (so that the rule of the last way to sign
+  // in sees their new password), and made after that (so that a link may move between people).
+  planner.write(async (tx) => {
+    for (const write of unlinks) await write(tx);
+    for (const write of newLinks) await write(tx);
+  });
+  return planner.plan();
+
+  /** Whether prune removes this link from its person, whom the document names without it. */
+  function unlinkedByPrune(link: LinkedIdentity): boolean {
+    if (!ctx.prune) return false;
+    const person = byId.get(link.userId);
+    const entry = person && entries.find((candidate) => nameKey(candidate.username) === nameKey(person.username));
+    return entry !== undefined && !(entry.identities ?? []).some((identity) => linkKey(identity) === linkKey(link));
+  }
+
+  function link(path: string, userId: string, identity: UserIdentity) {
+    return async (tx: StoreTransaction) => {
+      if (!(await tx.userIdentities.link(ctx.realm, { ...identity, userId }))) {
+        throw conflict(`${path}.identities: the upstream account ${identity.provider} ${identity.subject} was linked meanwhile`);
+      }
+    };
+  }
+
+  function unlink(path: string, userId: string, identity: UserIdentity) {
+    return async (tx: StoreTransaction) => {
+      if ((await tx.userIdentities.unlink(ctx.realm, userId, identity)) === 'only_way') {
+        throw invalidAt(`${path}.identities`, `leaving out the link to ${identity.provider} would leave the person no way to sign in`);
+      }
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { BUILTIN_SCOPES } from '../../requests/scope.js';
+import type { Scope } from '../../store/scopes.js';
+import type { ScopeEntry } from './document.js';
+import { type PlanContext, SectionPlanner, type SectionPlan, refuseDuplicates } from './plan.js';
+import { sameJson } from './same.js';
+
+const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
+
+/** A scope's fields as the document holds them. */
+export const scopeEntry = (scope: Scope): ScopeEntry => ({ name: scope.name, description: scope.description });
+
+/**
+ * Puts the document's scopes that are new or differ; with prune, deletes those it leaves out,
+ * but never a built-in one. The scope names the realm has afterwards come with the plan.
+ */
+export async function planScopes(ctx: PlanContext, entries: readonly ScopeEntry[]): Promise<{ plan: SectionPlan; names: Set<string> }> {
+  refuseDuplicates('scopes', entries, (entry) => entry.name, 'the same scope');
+  const current = new Map((await ctx.tx.scopes.list(ctx.realm)).map((scope) => [scope.name, scope]));
+  const planner = new SectionPlanner();
+  const names = new Set(current.keys());
+  for (const entry of entries) {
+    const existing = current.get(entry.name);
+    names.add(entry.name);
+    const write = async (tx: Parameters<SectionPlan['apply']>[0]) => void (await tx.scopes.put(ctx.realm, entry.name, entry.description));
+    if (!existing) planner.create(entry.name, write);
+    else if (!sameJson(scopeEntry(existing), entry)) planner.change(entry.name, write);
+    else planner.unchanged();
+  }
+  if (ctx.prune) {
+    const named = new Set(entries.map((entry) => entry.name));
+    for (const name of [...current.keys()].filter((name) => !named.has(name) && !BUILTIN.has(name))) {
+      names.delete(name);
+      planner.delete(name, async (tx) => void (await tx.scopes.delete(ctx.realm, name)));
+    }
+  }
+  return { plan: planner.plan(), names };
+}

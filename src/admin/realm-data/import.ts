@@ -1,0 +1,110 @@
+import type { Journey } from '../../authn/journeys/graph.js';
+import { journeyNamed } from '../../authn/journeys/select.js';
+import { realmNameProblem } from '../../realms/names.js';
+import type { RealmSettings } from '../../realms/settings.js';
+import { namedBriefly } from '../../requests/scope.js';
+import { generateRealmKeys } from '../../tokens/signing-keys.js';
+import type { AdminDeps } from '../deps.js';
+import { checkAcrJourneys } from '../journey-references.js';
+import { checkMailFeatures } from '../realms.js';
+import { conflict } from '../validate.js';
+import type { RealmDocument } from './document.js';
+import { type FinalClient, clientsAsTheyAre, missingScopes, planClients } from './import-clients.js';
+import { planIdentityProviders } from './import-identity-providers.js';
+import { planPeople } from './import-people.js';
+import { checkedJourneys, planJourneys, planSettings } from './import-realm.js';
+import { planScopes } from './import-scopes.js';
+import { planTrustedIssuers } from './import-trusted-issuers.js';
+import { type PlanContext, type SectionPlan, type SectionSummary, invalidAt } from './plan.js';
+
+/** The sections of a document, in the order their writes are applied: what an entry names is written before it. */
+const SECTIONS = ['settings', 'journeys', 'scopes', 'identity_providers', 'trusted_issuers', 'clients', 'users'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/**
+ * What an import did: whether it created the realm, and for each section the document has, the
+ * names of what it created, changed and deleted (settings by name). `secrets_to_set` names the
+ * clients and identity providers that have no secret yet, which an admin sets after the import
+ * (docs/realms-as-data.md).
+ */
+export interface ImportSummary {
+  realm: string;
+  realm_created: boolean;
+  prune: boolean;
+  sections: Partial<Record<Section, SectionSummary>>;
+  secrets_to_set: { clients: string[]; identity_providers: string[] };
+}
+
+export interface ImportOptions {
+  /** What a section of the document leaves out is deleted: the document is the whole truth of the sections it has. */
+  prune: boolean;
+}
+
+/**
+ * Applies a realm's document (CONTRACT.md §10) in one transaction, creating the realm when it
+ * does not exist: what is missing is created and what differs is changed; what is the same is
+ * not written at all, so that applying a document again changes nothing. Every problem is
+ * found before the first write, and any failure rolls back the whole import.
+ */
+export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' | 'mailer'>, name: string, document: RealmDocument, options: ImportOptions): Promise<ImportSummary> {
+  const { store, encryption } = deps;
+  checkMailFeatures(document.settings, deps.mailer);
+  const journeys = document.journeys === undefined ? undefined : checkedJourneys(document.journeys);
+  const existed = await store.realms.get(name);
+  if (!existed) {
+    const problem = realmNameProblem(name);
+    if (problem) throw invalidAt('realm', problem);
+  }
+  // Keys take a while to make: not while the transaction is open, unless the realm went meanwhile.
+  const keys = existed ? undefined : await generateRealmKeys(name, encryption);
+
+  return store.transaction(async (tx) => {
+    let realm = await tx.realms.get(name);
+    const created = !realm;
+    realm ??= await tx.realms.create(name, document.settings ?? {}, keys ?? (await generateRealmKeys(name, encryption)));
+    if (!realm) throw conflict('the realm was created meanwhile: import the document again');
+    const ctx: PlanContext = { realm: name, tx, prune: options.prune, encryption };
+    const plans: Partial<Record<Section, SectionPlan>> = {};
+
+    let settings: RealmSettings = realm.settings;
+    if (document.settings) ({ plan: plans.settings, settings } = planSettings(ctx, realm, document.settings));
+    let finalJourneys: Readonly<Record<string, Journey>> = realm.journeys;
+    if (journeys) ({ plan: plans.journeys, journeys: finalJourneys } = planJourneys(ctx, realm, journeys));
+    let scopes = new Set((await tx.scopes.list(name)).map((scope) => scope.name));
+    if (document.scopes) ({ plan: plans.scopes, names: scopes } = await planScopes(ctx, document.scopes));
+    let aliases = new Set((await tx.identityProviders.list(name)).map((provider) => provider.alias));
+    const secretsToSet: ImportSummary['secrets_to_set'] = { clients: [], identity_providers: [] };
+    if (document.identity_providers) {
+      ({ plan: plans.identity_providers, aliases, secretsToSet: secretsToSet.identity_providers } = await planIdentityProviders(ctx, document.identity_providers));
+    }
+    if (document.trusted_issuers) plans.trusted_issuers = await planTrustedIssuers(ctx, document.trusted_issuers);
+    let clients = await clientsAsTheyAre(tx, name);
+    if (document.clients) ({ plan: plans.clients, clients, secretsToSet: secretsToSet.clients } = await planClients(ctx, document.clients));
+    if (document.users) plans.users = await planPeople(ctx, document.users, aliases);
+
+    checkReferences({ journeys: finalJourneys, settings }, scopes, clients);
+    for (const section of SECTIONS) await plans[section]?.apply(tx);
+    const sections = Object.fromEntries(SECTIONS.filter((section) => plans[section]).map((section) => [section, plans[section]!.summary]));
+    return { realm: name, realm_created: created, prune: options.prune, sections, secrets_to_set: secretsToSet };
+  });
+}
+
+/**
+ * What the realm will hold names only what it will hold: each client's scopes and journey, and
+ * the journeys of `acr_journeys` (as the admin API checks them one change at a time).
+ */
+function checkReferences(realm: { journeys: Readonly<Record<string, Journey>>; settings: RealmSettings }, scopes: ReadonlySet<string>, clients: readonly FinalClient[]): void {
+  checkAcrJourneys(realm, realm.settings.acr_journeys);
+  for (const client of clients) {
+    const missing = missingScopes(client, scopes);
+    if (missing.length > 0) {
+      if (client.path) throw invalidAt(`${client.path}.scope`, `not defined in this realm: ${namedBriefly(missing)}`);
+      throw invalidAt('scopes', `the client "${client.clientId}", which the document leaves in the realm, uses ${namedBriefly(missing)}`);
+    }
+    const journey = client.metadata.journey;
+    if (journey !== undefined && !journeyNamed(realm, journey)) {
+      if (client.path) throw invalidAt(`${client.path}.journey`, `the realm has no journey "${journey}"`);
+      throw invalidAt('journeys', `the client "${client.clientId}", which the document leaves in the realm, walks the journey "${journey}"`);
+    }
+  }
+}
