@@ -47,7 +47,9 @@ function cookieValue(response: LightMyRequestResponse, name: string): string {
  * spread them. What people type (user codes, recovery codes) is short by design and limited
  * by attempt counters: its format and spread are checked instead.
  */
-describe('token entropy', () => {
+// A thousand rotations are a chain of requests, one after the other: on a loaded machine the
+// chain alone may pass the default 30 s, which is about speed, not entropy.
+describe('token entropy', { timeout: 120_000 }, () => {
   let t: TestApp;
   let realm: string;
   let user: TestUser;
