@@ -32,6 +32,7 @@ import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
 import { TokenIssuer } from './tokens/issuer.js';
+import { ScopeClaims } from './tokens/scope-claims.js';
 import { RealmSigner } from './tokens/signer.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
@@ -83,7 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('outbound', outbound);
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
-  const issuer = new TokenIssuer(new RealmSigner(store.signingKeys, deps.encryption), audit);
+  const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
+  const issuer = new TokenIssuer(new RealmSigner(store.signingKeys, deps.encryption), audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
@@ -116,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCertificate,
     clientJwks,
     jwtAccessTokens,
+    scopeClaims,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
     mailer,

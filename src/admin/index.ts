@@ -6,6 +6,7 @@ import { requireAdminToken } from './auth.js';
 import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
+import { groupRoutes } from './groups.js';
 import { identityProviderRoutes } from './identity-providers.js';
 import { initialAccessTokenRoutes } from './initial-access-tokens.js';
 import { journeyRoutes } from './journeys.js';
@@ -13,6 +14,7 @@ import { keyRoutes } from './keys.js';
 import { openApiRoutes } from './openapi/index.js';
 import { realmDataRoutes } from './realm-data/routes.js';
 import { realmRoutes } from './realms.js';
+import { roleRoutes } from './roles.js';
 import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
 import { trustedIssuerRoutes } from './trusted-issuers.js';
@@ -46,6 +48,8 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(eventRoutes(deps));
       await realmScope.register(journeyRoutes(deps));
       await realmScope.register(identityProviderRoutes(deps));
+      await realmScope.register(roleRoutes(deps));
+      await realmScope.register(groupRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -1,31 +1,46 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../requests/scope.js';
+import type { Scope } from '../store/scopes.js';
+import { ScopeClaimsSchema } from '../tokens/scope-claim-record.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; name: string } };
 
 export const ScopePathSchema = z.object({ name: z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)') });
-export const ScopePutSchema = z.strictObject({ description: z.string().max(1000) });
+export const ScopePutSchema = z.strictObject({ description: z.string().max(1000), claims: ScopeClaimsSchema.optional() });
 const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 
-/** `/admin/realms/{realm}/scopes`: what clients may request, with the text the consent page shows. */
+/** A scope as the admin API shows it: `claims` only when it maps some (CONTRACT.md §10). */
+export function scopeView(scope: Scope) {
+  return {
+    name: scope.name,
+    description: scope.description,
+    ...(scope.claims.length === 0 ? {} : { claims: scope.claims.map(({ name, source, tokens }) => ({ name, source, tokens: [...tokens] })) }),
+  };
+}
+
+/**
+ * `/admin/realms/{realm}/scopes`: what clients may request, with the text the consent page
+ * shows, and the claims about the person that its tokens carry. A PUT without `claims` keeps
+ * the ones stored.
+ */
 export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
-    app.get<Params>('/scopes', async (request) => store.scopes.list(request.params.realm));
+    app.get<Params>('/scopes', async (request) => (await store.scopes.list(request.params.realm)).map(scopeView));
 
     app.get<Params>('/scopes/:name', async (request) => {
       const scope = await store.scopes.get(request.params.realm, request.params.name);
       if (!scope) throw notFound('scope');
-      return scope;
+      return scopeView(scope);
     });
 
     app.put<Params>('/scopes/:name', async (request, reply) => {
       const { name } = parseInput(ScopePathSchema, { name: request.params.name });
-      const { description } = parseInput(ScopePutSchema, request.body);
-      const { scope, created } = await store.scopes.put(request.params.realm, name, description);
-      return reply.code(created ? 201 : 200).send(scope);
+      const { description, claims } = parseInput(ScopePutSchema, request.body);
+      const { scope, created } = await store.scopes.put(request.params.realm, name, description, claims);
+      return reply.code(created ? 201 : 200).send(scopeView(scope));
     });
 
     app.delete<Params>('/scopes/:name', async (request, reply) => {

@@ -5,6 +5,7 @@ import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../aut
 import { USERNAME } from '../authn/username.js';
 import { OAuthError } from '../errors.js';
 import type { RealmSettings } from '../realms/settings.js';
+import { type Memberships, NO_MEMBERSHIPS } from '../store/memberships.js';
 import type { UserIdentity } from '../store/user-identities.js';
 import type { User } from '../store/users.js';
 import type { AdminDeps } from './deps.js';
@@ -35,8 +36,11 @@ const claims = z
 export const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
 export const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
 
-/** `identities`: the person's links to upstream providers (CONTRACT.md §10), in the answers about one person. */
-export function userView(user: User, identities?: readonly UserIdentity[]) {
+/**
+ * `identities`: the person's links to upstream providers, and `memberships`: their roles and
+ * groups (CONTRACT.md §10), in the answers about one person.
+ */
+export function userView(user: User, identities?: readonly UserIdentity[], memberships?: Memberships) {
   return {
     username: user.username,
     sub: user.id,
@@ -44,6 +48,7 @@ export function userView(user: User, identities?: readonly UserIdentity[]) {
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
     ...(identities === undefined ? {} : { identities: identities.map(({ provider, subject }) => ({ provider, subject })) }),
+    ...(memberships === undefined ? {} : { roles: [...memberships.roles], groups: [...memberships.groups], effective_roles: [...memberships.effectiveRoles] }),
   };
 }
 
@@ -66,13 +71,13 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) });
       const user = await store.users.create(request.params.realm, input.username, passwordHash, claims);
       if (!user) throw conflict('a user with this username exists in the realm');
-      return reply.code(201).send(userView(user, []));
+      return reply.code(201).send(userView(user, [], NO_MEMBERSHIPS));
     });
 
     app.get<Params>('/users/:username', async (request) => {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
-      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id));
+      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });
 
     // A new password ends the person's sessions and revokes their grants (UserStore.update, CONTRACT.md §7).
@@ -92,7 +97,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
         ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
       });
       if (!user) throw notFound('user');
-      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id));
+      return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });
 
     app.delete<Params>('/users/:username', async (request, reply) => {

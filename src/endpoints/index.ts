@@ -10,6 +10,7 @@ import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import type { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { backchannelAuthenticationEndpoint } from './backchannel-authentication.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { deviceAuthorizationEndpoint } from './device-authorization.js';
@@ -42,6 +43,8 @@ export interface EndpointDeps {
   clientJwks: ClientJwks;
   /** Reads back this server's stateless access tokens. */
   jwtAccessTokens: JwtAccessTokenVerifier;
+  /** The claims that tokens' scopes map about their person (CONTRACT.md §10). */
+  scopeClaims: ScopeClaims;
   capabilities: ServerCapabilities;
   rateLimits: RateLimits;
   /** Outgoing mail (src/mail/); none without `SMTP_URL`. */
@@ -55,7 +58,7 @@ export interface EndpointDeps {
  */
 export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const { store } = deps;
-  const { jwtAccessTokens, rateLimits } = deps;
+  const { jwtAccessTokens, rateLimits, scopeClaims } = deps;
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
     app.removeAllContentTypeParsers();
@@ -67,9 +70,9 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
     await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits }));
-    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens }));
+    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
-    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate }));
+    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, rateLimits }));
     await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));

@@ -3,10 +3,12 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { scopeNames } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
+import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { sha256 } from '../tokens/secrets.js';
 
 const INACTIVE = Object.freeze({ active: false });
@@ -21,6 +23,7 @@ export function introspectionEndpoint(deps: {
   tokens: TokenStore;
   users: UserStore;
   jwtAccessTokens: JwtAccessTokenVerifier;
+  scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/introspect', async (request) => {
@@ -31,7 +34,7 @@ export function introspectionEndpoint(deps: {
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
       const active = looksLikeJwt(token) ? await jwtToken(deps, realm, token) : await storedToken(deps, realm, token);
-      return describe(deps.users, realm, client, active);
+      return describe(deps, realm, client, active);
     });
   };
 }
@@ -81,13 +84,24 @@ async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier }, realm
   return jwt && { ...jwt, tokenType: 'Bearer' };
 }
 
-/** The RFC 7662 §2.2 answer: active only for a token the client may see, whose person (if any) still exists. */
-async function describe(users: UserStore, realm: RequestRealm, client: Client, token: ActiveToken | undefined) {
+/**
+ * The RFC 7662 §2.2 answer: active only for a token the client may see, whose person (if any)
+ * still exists; with the claims its scopes map about that person for `introspection`, as they
+ * are now (CONTRACT.md §10).
+ */
+async function describe(
+  deps: { users: UserStore; scopeClaims: Pick<ScopeClaims, 'claimsFor'> },
+  realm: RequestRealm,
+  client: Client,
+  token: ActiveToken | undefined,
+) {
   if (!token || (token.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
   // A token whose person no longer exists (issued while the user was being deleted) is not active.
-  const username = token.userId === undefined ? undefined : await users.usernameOf(realm.name, token.userId);
+  const username = token.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, token.userId);
   if (token.userId !== undefined && username === undefined) return INACTIVE;
+  const mapped = token.userId === undefined ? undefined : await deps.scopeClaims.claimsFor(realm.name, scopeNames(token.scope), token.userId, ['introspection']);
   return {
+    ...mapped?.introspection,
     active: true,
     scope: token.scope,
     client_id: token.clientId,

@@ -6,6 +6,7 @@ import type { RequestRealm } from '../realms/resolve.js';
 import { scopeNames } from '../requests/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { claimsForScope } from '../tokens/claims.js';
+import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { UserStore } from '../store/users.js';
 import { sha256 } from '../tokens/secrets.js';
@@ -82,13 +83,15 @@ function presentedWithItsCertificate(accessToken: PresentedAccessToken, request:
 
 /**
  * The UserInfo endpoint (OpenID Connect Core §5.3): the claims about the person behind an
- * access token that carries `openid`, as far as its scope releases them (§5.4).
+ * access token that carries `openid`, as far as its scope releases them (§5.4), and those its
+ * scopes map for `userinfo` (CONTRACT.md §10).
  */
 export function userinfoEndpoint(deps: {
   tokens: TokenStore;
   users: UserStore;
   jwtAccessTokens: JwtAccessTokenVerifier;
   clientCertificate: ClientCertificateOf;
+  scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
 }): FastifyPluginAsync {
   return async (app) => {
     const handler = async (request: FastifyRequest) => {
@@ -108,7 +111,8 @@ export function userinfoEndpoint(deps: {
       }
       const user = await deps.users.getById(realm.name, accessToken.userId);
       if (!user) throw invalid();
-      return { sub: user.id, ...claimsForScope(user, scope) };
+      const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
+      return { ...claimsForScope(user, scope), ...mapped.userinfo, sub: user.id };
     };
     app.get('/userinfo', handler);
     app.post('/userinfo', handler);

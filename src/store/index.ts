@@ -10,7 +10,9 @@ import { AuthorizationFlowStore } from './authorization-flow.js';
 import { BrokerStateStore } from './broker-states.js';
 import { ConsentStore } from './consents.js';
 import { IdentityProviderStore, type RealmProviders } from './identity-providers.js';
+import { GroupStore } from './groups.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
+import { MembershipStore } from './memberships.js';
 import { OneTimeCodeStore } from './one-time-codes.js';
 import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
@@ -20,6 +22,7 @@ import { SignInSourceStore } from './sign-in-sources.js';
 import { SpentAssertionStore } from './spent-assertions.js';
 import { type ScopeCache, ScopeStore } from './scopes.js';
 import { RevokedJwts } from './revoked-jwts.js';
+import { RoleStore } from './roles.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
 import { TicketStore } from './tickets.js';
@@ -93,6 +96,12 @@ export interface Store {
   readonly brokerStates: BrokerStateStore;
   /** Single-use tickets that mails carry: email verification, password reset. */
   readonly tickets: TicketStore;
+  /** The realm's roles (CONTRACT.md §10). */
+  readonly roles: RoleStore;
+  /** The realm's groups and the roles each gives. */
+  readonly groups: GroupStore;
+  /** People's roles and groups. */
+  readonly memberships: MembershipStore;
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
    * for what must be used up and written together (a refresh token held while its new tokens
@@ -144,6 +153,9 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     userIdentities: new UserIdentityStore(db),
     brokerStates: new BrokerStateStore(db),
     tickets: new TicketStore(db),
+    roles: new RoleStore(db),
+    groups: new GroupStore(db),
+    memberships: new MembershipStore(db),
     async transaction(work) {
       const committed: Invalidation[] = [];
       const result = await db.transaction((connection) => {

@@ -1,18 +1,31 @@
+import type { ScopeClaim } from '../tokens/scope-claim-record.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
 
 export interface Scope {
   readonly name: string;
   readonly description: string;
+  /** The claims about the person that tokens of this scope carry (src/tokens/scope-claims.ts). */
+  readonly claims: readonly ScopeClaim[];
+}
+
+interface ScopeRow {
+  name: string;
+  description: string;
+  claims: ScopeClaim[];
 }
 
 /**
- * A realm's scopes, cached per instance as "{realm}/all" (descriptions by name, in name order):
- * the consent page, discovery and client checks read them on every request, and an admin
- * changes them rarely. A change invalidates them on every instance as it commits; so does
+ * A realm's scopes, cached per instance as "{realm}/all" (by name, in name order): the consent
+ * page, discovery, client checks and the claims of tokens read them on every request, and an
+ * admin changes them rarely. A change invalidates them on every instance as it commits; so does
  * the realm's creation or deletion (src/store/realms.ts).
  */
-export type ScopeCache = SharedCache<ReadonlyMap<string, string>>;
+export type ScopeCache = SharedCache<ReadonlyMap<string, Scope>>;
+
+const NO_CLAIMS: readonly ScopeClaim[] = Object.freeze([]);
+
+const toScope = (row: ScopeRow): Scope => ({ name: row.name, description: row.description, claims: row.claims.length === 0 ? NO_CLAIMS : row.claims });
 
 export class ScopeStore {
   constructor(
@@ -20,27 +33,26 @@ export class ScopeStore {
     private readonly cache: ScopeCache,
   ) {}
 
-  private async all(realm: string): Promise<ReadonlyMap<string, string>> {
+  private async all(realm: string): Promise<ReadonlyMap<string, Scope>> {
     const scopes = await this.cache.get(`${realm}/all`, async () => {
-      const result = await this.db.query<Scope>('SELECT name, description FROM scopes WHERE realm = $1 ORDER BY name', [realm]);
-      return new Map(result.rows.map((scope) => [scope.name, scope.description]));
+      const result = await this.db.query<ScopeRow>('SELECT name, description, claims FROM scopes WHERE realm = $1 ORDER BY name', [realm]);
+      return new Map(result.rows.map((row) => [row.name, toScope(row)]));
     });
     return scopes ?? new Map();
   }
 
   async list(realm: string): Promise<Scope[]> {
-    return [...(await this.all(realm))].map(([name, description]) => ({ name, description }));
+    return [...(await this.all(realm)).values()];
   }
 
   async get(realm: string, name: string): Promise<Scope | undefined> {
-    const description = (await this.all(realm)).get(name);
-    return description === undefined ? undefined : { name, description };
+    return (await this.all(realm)).get(name);
   }
 
   /** Each of `names`, in their order, with its description (empty when the realm has none). */
-  async described(realm: string, names: readonly string[]): Promise<Scope[]> {
-    const descriptions = await this.all(realm);
-    return names.map((name) => ({ name, description: descriptions.get(name) ?? '' }));
+  async described(realm: string, names: readonly string[]): Promise<Array<Pick<Scope, 'name' | 'description'>>> {
+    const scopes = await this.all(realm);
+    return names.map((name) => ({ name, description: scopes.get(name)?.description ?? '' }));
   }
 
   /** Names among `names` that the realm does not define. */
@@ -50,9 +62,23 @@ export class ScopeStore {
     return names.filter((name) => !known.has(name));
   }
 
-  /** Creates or updates the scope; `created` tells which. */
-  put(realm: string, name: string, description: string): Promise<{ scope: Scope; created: boolean }> {
-    return writeThrough(this.db, [[this.cache, `${realm}/`]], (tx) => putScope(tx, realm, name, description));
+  /**
+   * The claims that the scopes among `names` map, the scopes taken in name order (so that
+   * where two map one claim name, the later scope's mapping is the one applied last).
+   */
+  async claimsOf(realm: string, names: readonly string[]): Promise<ScopeClaim[]> {
+    const scopes = await this.all(realm);
+    const mapped: ScopeClaim[] = [];
+    for (const name of [...names].sort()) {
+      const claims = scopes.get(name)?.claims;
+      if (claims) mapped.push(...claims);
+    }
+    return mapped;
+  }
+
+  /** Creates or updates the scope; `created` tells which. Claims not given stay as they are (none for a new scope). */
+  put(realm: string, name: string, description: string, claims?: readonly ScopeClaim[]): Promise<{ scope: Scope; created: boolean }> {
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], (tx) => putScope(tx, realm, name, description, claims));
   }
 
   delete(realm: string, name: string): Promise<boolean> {
@@ -64,13 +90,19 @@ export class ScopeStore {
 }
 
 /** Creates or updates a scope, within a transaction of the caller's (which invalidates the cache, or runs before any). */
-export async function putScope(tx: Queryable, realm: string, name: string, description: string): Promise<{ scope: Scope; created: boolean }> {
-  const result = await tx.query<Scope & { created: boolean }>(
-    `INSERT INTO scopes (realm, name, description) VALUES ($1, $2, $3)
-     ON CONFLICT (realm, name) DO UPDATE SET description = excluded.description
-     RETURNING name, description, (xmax = 0) AS created`,
-    [realm, name, description],
+export async function putScope(
+  tx: Queryable,
+  realm: string,
+  name: string,
+  description: string,
+  claims?: readonly ScopeClaim[],
+): Promise<{ scope: Scope; created: boolean }> {
+  const result = await tx.query<ScopeRow & { created: boolean }>(
+    `INSERT INTO scopes (realm, name, description, claims) VALUES ($1, $2, $3, coalesce($4::jsonb, '[]'))
+     ON CONFLICT (realm, name) DO UPDATE SET description = excluded.description, claims = coalesce($4::jsonb, scopes.claims)
+     RETURNING name, description, claims, (xmax = 0) AS created`,
+    [realm, name, description, claims === undefined ? null : JSON.stringify(claims)],
   );
   const row = result.rows[0]!;
-  return { scope: { name: row.name, description: row.description }, created: row.created };
+  return { scope: toScope(row), created: row.created };
 }

@@ -11,15 +11,23 @@ function atHash(accessToken: string): string {
 }
 
 /**
- * OIDC Core §2: the ID token of a person's tokens, with the claims the scope releases, signed
- * with the client's `id_token_signed_response_alg`; it expires with the access token (`lifetime`).
+ * OIDC Core §2: the ID token of a person's tokens, with the claims the scope releases (the
+ * standard ones, then those its scopes map: `mapped`), signed with the client's
+ * `id_token_signed_response_alg`; it expires with the access token (`lifetime`).
  */
-export function signIdToken(signer: RealmSigner, request: UserTokensRequest, accessToken: string, lifetime: (nowMs: number) => number): Promise<string> {
+export function signIdToken(
+  signer: RealmSigner,
+  request: UserTokensRequest,
+  accessToken: string,
+  lifetime: (nowMs: number) => number,
+  mapped?: Readonly<Record<string, unknown>>,
+): Promise<string> {
   const { realm, client, user, signIn } = request;
   const nowMs = Date.now();
   const now = Math.floor(nowMs / 1000);
   return signer.sign(realm.name, client.id_token_signed_response_alg, {
     ...claimsForScope(user, request.scope),
+    ...mapped,
     iss: realm.issuer,
     sub: user.id,
     aud: client.client_id,

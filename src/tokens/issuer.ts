@@ -8,6 +8,7 @@ import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, seconds } from './minting.js';
+import type { ScopeClaims } from './scope-claims.js';
 import { randomSecret, sha256 } from './secrets.js';
 import type { RealmSigner } from './signer.js';
 import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
@@ -53,12 +54,14 @@ interface PlannedTokens {
  * stored, so that rotation and replay detection work alike, and share the grant id the JWTs
  * carry. ID tokens are signed with the client's `id_token_signed_response_alg`. What is signed
  * is made by `complete`, once what is stored is written (after its transaction, if any):
- * signing may need to read the realm's keys.
+ * signing may need to read the realm's keys, and the claims that the token's scopes map about its
+ * person (src/tokens/scope-claims.ts) go into the JWTs.
  */
 export class TokenIssuer {
   constructor(
     private readonly signer: RealmSigner,
     private readonly audit: AuditLog,
+    private readonly scopeClaims: Pick<ScopeClaims, 'claimsFor'>,
   ) {}
 
   /** An access token alone (no person signed in here, or token exchange). */
@@ -72,6 +75,8 @@ export class TokenIssuer {
     const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
       const complete = async (): Promise<TokenResponse> => {
+        // A token without a person (client credentials) carries no claims about one.
+        const mapped = request.userId === undefined ? undefined : await this.scopeClaims.claimsFor(request.realm.name, request.scope, request.userId, ['access_token']);
         const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
           grantId,
           clientId: request.client.client_id,
@@ -84,6 +89,7 @@ export class TokenIssuer {
           audience: request.audience,
           clientSubject: request.userId === undefined,
           lifetime,
+          claims: mapped?.access_token,
         });
         this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
         return response(accessToken);
@@ -231,6 +237,11 @@ export class TokenIssuer {
     const { realm, client, user, signIn } = request;
     const { scope } = planned.issuance;
     const stateless = realm.settings.stateless_tokens;
+    const openid = request.scope.includes('openid');
+    const mapped = await this.scopeClaims.claimsFor(realm.name, request.scope, user, [
+      ...(stateless ? (['access_token'] as const) : []),
+      ...(openid ? (['id_token'] as const) : []),
+    ]);
     // Computed just before the JWT's `iat`, so that its `exp` stays within the grant's lifetime.
     const lifetime = stateless ? planned.grantLifetime.signedLifetime(planned.accessLifetime) : planned.accessLifetime;
     const minted = stateless
@@ -244,12 +255,15 @@ export class TokenIssuer {
           certificateThumbprint: request.certificateThumbprint,
           audience: request.audience,
           lifetime,
+          claims: mapped.access_token,
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
     const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
-    if (request.scope.includes('openid')) response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs));
+    if (openid) {
+      response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), mapped.id_token);
+    }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);
     return response;

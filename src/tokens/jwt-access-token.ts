@@ -57,15 +57,17 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * Mints an RFC 9068 access token: signed with the realm's current key of its `signing_alg`,
  * `typ: at+jwt`. Its audience is the one asked for (RFC 8707 `resource`, RFC 8693 `audience`),
- * else the realm's issuer, which a resource server then verifies `aud` against.
+ * else the realm's issuer, which a resource server then verifies `aud` against. `claims`: those
+ * its scopes map about its person (src/tokens/scope-claims.ts), beneath the ones set here.
  */
 export async function mintJwtAccessToken(
   signer: RealmSigner,
   realm: RequestRealm,
-  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number; clientSubject?: boolean },
+  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number; clientSubject?: boolean; claims?: Readonly<Record<string, unknown>> | undefined },
 ): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   const payload: JWTPayload = {
+    ...token.claims,
     iss: realm.issuer,
     sub: token.subject,
     aud: audienceClaim(token.audience) ?? realm.issuer,

@@ -229,6 +229,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'POST /admin/realms/{realm}/initial-access-tokens', 'POST /admin/realms/{realm}/trusted-issuers', 'PATCH /admin/realms/{realm}/trusted-issuers/{id}',
           'PUT /admin/realms/{realm}/journeys/{journey}', 'PUT /admin/realms/{realm}/import',
           'POST /admin/realms/{realm}/identity-providers', 'PATCH /admin/realms/{realm}/identity-providers/{alias}',
+          'PUT /admin/realms/{realm}/roles/{role}', 'PUT /admin/realms/{realm}/groups/{group}',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -382,6 +383,22 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('getIdentityProvider');
       await step('updateIdentityProvider');
       await step('deleteIdentityProvider');
+
+      const role = await call('putRole');
+      expect(role.response.statusCode).toBe(201);
+      expectDocumented('putRole', role.response, role.operation);
+      await step('listRoles');
+      await step('getRole');
+      expect((await step('putGroup')).roles).toEqual(['invoice-approver']);
+      await step('listGroups');
+      await step('getGroup');
+      await step('grantRole');
+      await step('joinGroup');
+      expect(await step('getUser')).toMatchObject({ roles: ['invoice-approver'], groups: ['accounting'], effective_roles: ['invoice-approver'] });
+      await step('revokeRole');
+      await step('leaveGroup');
+      await step('deleteGroup');
+      await step('deleteRole');
 
       const page = await step('listEvents', { query: 'examples' });
       expect((page.events as Json[]).map((event) => event.type)).toEqual(['client.created']);

@@ -1,18 +1,22 @@
 import { z } from 'zod';
 import { ClientCreateSchema } from '../../clients/record.js';
+import { GroupPathSchema } from '../groups.js';
 import { IdentityProviderPathSchema } from '../identity-providers.js';
 import { JourneyPathSchema } from '../journeys.js';
 import { RealmCreateSchema } from '../realms.js';
+import { RolePathSchema } from '../roles.js';
 import { ScopePathSchema } from '../scopes.js';
 import { UserCreateSchema } from '../users.js';
 import type { Operation, PathParameter, Response } from './operation.js';
 import { clientOperations } from './operations/clients.js';
 import { eventOperations } from './operations/events.js';
+import { groupOperations } from './operations/groups.js';
 import { identityProviderOperations } from './operations/identity-providers.js';
 import { journeyOperations } from './operations/journeys.js';
 import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
 import { registrationOperations } from './operations/registration.js';
+import { roleOperations } from './operations/roles.js';
 import { scopeOperations } from './operations/scopes.js';
 import { signingKeyOperations } from './operations/signing-keys.js';
 import { trustedIssuerOperations } from './operations/trusted-issuers.js';
@@ -37,6 +41,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   name: { schema: ScopePathSchema.shape.name, description: 'The scope\'s name, a scope-token of RFC 6749 §3.3 (percent-encoded in the path)', example: 'orders:read' },
   journey: { schema: JourneyPathSchema.shape.journey, description: 'The journey\'s name: 1 to 64 letters, digits, `.`, `_` or `-`. `default` always exists.', example: 'strong' },
   alias: { schema: IdentityProviderPathSchema.shape.alias, description: 'The identity provider\'s alias: 1 to 63 characters of a-z, 0-9, `_` and `-`', example: 'corp' },
+  role: { schema: RolePathSchema.shape.role, description: 'The role\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'invoice-approver' },
+  group: { schema: GroupPathSchema.shape.group, description: 'The group\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'accounting' },
   id: { schema: z.uuid(), description: 'The trusted issuer\'s `id`, as its creation answered', example: '3f1c2b9e-8d4a-4e0f-9b71-2a6c5d8e7f10' },
 };
 
@@ -50,6 +56,7 @@ export const TAGS = [
   { name: 'Trusted issuers', description: 'Identity systems whose JWTs or SAML 2.0 assertions the realm accepts (RFC 7523, RFC 7522, RFC 8693).' },
   { name: 'Journeys', description: 'The journeys people walk to sign in (CONTRACT.md §8): graphs of nodes. `default` is the realm\'s `authentication` setting until a journey of that name is stored.' },
   { name: 'Identity providers', description: 'Upstream OpenID providers the realm\'s people sign in through (CONTRACT.md §10).' },
+  { name: 'Roles and groups', description: 'Roles, groups that give roles, and the roles and groups of people (CONTRACT.md §10). A person\'s roles are their own and their groups\'; scopes map them into tokens.' },
   { name: 'Audit events', description: 'What happened in the realm: tokens, sign-ins, consents and admin changes.' },
 ] as const;
 
@@ -64,6 +71,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...trustedIssuerOperations,
   ...journeyOperations,
   ...identityProviderOperations,
+  ...roleOperations,
+  ...groupOperations,
   ...eventOperations,
 ];
 

@@ -3,11 +3,14 @@ import { TrustedIssuerSchema } from '../../assertions/trusted-issuer.js';
 import { AUDIT_EVENT_TYPES } from '../../audit/audit-log.js';
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
 import { RealmSettingsPatchSchema } from '../../realms/settings.js';
-import type { Scope } from '../../store/scopes.js';
+import type { Group } from '../../store/groups.js';
+import type { Role } from '../../store/roles.js';
 import type { clientView } from '../clients.js';
 import type { eventView } from '../events.js';
 import { RealmCreateSchema, type realmView } from '../realms.js';
-import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
+import { GroupPathSchema, GroupPutSchema } from '../groups.js';
+import { RolePathSchema, RolePutSchema } from '../roles.js';
+import { ScopePathSchema, ScopePutSchema, type scopeView } from '../scopes.js';
 import type { identityProviderView } from '../identity-providers.js';
 import { IdentityProviderCreateSchema } from '../../identity-providers/record.js';
 import type { trustedIssuerView } from '../trusted-issuers.js';
@@ -61,6 +64,12 @@ export const UserResponse = z.strictObject({
     .array(z.strictObject({ provider: z.string().describe('The identity provider\'s alias'), subject: z.string().describe('The person\'s `sub` at the provider') }))
     .optional()
     .describe('The upstream accounts the person signs in with (CONTRACT.md §10); in the answers about one person'),
+  roles: z.array(z.string()).optional().describe('The roles given to the person themselves, by name; in the answers about one person'),
+  groups: z.array(z.string()).optional().describe('The person\'s groups, by name; in the answers about one person'),
+  effective_roles: z
+    .array(z.string())
+    .optional()
+    .describe('What tokens carry as the person\'s roles: their own and their groups\', each once, by name; in the answers about one person'),
 });
 
 export const TotpEnrolmentResponse = z.strictObject({
@@ -68,7 +77,22 @@ export const TotpEnrolmentResponse = z.strictObject({
   otpauth_uri: z.string().regex(/^otpauth:\/\/totp\//).describe('The same secret as an otpauth:// URI, for a QR code'),
 });
 
-export const ScopeResponse = z.strictObject({ name: ScopePathSchema.shape.name, description: ScopePutSchema.shape.description });
+export const ScopeResponse = z.strictObject({
+  name: ScopePathSchema.shape.name,
+  description: ScopePutSchema.shape.description,
+  claims: ScopePutSchema.shape.claims.describe('The claims the scope maps (CONTRACT.md §10); present when it maps some'),
+});
+
+export const RoleResponse = z.strictObject({
+  name: RolePathSchema.shape.role,
+  description: RolePutSchema.shape.description.unwrap().describe('What the role allows'),
+});
+
+export const GroupResponse = z.strictObject({
+  name: GroupPathSchema.shape.group,
+  description: GroupPutSchema.shape.description.unwrap().describe('Who the group is'),
+  roles: GroupPutSchema.shape.roles.unwrap().describe('The roles its members hold, by name'),
+});
 
 const signingAlg = z.enum(['RS256', 'ES256']);
 export const SigningKeysResponse = z.strictObject({
@@ -144,9 +168,11 @@ const viewsDocumented: [
   Documents<ReturnType<typeof realmView>, typeof RealmResponse>,
   Documents<ReturnType<typeof clientView>, typeof ClientResponse>,
   Documents<ReturnType<typeof userView>, typeof UserResponse>,
-  Documents<Scope, typeof ScopeResponse>,
+  Documents<ReturnType<typeof scopeView>, typeof ScopeResponse>,
   Documents<ReturnType<typeof trustedIssuerView>, typeof TrustedIssuerResponse>,
   Documents<ReturnType<typeof eventView>, typeof AuditEventResponse>,
   Documents<ReturnType<typeof identityProviderView>, typeof IdentityProviderResponse>,
-] = [true, true, true, true, true, true, true];
+  Documents<Role, typeof RoleResponse>,
+  Documents<Group, typeof GroupResponse>,
+] = [true, true, true, true, true, true, true, true, true];
 void viewsDocumented;

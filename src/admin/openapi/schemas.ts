@@ -2,10 +2,12 @@ import type { z } from 'zod';
 import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../assertions/trusted-issuer.js';
 import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
 import { IdentityProviderCreateSchema, IdentityProviderPatchSchema } from '../../identity-providers/record.js';
+import { GroupPutSchema } from '../groups.js';
 import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
 import { RealmDocumentSchema } from '../realm-data/document.js';
 import { RealmImportSummarySchema } from '../realm-data/summary-schema.js';
 import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
+import { RolePutSchema } from '../roles.js';
 import { ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema, UserPatchSchema } from '../users.js';
 import { JourneyListResponse, JourneySchema } from './journey-schema.js';
@@ -16,8 +18,10 @@ import {
   ClientSecretResponse,
   IdentityProviderResponse,
   ClientWithSecretResponse,
+  GroupResponse,
   InitialAccessTokenResponse,
   RealmResponse,
+  RoleResponse,
   RotatedKeysResponse,
   ScopeResponse,
   SigningKeysResponse,
@@ -57,6 +61,10 @@ export const NAMED_SCHEMAS = {
   IdentityProviderCreate: { schema: IdentityProviderCreateSchema, io: 'input' },
   IdentityProviderPatch: { schema: IdentityProviderPatchSchema, io: 'input' },
   IdentityProvider: { schema: IdentityProviderResponse, io: 'output' },
+  RolePut: { schema: RolePutSchema, io: 'input' },
+  Role: { schema: RoleResponse, io: 'output' },
+  GroupPut: { schema: GroupPutSchema, io: 'input' },
+  Group: { schema: GroupResponse, io: 'output' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;

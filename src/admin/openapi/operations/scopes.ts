@@ -11,8 +11,15 @@ export const scopeOperations: readonly Operation[] = [
     responses: { 200: { description: 'The scope', schema: 'Scope' } },
   },
   {
-    method: 'PUT', path: '/admin/realms/:realm/scopes/:name', operationId: 'putScope', tag: 'Scopes', summary: 'Create a scope or change its description',
-    body: { schema: 'ScopePut', example: { description: 'Read orders' } },
+    method: 'PUT', path: '/admin/realms/:realm/scopes/:name', operationId: 'putScope', tag: 'Scopes', summary: 'Create a scope or change it',
+    description:
+      'A token whose scope holds this scope carries the claims it maps, about the token\'s person, where each one\'s `tokens` say: ' +
+      'the ID token, JWT access tokens, the UserInfo answer, the introspection answer (opaque access tokens show them there). ' +
+      '`claims` sent replace the stored ones; left out, they stay. The server\'s own claims (`sub`, `iss`, `aud`, `exp`, `scope`, `client_id`, `cnf`…) cannot be mapped.',
+    body: {
+      schema: 'ScopePut',
+      example: { description: 'Read orders', claims: [{ name: 'roles', source: 'roles', tokens: ['access_token', 'introspection'] }] },
+    },
     responses: { 200: { description: 'The scope, changed', schema: 'Scope' }, 201: { description: 'The scope, created', schema: 'Scope' } },
   },
   {
