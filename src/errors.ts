@@ -36,6 +36,9 @@ export type ErrorCode =
   | 'insufficient_scope'
   // RFC 7009 §2.2.1
   | 'unsupported_token_type'
+  // RFC 9449 §5 and §8 (DPoP); a resource server answers them with 401
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   // admin API and routing (CONTRACT.md §5)
   | 'not_found'
   | 'conflict';
@@ -67,6 +70,8 @@ const defaultStatus: Record<ErrorCode, number> = {
   invalid_token: 401,
   insufficient_scope: 403,
   unsupported_token_type: 400,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   not_found: 404,
   conflict: 409,
 };
