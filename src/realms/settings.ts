@@ -25,6 +25,8 @@ const settingFields = {
   issue_refresh_tokens: z.boolean(),
   rotate_refresh_tokens: z.boolean(),
   stateless_tokens: z.boolean(),
+  /** RFC 9449 §8: DPoP proofs must carry a nonce of the server's (src/dpop/nonces.ts). */
+  dpop_nonce: z.boolean(),
   signing_alg: z.enum(['ES256', 'RS256']),
   require_pkce: z.boolean(),
   allow_consent_bypass: z.boolean(),
@@ -105,6 +107,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   issue_refresh_tokens: true,
   rotate_refresh_tokens: true,
   stateless_tokens: false,
+  dpop_nonce: false,
   signing_alg: 'ES256',
   require_pkce: false,
   allow_consent_bypass: false,

@@ -11,6 +11,7 @@ export const DEFAULT_SETTINGS = {
   issue_refresh_tokens: true,
   rotate_refresh_tokens: true,
   stateless_tokens: false,
+  dpop_nonce: false,
   signing_alg: 'ES256',
   require_pkce: false,
   allow_consent_bypass: false,
