@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
-import { fields, printLines, printable, table } from '../output.js';
+import { fields, notice, printJson, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
+import { readJson } from './input.js';
 
 interface RealmView {
   name: string;
@@ -26,7 +27,54 @@ export function realmView(realm: RealmView): string {
   ].join('\n');
 }
 
-/** `realmgate realm list|show|create|set|delete`: /admin/realms. */
+interface SectionSummary {
+  created: string[];
+  changed: string[];
+  deleted: string[];
+  unchanged: number;
+}
+
+/** The answer of `PUT /admin/realms/{realm}/import` (src/admin/realm-data/import.ts). */
+interface ImportSummary {
+  realm: string;
+  realm_created: boolean;
+  prune: boolean;
+  sections: Record<string, SectionSummary>;
+  secrets_to_set: { clients: string[]; identity_providers: string[] };
+}
+
+const PEOPLE_NOTICE = 'The document holds the password hashes of the realm\'s people: keep it as a secret.';
+
+/** What an import did, section by section, and the commands that give what it brought a secret. */
+export function importSummary(summary: ImportSummary): string {
+  const realm = printable(summary.realm);
+  const sections = Object.entries(summary.sections);
+  const lines = [`Realm ${realm} ${summary.realm_created ? 'created' : 'imported'}${summary.prune ? ' (pruned)' : ''}.`];
+  if (sections.length > 0) {
+    lines.push(
+      '',
+      table<[string, SectionSummary]>(
+        [
+          ['section', ([name]) => name],
+          ['created', ([, done]) => done.created.length],
+          ['changed', ([, done]) => done.changed.length],
+          ['deleted', ([, done]) => done.deleted.length],
+          ['unchanged', ([, done]) => done.unchanged],
+        ],
+        sections,
+      ),
+    );
+  }
+  const { clients, identity_providers: providers } = summary.secrets_to_set;
+  if (clients.length + providers.length > 0) {
+    lines.push('', 'Without a secret yet (a document never carries one):');
+    for (const client of clients) lines.push(`  client ${printable(client)}: realmgate client rotate-secret ${realm} ${printable(client)}`);
+    for (const alias of providers) lines.push(`  identity provider ${printable(alias)}: realmgate identity-provider update ${realm} ${printable(alias)} --client-secret-stdin`);
+  }
+  return lines.join('\n');
+}
+
+/** `realmgate realm list|show|create|set|delete|export|import`: /admin/realms. */
 export function addRealmCommands(program: Command): void {
   const realm = program.command('realm').description('list, show, create and delete realms, and change their settings');
 
@@ -76,5 +124,32 @@ export function addRealmCommands(program: Command): void {
     await AdminApi.from(options).delete(adminPath('realms', name));
     // The server answers nothing: with --json, the exit code says it is done.
     if (!options.json) printLines(`Realm ${printable(name)} deleted.`);
+  });
+
+  connectionOptions(
+    realm
+      .command('export')
+      .description('print a realm as one JSON document (docs/realms-as-data.md): settings, scopes, journeys, clients, providers, trusted issuers; never a secret')
+      .argument('<realm>')
+      .option('--users', 'with the people and their password hashes'),
+  ).action(async (name: string, options: ConnectionOptions & { users?: boolean }) => {
+    const path = `${adminPath('realms', name, 'export')}${options.users ? '?users=true' : ''}`;
+    const document = await AdminApi.from(options).get(path);
+    if (options.users) notice(PEOPLE_NOTICE);
+    // The document is JSON whether or not --json is given: what `realm import` reads.
+    printJson(document);
+  });
+
+  connectionOptions(
+    realm
+      .command('import')
+      .description('apply a document of `realm export` to a realm, creating it when there is none; what is the same is left as it is')
+      .argument('<realm>')
+      .argument('[file]', 'the document, or - (the default) to read it from standard input', '-')
+      .option('--prune', 'delete what a section of the document leaves out (never a built-in scope)'),
+  ).action(async (name: string, file: string, options: ConnectionOptions & { prune?: boolean }) => {
+    const document = await readJson(file);
+    const path = `${adminPath('realms', name, 'import')}${options.prune ? '?prune=true' : ''}`;
+    print(options, (await AdminApi.from(options).put(path, document)) as ImportSummary, importSummary);
   });
 }
