@@ -291,6 +291,26 @@ describe('admin API: roles and groups', () => {
       expect(await getJson(roleUrl('kept'))).toEqual({ name: 'kept', description: '' });
     });
 
+    it('a role deleted while it is being given to people and groups leaves no link to it, and no answer is a 500', async () => {
+      await createUser(t.admin, realm, 'ivan');
+      await createUser(t.admin, realm, 'judy');
+      for (let round = 0; round < 8; round++) {
+        expect((await putRole('racing')).statusCode).toBe(201);
+        const answers = await Promise.all([
+          t.admin.request('PUT', userRoleUrl('ivan', 'racing')),
+          putGroup('racers', { roles: ['racing'] }),
+          t.admin.request('DELETE', roleUrl('racing')),
+          t.admin.request('PUT', userRoleUrl('judy', 'racing')),
+        ]);
+        for (const answer of answers) expect([200, 201, 204, 400, 404], answer.body).toContain(answer.statusCode);
+        const links = await t.store.db.query(
+          "SELECT 1 FROM group_roles WHERE realm = $1 AND role = 'racing' UNION ALL SELECT 1 FROM user_roles WHERE realm = $1 AND role = 'racing'",
+          [realm],
+        );
+        expect(links.rows).toEqual([]);
+      }
+    });
+
     it('deleting the realm deletes its roles and groups', async () => {
       await t.admin.createRealm('doomed');
       await putRole('r', {}, 'doomed');
