@@ -49,7 +49,18 @@ const CACHE_LIMITS = {
  */
 export type StoreTransaction = Pick<
   Store,
-  'users' | 'tokens' | 'pendingAuthorizations' | 'realms' | 'clients' | 'scopes' | 'trustedIssuers' | 'identityProviders' | 'userIdentities'
+  | 'users'
+  | 'tokens'
+  | 'pendingAuthorizations'
+  | 'realms'
+  | 'clients'
+  | 'scopes'
+  | 'trustedIssuers'
+  | 'identityProviders'
+  | 'userIdentities'
+  | 'roles'
+  | 'groups'
+  | 'memberships'
 >;
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
@@ -186,6 +197,15 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
           },
           get userIdentities() {
             return once('userIdentities', () => new UserIdentityStore(tx));
+          },
+          get roles() {
+            return once('roles', () => new RoleStore(tx));
+          },
+          get groups() {
+            return once('groups', () => new GroupStore(tx));
+          },
+          get memberships() {
+            return once('memberships', () => new MembershipStore(tx));
           },
         });
       });

@@ -79,6 +79,21 @@ export class MembershipStore {
     return result.rows[0] ? toMemberships(result.rows[0]) : NO_MEMBERSHIPS;
   }
 
+  /** The own roles and the groups of every person of the realm who has any, by user id (a realm's export). */
+  async ofRealm(realm: string): Promise<Map<string, Pick<Memberships, 'roles' | 'groups'>>> {
+    const result = await this.db.query<{ user_id: string; roles: string[]; groups: string[] }>(
+      `SELECT u.id AS user_id,
+              ARRAY(SELECT ur.role FROM user_roles ur WHERE ur.realm = u.realm AND ur.user_id = u.id ORDER BY ur.role COLLATE "C") AS roles,
+              ARRAY(SELECT ug.group_name FROM user_groups ug WHERE ug.realm = u.realm AND ug.user_id = u.id ORDER BY ug.group_name COLLATE "C") AS groups
+         FROM users u
+        WHERE u.realm = $1
+          AND (EXISTS (SELECT 1 FROM user_roles ur WHERE ur.realm = u.realm AND ur.user_id = u.id)
+               OR EXISTS (SELECT 1 FROM user_groups ug WHERE ug.realm = u.realm AND ug.user_id = u.id))`,
+      [realm],
+    );
+    return new Map(result.rows.map((row) => [row.user_id, { roles: row.roles, groups: row.groups }]));
+  }
+
   /** The person's record with their roles and groups, in one statement. */
   async personWithMemberships(realm: string, userId: string): Promise<{ user: User; memberships: Memberships } | undefined> {
     if (!isUuid(userId)) return undefined;
