@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'consent_required'
   | 'interaction_required'
   | 'request_not_supported'
+  // RFC 9101 §6.3, OpenID Connect Core §3.1.2.6: a signed request object that cannot be accepted
+  | 'invalid_request_object'
   // RFC 8628 §3.5 (device flow) and CIBA Core §11 (polling)
   | 'authorization_pending'
   | 'slow_down'
@@ -56,6 +58,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   consent_required: 400,
   interaction_required: 400,
   request_not_supported: 400,
+  invalid_request_object: 400,
   authorization_pending: 400,
   slow_down: 400,
   expired_token: 400,
