@@ -60,7 +60,7 @@ export async function identityProvidersView(realm, panel) {
             'div',
             { class: 'actions' },
             h('button', { type: 'button', 'aria-label': 'Edit ' + provider.alias, onclick: () => edit(provider) }, 'Edit'),
-            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the accounts linked through it no longer sign in.', () => remove(provider.alias)),
+            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the links of people to their accounts there are removed.', () => remove(provider.alias)),
           ),
         ]),
       ),
