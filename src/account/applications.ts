@@ -17,7 +17,7 @@ const revokeSubject = (clientId: string): string => `applications revoke ${clien
  */
 export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>): AccountSection {
   return {
-    title: 'Applications',
+    title: (t) => t.account.sections.applications,
     async render(holder) {
       const consents = await store.consents.listForUser(holder.realm.name, holder.userId);
       const action = `${holder.realm.issuer}${REVOKE_PATH}`;
@@ -27,7 +27,7 @@ export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>):
         scope: consent.scope,
         revoke: { action, csrf: holder.csrf(revokeSubject(consent.clientId)) },
       }));
-      return { body: applicationsSectionBody(views) };
+      return { body: applicationsSectionBody(holder.t, views) };
     },
     routes(app, tools) {
       app.post(REVOKE_PATH, async (request, reply) => {
@@ -48,11 +48,8 @@ export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>):
         }
         const client = revoked ? await tools.store.clients.get(holder.realm.name, form.client_id) : undefined;
         const name = client?.client_name || form.client_id;
-        return tools.backToAccount(
-          reply,
-          holder.realm,
-          revoked ? `${name} no longer has access to your account.` : 'That application has no access to revoke.',
-        );
+        const texts = holder.t.account.applications;
+        return tools.backToAccount(reply, holder.realm, revoked ? texts.revoked(name) : texts.nothingToRevoke);
       });
     },
   };

@@ -1,6 +1,6 @@
 import { displayNameOf } from '../identity-providers/record.js';
 import { formParams } from '../http/form-params.js';
-import { IDENTITIES_TEXTS as TEXTS, identitiesSectionBody } from '../pages/account/identities.js';
+import { identitiesSectionBody } from '../pages/account/identities.js';
 import type { Store } from '../store/index.js';
 import type { PersonLink } from '../store/user-identities.js';
 import { InvalidFormError } from '../endpoints/page-routes.js';
@@ -31,7 +31,7 @@ export function identitiesSection(deps: { store: Pick<Store, 'identityProviders'
   }
 
   return {
-    title: TEXTS.title,
+    title: (t) => t.account.sections.identities,
     async render(holder) {
       const [links, providers] = await Promise.all([
         store.userIdentities.linksOf(holder.realm.name, holder.userId),
@@ -53,7 +53,7 @@ export function identitiesSection(deps: { store: Pick<Store, 'identityProviders'
         showSubject: perProvider(link.provider) > 1,
         linkedAt: link.linkedAt,
       }));
-      return { body: identitiesSectionBody({ links: views, unlink }) };
+      return { body: identitiesSectionBody(holder.t, { links: views, unlink }) };
     },
     routes(app, tools) {
       app.post(UNLINK_PATH, async (request, reply) => {
@@ -64,12 +64,13 @@ export function identitiesSection(deps: { store: Pick<Store, 'identityProviders'
         const { realm, userId } = holder;
         const identity = { provider: form.provider, subject: form.subject };
         const outcome = await store.userIdentities.unlink(realm.name, userId, identity);
-        if (outcome === 'not_linked') return tools.backToAccount(reply, realm, TEXTS.notLinked);
+        const texts = holder.t.account.identities;
+        if (outcome === 'not_linked') return tools.backToAccount(reply, realm, texts.notLinked);
         const provider = await store.identityProviders.get(realm.name, identity.provider);
         const name = provider ? displayNameOf(identity.provider, provider) : identity.provider;
-        if (outcome === 'only_way') return tools.backToAccount(reply, realm, TEXTS.refusedOnlyWay(name));
+        if (outcome === 'only_way') return tools.backToAccount(reply, realm, texts.refusedOnlyWay(name));
         request.server.audit.record({ realm: realm.name, type: 'identity.unlinked', userId, address: request.ip, details: { ...identity, via: 'account' } });
-        return tools.backToAccount(reply, realm, TEXTS.unlinked(name));
+        return tools.backToAccount(reply, realm, texts.unlinked(name));
       });
     },
   };

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { base32Of, issuerLabel, otpauthUri, pendingTotpSecret, storedPendingSecret, verifyOneTimeCode } from '../authn/otp.js';
-import { WRONG_CODE } from '../authn/nodes/otp.js';
 import { formParams } from '../http/form-params.js';
 import { oneTimeCodeSectionBody, otpEnrolmentPage } from '../pages/account/one-time-code.js';
 import type { Store } from '../store/index.js';
+import type { Text } from '../pages/i18n/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { AccountHolder, AccountSection, AccountTools } from './section.js';
 
@@ -23,24 +23,24 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
   const { store, encryption } = deps;
 
   /** The page that shows the pending secret and asks for its first code. */
-  function enrolmentPage(reply: FastifyReply, tools: AccountTools, holder: AccountHolder, secret: Buffer, error?: string) {
-    const page = otpEnrolmentPage({
+  function enrolmentPage(reply: FastifyReply, tools: AccountTools, holder: AccountHolder, secret: Buffer, error?: Text) {
+    const page = otpEnrolmentPage(holder.t, {
       confirm: otpForm(holder, 'confirm', CONFIRM),
       otpauthUri: otpauthUri(issuerLabel(holder.realm), holder.username, secret),
       secretBase32: base32Of(secret),
-      error,
+      error: error?.(holder.t),
     });
     return tools.sendAccountPage(reply, holder.realm, page);
   }
 
   return {
-    title: 'One-time code',
+    title: (t) => t.account.sections.oneTimeCode,
     async render(holder) {
       const totp = await store.oneTimeCodes.totp(holder.realm.name, holder.userId);
       const view = totp?.confirmedAt
         ? ({ kind: 'set-up', confirmedAt: totp.confirmedAt, remove: otpForm(holder, 'remove', REMOVE) } as const)
         : ({ kind: 'none', enrol: otpForm(holder, 'enrol', ENROL) } as const);
-      return { body: oneTimeCodeSectionBody(view) };
+      return { body: oneTimeCodeSectionBody(holder.t, view) };
     },
     routes(app, tools) {
       app.post('/account/otp/enrol', async (request, reply) => {
@@ -48,7 +48,7 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         const holder = await tools.credentialHolder(request, reply, ENROL, form.csrf);
         if (!holder) return reply;
         const secret = await pendingTotpSecret(store, encryption, holder.realm.name, holder.userId, { fresh: true });
-        if (!secret) return tools.backToAccount(reply, holder.realm, 'An authenticator app is already set up: remove it first to set up another.');
+        if (!secret) return tools.backToAccount(reply, holder.realm, holder.t.account.oneTimeCode.alreadySetUp);
         return enrolmentPage(reply, tools, holder, secret);
       });
 
@@ -58,13 +58,13 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         if (!holder) return reply;
         const { realm, userId } = holder;
         const pending = await storedPendingSecret(store, encryption, realm.name, userId);
-        if (!pending) return tools.backToAccount(reply, realm, 'There is no authenticator app waiting to be confirmed.');
+        if (!pending) return tools.backToAccount(reply, realm, holder.t.account.oneTimeCode.nothingToConfirm);
         const code = form.otp?.replace(/\s/g, '') ?? '';
         // Only a code of the app confirms it: a recovery code says nothing about the new secret.
         const kind = /^\d+$/.test(code) ? await verifyOneTimeCode(store, encryption, realm.name, userId, code, { pending: true }) : undefined;
-        if (kind !== 'otp') return enrolmentPage(reply, tools, holder, pending, WRONG_CODE);
+        if (kind !== 'otp') return enrolmentPage(reply, tools, holder, pending, (t) => t.signIn.wrongCode);
         request.server.audit.record({ realm: realm.name, type: 'user.totp_enrolled', userId, address: request.ip, details: { via: 'account' } });
-        return tools.backToAccount(reply, realm, 'Your authenticator app is set up.');
+        return tools.backToAccount(reply, realm, holder.t.account.oneTimeCode.confirmed);
       });
 
       app.post('/account/otp/remove', async (request, reply) => {
@@ -73,7 +73,7 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         if (!holder) return reply;
         await store.oneTimeCodes.removeTotp(holder.realm.name, holder.userId);
         request.server.audit.record({ realm: holder.realm.name, type: 'user.totp_removed', userId: holder.userId, address: request.ip });
-        return tools.backToAccount(reply, holder.realm, 'The authenticator app was removed.');
+        return tools.backToAccount(reply, holder.realm, holder.t.account.oneTimeCode.removed);
       });
     },
   };

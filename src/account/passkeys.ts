@@ -1,7 +1,9 @@
+import type { CeremonyFailure } from '../authn/passkey-ceremony.js';
 import { MAX_PASSKEYS_PER_PERSON, RelyingParty, passkeyName } from '../authn/passkeys.js';
 import { formParams } from '../http/form-params.js';
 import { type PasskeysSectionView, passkeysSectionBody } from '../pages/account/passkeys.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
+import type { Messages } from '../pages/i18n/index.js';
 import type { Store } from '../store/index.js';
 import type { Passkey } from '../store/passkeys.js';
 import type { AccountHolder, AccountSection } from './section.js';
@@ -10,14 +12,11 @@ import type { AccountHolder, AccountSection } from './section.js';
 const REGISTER = 'passkeys register';
 const DELETE = 'passkeys delete';
 
-const NOTICES = {
-  missing: 'Adding a passkey needs JavaScript, which is turned off or not supported in this browser.',
-  malformed: 'The passkey could not be registered.',
-  expired: 'The passkey request expired. Try again.',
-  refused: 'The passkey could not be registered.',
-  duplicate: 'This passkey is registered already.',
-  limit: `You have ${MAX_PASSKEYS_PER_PERSON} passkeys: delete one to add another.`,
-} as const;
+/** Why a passkey was not added, as the account page's notice says it. */
+function failureNotice(t: Messages, failure: CeremonyFailure): string {
+  const failures = t.account.passkeys.failures;
+  return failure === 'limit' ? failures.limit(MAX_PASSKEYS_PER_PERSON) : failures[failure];
+}
 
 /**
  * The registration challenge is bound to the session and to the browser: the CSRF token of
@@ -48,11 +47,11 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
   }
 
   return {
-    title: 'Passkeys',
+    title: (t) => t.account.sections.passkeys,
     async render(holder) {
       const passkeys = await store.passkeys.listForUser(holder.realm.name, holder.userId);
       const add = await adding(holder, passkeys);
-      const body = passkeysSectionBody({
+      const body = passkeysSectionBody(holder.t, {
         passkeys: passkeys.map((passkey) => ({
           name: passkey.name,
           synced: passkey.backedUp,
@@ -76,10 +75,10 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
         const outcome = await relyingParty.verifyRegistration(realm.name, bindingOf(holder, form.csrf!), form.credential, { userId, name });
         if (!outcome.ok) {
           if (outcome.failure === 'refused') request.log.info({ passkey: outcome.failure, reason: outcome.detail }, 'passkey not registered');
-          return tools.backToAccount(reply, realm, NOTICES[outcome.failure]);
+          return tools.backToAccount(reply, realm, failureNotice(holder.t, outcome.failure));
         }
         request.server.audit.record({ realm: realm.name, type: 'user.passkey_registered', userId, address: request.ip, details: { via: 'account' } });
-        return tools.backToAccount(reply, realm, `The passkey "${name}" was added.`);
+        return tools.backToAccount(reply, realm, holder.t.account.passkeys.addedNotice(name));
       });
 
       app.post('/account/passkeys/delete', async (request, reply) => {
@@ -89,10 +88,10 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
         const { realm, userId } = holder;
         const credentialId = credentialIdOf(form.credential_id);
         if (!credentialId || !(await store.passkeys.delete(realm.name, userId, credentialId))) {
-          return tools.backToAccount(reply, realm, 'That passkey was not found.');
+          return tools.backToAccount(reply, realm, holder.t.account.passkeys.notFound);
         }
         request.server.audit.record({ realm: realm.name, type: 'user.passkey_deleted', userId, address: request.ip });
-        return tools.backToAccount(reply, realm, 'The passkey was deleted.');
+        return tools.backToAccount(reply, realm, holder.t.account.passkeys.deleted);
       });
     },
   };

@@ -39,39 +39,38 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
   }
 
   return {
-    title: 'Password',
+    title: (t) => t.account.sections.password,
     async render(holder) {
       const user = await store.users.getById(holder.realm.name, holder.userId);
-      return { body: passwordSectionBody(user?.passwordHash ? { kind: 'change', form: changeForm(holder) } : { kind: 'none' }) };
+      return { body: passwordSectionBody(holder.t, user?.passwordHash ? { kind: 'change', form: changeForm(holder) } : { kind: 'none' }) };
     },
     routes(app, tools) {
       app.post(CHANGE_PATH, async (request, reply) => {
         const form = formParams(request.body, ['csrf', 'current_password', 'new_password']);
         const holder = await tools.credentialHolder(request, reply, CHANGE, form.csrf);
         if (!holder) return reply;
-        const { realm, userId, username } = holder;
-        const again = (error: string) => tools.sendAccountPage(reply, realm, passwordChangePage({ form: changeForm(holder), error }));
-        if (form.current_password === undefined) return again('Enter your current password.');
+        const { realm, userId, username, t } = holder;
+        const again = (error: string) => tools.sendAccountPage(reply, realm, passwordChangePage(t, { form: changeForm(holder), error }));
+        if (form.current_password === undefined) return again(t.account.password.enterCurrent);
 
         const check = await bruteForce.reserve(realm, username, request.ip);
         if ('lockedFor' in check) {
           reply.header('retry-after', String(check.lockedFor));
-          const minutes = Math.ceil(check.lockedFor / 60);
-          return again(`Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+          return again(t.account.password.lockedOut(Math.ceil(check.lockedFor / 60)));
         }
         const user = await verifyPassword(store.users, realm.name, username, form.current_password);
         if (user?.id !== userId) {
           await bruteForce.failed(check);
-          return again('The current password is incorrect.');
+          return again(t.account.password.wrongCurrent);
         }
         await bruteForce.passed(check);
 
         const problem = newPasswordProblem(form.new_password ?? '', realm.settings, { username, email: emailOf(user) });
-        if (problem) return again(problem);
+        if (problem) return again(problem(t));
         await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
         await renewSession(reply, tools, holder);
         app.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
-        return tools.backToAccount(reply, realm, 'Your password is changed. You are signed out everywhere else.');
+        return tools.backToAccount(reply, realm, t.account.password.changed);
       });
     },
   };

@@ -13,11 +13,11 @@ const GENERATE = 'recovery-codes generate';
 export function recoveryCodesSection(deps: { store: Pick<Store, 'oneTimeCodes'> }): AccountSection {
   const { store } = deps;
   return {
-    title: 'Recovery codes',
+    title: (t) => t.account.sections.recoveryCodes,
     async render(holder) {
       const left = await store.oneTimeCodes.recoveryCodesLeft(holder.realm.name, holder.userId);
       const generate = { action: `${holder.realm.issuer}/account/recovery-codes`, csrf: holder.csrf(GENERATE) };
-      return { body: recoveryCodesSectionBody({ left, generate }) };
+      return { body: recoveryCodesSectionBody(holder.t, { left, generate }) };
     },
     routes(app, tools) {
       app.post('/account/recovery-codes', async (request, reply) => {
@@ -26,7 +26,7 @@ export function recoveryCodesSection(deps: { store: Pick<Store, 'oneTimeCodes'> 
         if (!holder) return reply;
         const codes = await replaceRecoveryCodes(store, holder.realm.name, holder.userId);
         request.server.audit.record({ realm: holder.realm.name, type: 'user.recovery_codes_generated', userId: holder.userId, address: request.ip });
-        return tools.sendAccountPage(reply, holder.realm, newRecoveryCodesPage(codes));
+        return tools.sendAccountPage(reply, holder.realm, newRecoveryCodesPage(holder.t, codes));
       });
     },
   };

@@ -3,6 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { AccountSubpage } from '../pages/account/page.js';
 import type { SafeHtml } from '../pages/html.js';
+import type { Messages, Text } from '../pages/i18n/index.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
@@ -18,6 +19,8 @@ export interface AccountHolder {
   readonly recentSignIn: boolean;
   /** The CSRF token of a form of the account page about `subject` (a section's action). */
   csrf(subject: string): string;
+  /** The language of the page answered: its templates' and notices' words. */
+  readonly t: Messages;
 }
 
 /** A section's part of the account page. */
@@ -61,7 +64,7 @@ export interface AccountTools {
  */
 export interface AccountSection {
   /** The heading of the section. */
-  readonly title: string;
+  readonly title: Text;
   render(holder: AccountHolder): Promise<AccountSectionView>;
   /** Registers the section's routes (POST forms, or JSON for WebAuthn ceremonies). */
   routes?(app: FastifyInstance, tools: AccountTools): void;

@@ -16,7 +16,7 @@ const endSubject = (sid: string): string => `sessions end ${sid}`;
  */
 export function sessionsSection(store: Pick<Store, 'sessions'>): AccountSection {
   return {
-    title: 'Sessions',
+    title: (t) => t.account.sections.sessions,
     async render(holder) {
       const sessions = await store.sessions.listForUser(holder.realm.name, holder.userId);
       const action = `${holder.realm.issuer}${END_PATH}`;
@@ -28,7 +28,7 @@ export function sessionsSection(store: Pick<Store, 'sessions'>): AccountSection 
         thisBrowser: session.sid === holder.session.sid,
         end: { action, csrf: holder.csrf(endSubject(session.sid)) },
       }));
-      return { body: sessionsSectionBody(views) };
+      return { body: sessionsSectionBody(holder.t, views) };
     },
     routes(app, tools) {
       app.post(END_PATH, async (request, reply) => {
@@ -39,9 +39,10 @@ export function sessionsSection(store: Pick<Store, 'sessions'>): AccountSection 
         const ended = await tools.store.sessions.endForUser(holder.realm.name, holder.userId, form.sid);
         if (form.sid === holder.session.sid) {
           tools.cookies.clearSession(reply, holder.realm);
-          return tools.sendAccountPage(reply, holder.realm, signedOutPage());
+          return tools.sendAccountPage(reply, holder.realm, signedOutPage(holder.t));
         }
-        return tools.backToAccount(reply, holder.realm, ended ? 'The session is signed out.' : 'That session had already ended.');
+        const texts = holder.t.account.sessions;
+        return tools.backToAccount(reply, holder.realm, ended ? texts.ended : texts.alreadyEnded);
       });
     },
   };

@@ -6,6 +6,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
+import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -41,6 +42,7 @@ export function accountPage(deps: {
       username,
       recentSignIn: signedInRecently(session, realm),
       csrf: (subject) => cookies.csrfToken(browserHash, `account ${subject}`),
+      t: messagesOf(request),
     };
   }
 
@@ -76,7 +78,7 @@ export function accountPage(deps: {
       return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`, 303);
     },
     sendAccountPage(reply, realm, page) {
-      const rendered = accountSubpage({ realm: realm.name, accountUrl: accountUrl(realm), page });
+      const rendered = accountSubpage(messagesOf(reply.request), { accountUrl: accountUrl(realm), page });
       return sendPage(reply, rendered.options, rendered.body);
     },
   };
@@ -89,12 +91,11 @@ export function accountPage(deps: {
         return signIn(request, reply, realm);
       }
       const holder = await holderOf(request, realm, session, cookies.bindBrowser(request, reply, realm));
-      const views = await Promise.all(sections.map(async (section) => ({ title: section.title, view: await section.render(holder) })));
+      const views = await Promise.all(sections.map(async (section) => ({ title: section.title(holder.t), view: await section.render(holder) })));
       // Only a notice this server wrote (its MAC holds) is shown: a link cannot put words on the page.
       const query = formParams(request.query, ['notice', 'mac']);
       const notice = query.notice !== undefined && cookies.textMacMatches(query.notice, query.mac) ? query.notice.slice(0, MAX_NOTICE_LENGTH) : undefined;
-      const page = accountOverviewPage({
-        realm: realm.name,
+      const page = accountOverviewPage(holder.t, {
         username: holder.username,
         notice,
         signInAgainAfter: holder.recentSignIn ? undefined : realm.settings.reauthentication_max_age,

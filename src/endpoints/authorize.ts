@@ -3,6 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import { redirectError } from '../authn/authorization-response.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
 import {
   AUTHORIZATION_PARAMETERS,
   type AuthorizationRequest,
@@ -24,6 +25,8 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
 
   async function authorize(request: FastifyRequest, reply: FastifyReply, input: unknown) {
     const realm = request.realm;
+    // A page this request ends on (an untrusted client's error) is in the language it asks for.
+    askForLocales(request, parseUiLocales(singleValue(input, 'ui_locales')));
     const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri']));
     if (!trusted.client_id) throw new UntrustedRedirectError('client_id is required');
     const client = await store.clients.get(realm.name, trusted.client_id);
@@ -37,6 +40,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       // The client's redirect URIs may have changed since the push: it must still be registered.
       if (!client.redirect_uris.includes(pushed.redirectUri)) throw new UntrustedRedirectError('redirect_uri is not registered for this client');
       authz = pushed;
+      askForLocales(request, pushed.uiLocales);
     } else {
       const redirect = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
       const state = singleValue(input, 'state');

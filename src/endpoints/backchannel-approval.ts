@@ -3,6 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/ciba-approval.js';
+import { type Text, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { isUuid } from '../store/db.js';
@@ -10,10 +11,10 @@ import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /** What the page says after an answer (the `answered` query parameter of the redirect). */
-const NOTICES: Readonly<Record<string, string>> = {
-  approved: 'You allowed the request. The application can now continue.',
-  denied: 'You denied the request.',
-  gone: 'That request has expired or was already answered.',
+const NOTICES: Readonly<Record<string, Text>> = {
+  approved: (t) => t.ciba.approved,
+  denied: (t) => t.ciba.denied,
+  gone: (t) => t.ciba.gone,
 };
 
 const csrfSubject = (requestId: string) => `bc-approve ${requestId}`;
@@ -51,11 +52,12 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       }
       const browserHash = cookies.bindBrowser(request, reply, realm);
       const { answered } = formParams(request.query, ['answered']);
-      const page = backchannelRequestsPage({
-        realm: realm.name,
+      const t = messagesOf(request);
+      const notice = answered !== undefined && Object.hasOwn(NOTICES, answered) ? NOTICES[answered]!(t) : undefined;
+      const page = backchannelRequestsPage(t, {
         username: (await store.users.usernameOf(realm.name, session.userId)) ?? '',
         requests: await requestViews(realm, session.userId, browserHash),
-        notice: answered === undefined ? undefined : NOTICES[answered],
+        notice,
       });
       return sendPage(reply, page.options, page.body);
     });

@@ -8,6 +8,7 @@ import { personOf } from '../identity-providers/accounts.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { messagePage } from '../pages/forms.js';
+import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
@@ -78,7 +79,8 @@ function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: F
     username: undefined,
     reason: failure.kind === 'denied' ? 'denied' : 'upstream_failed',
   });
-  const page = messagePage({ realm: realm.name, title: 'Cannot sign in', message: failure.description, status: failure.status });
+  const t = messagesOf(request);
+  const page = messagePage(t, { title: t.errors.cannotSignIn, message: t.upstream[failure.kind](failure.providerName), status: failure.status });
   return sendPage(reply, page.options, page.body);
 }
 

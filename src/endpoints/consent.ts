@@ -2,7 +2,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
+import { clientBrand } from '../pages/branding.js';
 import { consentPage } from '../pages/forms.js';
+import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
@@ -36,9 +38,8 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       if (!current) return reply;
       const { id, transaction, client, browserHash } = current;
       const { purpose } = transaction;
-      const page = consentPage({
-        realm: realm.name,
-        clientName: client.client_name || client.client_id,
+      const page = consentPage(messagesOf(request), {
+        client: clientBrand(client),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
         ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),
         hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },

@@ -3,6 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { deviceCodePage } from '../pages/device.js';
+import { type Text, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -39,18 +40,13 @@ function wrongCodeLimits(request: FastifyRequest, realm: RequestRealm, browserHa
 export function deviceVerificationPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
-  function showForm(
-    reply: FastifyReply,
-    realm: RequestRealm,
-    browserHash: Buffer,
-    shown: { userCode?: string | undefined; error?: string; status?: number } = {},
-  ) {
-    const page = deviceCodePage({
-      realm: realm.name,
+  function showForm(reply: FastifyReply, browserHash: Buffer, shown: { userCode?: string | undefined; error?: Text; status?: number } = {}) {
+    const t = messagesOf(reply.request);
+    const page = deviceCodePage(t, {
       hidden: { csrf: cookies.csrfToken(browserHash, CSRF_SUBJECT) },
-      ...(shown.userCode === undefined ? {} : { userCode: shown.userCode }),
-      ...(shown.error === undefined ? {} : { error: shown.error }),
-      ...(shown.status === undefined ? {} : { status: shown.status }),
+      userCode: shown.userCode,
+      error: shown.error?.(t),
+      status: shown.status,
     });
     return sendPage(reply, page.options, page.body);
   }
@@ -60,7 +56,7 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
       const realm = request.realm;
       const browserHash = cookies.bindBrowser(request, reply, realm);
       // RFC 8628 §3.3.1: a code in the link is shown for the person to confirm, never used unseen.
-      return showForm(reply, realm, browserHash, { userCode: formParams(request.query, ['user_code']).user_code });
+      return showForm(reply, browserHash, { userCode: formParams(request.query, ['user_code']).user_code });
     });
 
     app.post('/device/user', async (request, reply) => {
@@ -75,17 +71,15 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
       if ('wait' in reservation) {
         const { wait } = reservation;
         reply.header('retry-after', String(wait));
-        const minutes = Math.ceil(wait / 60);
-        const error = `Too many wrong codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-        return showForm(reply, realm, browserHash, { userCode: form.user_code, error, status: 429 });
+        const error: Text = (t) => t.device.tooManyWrongCodes(Math.ceil(wait / 60));
+        return showForm(reply, browserHash, { userCode: form.user_code, error, status: 429 });
       }
 
       const userCode = form.user_code === undefined ? undefined : normaliseUserCode(form.user_code);
       const pending = userCode === undefined ? undefined : await store.pendingAuthorizations.findDeviceByUserCode(realm.name, userCode);
       const client = pending && (await store.clients.get(realm.name, pending.clientId));
       if (!pending || !client) {
-        const error = 'That code is not valid or has expired. Check the code on your device.';
-        return showForm(reply, realm, browserHash, { userCode: form.user_code, error });
+        return showForm(reply, browserHash, { userCode: form.user_code, error: (t) => t.device.unknownCode });
       }
 
       await store.attemptCounters.release(reservation.reserved);

@@ -55,6 +55,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],
     acr_values_supported: acrValuesOf(realm),
+    // The languages of the realm's pages (CONTRACT.md §10).
+    ui_locales_supported: realm.settings.locales,
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,

@@ -5,6 +5,7 @@ import { redirectTo } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
+import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
@@ -70,12 +71,13 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       await store.sessions.end(sha256(cookies.sessionSecret(request, realm)!));
       cookies.clearSession(reply, realm);
     }
+    const t = messagesOf(request);
     if (session && params.decision === 'deny') {
-      const view = messagePage({ realm: realm.name, title: 'Signed in', message: 'You are still signed in.' });
+      const view = messagePage(t, { title: t.signOut.stayedTitle, message: t.signOut.stayed });
       return sendPage(reply, view.options, view.body);
     }
     if (redirectUri !== undefined) return reply.redirect(redirectTo(redirectUri, { state: params.state }), 303);
-    const view = messagePage({ realm: realm.name, title: 'Signed out', message: 'You are signed out.' });
+    const view = messagePage(t, { title: t.signOut.doneTitle, message: t.signOut.done });
     return sendPage(reply, view.options, view.body);
   }
 
@@ -93,8 +95,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       ),
     );
     if (client && carried.client_id === undefined) carried.client_id = client.client_id;
-    const page = signOutPage({
-      realm: realm.name,
+    const page = signOutPage(messagesOf(request), {
       hidden: { ...carried, csrf: cookies.csrfToken(browserHash, SIGN_OUT_FORM) },
       formTargets: params.post_logout_redirect_uri === undefined ? [] : [params.post_logout_redirect_uri],
     });

@@ -17,11 +17,12 @@ import { formParams } from '../http/form-params.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
+import { clientBrand } from '../pages/branding.js';
 import { messagePage, signInPage } from '../pages/forms.js';
+import { type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
-import { TITLES, type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody } from '../pages/sign-in/views.js';
+import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody, titleOf } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
-import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
@@ -64,7 +65,15 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   const runnerOf = (node: JourneyNode): NodeRunner | undefined => (Object.hasOwn(nodes, node.type) ? nodes[node.type as keyof SignInNodes] : undefined);
 
   function contextOf(request: FastifyRequest, resumed: ResumedTransaction, progress: JourneyProgress): NodeContext {
-    return { realm: request.realm, transactionId: resumed.id, userId: progress.userId, address: request.ip, audit: request.server.audit, log: request.log };
+    return {
+      realm: request.realm,
+      transactionId: resumed.id,
+      userId: progress.userId,
+      address: request.ip,
+      locale: localeOf(request),
+      audit: request.server.audit,
+      log: request.log,
+    };
   }
 
   /** The transaction's journey and where it stands, its decided nodes taken. */
@@ -94,9 +103,10 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     reply: FastifyReply,
     resumed: ResumedTransaction,
     walk: Walk,
-    shown: Shown & { error?: string; notice?: string; status?: number } = {},
+    shown: Shown & { error?: Text; notice?: Text; status?: number } = {},
   ) {
     const realm = request.realm;
+    const t = messagesOf(request);
     const { journey } = walk.selected;
     const node = currentNode(journey, walk.progress);
     const context = contextOf(request, resumed, walk.progress);
@@ -109,24 +119,24 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         : node.type === 'identity_provider'
           ? providers[0] && { kind: 'identity_provider', provider: broker.buttonOf(providers[0]) }
           : await runner?.view(context, node, shown);
-    if (!view) return unavailable(reply, realm);
+    if (!view) return unavailable(reply);
 
     // A passwordless passkey beside the password, when the password node offers one.
     const passkeyNode = alternativePasskeyNode(node, walk.progress);
     const alternatives = [
-      ...(passkeyNode ? [{ body: passkeyAlternativeBody(await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }] : []),
+      ...(passkeyNode ? [{ body: passkeyAlternativeBody(t, await nodes.passkey.passwordlessOptions(context)), hidden: { step: passkeyNode } }] : []),
       // The realm's providers beside a password form, each a form of its own (CONTRACT.md §10).
-      ...(node.type === 'password' ? providers.map((provider) => ({ body: providerAlternativeBody(broker.buttonOf(provider)), hidden: {} })) : []),
+      ...(node.type === 'password' ? providers.map((provider) => ({ body: providerAlternativeBody(t, broker.buttonOf(provider)), hidden: {} })) : []),
     ];
-    const page = signInPage({
-      realm: realm.name,
-      title: TITLES[view.kind],
+    const page = signInPage(t, {
+      title: titleOf(t, view),
+      client: resumed.client && clientBrand(resumed.client),
       hidden,
-      step: { body: signInBody(view), hidden: {} },
+      step: { body: signInBody(t, view), hidden: {} },
       alternatives,
-      ...(shown.error === undefined ? {} : { error: shown.error }),
-      ...(shown.notice === undefined ? {} : { notice: shown.notice }),
-      ...(shown.status === undefined ? {} : { status: shown.status }),
+      error: shown.error?.(t),
+      notice: shown.notice?.(t),
+      status: shown.status,
       formTargets: [...formTargetsOf(resumed.transaction.purpose), ...broker.formTargets(providers)],
       scripts: view.kind === 'passkey' || passkeyNode ? passkeyScripts(realm.issuer) : [],
     });
@@ -147,7 +157,8 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       request.log.warn({ provider: alias, ...failureDetails(error) }, 'sign-in through an upstream provider could not begin');
-      return showNode(request, reply, resumed, walk, { error: error.description, status: error.status });
+      const { kind, providerName } = error;
+      return showNode(request, reply, resumed, walk, { error: (t) => t.upstream[kind](providerName), status: error.status });
     }
   }
 
@@ -179,10 +190,11 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   async function refused(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, progress: JourneyProgress) {
     const realm = request.realm;
     recordSignInFailed(request.server.audit, attemptOf(request, resumed), { step: progress.node, username: undefined, userId: progress.userId, reason: 'denied' });
-    if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply, realm);
+    if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply);
     const { purpose } = resumed.transaction;
     if (purpose.kind === 'authorize') return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
-    const view = messagePage({ realm: realm.name, title: 'Cannot sign in', message: 'This sign-in was refused.', status: 403 });
+    const t = messagesOf(request);
+    const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInRefused, status: 403 });
     return sendPage(reply, view.options, view.body);
   }
 
@@ -190,7 +202,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
       const walk = await walkOf(request, reply, resumed);
-      if (!walk) return unavailable(reply, request.realm);
+      if (!walk) return unavailable(reply);
       if (endOf(walk.selected.journey, walk.progress) !== undefined) return afterStep(request, reply, resumed, walk);
       // Each page with a passkey ceremony stores a challenge: counted like the transactions (docs/operations.md "Rate limits").
       if (Object.values(walk.selected.journey.nodes).some((node) => node.type === 'passkey')) await countAddress(store.attemptCounters, request, 'authorize');
@@ -204,7 +216,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const resumed = await flow.resume(request, realm, form.transaction);
       if (!cookies.csrfTokenMatches(request, realm, resumed.id, form.csrf)) throw new InvalidFormError();
       const walk = await walkOf(request, reply, resumed);
-      if (!walk) return unavailable(reply, realm);
+      if (!walk) return unavailable(reply);
       const { journey } = walk.selected;
       const { progress } = walk;
       if (endOf(journey, progress) !== undefined) return afterStep(request, reply, resumed, walk);
@@ -222,18 +234,17 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, follow(journey, postedAt, String(option))));
       }
       const runner = runnerOf(node);
-      if (!runner) return unavailable(reply, realm);
+      if (!runner) return unavailable(reply);
 
       const account = progress.userId ? await store.users.usernameOf(realm.name, progress.userId) : runner.account?.(form);
-      const again = (error: string, extra: { status?: number } = {}) => showNode(request, reply, resumed, walk, { error, username: form.username, form, ...extra });
+      const again = (error: Text, extra: { status?: number } = {}) => showNode(request, reply, resumed, walk, { error, username: form.username, form, ...extra });
       // The check is counted before it runs (CONTRACT.md §7): past the limit nothing is checked.
       const check = await bruteForce.reserve(realm, account, request.ip);
       if ('lockedFor' in check) {
         const wait = check.lockedFor;
         recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: progress.userId, reason: 'locked' });
         reply.header('retry-after', String(wait));
-        const minutes = Math.ceil(wait / 60);
-        return again(`Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { status: 429 });
+        return again((t) => t.signIn.lockedOut(Math.ceil(wait / 60)), { status: 429 });
       }
 
       // A check that throws keeps its place: only an answer gives it back.
@@ -263,8 +274,9 @@ function alternativePasskeyNode(current: JourneyNode, progress: JourneyProgress)
 }
 
 /** A journey this sign-in cannot walk: the client names one the realm does not have. */
-function unavailable(reply: FastifyReply, realm: RequestRealm) {
-  const view = messagePage({ realm: realm.name, title: 'Cannot sign in', message: 'This sign-in is not available. Ask the application\u2019s administrator.', status: 400 });
+function unavailable(reply: FastifyReply) {
+  const t = messagesOf(reply.request);
+  const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInUnavailable, status: 400 });
   return sendPage(reply, view.options, view.body);
 }
 

@@ -8,6 +8,7 @@ import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
 import { Broker } from '../identity-providers/broker.js';
 import { messagePage } from '../pages/forms.js';
+import { type Messages, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Mailer } from '../mail/mailer.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
@@ -27,29 +28,22 @@ import { registrationEndpoint } from './register.js';
 import { resetEndpoint } from './reset.js';
 import { verifyEndpoint } from './verify.js';
 
-/** What the person reads when a page cannot go on; nothing internal. */
-function describe(error: unknown): { title: string; message: string; status: number } {
+/**
+ * What the person reads when a page cannot go on, in the page's language; nothing internal.
+ * What the application got wrong is named as the protocol names it, for its developers.
+ */
+function describe(t: Messages, error: unknown): { title: string; message: string; status: number } {
+  const { errors } = t;
   if (error instanceof UntrustedRedirectError) {
-    return { title: 'Invalid request', message: `The application sent an invalid request: ${error.message}.`, status: 400 };
+    return { title: errors.invalidRequest, message: errors.fromApplication(error.message), status: 400 };
   }
-  if (error instanceof TransactionGone) {
-    return {
-      title: 'Request expired',
-      message: 'This sign-in request has expired or was already completed. Return to the application and try again.',
-      status: 400,
-    };
-  }
-  if (error instanceof InvalidFormError) {
-    return { title: 'Form expired', message: 'The form could not be accepted. Return to the application and try again.', status: 400 };
-  }
+  if (error instanceof TransactionGone) return { title: errors.requestExpired, message: errors.requestExpiredMessage, status: 400 };
+  if (error instanceof InvalidFormError) return { title: errors.formExpired, message: errors.formExpiredMessage, status: 400 };
   const clientError = toClientError(error);
-  if (clientError.status === 429) {
-    return { title: 'Too many attempts', message: 'Too many attempts came from your network. Wait a minute, then try again.', status: 429 };
-  }
-  if (clientError.status >= 500) {
-    return { title: 'Something went wrong', message: 'The service could not complete your request. Try again later.', status: clientError.status };
-  }
-  return { title: 'Invalid request', message: clientError.description ?? clientError.code, status: clientError.status };
+  if (clientError.status === 429) return { title: errors.tooManyAttempts, message: errors.tooManyAttemptsMessage, status: 429 };
+  if (clientError.status >= 500) return { title: errors.somethingWentWrong, message: errors.somethingWentWrongMessage, status: clientError.status };
+  if (clientError.status === 404) return { title: errors.notFound, message: errors.notFoundMessage, status: 404 };
+  return { title: errors.invalidRequest, message: errors.notHandled(clientError.description ?? clientError.code), status: clientError.status };
 }
 
 /**
@@ -72,10 +66,11 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
   return async (app) => {
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
     app.setErrorHandler(async (error, request, reply) => {
-      const page = describe(error);
+      const t = messagesOf(request);
+      const page = describe(t, error);
       logFailure(request, error, page.status);
       reply.headers(toClientError(error).headers); // Retry-After of an outage, a challenge
-      const view = messagePage({ realm: request.realm?.name ?? '', ...page });
+      const view = messagePage(t, page);
       return sendPage(reply, view.options, view.body);
     });
     await app.register(authorizationEndpoint(routeDeps));

@@ -6,6 +6,7 @@ import type { Mailed } from '../authn/self-service/verification.js';
 import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/registration.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
+import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
 import { type RegistrationKept, registrationPage } from '../pages/self-service/registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
@@ -24,10 +25,10 @@ const keptOf = (form: RegistrationForm): RegistrationKept => ({
 });
 
 /** What the person reads once the account exists, by what became of the verification mail. */
-function createdMessage(mailed: Mailed | undefined, email: string): string {
-  if (mailed === undefined) return 'Your account is created. You can now sign in.';
-  if (mailed === 'sent') return `Your account is created. We sent a mail to ${email}: open its link to confirm your email address.`;
-  return 'Your account is created, but the mail that confirms your email address could not be sent. When you sign in, you can have it sent again.';
+function createdMessage(t: Messages, mailed: Mailed | undefined, email: string): string {
+  if (mailed === undefined) return t.register.created;
+  if (mailed === 'sent') return t.register.createdMailSent(email);
+  return t.register.createdMailFailed;
 }
 
 /**
@@ -44,7 +45,7 @@ export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAs
     const realm = request.realm;
     const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ...(resumed ? { transaction: resumed.id } : {}) };
     const signIn = resumed && pageUrl(realm, 'login', resumed.id);
-    return sendSelfServicePage(reply, registrationPage({ realm: realm.name, hidden, kept, error, signIn }));
+    return sendSelfServicePage(reply, registrationPage(messagesOf(request), { hidden, kept, error, signIn }));
   }
 
   const resumeOf = (request: FastifyRequest, transaction: string | undefined) =>
@@ -67,28 +68,28 @@ export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAs
 
   return async (app) => {
     app.get('/register', GET_ONLY, async (request, reply) => {
-      if (!request.realm.settings.self_registration) return notOffered(reply, request.realm);
+      if (!request.realm.settings.self_registration) return notOffered(reply);
       const resumed = await resumeOf(request, formParams(request.query, ['transaction']).transaction);
       return show(request, reply, resumed, keptOf({}));
     });
 
     app.post('/register', async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.self_registration) return notOffered(reply, realm);
+      if (!realm.settings.self_registration) return notOffered(reply);
       const form = formParams(request.body, ['csrf', 'transaction', ...REGISTRATION_FIELDS]);
       if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
       const resumed = await resumeOf(request, form.transaction);
       await countAddress(store.attemptCounters, request, 'sign_in');
-      const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, via: 'register_page' });
-      if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.join(' '));
+      const t = messagesOf(request);
+      const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, locale: localeOf(request), via: 'register_page' });
+      if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.map((problem) => problem(t)).join(' '));
 
       const signIn = resumed && (await continueSignIn(realm, resumed, registration.user.id));
       if (signIn) return reply.redirect(signIn, 303);
-      const page = donePage({
-        realm: realm.name,
-        title: 'Account created',
-        message: createdMessage(registration.mailed, form.email!.trim()),
-        next: resumed ? { href: pageUrl(realm, 'login', resumed.id), text: 'Back to sign-in' } : accountLink(realm, 'Sign in'),
+      const page = donePage(t, {
+        title: t.register.createdTitle,
+        message: createdMessage(t, registration.mailed, form.email!.trim()),
+        next: resumed ? { href: pageUrl(realm, 'login', resumed.id), text: t.actions.backToSignIn } : accountLink(t, realm, t.actions.signIn),
       });
       return sendSelfServicePage(reply, page);
     });

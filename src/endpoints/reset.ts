@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageUrl } from '../authn/authorization-flow.js';
 import { requestReset, resetPassword, resetTicketHolder } from '../authn/self-service/reset.js';
 import { formParams } from '../http/form-params.js';
+import { type Messages, type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
 import { resetFormPage } from '../pages/self-service/reset-form.js';
 import { resetRequestPage } from '../pages/self-service/reset-request.js';
@@ -10,18 +11,12 @@ import { countAddress, tooManyFromAddress } from '../rate-limits/rate-limits.js'
 import type { RequestRealm } from '../realms/resolve.js';
 import { TICKET_LIMITS } from '../store/tickets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
-import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
+import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage, speakLikeSignIn } from './self-service.js';
 
 const CSRF_SUBJECT = 'reset';
 
-const linkGone = (realm: RequestRealm) =>
-  donePage({
-    realm: realm.name,
-    title: 'Link not valid',
-    message: 'This link does not work: it was used already, or it expired. Ask for a new one.',
-    failed: true,
-    next: { href: `${realm.issuer}/reset`, text: 'Reset your password' },
-  });
+const linkGone = (t: Messages, realm: RequestRealm) =>
+  donePage(t, { title: t.reset.linkGoneTitle, message: t.reset.linkGone, failed: true, next: { href: `${realm.issuer}/reset`, text: t.reset.askAgain } });
 
 /**
  * `{issuer}/reset` (CONTRACT.md §9), while the realm's `password_reset` is on. Without a
@@ -33,7 +28,7 @@ const linkGone = (realm: RequestRealm) =>
  * the new password.
  */
 export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
-  const { store, cookies } = deps;
+  const { store, cookies, flow } = deps;
   /** The work of a request for a link, begun once its answer has gone out (the route's onResponse). */
   const afterAnswer = new WeakMap<FastifyRequest, () => Promise<void>>();
   const onResponse = async (request: FastifyRequest) => {
@@ -50,57 +45,64 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
     if (count > TICKET_LIMITS.perAddress) throw tooManyFromAddress(secondsLeft);
   }
 
-  function requestPage(request: FastifyRequest, reply: FastifyReply, transaction: string | undefined, error?: string) {
+  function requestPage(request: FastifyRequest, reply: FastifyReply, transaction: string | undefined, error?: Text) {
     const realm = request.realm;
+    const t = messagesOf(request);
     const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ...(transaction ? { transaction } : {}) };
     const signIn = transaction && pageUrl(realm, 'login', transaction);
-    return sendSelfServicePage(reply, resetRequestPage({ realm: realm.name, hidden, error, signIn }));
+    return sendSelfServicePage(reply, resetRequestPage(t, { hidden, error: error?.(t), signIn }));
   }
 
-  function formPage(request: FastifyRequest, reply: FastifyReply, ticket: string, username: string, error?: string) {
+  function formPage(request: FastifyRequest, reply: FastifyReply, ticket: string, username: string, error?: Text) {
+    const t = messagesOf(request);
     const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ticket };
-    return sendSelfServicePage(reply, resetFormPage({ realm: request.realm.name, username, hidden, error }));
+    return sendSelfServicePage(reply, resetFormPage(t, { username, hidden, error: error?.(t) }));
   }
 
   async function setPassword(request: FastifyRequest, reply: FastifyReply, ticket: string, password: string | undefined) {
     const realm = request.realm;
     await countAddress(store.attemptCounters, request, 'sign_in');
-    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: request.server.audit });
-    if (outcome === 'gone') return sendSelfServicePage(reply, linkGone(realm));
+    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: request.server.audit, locale: localeOf(request) });
+    const t = messagesOf(request);
+    if (outcome === 'gone') return sendSelfServicePage(reply, linkGone(t, realm));
     if (outcome !== 'done') return formPage(request, reply, ticket, outcome.username, outcome.problem);
-    const message = 'Your password is changed, and you are signed out everywhere. Sign in with your new password.';
-    return sendSelfServicePage(reply, donePage({ realm: realm.name, title: 'Password changed', message, next: accountLink(realm, 'Sign in') }));
+    return sendSelfServicePage(reply, donePage(t, { title: t.reset.changedTitle, message: t.reset.changed, next: accountLink(t, realm, t.actions.signIn) }));
   }
 
   async function askForLink(request: FastifyRequest, reply: FastifyReply, typed: string | undefined, transaction: string | undefined) {
     const realm = request.realm;
     await countRequest(request);
     const name = typed?.trim();
-    if (!name) return requestPage(request, reply, transaction, 'Enter your username or email address.');
+    if (!name) return requestPage(request, reply, transaction, (t) => t.reset.enterName);
     // After the answer is sent: it must not wait for, or share its time with, anything that depends on whether the name is someone's.
-    afterAnswer.set(request, () => requestReset(deps, realm, name, request.ip));
-    const minutes = Math.max(1, Math.round(realm.settings.ticket_lifetime / 60));
-    const message = `If this is the username or email address of an account, we sent a link to its email address. The link works once, within ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-    const next = transaction ? { href: pageUrl(realm, 'login', transaction), text: 'Back to sign-in' } : undefined;
-    return sendSelfServicePage(reply, donePage({ realm: realm.name, title: 'Check your mail', message, next }));
+    const requester = { address: request.ip, locale: localeOf(request) };
+    afterAnswer.set(request, () => requestReset(deps, realm, name, requester));
+    const t = messagesOf(request);
+    const message = t.reset.checkMail(Math.max(1, Math.round(realm.settings.ticket_lifetime / 60)));
+    const next = transaction ? { href: pageUrl(realm, 'login', transaction), text: t.actions.backToSignIn } : undefined;
+    return sendSelfServicePage(reply, donePage(t, { title: t.reset.checkMailTitle, message, next }));
   }
 
   return async (app) => {
     app.get('/reset', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.password_reset) return notOffered(reply, realm);
+      if (!realm.settings.password_reset) return notOffered(reply);
       const { ticket, transaction } = formParams(request.query, ['ticket', 'transaction']);
-      if (ticket === undefined) return requestPage(request, reply, transaction);
+      if (ticket === undefined) {
+        await speakLikeSignIn(flow, request, transaction);
+        return requestPage(request, reply, transaction);
+      }
       const username = await resetTicketHolder(deps, realm, ticket);
-      return username === undefined ? sendSelfServicePage(reply, linkGone(realm)) : formPage(request, reply, ticket, username);
+      return username === undefined ? sendSelfServicePage(reply, linkGone(messagesOf(request), realm)) : formPage(request, reply, ticket, username);
     });
 
     app.post('/reset', { onResponse }, async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.password_reset) return notOffered(reply, realm);
+      if (!realm.settings.password_reset) return notOffered(reply);
       const form = formParams(request.body, ['csrf', 'ticket', 'password', 'username', 'transaction']);
       if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
       if (form.ticket !== undefined) return setPassword(request, reply, form.ticket, form.password);
+      await speakLikeSignIn(flow, request, form.transaction);
       return askForLink(request, reply, form.username, form.transaction);
     });
   };

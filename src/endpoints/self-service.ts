@@ -1,11 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import { type AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { Messages } from '../pages/i18n/index.js';
+import { messagesOf } from '../pages/i18n/index.js';
 import type { Page } from '../pages/layout.js';
 import { sendPage } from '../pages/layout.js';
 import { donePage } from '../pages/self-service/done.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 
 /** What the pages by which people manage themselves share (CONTRACT.md §9): register, verify, reset. */
@@ -20,8 +23,23 @@ export interface SelfServicePageDeps {
 export const sendSelfServicePage = (reply: FastifyReply, page: Page): FastifyReply => sendPage(reply, page.options, page.body);
 
 /** A page of a feature the realm has not turned on: 404, as a page that does not exist. */
-export function notOffered(reply: FastifyReply, realm: RequestRealm): FastifyReply {
-  return sendSelfServicePage(reply, donePage({ realm: realm.name, title: 'Not available', message: 'This page is not available.', failed: true, status: 404 }));
+export function notOffered(reply: FastifyReply): FastifyReply {
+  const t = messagesOf(reply.request);
+  return sendSelfServicePage(reply, donePage(t, { title: t.errors.notAvailable, message: t.errors.notAvailableMessage, failed: true, status: 404 }));
+}
+
+/**
+ * A page reached from a sign-in (its transaction carried along) that does not continue it
+ * (a password reset) speaks the sign-in's language, `ui_locales` included, while the sign-in
+ * lasts in this browser; otherwise the page's own. The sign-in's state matters to nothing else.
+ */
+export async function speakLikeSignIn(flow: AuthorizationFlow, request: FastifyRequest, transaction: string | undefined): Promise<void> {
+  if (transaction === undefined) return;
+  try {
+    await flow.resume(request, request.realm, transaction);
+  } catch (error) {
+    if (!(error instanceof TransactionGone || error instanceof UntrustedRedirectError)) throw error;
+  }
 }
 
 /** The CSRF token of a form about `subject`, the browser bound first when it is not (a link from a mail). */
@@ -29,5 +47,5 @@ export function formToken(cookies: BrowserCookies, request: FastifyRequest, repl
   return cookies.csrfToken(cookies.bindBrowser(request, reply, request.realm), subject);
 }
 
-/** The link to the account page, which signs the person in first. */
-export const accountLink = (realm: RequestRealm, text = 'Go to your account') => ({ href: `${realm.issuer}/account`, text });
+/** The link to the account page, which signs the person in first; it reads "Go to your account" unless told otherwise. */
+export const accountLink = (t: Messages, realm: RequestRealm, text = t.actions.goToAccount) => ({ href: `${realm.issuer}/account`, text });

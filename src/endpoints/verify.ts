@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { confirmEmail } from '../authn/self-service/verification.js';
 import { formParams } from '../http/form-params.js';
+import { localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
 import { GET_ONLY } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, sendSelfServicePage } from './self-service.js';
@@ -15,21 +16,12 @@ export function verifyEndpoint(deps: Pick<SelfServicePageDeps, 'store' | 'mailer
     app.get('/verify', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
       const { ticket } = formParams(request.query, ['ticket']);
-      const confirmed = ticket === undefined ? undefined : await confirmEmail(deps, realm, ticket, { address: request.ip, audit: app.audit });
+      const requester = { address: request.ip, audit: app.audit, locale: localeOf(request) };
+      const confirmed = ticket === undefined ? undefined : await confirmEmail(deps, realm, ticket, requester);
+      const t = messagesOf(request);
       const page = confirmed
-        ? donePage({
-            realm: realm.name,
-            title: 'Email address confirmed',
-            message: 'Your email address is confirmed. If you were signing in, return to that page and continue.',
-            next: accountLink(realm),
-          })
-        : donePage({
-            realm: realm.name,
-            title: 'Link not valid',
-            message: 'This link does not work: it was used already, or it expired. Sign in to have a new mail sent.',
-            failed: true,
-            next: accountLink(realm, 'Sign in'),
-          });
+        ? donePage(t, { title: t.verify.confirmedTitle, message: t.verify.confirmed, next: accountLink(t, realm) })
+        : donePage(t, { title: t.verify.linkGoneTitle, message: t.verify.linkGone, failed: true, next: accountLink(t, realm, t.actions.signIn) });
       return sendSelfServicePage(reply, page);
     });
   };

@@ -1,4 +1,5 @@
 import { html } from './html.js';
+import type { Messages } from './i18n/index.js';
 import type { Page } from './layout.js';
 import { type ScopeView, hiddenFields, noticeBox, scopeItems } from './parts.js';
 
@@ -11,28 +12,30 @@ export interface BackchannelRequestView {
 }
 
 /** The person's authentication device (CIBA Core §1): one form per request waiting for them. */
-export function backchannelRequestsPage(input: {
-  realm: string;
-  username: string;
-  requests: readonly BackchannelRequestView[];
-  notice?: string | undefined;
-}): Page {
+export function backchannelRequestsPage(
+  t: Messages,
+  input: {
+    username: string;
+    requests: readonly BackchannelRequestView[];
+    notice?: string | undefined;
+  },
+): Page {
   const sections = input.requests.map(
     (request) => html`<section class="request">
-<p><strong>${request.clientName}</strong> asks to:</p>
-<ul class="scopes">${scopeItems(request.scopes)}</ul>
-${request.bindingMessage ? html`<p>Check that the application shows: <span class="binding-message">${request.bindingMessage}</span></p>` : ''}
+<p>${t.consent.asksTo(html`<strong>${request.clientName}</strong>`)}</p>
+<ul class="scopes">${scopeItems(t, request.scopes)}</ul>
+${request.bindingMessage ? html`<p>${t.ciba.checkBindingMessage(html`<span class="binding-message">${request.bindingMessage}</span>`)}</p>` : ''}
 <form method="post">
 ${hiddenFields(request.hidden)}
-<button class="primary" type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>
+<button type="submit" name="decision" value="deny">${t.actions.deny}</button>
 </form>
 </section>`,
   );
   return {
-    options: { title: 'Requests waiting for you', realm: input.realm },
+    options: { t, title: t.ciba.title },
     body: html`${input.notice ? html`${noticeBox(input.notice)}
-` : ''}<p>Signed in as <strong>${input.username}</strong>.</p>
-${sections.length > 0 ? sections : html`<p>No requests are waiting for you.</p>`}`,
+` : ''}<p>${t.ciba.signedInAs(html`<strong>${input.username}</strong>`)}</p>
+${sections.length > 0 ? sections : html`<p>${t.ciba.none}</p>`}`,
   };
 }

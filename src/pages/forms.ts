@@ -1,24 +1,30 @@
+import type { ClientBrand } from './branding.js';
 import { type SafeHtml, html } from './html.js';
-import type { PageOptions } from './layout.js';
-import { errorBox, hiddenFields as hidden, noticeBox, scopeItems } from './parts.js';
+import type { Messages } from './i18n/index.js';
+import type { Page } from './layout.js';
+import { type ScopeView, errorBox, hiddenFields as hidden, noticeBox, scopeItems } from './parts.js';
 
 /**
  * A page of the sign-in: the current step's form, and other ways through it (a passkey
  * instead of a password), each its own form carrying the hidden inputs.
  */
-export function signInPage(input: {
-  realm: string;
-  title: string;
-  hidden: Record<string, string>;
-  step: { body: SafeHtml; hidden: Record<string, string> };
-  alternatives: ReadonlyArray<{ body: SafeHtml; hidden: Record<string, string> }>;
-  error?: string;
-  /** What was done (a mail sent again). */
-  notice?: string;
-  status?: number;
-  formTargets: readonly string[];
-  scripts?: readonly string[];
-}): { options: PageOptions; body: SafeHtml } {
+export function signInPage(
+  t: Messages,
+  input: {
+    title: string;
+    /** The application the sign-in is for; none for a plain sign-in (the account page). */
+    client: ClientBrand | undefined;
+    hidden: Record<string, string>;
+    step: { body: SafeHtml; hidden: Record<string, string> };
+    alternatives: ReadonlyArray<{ body: SafeHtml; hidden: Record<string, string> }>;
+    error?: string | undefined;
+    /** What was done (a mail sent again). */
+    notice?: string | undefined;
+    status?: number | undefined;
+    formTargets: readonly string[];
+    scripts?: readonly string[];
+  },
+): Page {
   const form = (part: { body: SafeHtml; hidden: Record<string, string> }) =>
     html`<form method="post">
 ${hidden({ ...input.hidden, ...part.hidden })}
@@ -26,8 +32,9 @@ ${part.body}
 </form>`;
   return {
     options: {
+      t,
       title: input.title,
-      realm: input.realm,
+      client: input.client,
       formTargets: input.formTargets,
       ...(input.status === undefined ? {} : { status: input.status }),
       ...(input.scripts === undefined ? {} : { scripts: input.scripts }),
@@ -38,51 +45,46 @@ ${input.alternatives.map((alternative) => html`<div class="alternative">${form(a
   };
 }
 
-export function consentPage(input: {
-  realm: string;
-  clientName: string;
-  scopes: ReadonlyArray<{ name: string; description: string }>;
-  /** For a device's request: the code the person should see on the device too (RFC 8628 §5.4). */
-  userCode?: string;
-  hidden: Record<string, string>;
-  formTargets: readonly string[];
-}): { options: PageOptions; body: SafeHtml } {
-  const items = scopeItems(input.scopes);
+export function consentPage(
+  t: Messages,
+  input: {
+    client: ClientBrand;
+    scopes: readonly ScopeView[];
+    /** For a device's request: the code the person should see on the device too (RFC 8628 §5.4). */
+    userCode?: string;
+    hidden: Record<string, string>;
+    formTargets: readonly string[];
+  },
+): Page {
+  const items = scopeItems(t, input.scopes);
   return {
-    options: { title: 'Allow access?', realm: input.realm, formTargets: input.formTargets },
-    body: html`${input.userCode ? html`<p>Check that your device shows the code <strong class="user-code">${input.userCode}</strong>.</p>
-` : ''}<p><strong>${input.clientName}</strong> asks to:</p>
-${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>Know that you signed in.</p>`}
+    options: { t, title: t.consent.title, client: input.client, formTargets: input.formTargets },
+    body: html`${input.userCode ? html`<p>${t.consent.checkDeviceCode(html`<strong class="user-code">${input.userCode}</strong>`)}</p>
+` : ''}<p>${t.consent.asksTo(html`<strong>${input.client.name}</strong>`)}</p>
+${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
 <form method="post">
 ${hidden(input.hidden)}
-<button class="primary" type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>
+<button type="submit" name="decision" value="deny">${t.actions.deny}</button>
 </form>`,
   };
 }
 
-export function signOutPage(input: {
-  realm: string;
-  hidden: Record<string, string>;
-  formTargets: readonly string[];
-}): { options: PageOptions; body: SafeHtml } {
+export function signOutPage(t: Messages, input: { hidden: Record<string, string>; formTargets: readonly string[] }): Page {
   return {
-    options: { title: 'Sign out', realm: input.realm, formTargets: input.formTargets },
-    body: html`<p>Do you want to sign out?</p>
+    options: { t, title: t.signOut.title, formTargets: input.formTargets },
+    body: html`<p>${t.signOut.question}</p>
 <form method="post">
 ${hidden(input.hidden)}
-<button class="primary" type="submit" name="decision" value="allow">Sign out</button>
-<button type="submit" name="decision" value="deny">Stay signed in</button>
+<button class="primary" type="submit" name="decision" value="allow">${t.signOut.confirm}</button>
+<button type="submit" name="decision" value="deny">${t.signOut.stay}</button>
 </form>`,
   };
 }
 
-export function messagePage(input: { realm: string; title: string; message: string; status?: number }): {
-  options: PageOptions;
-  body: SafeHtml;
-} {
+export function messagePage(t: Messages, input: { title: string; message: string; status?: number }): Page {
   return {
-    options: { title: input.title, realm: input.realm, status: input.status ?? 200 },
+    options: { t, title: input.title, status: input.status ?? 200 },
     body: html`<p${input.status && input.status >= 400 ? html` class="error" role="alert"` : ''}>${input.message}</p>`,
   };
 }

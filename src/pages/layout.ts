@@ -1,44 +1,77 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import type { RealmSettings } from '../realms/settings.js';
+import { type ClientBrand, DEFAULT_PRIMARY_COLOUR, type RealmBrand, realmBrand } from './branding.js';
 import { SafeHtml, html } from './html.js';
+import type { Messages } from './i18n/index.js';
 
-/** The one stylesheet, inline and allowed by its hash: the pages load nothing else and run no script. */
+/**
+ * The one stylesheet, inline and allowed by its hash: the pages load nothing else but a realm's
+ * or client's logo. Every colour is named here, for the light and the dark scheme, so that each
+ * text reaches WCAG AA contrast (4.5:1) on what is behind it; test/browser/layout-contrast.test.ts
+ * measures it. Long words (client names, URLs, codes) wrap, so that nothing is wider than a
+ * 320 px window.
+ */
 const STYLE = `
-:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
-body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: Canvas; color: CanvasText; }
-main { box-sizing: border-box; width: min(26rem, 100% - 2rem); padding: 2rem 1.5rem; border: 1px solid GrayText; border-radius: .75rem; }
+:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5;
+  --bg: #ffffff; --fg: #1a1a1a; --muted: #595959; --line: #767676; --field: #ffffff; --button: #f0f0f0; --link: #1d4ed8;
+  --error-bg: #fde8e8; --error-fg: #8a1c1c; --notice-bg: #e6f0e6; --notice-fg: #1c4d1c;
+  --primary: ${DEFAULT_PRIMARY_COLOUR}; --on-primary: #ffffff; }
+@media (prefers-color-scheme: dark) { :root {
+  --bg: #121212; --fg: #ececec; --muted: #b3b3b3; --line: #8c8c8c; --field: #1e1e1e; --button: #2b2b2b; --link: #9dbbff;
+  --error-bg: #4a1515; --error-fg: #ffd7d7; --notice-bg: #143a1f; --notice-fg: #cdf0d5; } }
+body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: var(--bg); color: var(--fg); overflow-wrap: anywhere; }
+main { box-sizing: border-box; width: min(26rem, 100% - 2rem); margin: 1rem 0; padding: 2rem 1.5rem; border: 1px solid var(--line); border-radius: .75rem; }
 h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
-.realm { margin: 0 0 1.5rem; color: GrayText; }
+a { color: var(--link); }
+.brand { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .75rem; margin: 0 0 1rem; }
+.brand img { display: block; max-height: 2.5rem; max-width: 100%; }
+.realm { margin: 0; color: var(--muted); }
+.client { display: flex; align-items: center; gap: .5rem; margin: 0 0 1.5rem; color: var(--muted); }
+.client img { display: block; max-height: 2rem; max-width: 4rem; }
 label { display: block; margin: 1rem 0 .25rem; font-weight: 600; }
-input { box-sizing: border-box; width: 100%; padding: .6rem; font: inherit; border: 1px solid GrayText; border-radius: .4rem; }
-button { font: inherit; padding: .6rem 1.2rem; margin: 1.5rem .5rem 0 0; border-radius: .4rem; border: 1px solid GrayText; cursor: pointer; }
-button.primary { background: #2557d6; border-color: #2557d6; color: #fff; }
+input { box-sizing: border-box; width: 100%; padding: .6rem; font: inherit; color: var(--fg); background: var(--field); border: 1px solid var(--line); border-radius: .4rem; }
+input::placeholder { color: var(--muted); opacity: 1; }
+button { max-width: 100%; font: inherit; padding: .6rem 1.2rem; margin: 1.5rem .5rem 0 0; border-radius: .4rem; color: var(--fg); background: var(--button); border: 1px solid var(--line); cursor: pointer; }
+button.primary { background: var(--primary); border-color: var(--primary); color: var(--on-primary); }
 :focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
-.error { padding: .75rem; border-radius: .4rem; background: #fde8e8; color: #8a1c1c; }
+.error { padding: .75rem; border-radius: .4rem; background: var(--error-bg); color: var(--error-fg); }
+.notice { padding: .75rem; border-radius: .4rem; background: var(--notice-bg); color: var(--notice-fg); }
 ul.scopes { padding-left: 1.2rem; }
 ul.scopes li { margin: .5rem 0; }
-.alternative { border-top: 1px solid GrayText; margin-top: 1.5rem; }
+.alternative { border-top: 1px solid var(--line); margin-top: 1.5rem; }
 .user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
-.notice { padding: .75rem; border-radius: .4rem; background: #e6f0e6; color: #1c4d1c; }
 section.account h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
-section.request { border-top: 1px solid GrayText; padding-top: 1rem; margin-top: 1rem; }
+section.request { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 1rem; }
 .binding-message { font-size: 1.2rem; font-weight: 600; }
+svg { max-width: 100%; height: auto; }
 `;
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
+const STYLE_HASH = sha256(STYLE);
 const STYLE_TEXT = new SafeHtml(STYLE);
+
+/** The realm's colour of the main buttons, a stylesheet of its own (allowed by its hash) when it is not the default. */
+function brandStyle(brand: RealmBrand): string | undefined {
+  if (brand.primary.background === DEFAULT_PRIMARY_COLOUR) return undefined;
+  // Both values are #rrggbb (the setting's validation, textColourOn): nothing else reaches the stylesheet.
+  return `:root { --primary: ${brand.primary.background}; --on-primary: ${brand.primary.text}; }`;
+}
 
 /**
  * CSP for the pages: nothing may load or run, the page may not be framed. Chromium applies
  * form-action to the redirect that follows a form's submission, so the origin a form may
- * send the person back to (the client's redirect URI) is listed beside 'self'.
+ * send the person back to (the client's redirect URI) is listed beside 'self'. A realm's or
+ * client's logo is allowed by its origin alone.
  */
-function contentSecurityPolicy(formTargets: readonly string[], scripts: boolean): string {
-  const targets = [...new Set(formTargets.map((uri) => safeOrigin(uri)).filter((origin) => origin !== undefined))];
+function contentSecurityPolicy(input: { formTargets: readonly string[]; scripts: boolean; styles: readonly string[]; images: readonly string[] }): string {
+  const targets = [...new Set(input.formTargets.map((uri) => safeOrigin(uri)).filter((origin) => origin !== undefined))];
+  const images = [...new Set(input.images.map((uri) => httpsOrigin(uri)).filter((origin) => origin !== undefined))];
   return [
     "default-src 'none'",
-    `style-src 'sha256-${STYLE_HASH}'`,
+    `style-src ${input.styles.map((style) => `'sha256-${style}'`).join(' ')}`,
+    ...(images.length > 0 ? [`img-src ${images.join(' ')}`] : []),
     // A page with scripts (passkeys) loads them from this server, and talks to it alone.
-    ...(scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
+    ...(input.scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
     `form-action 'self' ${targets.join(' ')}`.trim(),
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -56,14 +89,27 @@ function safeOrigin(uri: string): string | undefined {
   }
 }
 
+/** The origin of an https image as a CSP source (serialized by URL: it holds no space, quote or semicolon). */
+function httpsOrigin(uri: string): string | undefined {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface PageOptions {
+  /** The language the page is written in: its `<html lang>`. */
+  t: Messages;
   title: string;
-  realm: string;
   status?: number;
   /** Where a form on the page may lead the browser, beside this server. */
   formTargets?: readonly string[];
   /** Scripts of this server the page loads (passkeys need WebAuthn); other pages run none. */
   scripts?: readonly string[];
+  /** The application a sign-in or consent page is for: named below the title, with its logo. */
+  client?: ClientBrand | undefined;
 }
 
 /** A page as its template renders it: what `sendPage` sends. */
@@ -72,31 +118,49 @@ export interface Page {
   body: SafeHtml;
 }
 
-/** Sends a page: HTML with the security headers every page carries. */
+/** A realm a request failed before knowing (an unknown realm): no name, the default look. */
+const NO_REALM = { name: '', settings: { display_name: null, logo_uri: null, primary_color: null } } as const;
+
+const logo = (uri: string | undefined) => (uri === undefined ? '' : html`<img src="${uri}" alt="">`);
+
+/**
+ * Sends a page: HTML with the security headers every page carries, in the realm's branding
+ * (the request's realm: its display name, logo and colour) and in the language of `t`.
+ */
 export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHtml): FastifyReply {
+  const realm = (reply.request.realm as { name: string; settings: RealmSettings } | null) ?? NO_REALM;
+  const brand = realmBrand(realm);
+  const extraStyle = brandStyle(brand);
+  const { client, t } = options;
   const page = html`<!doctype html>
-<html lang="en">
+<html lang="${t.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${options.title} · ${options.realm}</title>
+<title>${options.title}${brand.name ? ` · ${brand.name}` : ''}</title>
 <style>${STYLE_TEXT}</style>
-${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
+${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style>\n`}${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <main>
+<header class="brand">${logo(brand.logoUri)}<p class="realm">${brand.name}</p></header>
 <h1>${options.title}</h1>
-<p class="realm">${options.realm}</p>
-${body}
+${client ? html`<p class="client">${logo(client.logoUri)}<span>${t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
 </main>
 </body>
 </html>
 `;
+  const csp = contentSecurityPolicy({
+    formTargets: options.formTargets ?? [],
+    scripts: (options.scripts ?? []).length > 0,
+    styles: extraStyle === undefined ? [STYLE_HASH] : [STYLE_HASH, sha256(extraStyle)],
+    images: [brand.logoUri, client?.logoUri].filter((uri) => uri !== undefined),
+  });
   return reply
     .code(options.status ?? 200)
     .headers({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': contentSecurityPolicy(options.formTargets ?? [], (options.scripts ?? []).length > 0),
+      'content-security-policy': csp,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

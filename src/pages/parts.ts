@@ -1,4 +1,6 @@
+import { BUILTIN_SCOPES } from '../requests/scope.js';
 import { type SafeHtml, html } from './html.js';
+import type { Messages } from './i18n/index.js';
 
 /** The hidden inputs a form carries (CONTRACT.md §4). */
 export function hiddenFields(fields: Readonly<Record<string, string>>): SafeHtml[] {
@@ -15,9 +17,25 @@ export interface ScopeView {
   description: string;
 }
 
+const BUILTIN_DESCRIPTIONS: ReadonlyMap<string, string> = new Map(BUILTIN_SCOPES.map((scope) => [scope.name, scope.description]));
+
+/**
+ * A scope's description in the page's language: a built-in scope's own while the realm keeps
+ * the description it came with; what an admin wrote stays as written.
+ */
+function describedIn(t: Messages, scope: ScopeView): string {
+  const builtIn = BUILTIN_DESCRIPTIONS.get(scope.name);
+  if (builtIn !== undefined && scope.description === builtIn && Object.hasOwn(t.scopes, scope.name)) return t.scopes[scope.name as keyof Messages['scopes']];
+  return scope.description;
+}
+
 /** The items of a list of scopes asked for, each with its description when it has one. */
-export function scopeItems(scopes: readonly ScopeView[]): SafeHtml[] {
-  return scopes.map((scope) => html`<li><strong>${scope.name}</strong>${scope.description ? html`: ${scope.description}` : ''}</li>`);
+export function scopeItems(t: Messages, scopes: readonly ScopeView[]): SafeHtml[] {
+  return scopes.map((scope) => {
+    const description = describedIn(t, scope);
+    const name = html`<strong>${scope.name}</strong>`;
+    return html`<li>${description ? t.consent.scope(name, description) : name}</li>`;
+  });
 }
 
 /** What the server says happened (a change made, an answer recorded). */

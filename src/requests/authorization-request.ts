@@ -1,4 +1,5 @@
 import { OAuthError } from '../errors.js';
+import { parseUiLocales } from '../pages/i18n/locales.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import { namedBriefly, requestedScope } from './scope.js';
@@ -17,11 +18,15 @@ export interface AuthorizationRequest {
   nonce?: string;
   /** S256 only. */
   codeChallenge?: string;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`, or the key of a DPoP proof at PAR). */
+  dpopJkt?: string;
   prompt: Prompt[];
   maxAge?: number;
   loginHint?: string;
   /** OIDC Core §3.1.2.1, in order of preference: the realm's `acr_journeys` picks the journey (CONTRACT.md §8). */
   acrValues?: string[];
+  /** OIDC Core §3.1.2.1 `ui_locales`, in order of preference: the language of the sign-in's pages (CONTRACT.md §10). */
+  uiLocales?: string[];
 }
 
 /** The parameters /authorize and /par read; others are ignored. */
@@ -34,10 +39,12 @@ export const AUTHORIZATION_PARAMETERS = [
   'nonce',
   'code_challenge',
   'code_challenge_method',
+  'dpop_jkt',
   'prompt',
   'max_age',
   'login_hint',
   'acr_values',
+  'ui_locales',
   'response_mode',
   'request',
   'request_uri',
@@ -54,6 +61,8 @@ export class UntrustedRedirectError extends Error {
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters; an S256 challenge is 43. */
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+/** RFC 7638 SHA-256 thumbprint, base64url: 43 characters. */
+const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 const MAX_VALUE_LENGTH = 2048;
 const PROMPTS = new Map<string, Prompt>([
   ['none', 'none'],
@@ -116,12 +125,19 @@ export function validateAuthorizationRequest(
     if (!CODE_CHALLENGE.test(params.code_challenge)) throw new OAuthError('invalid_request', 'code_challenge is malformed');
   }
 
+  if (params.dpop_jkt !== undefined && !JWK_THUMBPRINT.test(params.dpop_jkt)) {
+    throw new OAuthError('invalid_request', 'dpop_jkt must be a JWK SHA-256 thumbprint (RFC 7638, base64url)');
+  }
+
   const prompt = parsePrompt(params.prompt);
   let maxAge: number | undefined;
   if (params.max_age !== undefined) {
     if (!/^\d{1,9}$/.test(params.max_age)) throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds');
     maxAge = Number(params.max_age);
   }
+
+  // Tags the server does not know are not an error (OIDC Core §3.1.2.1): they ask for nothing.
+  const uiLocales = parseUiLocales(params.ui_locales);
 
   return {
     clientId: client.client_id,
@@ -132,9 +148,11 @@ export function validateAuthorizationRequest(
     ...(params.state === undefined ? {} : { state: params.state }),
     ...(params.nonce === undefined ? {} : { nonce: params.nonce }),
     ...(params.code_challenge === undefined ? {} : { codeChallenge: params.code_challenge }),
+    ...(params.dpop_jkt === undefined ? {} : { dpopJkt: params.dpop_jkt }),
     ...(maxAge === undefined ? {} : { maxAge }),
     ...(params.login_hint === undefined ? {} : { loginHint: params.login_hint }),
     ...(params.acr_values === undefined ? {} : { acrValues: params.acr_values.split(' ').filter(Boolean).slice(0, 20) }),
+    ...(uiLocales === undefined ? {} : { uiLocales }),
   };
 }
 

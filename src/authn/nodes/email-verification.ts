@@ -2,13 +2,11 @@ import type { SelfServiceDeps } from '../self-service/deps.js';
 import { emailToConfirm, mailVerification } from '../self-service/verification.js';
 import type { NodeOutcome, NodeRunner } from './node.js';
 
-const NOT_YET = 'Your email address is not confirmed yet: open the link in the mail we sent you, then continue.';
-
 /** What the person reads after asking for the mail again. */
 const RESENT: Readonly<Record<'sent' | 'limited' | 'failed', NodeOutcome>> = {
-  sent: { notice: 'We sent you a new mail. Open its link, then continue here.' },
-  limited: { error: 'Too many mails were sent to you. Wait a few minutes, then try again.', failure: false },
-  failed: { error: 'The mail could not be sent. Try again later.', failure: false },
+  sent: { notice: (t) => t.emailVerification.resent },
+  limited: { error: (t) => t.emailVerification.tooMany, failure: false },
+  failed: { error: (t) => t.emailVerification.notSent, failure: false },
 };
 
 /**
@@ -27,9 +25,9 @@ export function emailVerificationNode(deps: SelfServiceDeps): NodeRunner {
     async submit(context, _node, form) {
       const { realm, userId } = context;
       const user = userId === undefined ? undefined : await deps.store.users.getById(realm.name, userId);
-      if (!user) return { error: 'Sign in first.', failure: false };
-      if (form.resend !== undefined) return RESENT[await mailVerification(deps, realm, user, context.address)];
-      return emailToConfirm(user) ? { error: NOT_YET, failure: false } : { passed: { userId: user.id, amr: [] } };
+      if (!user) return { error: (t) => t.signIn.signInFirst, failure: false };
+      if (form.resend !== undefined) return RESENT[await mailVerification(deps, realm, user, context)];
+      return emailToConfirm(user) ? { error: (t) => t.emailVerification.notYet, failure: false } : { passed: { userId: user.id, amr: [] } };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { SignInView } from '../../pages/sign-in/views.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import type { JourneyNode } from '../journeys/graph.js';
@@ -12,6 +13,8 @@ export interface NodeContext {
   /** The person, once a node before has told who signs in. */
   readonly userId: string | undefined;
   readonly address: string;
+  /** The language of the sign-in's pages, which its mails go out in too. */
+  readonly locale: Locale;
   readonly audit: AuditLog;
   readonly log: { info(details: object, message: string): void };
 }
@@ -21,12 +24,12 @@ export type NodeOutcome =
   | { readonly passed: Passed }
   /** The person took another outcome of the node without passing it (a passkey they do not have). */
   | { readonly outcome: string }
-  /** Shown on the node's page again; `failure` counts towards brute-force limits. */
-  | { readonly error: string; readonly failure: boolean }
+  /** Shown on the node's page again, in its language; `failure` counts towards brute-force limits. */
+  | { readonly error: Text; readonly failure: boolean }
   /** The node moved on within itself (an enrolment confirmed a first code…): show it again. */
   | { readonly again: true }
   /** Shown on the node's page again, with what was done (a mail sent again). */
-  | { readonly notice: string };
+  | { readonly notice: Text };
 
 export type Form = Readonly<Record<string, string | undefined>>;
 

@@ -1,10 +1,11 @@
+import type { Text } from '../../pages/i18n/index.js';
 import type { Store } from '../../store/index.js';
 import type { KeyEncryption } from '../../tokens/key-encryption.js';
 import { OTP_AMR, RECOVERY_CODE_AMR, base32Of, hasConfirmedTotp, issuerLabel, otpauthUri, pendingTotpSecret, verifyOneTimeCode } from '../otp.js';
 import type { NodeRunner } from './node.js';
 
-export const WRONG_CODE = 'The code is incorrect or was already used.';
-const NO_CODE = 'Enter the code your authenticator app shows.';
+const WRONG_CODE: Text = (t) => t.signIn.wrongCode;
+const NO_CODE: Text = (t) => t.signIn.enterCode;
 
 /**
  * The `otp` node: a code of the person's authenticator app (RFC 6238), or one of their
@@ -30,7 +31,7 @@ export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes'>; en
     async submit(context, _node, form) {
       const { userId } = context;
       const typed = form.recovery_code ?? form.otp;
-      if (userId === undefined) return { error: 'Sign in first.', failure: false };
+      if (userId === undefined) return { error: (t) => t.signIn.signInFirst, failure: false };
       if (typed === undefined || typed.trim() === '') return { error: NO_CODE, failure: false };
       const kind = await verifyOneTimeCode(store, encryption, context.realm.name, userId, typed, { pending: true });
       if (kind === undefined) return { error: WRONG_CODE, failure: true };

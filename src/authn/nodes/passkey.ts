@@ -4,14 +4,14 @@ import type { CeremonyFailure, Failed } from '../passkey-ceremony.js';
 import { RelyingParty, passkeyName } from '../passkeys.js';
 import type { NodeContext, NodeOutcome, NodeRunner } from './node.js';
 
-/** What the person reads when a ceremony failed; `failure` counts towards brute-force limits. */
-const FAILURES: Readonly<Record<CeremonyFailure, { error: string; failure: boolean }>> = {
-  missing: { error: 'Passkeys need JavaScript, which is turned off or not supported in this browser.', failure: false },
-  malformed: { error: 'The passkey was not accepted.', failure: false },
-  expired: { error: 'The passkey request expired. Try again.', failure: false },
-  refused: { error: 'The passkey was not accepted.', failure: true },
-  duplicate: { error: 'This passkey is registered already.', failure: false },
-  limit: { error: 'You have too many passkeys.', failure: false },
+/** Whether a failed ceremony counts towards brute-force limits: only a passkey the server refused. */
+const COUNTED: Readonly<Record<CeremonyFailure, boolean>> = {
+  missing: false,
+  malformed: false,
+  expired: false,
+  refused: true,
+  duplicate: false,
+  limit: false,
 };
 
 export interface PasskeyNodeRunner extends NodeRunner {
@@ -39,7 +39,8 @@ export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'w
     if (outcome.failure === 'refused' || outcome.failure === 'malformed') {
       context.log.info({ passkey: outcome.failure, reason: outcome.detail }, 'passkey not accepted');
     }
-    return FAILURES[outcome.failure];
+    const { failure } = outcome;
+    return { error: (t) => t.passkey.failures[failure], failure: COUNTED[failure] };
   }
 
   const offersUnavailable = (node: JourneyNode) => node.type === 'passkey' && node.next.unavailable !== 'deny';

@@ -1,9 +1,10 @@
+import type { Text } from '../../pages/i18n/index.js';
 import type { UserStore } from '../../store/users.js';
 import { PASSWORD_AMR, verifyPassword } from '../password.js';
 import type { NodeRunner } from './node.js';
 
 /** One message whatever was wrong, so that the page does not tell which usernames exist. */
-export const WRONG_CREDENTIALS = 'The username or password is incorrect.';
+const WRONG_CREDENTIALS: Text = (t) => t.signIn.wrongCredentials;
 
 /** The `password` node (CONTRACT.md §4): a username and a password, checked with argon2id. */
 export function passwordNode(users: UserStore): NodeRunner {
@@ -23,7 +24,7 @@ export function passwordNode(users: UserStore): NodeRunner {
       };
     },
     async submit(context, _node, form) {
-      if (form.username === undefined || form.password === undefined) return { error: 'Enter your username and password.', failure: false };
+      if (form.username === undefined || form.password === undefined) return { error: (t) => t.signIn.enterUsernameAndPassword, failure: false };
       const user = await verifyPassword(users, context.realm.name, form.username, form.password);
       if (!user) return { error: WRONG_CREDENTIALS, failure: true };
       return { passed: { userId: user.id, amr: PASSWORD_AMR } };

@@ -18,8 +18,11 @@ export function registerNode(deps: SelfServiceDeps): NodeRunner {
       return { kind: 'register', kept: { username: form.username ?? '', email: form.email ?? '', given_name: form.given_name ?? '', family_name: form.family_name ?? '' } };
     },
     async submit(context, _node, form) {
-      const registration = await register(deps, context.realm, form, { address: context.address, audit: context.audit, via: 'sign_in' });
-      if ('problems' in registration) return { error: registration.problems.join(' '), failure: false };
+      const registration = await register(deps, context.realm, form, { address: context.address, audit: context.audit, locale: context.locale, via: 'sign_in' });
+      if ('problems' in registration) {
+        const { problems } = registration;
+        return { error: (t) => problems.map((problem) => problem(t)).join(' '), failure: false };
+      }
       return { passed: { userId: registration.user.id, amr: PASSWORD_AMR } };
     },
   };

@@ -1,5 +1,6 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Mailer } from '../../mail/mailer.js';
+import type { Locale } from '../../pages/i18n/index.js';
 import type { Store } from '../../store/index.js';
 
 /** What the pages by which people manage themselves (CONTRACT.md §9) change and send. */
@@ -9,8 +10,9 @@ export interface SelfServiceDeps {
   readonly mailer: Mailer | undefined;
 }
 
-/** Who asked, for the audit trail and the tickets' limits per address. */
+/** Who asked, for the audit trail and the tickets' limits per address, and in which language a mail goes out: the page's. */
 export interface Requester {
   readonly address: string;
   readonly audit: AuditLog;
+  readonly locale: Locale;
 }

@@ -1,4 +1,5 @@
 import { passwordResetMail, realmLabel } from '../../mail/messages.js';
+import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import { hashPassword } from '../password-hashing.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
@@ -10,9 +11,11 @@ import { emailOf } from './verification.js';
  * address. Whether anyone is named must not show, in what the page says or in how long it takes:
  * the caller answers without waiting for this. The work is the same for no one: the two
  * lookups, then a ticket issued, or the same statements run without a person
- * (`TicketStore.rehearse`). The mail is sent with the ticket; nothing waits for it.
+ * (`TicketStore.rehearse`). The mail is sent with the ticket, in the language of the page that
+ * asked; nothing waits for it.
  */
-export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, typed: string, address: string): Promise<void> {
+export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, typed: string, requester: { address: string; locale: Locale }): Promise<void> {
+  const { address, locale } = requester;
   const { users, tickets } = deps.store;
   const lifetime = realm.settings.ticket_lifetime;
   const [byName, byEmail] = await Promise.all([users.get(realm.name, typed), users.getByEmail(realm.name, typed)]);
@@ -22,7 +25,7 @@ export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, t
   const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
   if (issued === 'limited') return;
   const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
-  await deps.mailer.send(passwordResetMail(email, { realm: realmLabel(realm), username: person.username, link, lifetime }));
+  await deps.mailer.send(passwordResetMail(email, { realm: realmLabel(realm), username: person.username, link, lifetime, locale }));
 }
 
 /** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */
@@ -32,7 +35,7 @@ export async function resetTicketHolder(deps: SelfServiceDeps, realm: RequestRea
 }
 
 /** `gone`: the ticket does not work (unknown, used, expired); a problem: the policy refused the password, and the ticket still works. */
-export type ResetOutcome = 'done' | 'gone' | { readonly problem: string; readonly username: string };
+export type ResetOutcome = 'done' | 'gone' | { readonly problem: Text; readonly username: string };
 
 /**
  * Sets the new password of the ticket's person: the realm's policy first (a refused password

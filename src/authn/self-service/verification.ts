@@ -17,16 +17,17 @@ export type Mailed = 'sent' | 'limited' | 'failed';
 
 /**
  * Mails the person a link `{issuer}/verify?ticket=…` that confirms their address (CONTRACT.md
- * §9). Awaited: the page says whether it went.
+ * §9), in the language of the page that asked. Awaited: the page says whether it went.
  */
-export async function mailVerification(deps: SelfServiceDeps, realm: RequestRealm, user: User, address: string): Promise<Mailed> {
+export async function mailVerification(deps: SelfServiceDeps, realm: RequestRealm, user: User, requester: Pick<Requester, 'address' | 'locale'>): Promise<Mailed> {
+  const { address, locale } = requester;
   const email = emailOf(user);
   if (email === undefined || !deps.mailer) return 'failed';
   const lifetime = realm.settings.ticket_lifetime;
   const issued = await deps.store.tickets.issue('email_verification', realm.name, user.id, address, lifetime);
   if (issued === 'limited') return 'limited';
   const link = `${realm.issuer}/verify?ticket=${encodeURIComponent(issued.ticket)}`;
-  const sent = await deps.mailer.send(verificationMail(email, { realm: realmLabel(realm), username: user.username, link, lifetime }));
+  const sent = await deps.mailer.send(verificationMail(email, { realm: realmLabel(realm), username: user.username, link, lifetime, locale }));
   return sent ? 'sent' : 'failed';
 }
 

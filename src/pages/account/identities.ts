@@ -1,21 +1,6 @@
 import { type SafeHtml, html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import { type AccountForm, csrfInput, utcMinute } from './form.js';
-
-/** Every English text of the section, its notices included: the one place to translate. */
-export const IDENTITIES_TEXTS = {
-  title: 'Linked accounts',
-  none: 'No account at another provider is linked to yours.',
-  linked: (when: string) => `linked ${when}`,
-  /** Told apart by the upstream's identifier when the person has two accounts at one provider. */
-  account: (subject: string) => `account ${subject}`,
-  unlink: (name: string) => `Unlink ${name}`,
-  onlyWay: 'It cannot be unlinked: it is your only way to sign in, as you have no password, passkey or other linked account.',
-  unlinked: (name: string) => `${name} is unlinked from your account: you no longer sign in with it.`,
-  refusedOnlyWay: (name: string) => `${name} cannot be unlinked: it is your only way to sign in.`,
-  notLinked: 'That linked account was not found.',
-} as const;
-
-const TEXTS = IDENTITIES_TEXTS;
 
 /** An account at an upstream provider that signs the person in. */
 export interface LinkedAccountView {
@@ -35,22 +20,23 @@ export interface IdentitiesSectionView {
   readonly unlink: AccountForm | undefined;
 }
 
-const item = (link: LinkedAccountView, unlink: AccountForm | undefined) => html`<li class="identity"><strong>${link.name}</strong>${
-  link.showSubject ? ` (${TEXTS.account(link.subject)})` : ''
-}: ${TEXTS.linked(utcMinute(link.linkedAt))}${
+const item = (texts: Messages['account']['identities'], link: LinkedAccountView, unlink: AccountForm | undefined) => html`<li class="identity"><strong>${link.name}</strong>${
+  link.showSubject ? ` (${texts.account(link.subject)})` : ''
+}: ${texts.linked(utcMinute(link.linkedAt))}${
   unlink
     ? html`
 <form method="post" action="${unlink.action}">
 ${csrfInput(unlink.csrf)}
 <input type="hidden" name="provider" value="${link.provider}">
 <input type="hidden" name="subject" value="${link.subject}">
-<button type="submit">${TEXTS.unlink(link.name)}</button>
+<button type="submit">${texts.unlink(link.name)}</button>
 </form>`
     : ''
 }</li>`;
 
-export function identitiesSectionBody(view: IdentitiesSectionView): SafeHtml {
-  if (view.links.length === 0) return html`<p>${TEXTS.none}</p>`;
-  const list = html`<ul class="identities">${view.links.map((link) => item(link, view.unlink))}</ul>`;
-  return view.unlink ? list : html`${list}\n<p class="only-way">${TEXTS.onlyWay}</p>`;
+export function identitiesSectionBody(t: Messages, view: IdentitiesSectionView): SafeHtml {
+  const texts = t.account.identities;
+  if (view.links.length === 0) return html`<p>${texts.none}</p>`;
+  const list = html`<ul class="identities">${view.links.map((link) => item(texts, link, view.unlink))}</ul>`;
+  return view.unlink ? list : html`${list}\n<p class="only-way">${texts.onlyWay}</p>`;
 }

@@ -1,4 +1,5 @@
 import { type SafeHtml, html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import { errorBox } from '../parts.js';
 import { enrolmentView } from '../sign-in/controls.js';
 import { type AccountForm, csrfInput, utcDay } from './form.js';
@@ -9,29 +10,33 @@ export type OneTimeCodeSectionView =
   | { readonly kind: 'set-up'; readonly confirmedAt: Date; readonly remove: AccountForm }
   | { readonly kind: 'none'; readonly enrol: AccountForm };
 
-export function oneTimeCodeSectionBody(view: OneTimeCodeSectionView): SafeHtml {
+export function oneTimeCodeSectionBody(t: Messages, view: OneTimeCodeSectionView): SafeHtml {
+  const texts = t.account.oneTimeCode;
   if (view.kind === 'set-up') {
-    return html`<p>An authenticator app gives you one-time codes (set up on ${utcDay(view.confirmedAt)}).</p>
+    return html`<p>${texts.setUp(utcDay(view.confirmedAt))}</p>
 <form method="post" action="${view.remove.action}">
 ${csrfInput(view.remove.csrf)}
-<button type="submit">Remove the authenticator app</button>
+<button type="submit">${texts.remove}</button>
 </form>`;
   }
-  return html`<p>No authenticator app is set up.</p>
+  return html`<p>${texts.none}</p>
 <form method="post" action="${view.enrol.action}">
 ${csrfInput(view.enrol.csrf)}
-<button type="submit">Set up an authenticator app</button>
+<button type="submit">${texts.enrol}</button>
 </form>`;
 }
 
 /** The pending secret, shown to be added to an app, and the field for its first code. */
-export function otpEnrolmentPage(view: { confirm: AccountForm; otpauthUri: string; secretBase32: string; error?: string | undefined }): AccountSubpage {
+export function otpEnrolmentPage(
+  t: Messages,
+  view: { confirm: AccountForm; otpauthUri: string; secretBase32: string; error?: string | undefined },
+): AccountSubpage {
   return {
-    title: 'Set up an authenticator app',
+    title: t.account.oneTimeCode.enrolTitle,
     body: html`${view.error ? html`${errorBox(view.error)}\n` : ''}<form method="post" action="${view.confirm.action}">
 ${csrfInput(view.confirm.csrf)}
-${enrolmentView(view)}
-<button class="primary" type="submit">Confirm</button>
+${enrolmentView(t, view)}
+<button class="primary" type="submit">${t.actions.confirm}</button>
 </form>`,
   };
 }

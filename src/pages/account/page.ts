@@ -1,4 +1,5 @@
 import { type SafeHtml, html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import type { Page } from '../layout.js';
 import { noticeBox } from '../parts.js';
 
@@ -15,31 +16,25 @@ export interface AccountSubpage {
   readonly body: SafeHtml;
 }
 
-/** "5 minutes", "1 hour", "90 seconds": the realm's window as a person reads it. */
-export function durationText(seconds: number): string {
-  const [amount, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
-  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
-}
-
 /** The account page (`{issuer}/account`): who is signed in, and each section. */
-export function accountOverviewPage(view: {
-  realm: string;
-  username: string;
-  notice: string | undefined;
-  /** The realm's `reauthentication_max_age`, when the sign-in is older: a credential change signs the person in again first. */
-  signInAgainAfter: number | undefined;
-  sections: readonly AccountSectionPart[];
-  /** Same-origin scripts the sections need (passkeys); the rest of the page works without JavaScript. */
-  scripts: readonly string[];
-}): Page {
+export function accountOverviewPage(
+  t: Messages,
+  view: {
+    username: string;
+    notice: string | undefined;
+    /** The realm's `reauthentication_max_age`, when the sign-in is older: a credential change signs the person in again first. */
+    signInAgainAfter: number | undefined;
+    sections: readonly AccountSectionPart[];
+    /** Same-origin scripts the sections need (passkeys); the rest of the page works without JavaScript. */
+    scripts: readonly string[];
+  },
+): Page {
   const signInAgain =
-    view.signInAgainAfter === undefined
-      ? ''
-      : html`<p class="reauthentication">You signed in more than ${durationText(view.signInAgainAfter)} ago: to change how you sign in, you will be asked to sign in again first.</p>
+    view.signInAgainAfter === undefined ? '' : html`<p class="reauthentication">${t.account.signInAgainFirst(view.signInAgainAfter)}</p>
 `;
   return {
-    options: { title: 'Your account', realm: view.realm, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
-    body: html`${view.notice ? html`${noticeBox(view.notice)}\n` : ''}<p>Signed in as <strong>${view.username}</strong>.</p>
+    options: { t, title: t.account.title, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
+    body: html`${view.notice ? html`${noticeBox(view.notice)}\n` : ''}<p>${t.account.signedInAs(html`<strong>${view.username}</strong>`)}</p>
 ${signInAgain}${view.sections.filter((section) => section.body !== undefined).map(
       (section) => html`<section class="account">
 <h2>${section.title}</h2>
@@ -51,10 +46,10 @@ ${section.body}
 }
 
 /** A page of its own, with the way back to the account page. */
-export function accountSubpage(view: { realm: string; accountUrl: string; page: AccountSubpage }): Page {
+export function accountSubpage(t: Messages, view: { accountUrl: string; page: AccountSubpage }): Page {
   return {
-    options: { title: view.page.title, realm: view.realm },
+    options: { t, title: view.page.title },
     body: html`${view.page.body}
-<p><a href="${view.accountUrl}">Back to your account</a></p>`,
+<p><a href="${view.accountUrl}">${t.actions.backToAccount}</a></p>`,
   };
 }

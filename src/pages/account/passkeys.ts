@@ -1,4 +1,5 @@
 import { type SafeHtml, html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import { passkeyControl, passkeyNameField } from '../sign-in/controls.js';
 import { type AccountForm, csrfInput, utcMinute } from './form.js';
 
@@ -26,18 +27,21 @@ export interface PasskeysSectionView {
     | { readonly kind: 'register'; readonly form: AccountForm; readonly options: unknown };
 }
 
-const item = (passkey: PasskeyView, remove: AccountForm) => html`<li><strong>${passkey.name}</strong>${passkey.synced ? ' (synced)' : ''}: added ${utcMinute(passkey.addedAt)}, ${
-  passkey.lastUsedAt ? `last used ${utcMinute(passkey.lastUsedAt)}` : 'never used'
-}
+function item(t: Messages, passkey: PasskeyView, remove: AccountForm): SafeHtml {
+  const texts = t.account.passkeys;
+  const used = passkey.lastUsedAt ? texts.lastUsed(utcMinute(passkey.lastUsedAt)) : texts.neverUsed;
+  return html`<li><strong>${passkey.name}</strong>${passkey.synced ? texts.synced : ''}: ${texts.added(utcMinute(passkey.addedAt))}, ${used}
 <form method="post" action="${remove.action}">
 ${csrfInput(remove.csrf)}
 <input type="hidden" name="credential_id" value="${passkey.credentialId}">
-<button type="submit">Delete ${passkey.name}</button>
+<button type="submit">${texts.delete(passkey.name)}</button>
 </form></li>`;
+}
 
-export function passkeysSectionBody(view: PasskeysSectionView): SafeHtml {
+export function passkeysSectionBody(t: Messages, view: PasskeysSectionView): SafeHtml {
+  const texts = t.account.passkeys;
   const list =
-    view.passkeys.length > 0 ? html`<ul class="passkeys">${view.passkeys.map((passkey) => item(passkey, view.remove))}</ul>` : html`<p>You have no passkeys.</p>`;
+    view.passkeys.length > 0 ? html`<ul class="passkeys">${view.passkeys.map((passkey) => item(t, passkey, view.remove))}</ul>` : html`<p>${texts.none}</p>`;
   const { add } = view;
   switch (add.kind) {
     case 'at-limit':
@@ -46,20 +50,14 @@ export function passkeysSectionBody(view: PasskeysSectionView): SafeHtml {
       return html`${list}
 <form method="post" action="${add.form.action}">
 ${csrfInput(add.form.csrf)}
-<button type="submit">Sign in again to add a passkey</button>
+<button type="submit">${texts.signInAgainToAdd}</button>
 </form>`;
     case 'register':
       return html`${list}
 <form method="post" action="${add.form.action}">
 ${csrfInput(add.form.csrf)}
-${passkeyNameField(true)}
-${passkeyControl({
-  ceremony: 'registration',
-  options: add.options,
-  label: 'Add a passkey',
-  primary: false,
-  noscript: 'Adding a passkey needs JavaScript, which is turned off in this browser.',
-})}
+${passkeyNameField(t, true)}
+${passkeyControl(t, { ceremony: 'registration', options: add.options, label: texts.add, primary: false, noscript: texts.addNoscript })}
 </form>`;
   }
 }

@@ -1,4 +1,5 @@
 import { type SafeHtml, html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import { noticeBox } from '../parts.js';
 import { type AccountForm, csrfInput, utcMinute } from './form.js';
 import type { AccountSubpage } from './page.js';
@@ -15,26 +16,22 @@ export interface SessionView {
 }
 
 /** RFC 8176 methods as the person knows them; others are shown as they are. */
-const METHOD_NAMES: Readonly<Record<string, string>> = {
-  pwd: 'password',
-  otp: 'one-time code',
-  hwk: 'passkey',
-  swk: 'passkey',
-  mfa: 'multi-factor',
+const methodsOf = (t: Messages, amr: readonly string[]): string => {
+  const names = t.account.sessions.methods;
+  return [...new Set(amr.map((method) => (Object.hasOwn(names, method) ? names[method]! : method)))].join(', ');
 };
 
-const methodsOf = (amr: readonly string[]): string => [...new Set(amr.map((method) => METHOD_NAMES[method] ?? method))].join(', ');
-
-export function sessionsSectionBody(sessions: readonly SessionView[]): SafeHtml {
+export function sessionsSectionBody(t: Messages, sessions: readonly SessionView[]): SafeHtml {
+  const texts = t.account.sessions;
   const items = sessions.map(
     (session) => html`<li class="session">
-<p>Signed in ${utcMinute(session.signedInAt)} with ${methodsOf(session.amr)}; ends ${utcMinute(session.endsAt)}${
-      session.thisBrowser ? html` <strong class="this-browser">(this browser)</strong>` : ''
+<p>${texts.signedIn(utcMinute(session.signedInAt), methodsOf(t, session.amr), utcMinute(session.endsAt))}${
+      session.thisBrowser ? html` <strong class="this-browser">${texts.thisBrowser}</strong>` : ''
     }</p>
 <form method="post" action="${session.end.action}">
 <input type="hidden" name="sid" value="${session.sid}">
 ${csrfInput(session.end.csrf)}
-<button type="submit">Sign out</button>
+<button type="submit">${texts.signOut}</button>
 </form>
 </li>`,
   );
@@ -42,6 +39,6 @@ ${csrfInput(session.end.csrf)}
 }
 
 /** After the person signed out this browser's own session from the list. */
-export function signedOutPage(): AccountSubpage {
-  return { title: 'Signed out', body: noticeBox('You are signed out of this browser.') };
+export function signedOutPage(t: Messages): AccountSubpage {
+  return { title: t.account.sessions.signedOutTitle, body: noticeBox(t.account.sessions.signedOut) };
 }

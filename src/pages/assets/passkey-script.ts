@@ -8,11 +8,27 @@
  * shown when WebAuthn is available; on submit, the script runs the ceremony with
  * @simplewebauthn/browser (`assets/webauthn.js`, loaded before), puts its JSON result into
  * the hidden field and submits the form. The pages allow no inline script, so everything is
- * bound here.
+ * bound here. What the script tells the person comes in the page's language, as JSON in the
+ * button's `data-passkey-messages` (src/pages/sign-in/controls.ts); English when it is missing.
  */
 export const PASSKEY_SCRIPT = String.raw`(function () {
   'use strict';
   var webauthn = window.SimpleWebAuthnBrowser;
+  var ENGLISH = {
+    alreadyRegistered: 'This authenticator already holds a passkey for your account.',
+    notAllowed: 'The passkey was not used: the request was cancelled or timed out. Try again.',
+    failed: 'The passkey could not be used. Try again.',
+    unsupported: 'This browser does not support passkeys.'
+  };
+
+  function messagesOf(button) {
+    try {
+      var messages = JSON.parse(button.getAttribute('data-passkey-messages'));
+      return messages && typeof messages === 'object' ? messages : ENGLISH;
+    } catch (error) {
+      return ENGLISH;
+    }
+  }
 
   function show(form, message) {
     var box = form.querySelector('.passkey-error');
@@ -21,14 +37,10 @@ export const PASSKEY_SCRIPT = String.raw`(function () {
     box.hidden = false;
   }
 
-  function messageOf(error) {
-    if (error && error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') {
-      return 'This authenticator already holds a passkey for your account.';
-    }
-    if (error && error.name === 'NotAllowedError') {
-      return 'The passkey was not used: the request was cancelled or timed out. Try again.';
-    }
-    return 'The passkey could not be used. Try again.';
+  function messageOf(error, messages) {
+    if (error && error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return messages.alreadyRegistered;
+    if (error && error.name === 'NotAllowedError') return messages.notAllowed;
+    return messages.failed;
   }
 
   function complete(form, result) {
@@ -46,8 +58,9 @@ export const PASSKEY_SCRIPT = String.raw`(function () {
   function bind(button) {
     var form = button.form;
     if (!form) return;
+    var messages = messagesOf(button);
     if (!webauthn || !webauthn.browserSupportsWebAuthn()) {
-      show(form, 'This browser does not support passkeys.');
+      show(form, messages.unsupported);
       return;
     }
     button.hidden = false;
@@ -61,7 +74,7 @@ export const PASSKEY_SCRIPT = String.raw`(function () {
         },
         function (error) {
           button.disabled = false;
-          show(form, messageOf(error));
+          show(form, messageOf(error, messages));
         }
       );
     });

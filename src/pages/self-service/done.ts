@@ -1,4 +1,5 @@
 import { html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import type { Page } from '../layout.js';
 import { noticeBox } from '../parts.js';
 
@@ -12,10 +13,10 @@ export interface NextLink {
  * The end of a self-service page (CONTRACT.md §9): what happened, or why nothing could (a
  * link used or expired), and where to go next.
  */
-export function donePage(view: { realm: string; title: string; message: string; failed?: boolean; status?: number; next?: NextLink | undefined }): Page {
+export function donePage(t: Messages, view: { title: string; message: string; failed?: boolean; status?: number; next?: NextLink | undefined }): Page {
   const message = view.failed ? html`<p class="error" role="alert">${view.message}</p>` : noticeBox(view.message);
   return {
-    options: { title: view.title, realm: view.realm, status: view.status ?? (view.failed ? 400 : 200) },
+    options: { t, title: view.title, status: view.status ?? (view.failed ? 400 : 200) },
     body: html`${message}
 ${view.next ? html`<p><a href="${view.next.href}">${view.next.text}</a></p>` : ''}`,
   };

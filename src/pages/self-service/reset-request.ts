@@ -1,19 +1,20 @@
 import { html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import type { Page } from '../layout.js';
 import { errorBox, hiddenFields } from '../parts.js';
 
 /** `{issuer}/reset`: the person names their account to receive a link (CONTRACT.md §9). */
-export function resetRequestPage(view: { realm: string; hidden: Record<string, string>; error?: string | undefined; signIn?: string | undefined }): Page {
+export function resetRequestPage(t: Messages, view: { hidden: Record<string, string>; error?: string | undefined; signIn?: string | undefined }): Page {
   return {
-    options: { title: 'Reset your password', realm: view.realm, ...(view.error ? { status: 400 } : {}) },
+    options: { t, title: t.reset.title, ...(view.error ? { status: 400 } : {}) },
     body: html`${errorBox(view.error)}
-<p>Enter your username or email address. If it belongs to an account, we will mail a link to choose a new password.</p>
+<p>${t.reset.lead}</p>
 <form method="post">
 ${hiddenFields(view.hidden)}
-<label for="username">Username or email address</label>
+<label for="username">${t.reset.nameLabel}</label>
 <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus>
-<button class="primary" type="submit">Send the link</button>
+<button class="primary" type="submit">${t.reset.send}</button>
 </form>
-${view.signIn ? html`<p><a href="${view.signIn}">Back to sign-in</a></p>` : ''}`,
+${view.signIn ? html`<p><a href="${view.signIn}">${t.actions.backToSignIn}</a></p>` : ''}`,
   };
 }

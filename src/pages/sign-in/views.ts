@@ -1,5 +1,6 @@
 import type { SafeHtml } from '../html.js';
 import { html } from '../html.js';
+import type { Messages } from '../i18n/index.js';
 import { checkYourMailBody } from '../self-service/check-your-mail.js';
 import { type RegistrationKept, registrationFields } from '../self-service/registration.js';
 import { codeField, enrolmentView, passkeyControl, passkeyNameField } from './controls.js';
@@ -12,6 +13,7 @@ export type SignInView =
   | { readonly kind: 'otp_enrolment'; readonly otpauthUri: string; readonly secretBase32: string }
   /** `passwordless`: no one known yet; `second_factor`: the known person's passkey; `register`: they have none. */
   | { readonly kind: 'passkey'; readonly mode: 'passwordless' | 'second_factor' | 'register'; readonly options: unknown; readonly offerUnavailable: boolean }
+  /** `labels`: the journey's own words for its options, as an admin wrote them. */
   | { readonly kind: 'choice'; readonly labels: readonly string[] }
   /** An `identity_provider` node: sign-in at that upstream provider (CONTRACT.md §10). */
   | { readonly kind: 'identity_provider'; readonly provider: ProviderButtonView }
@@ -26,115 +28,83 @@ export interface ProviderButtonView {
   readonly name: string;
 }
 
-export const TITLES: Readonly<Record<SignInView['kind'], string>> = {
-  password: 'Sign in',
-  otp: 'One-time code',
-  otp_enrolment: 'One-time code',
-  passkey: 'Passkey',
-  choice: 'Sign in',
-  identity_provider: 'Sign in',
-  register: 'Create an account',
-  email_verification: 'Confirm your email address',
-};
+/** The title of a node's page. */
+export const titleOf = (t: Messages, view: SignInView): string => t.signIn.titles[view.kind];
 
 /** The body of a node's form (CONTRACT.md §4 names its fields). */
-export function signInBody(view: SignInView): SafeHtml {
+export function signInBody(t: Messages, view: SignInView): SafeHtml {
   switch (view.kind) {
     case 'password':
-      return html`<label for="username">Username</label>
+      return html`<label for="username">${t.signIn.username}</label>
 <input id="username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" required value="${view.username}"${view.username ? '' : html` autofocus`}>
-<label for="password">Password</label>
+<label for="password">${t.signIn.password}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : ''}>
-<button class="primary" type="submit">Sign in</button>${accountLinks(view)}`;
+<button class="primary" type="submit">${t.actions.signIn}</button>${accountLinks(t, view)}`;
     case 'otp':
       // A recovery code has letters, which a numeric keyboard cannot type: it has a field of its own.
-      return html`${codeField('Code from your authenticator app')}
+      return html`${codeField(t.signIn.codeFromAuthenticator)}
 <details>
-<summary>Use a recovery code</summary>
-<label for="recovery_code">Recovery code</label>
+<summary>${t.signIn.useRecoveryCode}</summary>
+<label for="recovery_code">${t.signIn.recoveryCode}</label>
 <input id="recovery_code" name="recovery_code" autocomplete="off" autocapitalize="none" spellcheck="false">
 </details>
-<button class="primary" type="submit">Verify</button>`;
+<button class="primary" type="submit">${t.signIn.verify}</button>`;
     case 'otp_enrolment':
-      return html`<p><strong>Set up an authenticator app</strong>: this sign-in asks for a one-time code.</p>
-${enrolmentView(view)}
-<button class="primary" type="submit">Confirm</button>`;
+      return html`<p>${t.signIn.otpEnrolmentLead}</p>
+${enrolmentView(t, view)}
+<button class="primary" type="submit">${t.actions.confirm}</button>`;
     case 'passkey':
-      return passkeyBody(view);
+      return passkeyBody(t, view);
     case 'choice':
-      return html`<p>How do you want to sign in?</p>
+      return html`<p>${t.signIn.chooseHow}</p>
 ${view.labels.map((label, index) => html`<button type="submit" name="option" value="${String(index)}"${index === 0 ? html` class="primary"` : ''}>${label}</button>\n`)}`;
     case 'identity_provider':
-      return html`<p>Sign in with your account at ${view.provider.name}.</p>
-${providerButton(view.provider, true)}`;
+      return html`<p>${t.signIn.providerLead(view.provider.name)}</p>
+${providerButton(t, view.provider, true)}`;
     case 'register':
-      return registrationFields(view.kept);
+      return registrationFields(t, view.kept);
     case 'email_verification':
-      return checkYourMailBody();
+      return checkYourMailBody(t);
   }
 }
 
 /** Beside the password form: a forgotten password, a new account (CONTRACT.md §9). */
-function accountLinks(view: Extract<SignInView, { kind: 'password' }>): SafeHtml | '' {
+function accountLinks(t: Messages, view: Extract<SignInView, { kind: 'password' }>): SafeHtml | '' {
   const links = [
-    ...(view.reset ? [html`<a href="${view.reset}">Forgot your password?</a>`] : []),
-    ...(view.register ? [html`<a href="${view.register}">Create an account</a>`] : []),
+    ...(view.reset ? [html`<a href="${view.reset}">${t.signIn.forgotPassword}</a>`] : []),
+    ...(view.register ? [html`<a href="${view.register}">${t.signIn.createAccount}</a>`] : []),
   ];
   return links.length === 0 ? '' : html`
 <p class="account-links">${links.map((link, index) => html`${index > 0 ? html` · ` : ''}${link}`)}</p>`;
 }
 
-function passkeyBody(view: Extract<SignInView, { kind: 'passkey' }>): SafeHtml {
+function passkeyBody(t: Messages, view: Extract<SignInView, { kind: 'passkey' }>): SafeHtml {
   const unavailable = view.offerUnavailable
-    ? html`\n<button type="submit" name="unavailable" value="1" formnovalidate>I have no passkey</button>`
+    ? html`\n<button type="submit" name="unavailable" value="1" formnovalidate>${t.passkey.noPasskey}</button>`
     : '';
   if (view.mode === 'register') {
-    return html`<p><strong>Register a passkey</strong>: this sign-in asks for one, and your account has none yet. Create it on this device, your phone or a security key.</p>
-${passkeyNameField(false)}
-${passkeyControl({
-  ceremony: 'registration',
-  options: view.options,
-  label: 'Register a passkey',
-  primary: true,
-  noscript: 'Registering a passkey needs JavaScript, which is turned off in this browser: this sign-in cannot go on without it.',
-})}`;
+    return html`<p>${t.passkey.registerLead}</p>
+${passkeyNameField(t, false)}
+${passkeyControl(t, { ceremony: 'registration', options: view.options, label: t.passkey.register, primary: true, noscript: t.passkey.registerNoscript })}`;
   }
   if (view.mode === 'second_factor') {
-    return html`<p>Confirm that it is you with your passkey.</p>
-${passkeyControl({
-  ceremony: 'authentication',
-  options: view.options,
-  label: 'Use your passkey',
-  primary: true,
-  noscript: 'This sign-in asks for a passkey, which needs JavaScript: it is turned off in this browser, so the sign-in cannot go on.',
-})}`;
+    return html`<p>${t.passkey.secondFactorLead}</p>
+${passkeyControl(t, { ceremony: 'authentication', options: view.options, label: t.passkey.useYours, primary: true, noscript: t.passkey.secondFactorNoscript })}`;
   }
-  return html`<p>Sign in with a passkey saved on this device, your phone or a security key.</p>
-${passkeyControl({
-  ceremony: 'authentication',
-  options: view.options,
-  label: 'Sign in with a passkey',
-  primary: true,
-  noscript: 'Signing in with a passkey needs JavaScript, which is turned off in this browser: this sign-in cannot go on without it.',
-})}${unavailable}`;
+  return html`<p>${t.passkey.passwordlessLead}</p>
+${passkeyControl(t, { ceremony: 'authentication', options: view.options, label: t.passkey.signIn, primary: true, noscript: t.passkey.passwordlessNoscript })}${unavailable}`;
 }
 
 /** A passwordless passkey offered beside a password form (another way through it). */
-export function passkeyAlternativeBody(options: unknown): SafeHtml {
-  return passkeyControl({
-    ceremony: 'authentication',
-    options,
-    label: 'Sign in with a passkey',
-    primary: false,
-    noscript: 'Signing in with a passkey needs JavaScript, which is turned off in this browser. Sign in with your password instead.',
-  });
+export function passkeyAlternativeBody(t: Messages, options: unknown): SafeHtml {
+  return passkeyControl(t, { ceremony: 'authentication', options, label: t.passkey.signIn, primary: false, noscript: t.passkey.alternativeNoscript });
 }
 
 /** A provider offered beside a password form (another way through it), in a form of its own. */
-export function providerAlternativeBody(provider: ProviderButtonView): SafeHtml {
-  return providerButton(provider, false);
+export function providerAlternativeBody(t: Messages, provider: ProviderButtonView): SafeHtml {
+  return providerButton(t, provider, false);
 }
 
-function providerButton(provider: ProviderButtonView, primary: boolean): SafeHtml {
-  return html`<button type="submit" name="provider" value="${provider.alias}"${primary ? html` class="primary"` : ''}>Sign in with ${provider.name}</button>`;
+function providerButton(t: Messages, provider: ProviderButtonView, primary: boolean): SafeHtml {
+  return html`<button type="submit" name="provider" value="${provider.alias}"${primary ? html` class="primary"` : ''}>${t.signIn.withProvider(provider.name)}</button>`;
 }

@@ -1,0 +1,365 @@
+import { type SafeHtml, html } from '../html.js';
+import { amountOf, exactDuration, roundedDuration } from './units.js';
+
+const minutes = (count: number) => amountOf('en', 'minute', count);
+const s = (count: number) => (count === 1 ? '' : 's');
+
+/**
+ * The English texts of the pages and mails: the catalogue the others follow key by key
+ * (`Messages` is its type, so a text missing in another language does not compile). A text
+ * that holds markup takes its variable parts as escaped markup and is built with `html`.
+ */
+export const en = {
+  /** The `<html lang>` of a page in this language. */
+  lang: 'en',
+
+  page: {
+    /** Beside the title of the sign-in and consent pages: the application the person is signing in to. */
+    forClient: (client: SafeHtml) => html`to continue to ${client}`,
+  },
+
+  actions: {
+    allow: 'Allow',
+    deny: 'Deny',
+    continue: 'Continue',
+    confirm: 'Confirm',
+    signIn: 'Sign in',
+    backToSignIn: 'Back to sign-in',
+    goToAccount: 'Go to your account',
+    backToAccount: 'Back to your account',
+  },
+
+  errors: {
+    invalidRequest: 'Invalid request',
+    fromApplication: (detail: string) => `The application sent an invalid request: ${detail}.`,
+    notHandled: (detail: string) => `The request could not be handled: ${detail}.`,
+    requestExpired: 'Request expired',
+    requestExpiredMessage: 'This sign-in request has expired or was already completed. Return to the application and try again.',
+    formExpired: 'Form expired',
+    formExpiredMessage: 'The form could not be accepted. Return to the application and try again.',
+    tooManyAttempts: 'Too many attempts',
+    tooManyAttemptsMessage: 'Too many attempts came from your network. Wait a minute, then try again.',
+    somethingWentWrong: 'Something went wrong',
+    somethingWentWrongMessage: 'The service could not complete your request. Try again later.',
+    notFound: 'Page not found',
+    notFoundMessage: 'This page does not exist.',
+    notAvailable: 'Not available',
+    notAvailableMessage: 'This page is not available.',
+    cannotSignIn: 'Cannot sign in',
+    signInRefused: 'This sign-in was refused.',
+    signInUnavailable: 'This sign-in is not available. Ask the application\u2019s administrator.',
+    accountDisabled: 'This account is disabled. Ask the administrator of this service.',
+  },
+
+  signIn: {
+    titles: {
+      password: 'Sign in',
+      otp: 'One-time code',
+      otp_enrolment: 'One-time code',
+      passkey: 'Passkey',
+      choice: 'Sign in',
+      identity_provider: 'Sign in',
+      register: 'Create an account',
+      email_verification: 'Confirm your email address',
+    },
+    username: 'Username',
+    password: 'Password',
+    forgotPassword: 'Forgot your password?',
+    createAccount: 'Create an account',
+    codeFromAuthenticator: 'Code from your authenticator app',
+    useRecoveryCode: 'Use a recovery code',
+    recoveryCode: 'Recovery code',
+    verify: 'Verify',
+    otpEnrolmentLead: html`<strong>Set up an authenticator app</strong>: this sign-in asks for a one-time code.`,
+    chooseHow: 'How do you want to sign in?',
+    providerLead: (provider: string) => `Sign in with your account at ${provider}.`,
+    withProvider: (provider: string) => `Sign in with ${provider}`,
+    enterUsernameAndPassword: 'Enter your username and password.',
+    wrongCredentials: 'The username or password is incorrect.',
+    signInFirst: 'Sign in first.',
+    enterCode: 'Enter the code your authenticator app shows.',
+    wrongCode: 'The code is incorrect or was already used.',
+    lockedOut: (wait: number) => `Too many failed sign-in attempts. Try again in ${minutes(wait)}.`,
+  },
+
+  passkey: {
+    registerLead: html`<strong>Register a passkey</strong>: this sign-in asks for one, and your account has none yet. Create it on this device, your phone or a security key.`,
+    register: 'Register a passkey',
+    registerNoscript: 'Registering a passkey needs JavaScript, which is turned off in this browser: this sign-in cannot go on without it.',
+    secondFactorLead: 'Confirm that it is you with your passkey.',
+    useYours: 'Use your passkey',
+    secondFactorNoscript: 'This sign-in asks for a passkey, which needs JavaScript: it is turned off in this browser, so the sign-in cannot go on.',
+    passwordlessLead: 'Sign in with a passkey saved on this device, your phone or a security key.',
+    signIn: 'Sign in with a passkey',
+    passwordlessNoscript: 'Signing in with a passkey needs JavaScript, which is turned off in this browser: this sign-in cannot go on without it.',
+    alternativeNoscript: 'Signing in with a passkey needs JavaScript, which is turned off in this browser. Sign in with your password instead.',
+    noPasskey: 'I have no passkey',
+    nameLabel: 'Name of the passkey',
+    namePlaceholder: 'e.g. Work laptop',
+    /** Why a ceremony at the sign-in failed. */
+    failures: {
+      missing: 'Passkeys need JavaScript, which is turned off or not supported in this browser.',
+      malformed: 'The passkey was not accepted.',
+      expired: 'The passkey request expired. Try again.',
+      refused: 'The passkey was not accepted.',
+      duplicate: 'This passkey is registered already.',
+      limit: 'You have too many passkeys.',
+    },
+    /** What the page's script says in the browser (src/pages/assets/passkey-script.ts). */
+    browser: {
+      alreadyRegistered: 'This authenticator already holds a passkey for your account.',
+      notAllowed: 'The passkey was not used: the request was cancelled or timed out. Try again.',
+      failed: 'The passkey could not be used. Try again.',
+      unsupported: 'This browser does not support passkeys.',
+    },
+  },
+
+  oneTimeCode: {
+    code: 'Code',
+    enrolmentLead: 'Scan this QR code with an authenticator app, or type the secret into it, then enter the code it shows.',
+    qrLabel: 'QR code of the secret',
+    secret: 'Secret:',
+    codeFromApp: 'Code from the app',
+  },
+
+  emailVerification: {
+    lead: 'Before you sign in, confirm your email address: open the link in the mail we sent you, then continue here.',
+    resend: 'Send the mail again',
+    notYet: 'Your email address is not confirmed yet: open the link in the mail we sent you, then continue.',
+    resent: 'We sent you a new mail. Open its link, then continue here.',
+    tooMany: 'Too many mails were sent to you. Wait a few minutes, then try again.',
+    notSent: 'The mail could not be sent. Try again later.',
+  },
+
+  consent: {
+    title: 'Allow access?',
+    checkDeviceCode: (code: SafeHtml) => html`Check that your device shows the code ${code}.`,
+    /** A scope asked for and its description. */
+    scope: (name: SafeHtml, description: string) => html`${name}: ${description}`,
+    asksTo: (client: SafeHtml) => html`${client} asks to:`,
+    knowSignedIn: 'Know that you signed in.',
+  },
+
+  /** The descriptions of the built-in scopes, while a realm keeps them as they came. */
+  scopes: {
+    openid: 'Sign you in with your account',
+    profile: 'See your name and basic profile',
+    email: 'See your email address',
+  },
+
+  signOut: {
+    title: 'Sign out',
+    question: 'Do you want to sign out?',
+    confirm: 'Sign out',
+    stay: 'Stay signed in',
+    stayedTitle: 'Signed in',
+    stayed: 'You are still signed in.',
+    doneTitle: 'Signed out',
+    done: 'You are signed out.',
+  },
+
+  device: {
+    title: 'Connect a device',
+    codeLabel: 'Enter the code shown on your device',
+    tooManyWrongCodes: (wait: number) => `Too many wrong codes. Try again in ${minutes(wait)}.`,
+    unknownCode: 'That code is not valid or has expired. Check the code on your device.',
+    connectedTitle: 'Device connected',
+    connected: 'You may now return to your device.',
+    deniedTitle: 'Access denied',
+    denied: 'The device was not given access. You may close this page.',
+  },
+
+  ciba: {
+    title: 'Requests waiting for you',
+    signedInAs: (username: SafeHtml) => html`Signed in as ${username}.`,
+    checkBindingMessage: (message: SafeHtml) => html`Check that the application shows: ${message}`,
+    none: 'No requests are waiting for you.',
+    approved: 'You allowed the request. The application can now continue.',
+    denied: 'You denied the request.',
+    gone: 'That request has expired or was already answered.',
+  },
+
+  account: {
+    title: 'Your account',
+    signedInAs: (username: SafeHtml) => html`Signed in as ${username}.`,
+    signInAgainFirst: (seconds: number) =>
+      `You signed in more than ${exactDuration('en', seconds)} ago: to change how you sign in, you will be asked to sign in again first.`,
+    sections: {
+      password: 'Password',
+      oneTimeCode: 'One-time code',
+      passkeys: 'Passkeys',
+      recoveryCodes: 'Recovery codes',
+      identities: 'Linked accounts',
+      applications: 'Applications',
+      sessions: 'Sessions',
+    },
+    password: {
+      current: 'Current password',
+      new: 'New password',
+      change: 'Change the password',
+      none: 'Your account has no password: you sign in another way.',
+      signsOutElsewhere: 'Changing it signs you out everywhere else.',
+      changeTitle: 'Change your password',
+      enterCurrent: 'Enter your current password.',
+      lockedOut: (wait: number) => `Too many failed attempts. Try again in ${minutes(wait)}.`,
+      wrongCurrent: 'The current password is incorrect.',
+      changed: 'Your password is changed. You are signed out everywhere else.',
+    },
+    oneTimeCode: {
+      setUp: (day: string) => `An authenticator app gives you one-time codes (set up on ${day}).`,
+      remove: 'Remove the authenticator app',
+      none: 'No authenticator app is set up.',
+      enrol: 'Set up an authenticator app',
+      enrolTitle: 'Set up an authenticator app',
+      alreadySetUp: 'An authenticator app is already set up: remove it first to set up another.',
+      nothingToConfirm: 'There is no authenticator app waiting to be confirmed.',
+      confirmed: 'Your authenticator app is set up.',
+      removed: 'The authenticator app was removed.',
+    },
+    passkeys: {
+      synced: ' (synced)',
+      added: (when: string) => `added ${when}`,
+      lastUsed: (when: string) => `last used ${when}`,
+      neverUsed: 'never used',
+      delete: (name: string) => `Delete ${name}`,
+      none: 'You have no passkeys.',
+      signInAgainToAdd: 'Sign in again to add a passkey',
+      add: 'Add a passkey',
+      addNoscript: 'Adding a passkey needs JavaScript, which is turned off in this browser.',
+      /** Why a passkey was not added. */
+      failures: {
+        missing: 'Adding a passkey needs JavaScript, which is turned off or not supported in this browser.',
+        malformed: 'The passkey could not be registered.',
+        expired: 'The passkey request expired. Try again.',
+        refused: 'The passkey could not be registered.',
+        duplicate: 'This passkey is registered already.',
+        limit: (most: number) => `You have ${most} passkeys: delete one to add another.`,
+      },
+      addedNotice: (name: string) => `The passkey "${name}" was added.`,
+      notFound: 'That passkey was not found.',
+      deleted: 'The passkey was deleted.',
+    },
+    recoveryCodes: {
+      noneLeft: 'You have no recovery codes left.',
+      left: (count: number) => `You have ${count} unused recovery code${s(count)}. Each works once, instead of a one-time code.`,
+      generate: 'Generate new codes',
+      title: 'Your recovery codes',
+      created: 'New recovery codes created.',
+      keepSafe:
+        'Keep these codes somewhere safe: they are shown only this once. Each works once, where a one-time code is asked for. Your previous codes no longer work.',
+    },
+    identities: {
+      none: 'No account at another provider is linked to yours.',
+      linked: (when: string) => `linked ${when}`,
+      /** Told apart by the upstream's identifier when the person has two accounts at one provider. */
+      account: (subject: string) => `account ${subject}`,
+      unlink: (provider: string) => `Unlink ${provider}`,
+      onlyWay: 'It cannot be unlinked: it is your only way to sign in, as you have no password, passkey or other linked account.',
+      unlinked: (provider: string) => `${provider} is unlinked from your account: you no longer sign in with it.`,
+      refusedOnlyWay: (provider: string) => `${provider} cannot be unlinked: it is your only way to sign in.`,
+      notLinked: 'That linked account was not found.',
+    },
+    applications: {
+      none: 'You have not allowed any application to use your account.',
+      allowed: (what: string) => `Allowed: ${what}`,
+      signInOnly: 'to know that you signed in',
+      revoke: 'Revoke',
+      revoked: (client: string) => `${client} no longer has access to your account.`,
+      nothingToRevoke: 'That application has no access to revoke.',
+    },
+    sessions: {
+      methods: { pwd: 'password', otp: 'one-time code', hwk: 'passkey', swk: 'passkey', mfa: 'multi-factor', fed: 'another provider' } as Readonly<Record<string, string>>,
+      signedIn: (when: string, methods: string, ends: string) => `Signed in ${when} with ${methods}; ends ${ends}`,
+      thisBrowser: '(this browser)',
+      signOut: 'Sign out',
+      signedOutTitle: 'Signed out',
+      signedOut: 'You are signed out of this browser.',
+      ended: 'The session is signed out.',
+      alreadyEnded: 'That session had already ended.',
+    },
+  },
+
+  register: {
+    title: 'Create an account',
+    email: 'Email address',
+    givenName: 'First name (optional)',
+    familyName: 'Last name (optional)',
+    submit: 'Create account',
+    createdTitle: 'Account created',
+    created: 'Your account is created. You can now sign in.',
+    createdMailSent: (email: string) => `Your account is created. We sent a mail to ${email}: open its link to confirm your email address.`,
+    createdMailFailed: 'Your account is created, but the mail that confirms your email address could not be sent. When you sign in, you can have it sent again.',
+    usernameInvalid: 'Choose a username of at most 255 letters, digits or . _ @ + -.',
+    usernameTaken: 'This username is taken: choose another.',
+    emailInvalid: 'Enter a valid email address.',
+    givenNameInvalid: (most: number) => `Enter a first name of at most ${most} visible characters.`,
+    familyNameInvalid: (most: number) => `Enter a last name of at most ${most} visible characters.`,
+  },
+
+  /** Why the realm's policy refuses a new password (src/authn/password-policy.ts). */
+  passwordPolicy: {
+    too_short: (least: number) => `The password must be at least ${least} character${s(least)}.`,
+    too_long: (most: number) => `The password must be at most ${most} characters.`,
+    common: 'The password is one of the most common passwords: choose another.',
+    username: 'The password must not be the username.',
+    email: 'The password must not be the email address.',
+  },
+
+  reset: {
+    title: 'Reset your password',
+    lead: 'Enter your username or email address. If it belongs to an account, we will mail a link to choose a new password.',
+    nameLabel: 'Username or email address',
+    send: 'Send the link',
+    enterName: 'Enter your username or email address.',
+    checkMailTitle: 'Check your mail',
+    checkMail: (wait: number) =>
+      `If this is the username or email address of an account, we sent a link to its email address. The link works once, within ${minutes(wait)}.`,
+    formTitle: 'Choose a new password',
+    formLead: (username: SafeHtml) => html`Choose a new password for ${username}. You will be signed out everywhere else.`,
+    newPassword: 'New password',
+    setPassword: 'Set the password',
+    changedTitle: 'Password changed',
+    changed: 'Your password is changed, and you are signed out everywhere. Sign in with your new password.',
+    linkGoneTitle: 'Link not valid',
+    linkGone: 'This link does not work: it was used already, or it expired. Ask for a new one.',
+    askAgain: 'Reset your password',
+  },
+
+  verify: {
+    confirmedTitle: 'Email address confirmed',
+    confirmed: 'Your email address is confirmed. If you were signing in, return to that page and continue.',
+    linkGoneTitle: 'Link not valid',
+    linkGone: 'This link does not work: it was used already, or it expired. Sign in to have a new mail sent.',
+  },
+
+  /** Why a sign-in through another provider did not go on (src/identity-providers/failures.ts). */
+  upstream: {
+    unreachable: (provider: string) => `${provider} cannot be reached right now. Try again later, or sign in another way.`,
+    denied: (provider: string) => `Signing in with ${provider} was cancelled or refused. Return to the application to try again.`,
+    invalid_answer: (provider: string) =>
+      `${provider} sent an answer that could not be verified, so you were not signed in. Try again later, or sign in another way.`,
+    unknown_state: (_provider: string) => 'This sign-in has expired or was already completed. Return to the application and try again.',
+    unknown_provider: (_provider: string) => 'This way of signing in is not available. Return to the application and try again.',
+    other_person: (provider: string) => `Your account at ${provider} belongs to another person of this service, so it cannot confirm this sign-in.`,
+  },
+
+  mail: {
+    hello: (username: string) => `Hello ${username},`,
+    /** The plain text part's line before the link. */
+    beforeLink: (action: string) => `${action}:`,
+    copyLink: 'Or copy this link into your browser:',
+    expiry: (seconds: number) => `The link works once, within ${roundedDuration('en', seconds)}.`,
+    verification: {
+      subject: (realm: string) => `Confirm your email address for ${realm}`,
+      lead: (realm: string, username: string) => `Please confirm that this is your email address for your ${realm} account "${username}".`,
+      action: 'Confirm your email address',
+      ignore: 'If you did not create this account, ignore this mail.',
+    },
+    passwordReset: {
+      subject: (realm: string) => `Reset your ${realm} password`,
+      lead: (realm: string, username: string) => `Someone asked to reset the password of your ${realm} account "${username}".`,
+      action: 'Choose a new password',
+      ignore: 'If it was not you, ignore this mail: your password stays as it is.',
+    },
+  },
+};

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { authorize, codeRequest, freshRealm, redirectPath } from '../support/flow-helpers.js';
+import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
+import { realmPath } from '../support/oauth.js';
+import { createUser } from '../support/users.js';
+
+/**
+ * Branding (CONTRACT.md §10): the realm's `display_name` on every page, its `logo_uri` above the
+ * title with the CSP allowing that image's origin alone, its `primary_color` on the main buttons
+ * with the text colour that contrasts most; the client's `client_name` on the sign-in and
+ * consent pages.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+const cspOf = (page: LightMyRequestResponse): string[] => String(page.headers['content-security-policy']).split('; ');
+const directive = (page: LightMyRequestResponse, name: string): string | undefined => cspOf(page).find((part) => part.startsWith(`${name} `));
+
+/** The sign-in page of a new request, and after signing in, its consent page. */
+async function pagesOf(settings: Record<string, unknown>, client: Record<string, unknown> = {}) {
+  const realm = await freshRealm(t, settings);
+  const { client_id: clientId } = await t.admin.createClient(realm, {
+    client_type: 'public',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code'],
+    scope: 'openid profile',
+    ...client,
+  });
+  const user = await createUser(t.admin, realm, `ada-${clientId.slice(0, 6)}`);
+  const browser = new TestBrowser(t.app, BASE_URL);
+  const url = location(await authorize(browser, realm, codeRequest(clientId)));
+  const signIn = await browser.get(url);
+  const signedIn = await browser.submit(url, signIn, { username: user.username, password: user.password });
+  expect(redirectPath(signedIn)).toMatch(/\/consent$/);
+  const consent = await browser.get(location(signedIn));
+  return { realm, clientId, browser, signIn, consent };
+}
+
+describe('the realm and the client named', () => {
+  it('shows the display name on the sign-in and consent pages (and in their titles), and the client\u2019s name on both', async () => {
+    const { signIn, consent } = await pagesOf({ display_name: 'Acme <Corp> & Sons' }, { client_name: 'Billing "Pro"' });
+    for (const page of [signIn, consent]) {
+      expect(page.body).toContain('<p class="realm">Acme &lt;Corp&gt; &amp; Sons</p>');
+      expect(page.body).toMatch(/<title>[^<]+ · Acme &lt;Corp&gt; &amp; Sons<\/title>/);
+      expect(page.body).toContain('<p class="client"><span>to continue to <strong>Billing &quot;Pro&quot;</strong></span></p>');
+    }
+    expect(consent.body).toContain('<p><strong>Billing &quot;Pro&quot;</strong> asks to:</p>');
+  });
+
+  it('names the realm by its name without a display name, and a client without a name by its id', async () => {
+    const { realm, clientId, signIn, consent } = await pagesOf({});
+    for (const page of [signIn, consent]) {
+      expect(page.body).toContain(`<p class="realm">${realm}</p>`);
+      expect(page.body).toContain(`to continue to <strong>${clientId}</strong>`);
+    }
+  });
+
+  it('shows the display name on pages of no client (the device page), and no client line there', async () => {
+    const realm = await freshRealm(t, { display_name: 'Acme Corp' });
+    const page = await new TestBrowser(t.app, BASE_URL).get(`${realmPath(realm)}/device/user`);
+    expect(page.body).toContain('<p class="realm">Acme Corp</p>');
+    expect(page.body).not.toContain('class="client"');
+  });
+});
+
+describe('the logo', () => {
+  it('is an image above the title, and the CSP allows its origin and nothing else', async () => {
+    const { signIn, consent } = await pagesOf({ logo_uri: 'https://cdn.acme.example/brand/logo.svg?v=2' });
+    for (const page of [signIn, consent]) {
+      expect(page.body).toContain('<header class="brand"><img src="https://cdn.acme.example/brand/logo.svg?v=2" alt=""><p class="realm">');
+      expect(directive(page, 'img-src')).toBe('img-src https://cdn.acme.example');
+      expect(cspOf(page)).toContain("default-src 'none'");
+    }
+  });
+
+  it('leaves the CSP without img-src when the realm has none', async () => {
+    const { signIn, consent } = await pagesOf({});
+    for (const page of [signIn, consent]) {
+      expect(directive(page, 'img-src')).toBeUndefined();
+      expect(page.body).not.toContain('<img');
+    }
+  });
+
+  it('is shown on every page of the realm, an error page included', async () => {
+    const realm = await freshRealm(t, { logo_uri: 'https://static.acme.example/l.png' });
+    const error = await new TestBrowser(t.app, BASE_URL).get(`${realmPath(realm)}/authorize?client_id=nobody`);
+    expect(error.statusCode).toBe(400);
+    expect(error.body).toContain('<img src="https://static.acme.example/l.png" alt="">');
+    expect(directive(error, 'img-src')).toBe('img-src https://static.acme.example');
+  });
+});
+
+describe('the primary colour', () => {
+  /** Every inline stylesheet of a page is allowed by its hash, and the CSP allows no other. */
+  function expectStylesAllowed(page: LightMyRequestResponse): string[] {
+    const styles = [...page.body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(([, text]) => text!);
+    const hashes = styles.map((text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`);
+    expect(directive(page, 'style-src')).toBe(`style-src ${hashes.join(' ')}`);
+    return styles;
+  }
+
+  it.each([
+    ['#0b6e4f', '#ffffff'],
+    ['#FFD700', '#000000'],
+    ['#777777', '#000000'],
+    ['#000000', '#ffffff'],
+  ])('colours the main buttons %s with the text that contrasts most (%s), in a stylesheet the CSP allows by its hash', async (colour, text) => {
+    const { signIn, consent } = await pagesOf({ primary_color: colour });
+    for (const page of [signIn, consent]) {
+      const styles = expectStylesAllowed(page);
+      expect(styles).toHaveLength(2);
+      expect(styles[1]).toBe(`:root { --primary: ${colour.toLowerCase()}; --on-primary: ${text}; }`);
+      expect(cspOf(page).join('; ')).not.toContain('unsafe-inline');
+    }
+  });
+
+  it('keeps the one stylesheet without a colour of the realm\u2019s', async () => {
+    const { signIn } = await pagesOf({});
+    expect(expectStylesAllowed(signIn)).toHaveLength(1);
+  });
+});
