@@ -4,6 +4,7 @@ import type { PreparedAuditEvent } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
+import { askForLocales, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { addressLimit, tooManyFromAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -90,8 +91,10 @@ export class AuthorizationFlow {
       client = await this.store.clients.get(realm.name, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
-    // An admin may have removed the redirect URI since the request came: nothing goes there now.
+    // The sign-in's pages speak the language its request asked for (CONTRACT.md §10).
     const { purpose } = transaction;
+    if (purpose.kind === 'authorize') askForLocales(request, purpose.request.uiLocales);
+    // An admin may have removed the redirect URI since the request came: nothing goes there now.
     if (purpose.kind === 'authorize' && !client?.redirect_uris.includes(purpose.request.redirectUri)) {
       throw new UntrustedRedirectError('the redirect URI is no longer registered for this client');
     }
@@ -230,10 +233,11 @@ export class AuthorizationFlow {
   private async answerDevice(reply: FastifyReply, realm: RequestRealm, pendingId: string, decision: 'approved' | 'denied', session: Session) {
     const answered = await this.store.pendingAuthorizations.answer(realm.name, pendingId, decision, session);
     if (!answered) throw new TransactionGone();
+    const t = messagesOf(reply.request);
     const page =
       decision === 'approved'
-        ? messagePage({ realm: realm.name, title: 'Device connected', message: 'You may now return to your device.' })
-        : messagePage({ realm: realm.name, title: 'Access denied', message: 'The device was not given access. You may close this page.' });
+        ? messagePage(t, { title: t.device.connectedTitle, message: t.device.connected })
+        : messagePage(t, { title: t.device.deniedTitle, message: t.device.denied });
     return sendPage(reply, page.options, page.body);
   }
 
