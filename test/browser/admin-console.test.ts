@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
-import { type Problems, browserSkipReason, launchChromium, signIn, startCallbackServer, watchedContext } from './support.js';
+import { type Problems, browserSkipReason, launchChromium, signIn, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * The admin console (src/admin/console/) in a real Chromium against a listening server: the
  * token asked for and kept for the tab only; a realm, its settings, a scope, a confidential
  * client and a person made through the console; then a real sign-in with them (the code flow
  * with PKCE through the realm's pages) and the code exchanged with the secret the console
- * showed; a secret rotated; keys rotated; a journey stored and deleted; the audit events of all of it.
+ * showed; a secret rotated; keys rotated; a journey stored and deleted; an identity provider
+ * made (a person signing in through it), changed and deleted; a trusted issuer and an initial
+ * access token; a client's other fields, a person's claims; a client, a person and a realm
+ * deleted, each delete asked first; the audit events of all of it.
  */
 const skipReason = browserSkipReason('test/browser/admin-console.test.ts');
 
@@ -34,7 +38,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
   let issuer: string;
 
   beforeAll(async () => {
-    [callback, t, browser] = await Promise.all([startCallbackServer(), startTestApp({ listen: true }), launchChromium()]);
+    // The upstream provider of the identity provider test is another realm of this server, reached over loopback.
+    [callback, t, browser] = await Promise.all([startCallbackServer(), startTestApp({ listen: true, outboundAllow: ['127.0.0.1'] }), launchChromium()]);
     issuer = `${t.baseUrl}/oauth2/${REALM}`;
     admin = await watchedContext(browser, { javaScriptEnabled: true });
   }, 60_000);
@@ -68,6 +73,22 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     const names = await box.locator('dt').allTextContents();
     const values = await box.locator('dd').allTextContents();
     return Object.fromEntries(names.map((name, index) => [name, values[index]!]));
+  }
+
+  /**
+   * Clicks "Delete {name}" and answers the dialog that asks first: its Cancel has the focus
+   * (Enter or Escape deletes nothing), and the page behind it is inert until it is answered.
+   */
+  async function answerDelete(page: Page, name: string, answer: 'Delete' | 'Cancel' | 'Escape', question?: string): Promise<void> {
+    await page.getByRole('button', { name: `Delete ${name}`, exact: true }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.waitFor();
+    if (question !== undefined) await expect(dialog.getAttribute('aria-label')).resolves.toBe(question);
+    const cancel = dialog.getByRole('button', { name: 'Cancel', exact: true });
+    expect(await cancel.evaluate((button) => button === (button.ownerDocument as unknown as { activeElement: unknown }).activeElement)).toBe(true);
+    if (answer === 'Escape') await page.keyboard.press('Escape');
+    else await dialog.getByRole('button', { name: answer, exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
   }
 
   /** The client authenticated at the introspection endpoint: 200 with its secret, 401 with a wrong one. */
@@ -243,10 +264,20 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await form(page, 'New scope').getByLabel('Description').fill('Soon gone');
     await form(page, 'New scope').getByRole('button', { name: 'Save scope' }).click();
     await said(page, 'Scope temporary saved.');
-    await page.getByRole('button', { name: 'Delete temporary' }).click();
+    // Escape, like Cancel, deletes nothing.
+    await answerDelete(page, 'temporary', 'Escape', 'Delete the scope temporary? Clients that list it must let go of it first.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/scopes/temporary`)).statusCode).toBe(200);
+    // Edit fills the form: a new description for the same scope.
+    await page.getByRole('button', { name: 'Edit temporary', exact: true }).click();
+    await expect(form(page, 'New scope').getByLabel('Scope name').inputValue()).resolves.toBe('temporary');
+    await form(page, 'New scope').getByLabel('Description').fill('Soon gone, really');
+    await form(page, 'New scope').getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Scope temporary saved.');
+    await page.getByRole('table', { name: 'Scopes' }).getByRole('row', { name: /temporary Soon gone, really/ }).waitFor();
+    await answerDelete(page, 'temporary', 'Delete');
     await said(page, 'Scope temporary deleted.');
     await page.getByRole('button', { name: 'Delete temporary' }).waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: 'Delete openid' }).click();
+    await answerDelete(page, 'openid', 'Delete');
     await said(page, 'openid exists in every realm and cannot be deleted');
     expect(refusalsOnly(problems, [409])).toEqual({ console: [], pageErrors: [], violations: [] });
     problems.console.length = 0;
@@ -306,11 +337,11 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // A journey a client or the mapping names stays, and the console says why.
     expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: 'strong' })).statusCode).toBe(200);
     await tab(page, 'Journeys').click();
-    await page.getByRole('button', { name: 'Delete strong' }).click();
+    await answerDelete(page, 'strong', 'Delete');
     await said(page, `the journey "strong" is the journey of clients ${CLIENT_ID}, and the journey of acr values gold in the realm's acr_journeys: change them first`);
     expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: null })).statusCode).toBe(200);
     expect((await t.admin.request('PATCH', `/realms/${REALM}`, { settings: { acr_journeys: {} } })).statusCode).toBe(200);
-    await page.getByRole('button', { name: 'Delete strong' }).click();
+    await answerDelete(page, 'strong', 'Delete');
     await said(page, 'Journey strong deleted.');
     await page.getByRole('region', { name: 'Journey strong' }).waitFor({ state: 'detached' });
     expect((await t.admin.request('GET', `/realms/${REALM}/journeys/strong`)).statusCode).toBe(404);
@@ -318,22 +349,262 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     problems.console.length = 0;
   });
 
+  it('adds an identity provider whose secret is typed once and never shown, signs a person in through it, edits it keeping or replacing the secret, and deletes it once confirmed', async () => {
+    const { page, problems } = admin;
+    // The upstream: another realm of this server, with a client registered for the callback the console names.
+    const upstream = `${REALM}-corp`;
+    const upstreamIssuer = `${t.baseUrl}/oauth2/${upstream}`;
+    await t.admin.createRealm(upstream);
+    await t.admin.request('POST', `/realms/${upstream}/users`, { username: 'erin', password: PASSWORD, claims: { email: 'erin@corp.example', email_verified: true, name: 'Erin Example' } });
+    const upstreamClient = await t.admin.createClient(upstream, {
+      redirect_uris: [`${issuer}/broker/corp/callback`],
+      grant_types: ['authorization_code'],
+      scope: 'openid profile email',
+    });
+    const upstreamSecret = upstreamClient.client_secret!;
+    const sealed = async () => (await t.store.identityProviders.get(REALM, 'corp'))!.sealedSecret;
+
+    await tab(page, 'Identity providers').click();
+    const create = form(page, 'New identity provider');
+    await expect(create.getByLabel('Scope').inputValue()).resolves.toBe('openid email profile');
+    await expect(create.getByLabel('Username claim').inputValue()).resolves.toBe('preferred_username');
+    await expect(create.getByLabel('Client secret').getAttribute('type')).resolves.toBe('password');
+    await create.getByLabel(/^Alias/).fill('corp');
+    await create.getByLabel(/^Issuer/).fill('http://corp.example');
+    await create.getByLabel('Client ID at the provider').fill(upstreamClient.client_id);
+    await create.getByLabel('Client secret').fill(upstreamSecret);
+    await create.getByLabel('Display name').fill('Corp account');
+    await create.getByRole('button', { name: 'Create identity provider' }).click();
+    await said(page, /^issuer: must be an https URL without query or fragment/);
+    expect((await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).statusCode).toBe(404);
+
+    await create.getByLabel(/^Issuer/).fill(upstreamIssuer);
+    await create.getByRole('button', { name: 'Create identity provider' }).click();
+    await said(page, `Identity provider corp created. Register ${issuer}/broker/corp/callback as a redirect URI at the provider.`);
+    const row = page.getByRole('table', { name: 'Identity providers' }).getByRole('row', { name: /^corp Corp account/ });
+    await expect(row.textContent()).resolves.toContain(`${issuer}/broker/corp/callback`);
+    await expect(create.getByLabel('Client secret').inputValue()).resolves.toBe('');
+    expect(await page.locator('body').textContent()).not.toContain(upstreamSecret);
+    const created = (await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).json() as Record<string, unknown>;
+    expect(created).toMatchObject({ alias: 'corp', kind: 'oidc', issuer: upstreamIssuer, client_id: upstreamClient.client_id, display_name: 'Corp account', link_by_verified_email: false });
+    expect(JSON.stringify(created)).not.toContain(upstreamSecret);
+
+    // A person signs in at the realm through the provider: the secret typed in the console is the one the broker uses.
+    const person = await watchedContext(browser, { javaScriptEnabled: true });
+    try {
+      const { challenge } = pkce();
+      const query = new URLSearchParams({
+        client_id: CLIENT_ID, response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 'via-corp', code_challenge: challenge, code_challenge_method: 'S256',
+      });
+      await person.page.goto(`${issuer}/authorize?${query}`);
+      await Promise.all([person.page.waitForURL(startsWith(`${upstreamIssuer}/login?`)), person.page.getByRole('button', { name: 'Sign in with Corp account' }).click()]);
+      await signIn(person.page, 'erin', PASSWORD, startsWith(`${upstreamIssuer}/consent?`));
+      await Promise.all([person.page.waitForURL(startsWith(`${issuer}/consent?`)), person.page.locator('button[name=decision][value=allow]').click()]);
+      await Promise.all([person.page.waitForURL((url) => `${url.origin}${url.pathname}` === callback.redirectUri), person.page.locator('button[name=decision][value=allow]').click()]);
+      const redirect = new URL(person.page.url());
+      expect(redirect.searchParams.get('state')).toBe('via-corp');
+      expect(redirect.searchParams.get('code')).toEqual(expect.any(String));
+      expect(person.problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await person.context.close();
+    }
+    const upstreamErin = (await t.admin.request('GET', `/realms/${upstream}/users/erin`)).json() as { sub: string };
+
+    // The person made just in time shows the link on the Users tab.
+    await tab(page, 'Users').click();
+    await form(page, 'Find a user').getByLabel('Username').fill('erin');
+    await form(page, 'Find a user').getByRole('button', { name: 'Find' }).click();
+    await expect(page.getByRole('region', { name: 'User erin' }).textContent()).resolves.toContain(`corp: ${upstreamErin.sub}`);
+
+    // An edit that leaves the secret empty keeps it; one that types a new one replaces it.
+    await tab(page, 'Identity providers').click();
+    const before = await sealed();
+    await page.getByRole('button', { name: 'Edit corp', exact: true }).click();
+    const edit = form(page, 'Edit identity provider corp');
+    await expect(edit.getByLabel('Client secret').inputValue()).resolves.toBe('');
+    await edit.getByText(`${issuer}/broker/corp/callback`, { exact: true }).waitFor();
+    await edit.getByLabel('Display name').fill('Corp');
+    await edit.getByLabel('Link by verified email').check();
+    await edit.getByRole('button', { name: 'Save identity provider' }).click();
+    await said(page, 'Identity provider corp saved: display_name, link_by_verified_email.');
+    expect((await sealed()).equals(before)).toBe(true);
+    expect((await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).json()).toMatchObject({ display_name: 'Corp', link_by_verified_email: true });
+
+    await page.getByRole('button', { name: 'Edit corp', exact: true }).click();
+    await edit.getByLabel('Display name').fill('');
+    await edit.getByLabel('Client secret').fill('a-new-upstream-secret');
+    await edit.getByRole('button', { name: 'Save identity provider' }).click();
+    await said(page, 'Identity provider corp saved: display_name, client_secret.');
+    expect((await sealed()).equals(before)).toBe(false);
+    const changed = (await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).json() as Record<string, unknown>;
+    expect(changed).not.toHaveProperty('display_name');
+    expect(JSON.stringify(changed)).not.toContain('a-new-upstream-secret');
+    expect(await page.locator('body').textContent()).not.toContain('a-new-upstream-secret');
+
+    await answerDelete(page, 'corp', 'Cancel', 'Delete the identity provider corp? Its button leaves the sign-in page, and the links of people to their accounts there are removed.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).statusCode).toBe(200);
+    await answerDelete(page, 'corp', 'Delete');
+    await said(page, 'Identity provider corp deleted.');
+    await page.getByRole('table', { name: 'Identity providers' }).waitFor({ state: 'detached' });
+    expect((await t.admin.request('GET', `/realms/${REALM}/identity-providers/corp`)).statusCode).toBe(404);
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  }, 30_000);
+
+  it('trusts an issuer by its keys, shows why a record is refused, changes it and stops trusting it once confirmed', async () => {
+    const { page, problems } = admin;
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'idp-1' }] };
+    await tab(page, 'Trusted issuers').click();
+    const create = form(page, 'New trusted issuer');
+    await create.getByLabel('Kind').selectOption('jwt');
+    await create.getByLabel(/^Issuer/).fill('https://idp.example');
+    await create.getByLabel('Client IDs').fill(CLIENT_ID);
+    await create.getByLabel(/^JWKS \(JSON\)/).fill(JSON.stringify(jwks));
+    await create.getByLabel(/^JWKS URI/).fill('https://idp.example/jwks');
+    await create.getByRole('button', { name: 'Trust issuer' }).click();
+    await said(page, 'jwks: give jwks or jwks_uri, exactly one');
+    await create.getByLabel(/^JWKS URI/).fill('');
+    await create.getByRole('button', { name: 'Trust issuer' }).click();
+    await said(page, 'Trusted issuer https://idp.example created.');
+    const issuers = page.getByRole('table', { name: 'Trusted issuers' });
+    await issuers.getByRole('row', { name: new RegExp(`^https://idp\\.example jwt username ${CLIENT_ID} jwks \\(1 key\\)`) }).waitFor();
+    const [stored] = (await t.admin.request('GET', `/realms/${REALM}/trusted-issuers`)).json() as Array<Record<string, unknown>>;
+    expect(stored).toMatchObject({ kind: 'jwt', issuer: 'https://idp.example', jwks, subject_mapping: 'username', client_ids: [CLIENT_ID] });
+
+    await page.getByRole('button', { name: 'Edit https://idp.example (jwt)', exact: true }).click();
+    const edit = form(page, 'Edit trusted issuer https://idp.example');
+    await expect(edit.getByLabel('Client IDs').inputValue()).resolves.toBe(CLIENT_ID);
+    await edit.getByLabel('Subject mapping').selectOption('email');
+    await edit.getByLabel('Client IDs').fill('');
+    await edit.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'Trusted issuer https://idp.example saved: subject_mapping, client_ids.');
+    await issuers.getByRole('row', { name: /^https:\/\/idp\.example jwt email every client/ }).waitFor();
+    const changed = (await t.admin.request('GET', `/realms/${REALM}/trusted-issuers/${stored!.id}`)).json() as Record<string, unknown>;
+    expect(changed).toMatchObject({ subject_mapping: 'email', jwks });
+    expect(changed).not.toHaveProperty('client_ids');
+
+    await answerDelete(page, 'https://idp.example (jwt)', 'Delete', 'Stop trusting https://idp.example? Its jwt assertions are refused from now on.');
+    await said(page, 'Trusted issuer https://idp.example deleted.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/trusted-issuers/${stored!.id}`)).statusCode).toBe(404);
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  });
+
+  it('issues an initial access token, shown once, with which one client registers itself beyond the realm policy', async () => {
+    const { page, problems } = admin;
+    await tab(page, 'Initial access tokens').click();
+    await page.getByText(`${issuer}/connect/register`, { exact: true }).waitFor();
+    const issue = form(page, 'New initial access token');
+    await issue.getByLabel('Lifetime (seconds)').fill('600');
+    await issue.getByLabel('Client credentials').check();
+    await issue.getByRole('button', { name: 'Issue token' }).click();
+    await said(page, 'An initial access token for one registration, valid 600 s.');
+    const { token } = await secretShown(page.getByRole('region', { name: 'Initial access token' }));
+    const register = (bearer: string) =>
+      fetch(`${issuer}/connect/register`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Registered', grant_types: ['client_credentials'] }),
+      });
+    const first = await register(token!);
+    expect(first.status, await first.clone().text()).toBe(201);
+    expect(await first.json()).toMatchObject({ grant_types: ['client_credentials'] });
+    expect((await register(token!)).status).toBe(401);
+    expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+  });
+
+  it("edits a client's other fields as JSON, changes and takes out a person's claims, and deletes a client, a person and a realm once confirmed", async () => {
+    const { page, problems } = admin;
+    await t.admin.createClient(REALM, { client_id: 'throwaway', client_type: 'public', redirect_uris: [callback.redirectUri] });
+    await tab(page, 'Clients').click();
+    await page.getByRole('button', { name: `Edit ${CLIENT_ID}`, exact: true }).click();
+    const edit = form(page, `Edit client ${CLIENT_ID}`);
+    const moreField = edit.getByLabel('More fields (JSON)');
+    const more = JSON.parse(await moreField.inputValue()) as Record<string, unknown>;
+    expect(more).toMatchObject({ client_type: 'confidential', token_endpoint_auth_method: 'client_secret_basic', introspect_any_token: false });
+    expect(Object.keys(more)).not.toEqual(expect.arrayContaining(['client_id', 'client_name', 'redirect_uris', 'grant_types', 'scope']));
+    await moreField.fill(JSON.stringify({ ...more, client_name: 'Elsewhere' }));
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, 'More fields: client_name is set above, not here.');
+    await moreField.fill(JSON.stringify({ ...more, introspect_any_token: true }));
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, `Client ${CLIENT_ID} saved: introspect_any_token.`);
+    expect((await t.admin.request('GET', `/realms/${REALM}/clients/${CLIENT_ID}`)).json()).toMatchObject({ introspect_any_token: true, client_name: 'Shop' });
+
+    await answerDelete(page, 'throwaway', 'Cancel', 'Delete the client throwaway? Its tokens stop working at once.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/clients/throwaway`)).statusCode).toBe(200);
+    await answerDelete(page, 'throwaway', 'Delete');
+    await said(page, 'Client throwaway deleted.');
+    await page.getByRole('button', { name: 'Delete throwaway', exact: true }).waitFor({ state: 'detached' });
+    expect((await t.admin.request('GET', `/realms/${REALM}/clients/throwaway`)).statusCode).toBe(404);
+
+    // A person: claims changed, one taken out, then the person deleted.
+    await tab(page, 'Users').click();
+    const newUser = form(page, 'New user');
+    await newUser.getByLabel('New username').fill('bob');
+    await newUser.getByLabel(/^Password/).fill(PASSWORD);
+    await newUser.getByRole('button', { name: 'Create user' }).click();
+    await said(page, 'User bob created.');
+    const claims = form(page, 'Claims of bob').getByLabel('Claims (JSON)');
+    await expect(claims.inputValue()).resolves.toBe('{}');
+    await claims.fill('{"name": "Bob", "email": "bob@example.com"}');
+    await form(page, 'Claims of bob').getByRole('button', { name: 'Save claims' }).click();
+    await said(page, 'Claims of bob saved: name, email.');
+    await claims.fill('{"email": "bob@example.com"}');
+    await form(page, 'Claims of bob').getByRole('button', { name: 'Save claims' }).click();
+    await said(page, 'Claims of bob saved: name.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}/users/bob`)).json() as { claims: unknown }).claims).toEqual({ email: 'bob@example.com' });
+    await answerDelete(page, 'bob', 'Delete', 'Delete bob? Their sessions end and their tokens stop working.');
+    await said(page, 'User bob deleted.');
+    await page.getByRole('region', { name: 'User bob' }).waitFor({ state: 'detached' });
+    expect((await t.admin.request('GET', `/realms/${REALM}/users/bob`)).statusCode).toBe(404);
+
+    // A realm, made and deleted; the root realm cannot be.
+    const gone = `${REALM}-gone`;
+    await page.getByRole('link', { name: 'Realms', exact: true }).click();
+    await form(page, 'New realm').getByLabel('Realm name').fill(gone);
+    await Promise.all([page.waitForURL(`${consoleUrl()}#/realms/${gone}/settings`), page.getByRole('button', { name: 'Create realm' }).click()]);
+    await form(page, 'Realm settings').waitFor();
+    await answerDelete(page, gone, 'Delete', `Delete the realm ${gone} and everything in it? This cannot be undone.`);
+    await said(page, `Realm ${gone} deleted.`);
+    expect(page.url()).toBe(`${consoleUrl()}#/realms`);
+    const realms = page.getByRole('table', { name: 'Realms' });
+    await realms.getByRole('link', { name: REALM, exact: true }).waitFor();
+    expect(await realms.getByRole('link', { name: gone, exact: true }).count()).toBe(0);
+    expect((await t.admin.request('GET', `/realms/${gone}`)).statusCode).toBe(404);
+    await realms.getByRole('link', { name: 'root', exact: true }).click();
+    await page.getByText('The root realm always exists: it cannot be deleted.').waitFor();
+    expect(await page.getByRole('button', { name: 'Delete root', exact: true }).count()).toBe(0);
+
+    await page.getByRole('link', { name: 'Realms', exact: true }).click();
+    await page.getByRole('table', { name: 'Realms' }).getByRole('link', { name: REALM, exact: true }).click();
+    await form(page, 'Realm settings').waitFor();
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  }, 30_000);
+
   it('lists the creations and the sign-in among the audit events, and filters them by type', async () => {
     const { page, problems } = admin;
     await tab(page, 'Events').click();
     const events = page.getByRole('table', { name: 'Audit events' });
     await events.waitFor();
     const types = await events.locator('tbody tr td:nth-child(2)').allTextContents();
-    for (const type of ['realm.created', 'realm.updated', 'scope.saved', 'client.created', 'user.created', 'user.totp_enrolled', 'sign_in.succeeded', 'consent.granted', 'token.issued', 'client.secret_rotated', 'keys.rotated', 'scope.deleted', 'journey.saved', 'journey.deleted']) {
+    for (const type of ['realm.created', 'realm.updated', 'scope.saved', 'client.created', 'user.created', 'user.totp_enrolled', 'sign_in.succeeded', 'consent.granted', 'token.issued', 'client.secret_rotated', 'keys.rotated', 'scope.deleted', 'journey.saved', 'journey.deleted',
+      'identity_provider.created', 'identity_provider.updated', 'identity_provider.deleted', 'identity.linked', 'trusted_issuer.created', 'trusted_issuer.updated',
+      'trusted_issuer.deleted', 'initial_access_token.created', 'client.updated', 'client.deleted', 'user.updated', 'user.deleted']) {
       expect(types, type).toContain(type);
     }
     const filters = form(page, 'Event filters');
     await filters.getByLabel('Types').fill('client.created, user.created');
     await filters.getByRole('button', { name: 'Show events' }).click();
-    await expect.poll(() => events.locator('tbody tr').count()).toBe(2);
+    // The clients shop-web, throwaway and the one registered with the initial access token; alice, bob and erin (made at her first sign-in).
+    const shownTypes = () => events.locator('tbody tr td:nth-child(2)').allTextContents();
+    await expect.poll(async () => [...new Set(await shownTypes())].sort()).toEqual(['client.created', 'user.created']);
+    expect((await shownTypes()).sort()).toEqual([...Array(3).fill('client.created'), ...Array(3).fill('user.created')]);
     const rows = await events.locator('tbody tr').allTextContents();
-    expect(rows.find((text) => text.includes('client.created'))).toContain(CLIENT_ID);
-    expect(rows.find((text) => text.includes('user.created'))).toContain('"username":"alice"');
+    expect(rows.filter((text) => text.includes('client.created')).at(-1)).toContain(CLIENT_ID);
+    expect(rows.filter((text) => text.includes('user.created')).at(-1)).toContain('"username":"alice"');
     expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
   });
 
