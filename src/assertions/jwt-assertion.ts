@@ -18,6 +18,11 @@ export interface AssertionKind {
    * `iat`), how long ago that start may be, and how far ahead of now `exp` may be.
    */
   readonly maxLifetimeSeconds: number;
+  /**
+   * Whether it may come without `jti` (RFC 9101 §4: a request object need not have one); one
+   * that has a `jti` spends it all the same.
+   */
+  readonly jtiOptional?: boolean;
 }
 
 /** What the caller expects of an assertion: its kind, who signs it, and for whom it is meant. */
@@ -31,7 +36,7 @@ export interface AssertionExpectation {
   /** The audiences it may name, one of them as a string (`audienceMayBeArray` allows an array). */
   readonly audience: readonly string[];
   readonly audienceMayBeArray?: boolean;
-  /** Claims required beside `exp` and `jti`. */
+  /** Claims required beside `exp` and (unless the kind makes it optional) `jti`. */
   readonly requiredClaims?: readonly string[];
 }
 
@@ -41,7 +46,7 @@ export interface JwtAssertionDeps {
   now?: () => number;
 }
 
-export type AssertionClaims = JWTPayload & { exp: number; jti: string };
+export type AssertionClaims = JWTPayload & { exp: number };
 
 /**
  * Why an assertion was refused: those of any signed JWT, then `typ` (typed as another kind),
@@ -82,18 +87,20 @@ export async function verifyJwtAssertion<T = undefined>(
     ...(expected.subject === undefined ? {} : { subject: expected.subject }),
     audience: [...new Set(expected.audience)],
     audienceMayBeArray: expected.audienceMayBeArray ?? false,
-    requiredClaims: [...new Set(['exp', 'jti', ...(expected.requiredClaims ?? [])])],
+    requiredClaims: [...new Set(['exp', ...(expected.kind.jtiOptional ? [] : ['jti']), ...(expected.requiredClaims ?? [])])],
     at,
   });
   if (!verified.valid) return verified;
   const claims = verified.claims as AssertionClaims;
-  const refusal = timeRefusal(claims, Math.floor(at / 1000), expected.kind.maxLifetimeSeconds) ?? jtiRefusal(claims.jti);
+  const jtiAbsent = claims.jti === undefined && expected.kind.jtiOptional === true;
+  const refusal = timeRefusal(claims, Math.floor(at / 1000), expected.kind.maxLifetimeSeconds) ?? (jtiAbsent ? undefined : jtiRefusal(claims.jti));
   if (refusal) return { valid: false, ...refusal };
 
   const accepted = (accept ? await accept(claims) : undefined) as T;
+  if (jtiAbsent) return { valid: true, claims, accepted };
   // Until it can no longer be accepted: its exp, as late as our clock may be behind.
   const spentUntil = new Date((claims.exp + CLOCK_SKEW_SECONDS) * 1000);
-  if (!(await deps.spentAssertions.use(realm, expected.issuer, claims.jti, spentUntil))) return { valid: false, problem: 'replayed' };
+  if (!(await deps.spentAssertions.use(realm, expected.issuer, claims.jti!, spentUntil))) return { valid: false, problem: 'replayed' };
   return { valid: true, claims, accepted };
 }
 

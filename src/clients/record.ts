@@ -89,6 +89,14 @@ const clientFields = {
   require_pkce: z.boolean(),
   /** RFC 9126 §6 `require_pushed_authorization_requests`, named as the realm setting is. */
   require_par: z.boolean(),
+  /**
+   * RFC 9101 §10.5: its authorization requests (at /authorize and /par) must be signed request
+   * objects. Records written before it have none: false.
+   */
+  require_signed_request_object: z
+    .boolean()
+    .describe('Authorization requests (/authorize, /par) must come as a `request` object signed with a key of `jwks` or `jwks_uri` (RFC 9101)')
+    .optional(),
   skip_consent: z.boolean(),
   jwks: z.strictObject({ keys: z.array(publicJwk).max(20) }).optional(),
   jwks_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
@@ -143,6 +151,7 @@ function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
     token_endpoint_auth_method: type === 'public' ? 'none' : 'client_secret_basic',
     require_pkce: false,
     require_par: false,
+    require_signed_request_object: false,
     skip_consent: false,
     tls_client_certificate_bound_access_tokens: false,
     introspect_any_token: false,
@@ -174,6 +183,9 @@ function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMeta
   const needsKeys = m.token_endpoint_auth_method === 'private_key_jwt' || m.token_endpoint_auth_method === 'self_signed_tls_client_auth';
   if (needsKeys && !m.jwks && !m.jwks_uri) {
     problems.push({ field: 'jwks', message: `${m.token_endpoint_auth_method} needs jwks or jwks_uri` });
+  }
+  if (m.require_signed_request_object && !m.jwks && !m.jwks_uri) {
+    problems.push({ field: 'jwks', message: 'require_signed_request_object needs jwks or jwks_uri: the keys that verify its request objects' });
   }
   if (m.token_endpoint_auth_method === 'tls_client_auth' && !m.tls_client_auth_subject_dn) {
     problems.push({ field: 'tls_client_auth_subject_dn', message: 'tls_client_auth needs it' });
