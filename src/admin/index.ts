@@ -18,6 +18,7 @@ import { roleRoutes } from './roles.js';
 import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
 import { trustedIssuerRoutes } from './trusted-issuers.js';
+import { userSessionRoutes } from './user-sessions.js';
 import { userRoutes } from './users.js';
 
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
@@ -40,6 +41,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       resolveRealmFromPath(realmScope, deps.store.realms, deps.baseUrl, 'admin');
       await realmScope.register(clientRoutes(deps));
       await realmScope.register(userRoutes(deps));
+      await realmScope.register(userSessionRoutes(deps));
       await realmScope.register(totpRoutes(deps));
       await realmScope.register(scopeRoutes(deps));
       await realmScope.register(keyRoutes(deps));

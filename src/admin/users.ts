@@ -34,7 +34,36 @@ const claims = z
   });
 
 export const UserCreateSchema = z.strictObject({ username, password, claims: claims.optional() });
-export const UserPatchSchema = z.strictObject({ password: password.optional(), claims: claims.optional() });
+export const UserPatchSchema = z.strictObject({
+  password: password.optional(),
+  claims: claims.optional(),
+  enabled: z.boolean().optional().describe('false: the person signs in nowhere, their sessions end and their grants are revoked; true: they may sign in again'),
+});
+
+export const DEFAULT_USER_LIMIT = 100;
+export const MAX_USER_LIMIT = 1000;
+
+/**
+ * `next` of a page: the last username of the page (as the order compares it, ignoring case),
+ * base64url-encoded. Callers pass it back as it is; what it holds is not theirs to read.
+ */
+const cursorOf = (user: User): string => Buffer.from(user.username.toLowerCase(), 'utf8').toString('base64url');
+const cursor = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,1400}$/, 'is not the next value of a previous page')
+  .transform((value) => Buffer.from(value, 'base64url').toString('utf8'))
+  .refine((value) => USERNAME.test(value), 'is not the next value of a previous page');
+
+export const UserListQuerySchema = z.strictObject({
+  search: z.string().max(255, 'must be at most 255 characters').optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(1, `must be 1 to ${MAX_USER_LIMIT}`).max(MAX_USER_LIMIT, `must be 1 to ${MAX_USER_LIMIT}`))
+    .optional(),
+  cursor: cursor.optional(),
+});
 
 /**
  * `identities`: the person's links to upstream providers, and `memberships`: their roles and
@@ -47,6 +76,7 @@ export function userView(user: User, identities?: readonly UserIdentity[], membe
     claims: user.claims,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
+    enabled: user.enabled,
     ...(identities === undefined ? {} : { identities: identities.map(({ provider, subject }) => ({ provider, subject })) }),
     ...(memberships === undefined ? {} : { roles: [...memberships.roles], groups: [...memberships.groups], effective_roles: [...memberships.effectiveRoles] }),
   };
@@ -65,6 +95,15 @@ const emailOf = (claims: Record<string, unknown> | undefined): string | undefine
 /** `/admin/realms/{realm}/users`: passwords are stored as argon2id hashes only. */
 export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
+    // Keyset paging in the order of usernames: `next` is passed back as `cursor` (CONTRACT.md §10).
+    app.get<{ Params: { realm: string } }>('/users', async (request) => {
+      const query = parseInput(UserListQuerySchema, { ...(request.query as object) });
+      const limit = query.limit ?? DEFAULT_USER_LIMIT;
+      const users = await store.users.list(request.realm.name, { search: query.search || undefined, after: query.cursor, limit: limit + 1 });
+      const page = users.slice(0, limit);
+      return { users: page.map((user) => userView(user)), next: users.length > limit ? cursorOf(page.at(-1)!) : null };
+    });
+
     app.post<Params>('/users', async (request, reply) => {
       const input = parseInput(UserCreateSchema, request.body);
       const claims = (input.claims ?? {}) as Record<string, unknown>;
@@ -80,7 +119,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });
 
-    // A new password ends the person's sessions and revokes their grants (UserStore.update, CONTRACT.md §7).
+    // A new password (CONTRACT.md §7), or a disable (§10), ends the person's sessions and revokes their grants (UserStore.change).
     app.patch<Params>('/users/:username', async (request) => {
       const input = parseInput(UserPatchSchema, request.body);
       let passwordHash: string | undefined;
@@ -92,11 +131,16 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
         const email = claims && Object.hasOwn(claims, 'email') ? emailOf(claims) : emailOf(current.claims);
         passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: current.username, email });
       }
-      const user = await store.users.update(request.params.realm, request.params.username, {
+      const changed = await store.users.change(request.params.realm, request.params.username, {
         ...(passwordHash === undefined ? {} : { passwordHash }),
         ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
+        ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
       });
-      if (!user) throw notFound('user');
+      if (!changed) throw notFound('user');
+      const { user } = changed;
+      if (user.enabled !== changed.wasEnabled) {
+        app.audit.record({ realm: user.realm, type: user.enabled ? 'user.enabled' : 'user.disabled', userId: user.id, address: request.ip, details: { username: user.username } });
+      }
       return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });
 

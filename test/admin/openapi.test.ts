@@ -348,6 +348,10 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('createUser');
       await step('getUser');
       await step('updateUser');
+      expect(((await step('listUsers')).users as Json[]).map((user) => user.username)).toEqual(['alice']);
+      expect((await step('listUsers', { query: 'examples' })).users).toEqual([]);
+      expect((await step('listUserSessions')).sessions).toEqual([]);
+      await step('endUserSessions');
       await step('enrolTotp');
 
       await step('listKeys');

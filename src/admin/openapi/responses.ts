@@ -14,6 +14,7 @@ import { ScopePathSchema, ScopePutSchema, type scopeView } from '../scopes.js';
 import type { identityProviderView } from '../identity-providers.js';
 import { IdentityProviderCreateSchema } from '../../identity-providers/record.js';
 import type { trustedIssuerView } from '../trusted-issuers.js';
+import type { sessionView } from '../user-sessions.js';
 import { UserCreateSchema, type userView } from '../users.js';
 
 /**
@@ -60,6 +61,7 @@ export const UserResponse = z.strictObject({
   claims: UserCreateSchema.shape.claims.unwrap(),
   created_at: instant,
   updated_at: instant,
+  enabled: z.boolean().describe('false once an admin disabled the person: they sign in nowhere (CONTRACT.md §10)'),
   identities: z
     .array(z.strictObject({ provider: z.string().describe('The identity provider\'s alias'), subject: z.string().describe('The person\'s `sub` at the provider') }))
     .optional()
@@ -70,6 +72,26 @@ export const UserResponse = z.strictObject({
     .array(z.string())
     .optional()
     .describe('What tokens carry as the person\'s roles: their own and their groups\', each once, by name; in the answers about one person'),
+});
+
+export const UserPageResponse = z.strictObject({
+  users: z.array(UserResponse).describe('In the order of their usernames, ignoring case'),
+  next: z.string().nullable().describe('Pass it as `cursor` for the next page; null on the last page'),
+});
+
+export const UserSessionResponse = z.strictObject({
+  id: z.string().describe('The session\'s public id: the `sid` of its ID tokens (never its cookie\'s secret)'),
+  created_at: instant.describe('When the person signed in'),
+  last_seen_at: instant.describe('The sign-in, or the last token issued under the session, whichever is later'),
+  expires_at: instant,
+  journey: z.string().describe('The journey the sign-in walked (CONTRACT.md §8)'),
+  acr: z.string(),
+  amr: z.array(z.string()).describe('RFC 8176 methods of the sign-in'),
+  clients: z.array(z.string()).describe('The clients given codes or tokens under the session'),
+});
+
+export const UserSessionsResponse = z.strictObject({
+  sessions: z.array(UserSessionResponse).describe('The live sessions, the most recent sign-in first'),
 });
 
 export const TotpEnrolmentResponse = z.strictObject({
@@ -174,5 +196,6 @@ const viewsDocumented: [
   Documents<ReturnType<typeof identityProviderView>, typeof IdentityProviderResponse>,
   Documents<Role, typeof RoleResponse>,
   Documents<Group, typeof GroupResponse>,
-] = [true, true, true, true, true, true, true, true, true];
+  Documents<ReturnType<typeof sessionView>, typeof UserSessionResponse>,
+] = [true, true, true, true, true, true, true, true, true, true];
 void viewsDocumented;

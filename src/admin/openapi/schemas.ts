@@ -27,7 +27,9 @@ import {
   SigningKeysResponse,
   TotpEnrolmentResponse,
   TrustedIssuerResponse,
+  UserPageResponse,
   UserResponse,
+  UserSessionsResponse,
 } from './responses.js';
 
 /** The schemas the document shows by name (components.schemas), each on the side a caller sees. */
@@ -45,6 +47,8 @@ export const NAMED_SCHEMAS = {
   UserCreate: { schema: UserCreateSchema, io: 'input' },
   UserPatch: { schema: UserPatchSchema, io: 'input' },
   User: { schema: UserResponse, io: 'output' },
+  UserPage: { schema: UserPageResponse, io: 'output' },
+  UserSessions: { schema: UserSessionsResponse, io: 'output' },
   TotpEnrolment: { schema: TotpEnrolmentResponse, io: 'output' },
   ScopePut: { schema: ScopePutSchema, io: 'input' },
   Scope: { schema: ScopeResponse, io: 'output' },
