@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest, freshRealm, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
+import { contrastRatio, textColourOn } from '../../src/pages/contrast.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 
@@ -123,5 +124,20 @@ describe('the primary colour', () => {
   it('keeps the one stylesheet without a colour of the realm\u2019s', async () => {
     const { signIn } = await pagesOf({});
     expect(expectStylesAllowed(signIn)).toHaveLength(1);
+  });
+
+  it('needs to refuse no colour: each reaches at least 4.5:1 with the text chosen for it', () => {
+    const hex = (value: number) => value.toString(16).padStart(2, '0');
+    let lowest = Number.POSITIVE_INFINITY;
+    for (let r = 0; r <= 255; r += 5) {
+      for (let g = 0; g <= 255; g += 5) {
+        for (let b = 0; b <= 255; b += 5) {
+          const colour = `#${hex(r)}${hex(g)}${hex(b)}`;
+          lowest = Math.min(lowest, contrastRatio(colour, textColourOn(colour)));
+        }
+      }
+    }
+    expect(lowest).toBeGreaterThanOrEqual(4.5);
+    expect(lowest).toBeLessThan(4.6);
   });
 });
