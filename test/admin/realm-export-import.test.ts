@@ -76,7 +76,11 @@ describe('admin API: a realm\'s export and import', () => {
     t = await startTestApp({ outboundAllow: ['127.0.0.1'] });
 
     await t.admin.createRealm('source', { access_token_lifetime: 900, require_pkce: true });
-    await t.admin.putScope('source', 'orders:read', 'Read your orders');
+    const roles = { name: 'roles', source: 'roles', tokens: ['access_token', 'id_token'] };
+    expect((await request('PUT', '/realms/source/scopes/orders:read', { description: 'Read your orders', claims: [roles] })).statusCode).toBe(201);
+    expect((await request('PUT', '/realms/source/roles/invoice-approver', { description: 'Approves invoices' })).statusCode).toBe(201);
+    expect((await request('PUT', '/realms/source/roles/viewer', {})).statusCode).toBe(201);
+    expect((await request('PUT', '/realms/source/groups/accounting', { description: 'The accountants', roles: ['invoice-approver', 'viewer'] })).statusCode).toBe(201);
     await t.admin.putScope('source', 'orders:write', 'Change your orders');
     await t.admin.putScope('source', 'profile', 'Your name, as the shop shows it');
     expect((await request('PUT', '/realms/source/journeys/strong', STRONG)).statusCode).toBe(201);
@@ -128,6 +132,8 @@ describe('admin API: a realm\'s export and import', () => {
     secrets.push(alice.password);
     await createUser(t.admin, 'source', 'Bob', { claims: { department: { name: 'Sales', floor: 3 } } });
     expect(await t.store.userIdentities.link('source', { provider: 'corp', subject: 'corp-alice-1', userId: alice.sub })).toBe(true);
+    expect((await request('PUT', '/realms/source/users/alice/roles/viewer')).statusCode).toBe(204);
+    expect((await request('PUT', '/realms/source/users/alice/groups/accounting')).statusCode).toBe(204);
     const totp = await request('POST', '/realms/source/users/alice/totp');
     expect(totp.statusCode, totp.body).toBe(201);
     secrets.push((totp.json() as { secret: string }).secret);
@@ -143,16 +149,18 @@ describe('admin API: a realm\'s export and import', () => {
   describe('GET /admin/realms/{realm}/export', () => {
     it('answers one document: settings, scopes, journeys, clients, identity providers, trusted issuers; people only when asked', async () => {
       const document = await exported('source');
-      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'clients', 'identity_providers', 'trusted_issuers']);
+      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'roles', 'groups', 'clients', 'identity_providers', 'trusted_issuers']);
       expect(document).toMatchObject({ version: 1, realm: 'source', settings: { access_token_lifetime: 900, require_pkce: true, acr_journeys: { 'urn:example:strong': 'strong' } } });
       expect(document.scopes).toEqual([
         { name: 'email', description: 'See your email address' },
         { name: 'openid', description: 'Sign you in with your account' },
-        { name: 'orders:read', description: 'Read your orders' },
+        { name: 'orders:read', description: 'Read your orders', claims: [{ name: 'roles', source: 'roles', tokens: ['access_token', 'id_token'] }] },
         { name: 'orders:write', description: 'Change your orders' },
         { name: 'profile', description: 'Your name, as the shop shows it' },
       ]);
       expect(document.journeys).toEqual({ strong: STRONG });
+      expect(document.roles).toEqual([{ name: 'invoice-approver', description: 'Approves invoices' }, { name: 'viewer', description: '' }]);
+      expect(document.groups).toEqual([{ name: 'accounting', description: 'The accountants', roles: ['invoice-approver', 'viewer'] }]);
       expect((document.clients as Json[]).map((client) => client.client_id)).toEqual(['batch', 'billing', 'spa']);
       expect((document.clients as Json[])[1]).toMatchObject({ client_id: 'billing', client_type: 'confidential', token_endpoint_auth_method: 'client_secret_basic', scope: 'orders:read openid' });
       expect(document.identity_providers).toEqual([
@@ -169,8 +177,10 @@ describe('admin API: a realm\'s export and import', () => {
           password_hash: expect.stringMatching(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/),
           claims: { email: 'alice@example.com', name: 'Alice' },
           identities: [{ provider: 'corp', subject: 'corp-alice-1' }],
+          roles: ['viewer'],
+          groups: ['accounting'],
         },
-        expect.objectContaining({ username: 'Bob', claims: { department: { name: 'Sales', floor: 3 } }, identities: [] }),
+        expect.objectContaining({ username: 'Bob', claims: { department: { name: 'Sales', floor: 3 } }, identities: [], roles: [], groups: [] }),
       ]);
     });
 
@@ -227,6 +237,11 @@ describe('admin API: a realm\'s export and import', () => {
              UNION ALL SELECT 'issuer ' || issuer || ' ' || xmin::text FROM trusted_issuers WHERE realm = $1
              UNION ALL SELECT 'link ' || subject || ' ' || xmin::text FROM user_identities WHERE realm = $1
              UNION ALL SELECT 'key ' || kid || ' ' || xmin::text FROM signing_keys WHERE realm = $1
+             UNION ALL SELECT 'role ' || name || ' ' || xmin::text FROM roles WHERE realm = $1
+             UNION ALL SELECT 'group ' || name || ' ' || xmin::text FROM groups WHERE realm = $1
+             UNION ALL SELECT 'group role ' || group_name || ' ' || role || ' ' || xmin::text FROM group_roles WHERE realm = $1
+             UNION ALL SELECT 'user role ' || role || ' ' || xmin::text FROM user_roles WHERE realm = $1
+             UNION ALL SELECT 'user group ' || group_name || ' ' || xmin::text FROM user_groups WHERE realm = $1
              ORDER BY 1`,
             ['again'],
           )
@@ -239,7 +254,7 @@ describe('admin API: a realm\'s export and import', () => {
       expect(response.statusCode, response.body).toBe(200);
       const summary = response.json() as { realm_created: boolean; sections: Record<string, { created: string[]; changed: string[]; deleted: string[]; unchanged: number }> };
       expect(summary.realm_created).toBe(false);
-      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'identity_providers', 'journeys', 'scopes', 'settings', 'trusted_issuers', 'users']);
+      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'groups', 'identity_providers', 'journeys', 'roles', 'scopes', 'settings', 'trusted_issuers', 'users']);
       for (const [section, done] of Object.entries(summary.sections)) {
         expect({ section, ...done }).toEqual({ section, created: [], changed: [], deleted: [], unchanged: expect.any(Number) });
       }
@@ -269,6 +284,11 @@ describe('admin API: a realm\'s export and import', () => {
       expect(signedIn.statusCode, signedIn.body).toBe(200);
       const idToken = JSON.parse(Buffer.from((signedIn.json() as { id_token: string }).id_token.split('.')[1]!, 'base64url').toString()) as Json;
       expect(idToken).toMatchObject({ sub: alice.sub, iss: 'https://auth.test/oauth2/people' });
+      // Her roles came with her, and the scope's claims that carry them.
+      const withRoles = await passwordGrant(t.app, 'people', client, { username: 'alice', password: 'correct horse battery staple' }, { scope: 'openid orders:read' });
+      const rolesClaim = JSON.parse(Buffer.from((withRoles.json() as { id_token: string }).id_token.split('.')[1]!, 'base64url').toString()) as Json;
+      expect(rolesClaim.roles).toEqual(['invoice-approver', 'viewer']);
+      expect((await request('GET', '/realms/people/users/alice')).json()).toMatchObject({ roles: ['viewer'], groups: ['accounting'] });
       expect((await passwordGrant(t.app, 'people', client, { username: 'alice', password: 'not her password' })).statusCode).toBe(400);
       // What the person enrolled is not brought: no one-time-code secret, so none is asked for or known.
       const enrolled = await t.store.db.query('SELECT 1 FROM user_totp WHERE realm = $1', ['people']);
@@ -305,11 +325,14 @@ describe('admin API: a realm\'s export and import', () => {
       await imported('edit', await exported('source', true));
       const document = await exported('edit', true);
       const clients = (document.clients as Json[]).map((client) => (client.client_id === 'spa' ? { ...client, client_name: 'The shop' } : client));
-      const users = (document.users as Json[]).map((user) => (user.username === 'Bob' ? { ...user, claims: { department: { name: 'Support' } } } : user));
+      const users = (document.users as Json[]).map((user) =>
+        user.username === 'Bob' ? { ...user, claims: { department: { name: 'Support' } }, roles: ['invoice-approver'] } : user.username === 'alice' ? { ...user, groups: [] } : user,
+      );
       const summary = await imported('edit', {
         ...document,
         settings: { ...(document.settings as Json), access_token_lifetime: 600 },
         scopes: (document.scopes as Json[]).map((scope) => (scope.name === 'orders:read' ? { ...scope, description: 'See your orders' } : scope)),
+        groups: [{ name: 'accounting', description: 'Accounts payable', roles: ['invoice-approver'] }],
         clients,
         users,
       });
@@ -317,11 +340,14 @@ describe('admin API: a realm\'s export and import', () => {
         settings: { changed: ['access_token_lifetime'] },
         scopes: { created: [], changed: ['orders:read'], unchanged: 4 },
         clients: { created: [], changed: ['spa'], unchanged: 2 },
-        users: { created: [], changed: ['Bob'], unchanged: 1 },
+        groups: { created: [], changed: ['accounting'], unchanged: 0 },
+        users: { created: [], changed: ['alice', 'Bob'], unchanged: 0 },
         journeys: { changed: [], unchanged: 1 },
       });
       expect((await request('GET', '/realms/edit/clients/spa')).json()).toMatchObject({ client_name: 'The shop', journey: 'strong' });
-      expect((await request('GET', '/realms/edit/users/bob')).json()).toMatchObject({ claims: { department: { name: 'Support' } } });
+      expect((await request('GET', '/realms/edit/users/bob')).json()).toMatchObject({ claims: { department: { name: 'Support' } }, roles: ['invoice-approver'], groups: [] });
+      expect((await request('GET', '/realms/edit/users/alice')).json()).toMatchObject({ roles: ['viewer'], groups: [], effective_roles: ['viewer'] });
+      expect((await request('GET', '/realms/edit/groups/accounting')).json()).toEqual({ name: 'accounting', description: 'Accounts payable', roles: ['invoice-approver'] });
       expect((await request('GET', '/realms/edit')).json()).toMatchObject({ settings: { access_token_lifetime: 600, require_pkce: true } });
     });
 
@@ -331,14 +357,17 @@ describe('admin API: a realm\'s export and import', () => {
       const smaller = {
         scopes: (document.scopes as Json[]).filter((scope) => scope.name !== 'orders:write' && scope.name !== 'email'),
         clients: (document.clients as Json[]).filter((client) => client.client_id === 'billing'),
-        users: (document.users as Json[]).filter((user) => user.username === 'alice'),
+        users: (document.users as Json[]).filter((user) => user.username === 'alice').map((user) => ({ ...user, roles: [] })),
+        roles: (document.roles as Json[]).filter((role) => role.name === 'invoice-approver'),
       };
       const kept = await imported('trim', smaller);
       expect(kept.sections).toMatchObject({ clients: { deleted: [], unchanged: 1 }, users: { deleted: [] }, scopes: { deleted: [] } });
       expect((await request('GET', '/realms/trim/clients/spa')).statusCode).toBe(200);
 
       const pruned = await imported('trim', smaller, '?prune=true');
-      expect(pruned.sections).toMatchObject({ clients: { deleted: ['batch', 'spa'] }, users: { deleted: ['Bob'] }, scopes: { deleted: ['orders:write'] } });
+      expect(pruned.sections).toMatchObject({ clients: { deleted: ['batch', 'spa'] }, users: { deleted: ['Bob'] }, scopes: { deleted: ['orders:write'] }, roles: { deleted: ['viewer'] } });
+      // A deleted role leaves every group that gave it, as the admin API's deletion of a role does.
+      expect((await request('GET', '/realms/trim/groups/accounting')).json()).toMatchObject({ roles: ['invoice-approver'] });
       expect(pruned.sections).not.toHaveProperty('journeys');
       expect((await request('GET', '/realms/trim/clients/spa')).statusCode).toBe(404);
       expect((await request('GET', '/realms/trim/users/bob')).statusCode).toBe(404);
@@ -417,6 +446,10 @@ describe('admin API: a realm\'s export and import', () => {
         await expectRefused(realm, withUser(1, { claims: { sub: 'someone else' } }), /^users\.1\.claims\.sub: is set by the server/);
         await expectRefused(realm, withUser(0, { identities: [{ provider: 'elsewhere', subject: 'x' }] }), 'users.0.identities.0.provider: the realm has no identity provider "elsewhere"');
         await expectRefused(realm, withUser(1, { username: 'ALICE' }), 'users.1: the same username (ignoring case) as users.0');
+        await expectRefused(realm, withUser(1, { roles: ['viewer', 'auditor'] }), 'users.1.roles: no such role in the realm: auditor');
+        await expectRefused(realm, withUser(0, { groups: ['sales'] }), 'users.0.groups: no such group in the realm: sales');
+        await expectRefused(realm, { ...good, groups: [{ name: 'accounting', roles: ['auditor'] }] }, 'groups.0.roles: no such role in the realm: auditor');
+        await expectRefused(realm, { ...good, scopes: [{ name: 'orders:read', description: 'x', claims: [{ name: 'sub', source: 'username', tokens: ['id_token'] }] }] }, /^scopes\.0\.claims\.0\.name: is set by the server/);
         await expectRefused(realm, { ...good, journeys: { strong: { start: 'pw', nodes: { pw: { type: 'password', next: { success: 'nowhere' } } } } } }, /^journeys\.strong: node "pw"/);
         await expectRefused(realm, { ...good, settings: { colour: 'blue' } }, /^settings: /);
         await expectRefused(realm, { ...good, settings: { access_token_lifetime: -1 } }, /^settings\.access_token_lifetime: /);

@@ -5,7 +5,9 @@ import { TrustedIssuerCreateSchema } from '../../assertions/trusted-issuer.js';
 import { ClientCreateSchema } from '../../clients/record.js';
 import { IdentityProviderCreateSchema } from '../../identity-providers/record.js';
 import { RealmSettingsPatchSchema } from '../../realms/settings.js';
+import { GroupPathSchema, GroupPutSchema } from '../groups.js';
 import { JourneyPathSchema } from '../journeys.js';
+import { RolePathSchema, RolePutSchema } from '../roles.js';
 import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema } from '../users.js';
 
@@ -26,6 +28,15 @@ export const REALM_DOCUMENT_VERSION = 1;
 const ARGON2_PHC = /^\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,10},(?:t=\d{1,10},p=\d{1,3}|p=\d{1,3},t=\d{1,10})\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}$/;
 
 export const ScopeEntrySchema = ScopePutSchema.extend({ name: ScopePathSchema.shape.name });
+
+export const RoleEntrySchema = RolePutSchema.extend({ name: RolePathSchema.shape.role });
+
+export const GroupEntrySchema = GroupPutSchema.extend({ name: GroupPathSchema.shape.group });
+
+const groupNames = z
+  .array(GroupPathSchema.shape.group)
+  .max(1000)
+  .refine((groups) => new Set(groups).size === groups.length, 'names a group twice');
 
 /** A client as created, with its `client_id`; no secret: a confidential client's is set after the import. */
 export const ClientEntrySchema = ClientCreateSchema.extend({ client_id: ClientCreateSchema.shape.client_id.unwrap() });
@@ -53,6 +64,8 @@ export const PersonEntrySchema = UserCreateSchema.omit({ password: true }).exten
     .optional()
     .describe('The argon2id hash of the person\'s password, as stored; none: they sign in otherwise. An import never removes a password'),
   identities: z.array(IdentityEntrySchema).max(100).optional().describe('The upstream accounts linked to the person'),
+  roles: GroupPutSchema.shape.roles.describe('The roles given to the person directly, each a role of the realm'),
+  groups: groupNames.optional().describe('The person\'s groups, each a group of the realm'),
 });
 
 const listOf = <Entry extends z.ZodType>(entry: Entry, max: number, description: string) => z.array(entry).max(max).optional().describe(description);
@@ -61,11 +74,13 @@ export const RealmDocumentSchema = z.strictObject({
   version: z.literal(REALM_DOCUMENT_VERSION).optional().describe('The document format\'s version'),
   realm: z.string().max(63).optional().describe('The name of the realm it was exported from; the import applies it to the realm of its path'),
   settings: RealmSettingsPatchSchema.optional().describe('The realm\'s settings; those left out take their defaults'),
-  scopes: listOf(ScopeEntrySchema, 1_000, 'The realm\'s scopes, the built-in ones included'),
+  scopes: listOf(ScopeEntrySchema, 1_000, 'The realm\'s scopes, the built-in ones included, with the claims each maps'),
   journeys: z
     .record(JourneyPathSchema.shape.journey, z.unknown().describe('A journey, as `PUT …/journeys/{journey}` takes it (schema Journey)'))
     .optional()
     .describe('The journeys stored in the realm, by name; `default` only when one is stored'),
+  roles: listOf(RoleEntrySchema, 10_000, 'The realm\'s roles'),
+  groups: listOf(GroupEntrySchema, 10_000, 'The realm\'s groups, with the roles each gives'),
   clients: listOf(ClientEntrySchema, 10_000, 'The realm\'s clients, without their secrets'),
   identity_providers: listOf(IdentityProviderEntrySchema, 100, 'The realm\'s upstream OpenID providers, without their secrets'),
   trusted_issuers: listOf(TrustedIssuerEntrySchema, 1_000, 'The identity systems whose assertions the realm accepts'),
@@ -75,6 +90,8 @@ export const RealmDocumentSchema = z.strictObject({
 export type RealmDocument = z.output<typeof RealmDocumentSchema>;
 export type RealmDocumentInput = z.input<typeof RealmDocumentSchema>;
 export type ScopeEntry = z.output<typeof ScopeEntrySchema>;
+export type RoleEntry = z.output<typeof RoleEntrySchema>;
+export type GroupEntry = z.output<typeof GroupEntrySchema>;
 export type ClientEntry = z.output<typeof ClientEntrySchema>;
 export type IdentityProviderEntry = z.output<typeof IdentityProviderEntrySchema>;
 export type TrustedIssuerEntry = z.output<typeof TrustedIssuerEntrySchema>;

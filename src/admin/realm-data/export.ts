@@ -5,6 +5,7 @@ import { REALM_DOCUMENT_VERSION, type RealmDocument } from './document.js';
 import { clientEntry } from './import-clients.js';
 import { identityProviderEntry } from './import-identity-providers.js';
 import { everyone, personEntry } from './import-people.js';
+import { groupEntry, roleEntry } from './import-roles.js';
 import { scopeEntry } from './import-scopes.js';
 import { trustedIssuerEntry } from './import-trusted-issuers.js';
 
@@ -19,8 +20,10 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export async function exportRealm(store: Store, realm: Realm, people: boolean): Promise<RealmDocument> {
   const name = realm.name;
-  const [scopes, clients, providers, issuers] = await Promise.all([
+  const [scopes, roles, groups, clients, providers, issuers] = await Promise.all([
     store.scopes.list(name),
+    store.roles.list(name),
+    store.groups.list(name),
     store.clients.list(name),
     store.identityProviders.list(name),
     store.trustedIssuers.list(name),
@@ -31,6 +34,8 @@ export async function exportRealm(store: Store, realm: Realm, people: boolean): 
     settings: realm.settings,
     scopes: scopes.map(scopeEntry).sort((a, b) => byName(a.name, b.name)),
     journeys: Object.fromEntries(Object.entries(realm.journeys).sort(([a], [b]) => byName(a, b))),
+    roles: roles.map(roleEntry),
+    groups: groups.map(groupEntry),
     clients: clients.map(clientEntry).sort((a, b) => byName(a.client_id, b.client_id)),
     identity_providers: providers.map(identityProviderEntry).sort((a, b) => byName(a.alias, b.alias)),
     trusted_issuers: issuers.map(trustedIssuerEntry).sort((a, b) => byName(a.kind, b.kind) || byName(a.issuer, b.issuer)),
@@ -39,9 +44,9 @@ export async function exportRealm(store: Store, realm: Realm, people: boolean): 
 }
 
 async function peopleOf(store: Store, realm: string): Promise<NonNullable<RealmDocument['users']>> {
-  const [users, links] = await Promise.all([everyone(store.users, realm), store.userIdentities.ofRealm(realm)]);
+  const [users, links, memberships] = await Promise.all([everyone(store.users, realm), store.userIdentities.ofRealm(realm), store.memberships.ofRealm(realm)]);
   const linksOf = new Map<string, UserIdentity[]>();
   for (const link of links) linksOf.set(link.userId, [...(linksOf.get(link.userId) ?? []), link]);
   const ordered = (identities: UserIdentity[]) => identities.sort((a, b) => byName(a.provider, b.provider) || byName(a.subject, b.subject));
-  return users.map((user) => personEntry(user, ordered(linksOf.get(user.id) ?? [])));
+  return users.map((user) => personEntry(user, ordered(linksOf.get(user.id) ?? []), memberships.get(user.id)));
 }

@@ -1,5 +1,6 @@
 import type { StoreTransaction } from '../../store/index.js';
 import type { LinkedIdentity, UserIdentity } from '../../store/user-identities.js';
+import type { Memberships } from '../../store/memberships.js';
 import type { Claims, User } from '../../store/users.js';
 import { conflict } from '../validate.js';
 import type { PersonEntry } from './document.js';
@@ -20,18 +21,38 @@ export async function everyone(users: StoreTransaction['users'], realm: string):
   }
 }
 
+/** A person's own roles and their groups, in name order. */
+export type PersonMemberships = Pick<Memberships, 'roles' | 'groups'>;
+const NONE: PersonMemberships = { roles: [], groups: [] };
+
 /** A person as the document holds them: never a one-time-code secret, a passkey or a recovery code. */
-export function personEntry(user: User, identities: readonly UserIdentity[]): PersonEntry {
+export function personEntry(user: User, identities: readonly UserIdentity[], memberships: PersonMemberships = NONE): PersonEntry {
   return {
     username: user.username,
     sub: user.id,
     ...(user.passwordHash === undefined ? {} : { password_hash: user.passwordHash }),
     claims: user.claims as PersonEntry['claims'] & object,
     identities: identities.map(({ provider, subject }) => ({ provider, subject })),
+    roles: [...memberships.roles],
+    groups: [...memberships.groups],
   };
 }
 
+/** What the realm will have that people may name. */
+export interface PeopleReferences {
+  readonly aliases: ReadonlySet<string>;
+  readonly roles: ReadonlySet<string>;
+  readonly groups: ReadonlySet<string>;
+}
+
 const linkKey = (identity: UserIdentity) => `${identity.provider}\n${identity.subject}`;
+const inNameOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Refuses the names among `names` that the realm will not have. */
+function refuseUnknown(path: string, names: readonly string[], known: ReadonlySet<string>, what: string): void {
+  const missing = names.filter((name) => !known.has(name));
+  if (missing.length > 0) throw invalidAt(path, `no such ${what} in the realm: ${missing.slice(0, 5).join(', ')}`);
+}
 const nameKey = (username: string) => username.toLowerCase();
 
 /** A claim set to null is none (as a PATCH removes it): claims compare and are written without them. */
@@ -39,14 +60,16 @@ const withoutNulls = (claims: Claims): Claims => Object.fromEntries(Object.entri
 
 /**
  * Each person of the document, known by their username, becomes as it describes them: their
- * claims replaced, a new password hash written (which ends their sessions and grants, as a
- * password change does), their links to upstream accounts made. A person keeps their `sub`:
+ * claims, own roles and groups replaced (none named: none), a new password hash written (which
+ * ends their sessions and grants, as a password change does), their links to upstream accounts
+ * made. A person keeps their `sub`:
  * a new one is created with the document's, and an existing one whose `sub` differs is refused.
  * A password the document leaves out is kept, never removed. With prune, the people it leaves
  * out are deleted, and the links of the people it names that it leaves out are removed (unless
  * that leaves a person no way to sign in).
  */
-export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry[], aliases: ReadonlySet<string>): Promise<SectionPlan> {
+export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry[], references: PeopleReferences): Promise<SectionPlan> {
+  const { aliases } = references;
   refuseDuplicates('users', entries, (entry) => nameKey(entry.username), 'the same username (ignoring case)');
   refuseDuplicates('users', entries.filter((entry) => entry.sub !== undefined), (entry) => entry.sub!, 'the same sub');
   const links = entries.flatMap((entry) => entry.identities ?? []);
@@ -61,6 +84,7 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     linked.set(linkKey(link), link);
     linksOf.set(link.userId, [...(linksOf.get(link.userId) ?? []), link]);
   }
+  const membershipsOf = await ctx.tx.memberships.ofRealm(ctx.realm);
   const named = new Set(entries.map((entry) => nameKey(entry.username)));
   const deleted = new Set(ctx.prune ? people.filter((person) => !named.has(nameKey(person.username))).map((person) => person.id) : []);
 
@@ -87,6 +111,10 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
         throw invalidAt(`${path}.identities.${at}`, `the upstream account is linked to another person of the realm ("${byId.get(other.userId)?.username}")`);
       }
     });
+    const roles = [...(entry.roles ?? [])].sort(inNameOrder);
+    const groups = [...(entry.groups ?? [])].sort(inNameOrder);
+    refuseUnknown(`${path}.roles`, roles, references.roles, 'role');
+    refuseUnknown(`${path}.groups`, groups, references.groups, 'group');
     const claims = withoutNulls((entry.claims ?? {}) as Claims);
     const current = existing ? (linksOf.get(existing.id) ?? []) : [];
     const missing = wanted.filter((identity) => !current.some((link) => linkKey(link) === linkKey(identity)));
@@ -98,12 +126,15 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
         if (!user) throw conflict(`${path}: a person of this username or sub was created meanwhile`);
         // Their links are made by the last write, which runs after this one.
         for (const identity of wanted) newLinks.push(link(path, user.id, identity));
+        await changeMemberships(tx, path, entry.username, NONE, { roles, groups });
       });
       return;
     }
+    const memberships = membershipsOf.get(existing.id) ?? NONE;
+    const membershipsDiffer = !sameJson(memberships, { roles, groups });
     const claimsDiffer = !sameJson(withoutNulls(existing.claims), claims);
     const passwordHash = entry.password_hash !== undefined && entry.password_hash !== existing.passwordHash ? entry.password_hash : undefined;
-    if (!claimsDiffer && passwordHash === undefined && missing.length === 0 && extra.length === 0) {
+    if (!claimsDiffer && passwordHash === undefined && !membershipsDiffer && missing.length === 0 && extra.length === 0) {
       planner.unchanged();
       return;
     }
@@ -113,6 +144,7 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
         const patch = { ...claims, ...Object.fromEntries(removed.map((name) => [name, null])) };
         await tx.users.update(ctx.realm, existing.username, { ...(claimsDiffer ? { claims: patch } : {}), ...(passwordHash === undefined ? {} : { passwordHash }) });
       }
+      if (membershipsDiffer) await changeMemberships(tx, path, existing.username, memberships, { roles, groups });
     });
     for (const identity of extra) unlinks.push(unlink(path, existing.id, identity));
     for (const identity of missing) newLinks.push(link(path, existing.id, identity));
@@ -131,6 +163,19 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     const person = byId.get(link.userId);
     const entry = person && entries.find((candidate) => nameKey(candidate.username) === nameKey(person.username));
     return entry !== undefined && !(entry.identities ?? []).some((identity) => linkKey(identity) === linkKey(link));
+  }
+
+  /** Gives the person the roles and groups they lack, and takes those the document does not name. */
+  async function changeMemberships(tx: StoreTransaction, path: string, username: string, from: PersonMemberships, to: PersonMemberships) {
+    const changes = [
+      ...to.roles.filter((role) => !from.roles.includes(role)).map((role) => () => tx.memberships.grantRole(ctx.realm, username, role)),
+      ...from.roles.filter((role) => !to.roles.includes(role)).map((role) => () => tx.memberships.revokeRole(ctx.realm, username, role)),
+      ...to.groups.filter((group) => !from.groups.includes(group)).map((group) => () => tx.memberships.joinGroup(ctx.realm, username, group)),
+      ...from.groups.filter((group) => !to.groups.includes(group)).map((group) => () => tx.memberships.leaveGroup(ctx.realm, username, group)),
+    ];
+    for (const change of changes) {
+      if ((await change()) !== 'done') throw conflict(`${path}: the person's roles or groups changed meanwhile`);
+    }
   }
 
   function link(path: string, userId: string, identity: UserIdentity) {

@@ -1,17 +1,21 @@
 import { BUILTIN_SCOPES } from '../../requests/scope.js';
 import type { Scope } from '../../store/scopes.js';
+import { scopeView } from '../scopes.js';
 import type { ScopeEntry } from './document.js';
 import { type PlanContext, SectionPlanner, type SectionPlan, refuseDuplicates } from './plan.js';
 import { sameJson } from './same.js';
 
 const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 
-/** A scope's fields as the document holds them. */
-export const scopeEntry = (scope: Scope): ScopeEntry => ({ name: scope.name, description: scope.description });
+/** A scope as the document holds it: as the admin API shows it, `claims` only when it maps some. */
+export const scopeEntry = (scope: Scope): ScopeEntry => scopeView(scope);
+
+/** What the document says of a scope, compared with what it is: no `claims` is none. */
+const described = (scope: ScopeEntry) => ({ description: scope.description, claims: scope.claims ?? [] });
 
 /**
- * Puts the document's scopes that are new or differ; with prune, deletes those it leaves out,
- * but never a built-in one. The scope names the realm has afterwards come with the plan.
+ * Puts the document's scopes that are new or differ, with the claims they map (none when the
+ * entry names none); with prune, deletes those it leaves out, but never a built-in one. The scope names the realm has afterwards come with the plan.
  */
 export async function planScopes(ctx: PlanContext, entries: readonly ScopeEntry[]): Promise<{ plan: SectionPlan; names: Set<string> }> {
   refuseDuplicates('scopes', entries, (entry) => entry.name, 'the same scope');
@@ -21,9 +25,9 @@ export async function planScopes(ctx: PlanContext, entries: readonly ScopeEntry[
   for (const entry of entries) {
     const existing = current.get(entry.name);
     names.add(entry.name);
-    const write = async (tx: Parameters<SectionPlan['apply']>[0]) => void (await tx.scopes.put(ctx.realm, entry.name, entry.description));
+    const write = async (tx: Parameters<SectionPlan['apply']>[0]) => void (await tx.scopes.put(ctx.realm, entry.name, entry.description, entry.claims ?? []));
     if (!existing) planner.create(entry.name, write);
-    else if (!sameJson(scopeEntry(existing), entry)) planner.change(entry.name, write);
+    else if (!sameJson(described(scopeEntry(existing)), described(entry))) planner.change(entry.name, write);
     else planner.unchanged();
   }
   if (ctx.prune) {

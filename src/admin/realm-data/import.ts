@@ -13,12 +13,13 @@ import { type FinalClient, clientsAsTheyAre, missingScopes, planClients } from '
 import { planIdentityProviders } from './import-identity-providers.js';
 import { planPeople } from './import-people.js';
 import { checkedJourneys, planJourneys, planSettings } from './import-realm.js';
+import { planGroups, planRoles } from './import-roles.js';
 import { planScopes } from './import-scopes.js';
 import { planTrustedIssuers } from './import-trusted-issuers.js';
 import { type PlanContext, type SectionPlan, type SectionSummary, invalidAt } from './plan.js';
 
 /** The sections of a document, in the order their writes are applied: what an entry names is written before it. */
-const SECTIONS = ['settings', 'journeys', 'scopes', 'identity_providers', 'trusted_issuers', 'clients', 'users'] as const;
+const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'clients', 'users'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -72,6 +73,10 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
     if (journeys) ({ plan: plans.journeys, journeys: finalJourneys } = planJourneys(ctx, realm, journeys));
     let scopes = new Set((await tx.scopes.list(name)).map((scope) => scope.name));
     if (document.scopes) ({ plan: plans.scopes, names: scopes } = await planScopes(ctx, document.scopes));
+    let roles = new Set((await tx.roles.list(name)).map((role) => role.name));
+    if (document.roles) ({ plan: plans.roles, names: roles } = await planRoles(ctx, document.roles));
+    let groups = new Set((await tx.groups.list(name)).map((group) => group.name));
+    if (document.groups) ({ plan: plans.groups, names: groups } = await planGroups(ctx, document.groups, roles));
     let aliases = new Set((await tx.identityProviders.list(name)).map((provider) => provider.alias));
     const secretsToSet: ImportSummary['secrets_to_set'] = { clients: [], identity_providers: [] };
     if (document.identity_providers) {
@@ -80,7 +85,7 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
     if (document.trusted_issuers) plans.trusted_issuers = await planTrustedIssuers(ctx, document.trusted_issuers);
     let clients = await clientsAsTheyAre(tx, name);
     if (document.clients) ({ plan: plans.clients, clients, secretsToSet: secretsToSet.clients } = await planClients(ctx, document.clients));
-    if (document.users) plans.users = await planPeople(ctx, document.users, aliases);
+    if (document.users) plans.users = await planPeople(ctx, document.users, { aliases, roles, groups });
 
     checkReferences({ journeys: finalJourneys, settings }, scopes, clients);
     for (const section of SECTIONS) await plans[section]?.apply(tx);

@@ -17,6 +17,8 @@ export const RealmImportSummarySchema = z.strictObject({
       settings: SectionSummarySchema.optional(),
       journeys: SectionSummarySchema.optional(),
       scopes: SectionSummarySchema.optional(),
+      roles: SectionSummarySchema.optional(),
+      groups: SectionSummarySchema.optional(),
       identity_providers: SectionSummarySchema.optional(),
       trusted_issuers: SectionSummarySchema.optional(),
       clients: SectionSummarySchema.optional(),
