@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { acrValuesOf } from '../authn/journeys/select.js';
 import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
+import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
@@ -20,7 +21,7 @@ const CLAIMS_SUPPORTED = [
 
 /**
  * Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery §3, RFC 9126 §5,
- * RFC 9207 §3, RFC 8628 §4, CIBA Core §4). It advertises only what this server has built.
+ * RFC 9207 §3, RFC 8628 §4, CIBA Core §4, RFC 9101 §10.1). It advertises only what this server has built.
  */
 export function serverMetadata(realm: RequestRealm, scopes: readonly string[], capabilities: ServerCapabilities) {
   const issuer = realm.issuer;
@@ -60,11 +61,15 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,
-    request_parameter_supported: false,
+    // RFC 9101 §10.1: signed request objects by value at /authorize and /par, verified as client assertions are.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...SIGNED_JWT_ALGS],
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
     // RFC 8705 §3.3: tokens are bound to the client certificate when the client asks for it.
     tls_client_certificate_bound_access_tokens: true,
+    // RFC 9449 §5.1: DPoP proofs bind tokens at the token endpoint and PAR.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     token_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     introspection_endpoint_auth_methods_supported: confidentialMethods,
     revocation_endpoint_auth_methods_supported: capabilities.clientAuthMethods,

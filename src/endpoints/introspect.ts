@@ -7,6 +7,7 @@ import { scopeNames } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
+import { accessTokenType, confirmationOf, isSenderConstrained } from '../tokens/binding.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { sha256 } from '../tokens/secrets.js';
@@ -45,11 +46,13 @@ interface ActiveToken {
   userId: string | undefined;
   subject: string;
   scope: string;
-  tokenType: 'Bearer' | 'refresh_token';
+  /** RFC 9449 §6.2: `DPoP` for an access token bound to a DPoP key. */
+  tokenType: 'Bearer' | 'DPoP' | 'refresh_token';
   /** Seconds since the epoch. */
   expiresAt: number;
   issuedAt: number;
   certificateThumbprint?: string | undefined;
+  keyThumbprint?: string | undefined;
   act?: Actor | undefined;
   audience?: readonly string[] | undefined;
 }
@@ -65,10 +68,11 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
     userId: stored.userId,
     subject: stored.subject,
     scope: stored.scope,
-    tokenType: stored.kind === 'access_token' ? 'Bearer' : 'refresh_token',
+    tokenType: stored.kind === 'access_token' ? accessTokenType(stored) : 'refresh_token',
     expiresAt: seconds(stored.expiresAt),
     issuedAt: seconds(stored.issuedAt),
     certificateThumbprint: stored.certificateThumbprint,
+    keyThumbprint: stored.keyThumbprint,
     act: stored.act,
     // A refresh token keeps its grant's audiences for later refreshes; its own audience is this server.
     audience: stored.kind === 'access_token' ? stored.audience : undefined,
@@ -81,7 +85,7 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
  */
 async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
   const jwt = await deps.jwtAccessTokens.active(realm, token);
-  return jwt && { ...jwt, tokenType: 'Bearer' };
+  return jwt && { ...jwt, tokenType: accessTokenType(jwt) };
 }
 
 /**
@@ -112,7 +116,7 @@ async function describe(
     iat: token.issuedAt,
     iss: realm.issuer,
     ...(token.audience === undefined ? {} : { aud: token.audience.length === 1 ? token.audience[0] : token.audience }),
-    ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
+    ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
     ...(token.act === undefined ? {} : { act: token.act }),
     realm: realm.name,
   };

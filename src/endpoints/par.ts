@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
+import type { DpopProofs } from '../dpop/proofs.js';
+import { proofAtAuthorizationServer } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
@@ -18,8 +20,9 @@ const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
  * Pushed authorization requests (RFC 9126). The client authenticates and sends the
  * authorization parameters; they are validated as /authorize would, and stored for one use
  * by this client within `par_lifetime`. Errors answer JSON here, as at the token endpoint.
+ * A DPoP proof binds the code to its key as `dpop_jkt` does (RFC 9449 §10.1).
  */
-export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator; rateLimits: RateLimits }): FastifyPluginAsync {
+export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator; rateLimits: RateLimits; dpop: DpopProofs }): FastifyPluginAsync {
   return async (app) => {
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
@@ -35,7 +38,15 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
         if (error instanceof UntrustedRedirectError) throw new OAuthError('invalid_request', error.message);
         throw error;
       }
-      const authz = validateAuthorizationRequest(realm, client, params, redirect);
+      let authz = validateAuthorizationRequest(realm, client, params, redirect);
+      const proof = await proofAtAuthorizationServer(deps.dpop, request, realm, '/par');
+      if (proof) {
+        // RFC 9449 §10.1: with both, they must name the same key.
+        if (authz.dpopJkt !== undefined && authz.dpopJkt !== proof.thumbprint) {
+          throw new OAuthError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof\'s key');
+        }
+        authz = { ...authz, dpopJkt: proof.thumbprint };
+      }
 
       const requestUri = `${REQUEST_URI_PREFIX}${randomSecret()}`;
       const lifetime = realm.settings.par_lifetime;
@@ -45,7 +56,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
         request: authz,
         lifetimeSeconds: lifetime,
       });
-      return reply.code(201).send({ request_uri: requestUri, expires_in: lifetime });
+      return reply.code(201).headers(deps.dpop.nonceHeaders(realm)).send({ request_uri: requestUri, expires_in: lifetime });
     });
   };
 }

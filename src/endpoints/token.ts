@@ -1,6 +1,8 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
+import type { DpopProofs } from '../dpop/proofs.js';
+import { proofAtAuthorizationServer } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
 import { requestedAudience } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
@@ -11,16 +13,19 @@ import type { RateLimits } from '../rate-limits/rate-limits.js';
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
  * client may use the grant, and hand the grant only its own parameters, and the audiences
- * asked for, which every grant takes (CONTRACT.md §5 `allowed_audiences`).
+ * asked for, which every grant takes (CONTRACT.md §5 `allowed_audiences`). A DPoP proof (RFC 9449
+ * §5), checked once the client is known and within its rate limit, binds what every grant issues
+ * to its key.
  */
 export function tokenEndpoint(deps: {
   grants: GrantRegistry;
   authenticator: ClientAuthenticator;
   clientCertificate: ClientCertificateOf;
   rateLimits: RateLimits;
+  dpop: DpopProofs;
 }): FastifyPluginAsync {
   return async (app) => {
-    app.post('/access_token', async (request) => {
+    app.post('/access_token', async (request, reply) => {
       const { grant_type: grantType } = formParams(request.body, ['grant_type']);
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
       const grant = deps.grants.get(grantType);
@@ -31,6 +36,7 @@ export function tokenEndpoint(deps: {
       if (!client.grant_types.includes(grant.type)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }
+      const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
       const response = await grant.handle({
         realm: request.realm,
         client,
@@ -41,8 +47,10 @@ export function tokenEndpoint(deps: {
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens
           ? boundCertificate(deps.clientCertificate(request))
           : undefined,
+        keyThumbprint: proof?.thumbprint,
       });
       app.metrics.tokensIssued.inc({ grant_type: grant.type });
+      reply.headers(deps.dpop.nonceHeaders(request.realm));
       return response;
     });
   };
@@ -61,3 +69,4 @@ function boundCertificate(certificate: X509Certificate | undefined): string {
   }
   return certificateThumbprint(certificate);
 }
+

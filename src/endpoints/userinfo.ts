@@ -1,4 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type TokenScheme, checkDpopPresentation, dpopAuthorization } from '../dpop/presentation.js';
+import type { DpopProofs } from '../dpop/proofs.js';
+import { resourceRefusal } from '../dpop/refusals.js';
 import { type ErrorCode, OAuthError } from '../errors.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
@@ -33,13 +36,15 @@ function bearerError(
 
 /**
  * The access token of the request: from the Authorization header (RFC 6750 §2.1) or, on
- * POST, the `access_token` form field (§2.2), never both. Tokens in the query (§2.3) are
- * not read: URLs end up in logs (RFC 9700 §2.4).
+ * POST, the `access_token` form field (§2.2), never both; or with the DPoP scheme (RFC 9449
+ * §7.1), in the header only. Tokens in the query (§2.3) are not read: URLs end up in logs
+ * (RFC 9700 §2.4).
  */
-function presentedToken(request: FastifyRequest): string | undefined {
+function presentedToken(request: FastifyRequest): { token: string; scheme: TokenScheme } | undefined {
   const realm = request.realm;
   const authorization = request.headers.authorization;
-  let fromHeader: string | undefined;
+  let fromHeader = dpopAuthorization(realm, authorization);
+  const scheme: TokenScheme = fromHeader === undefined ? 'Bearer' : 'DPoP';
   if (authorization !== undefined && BEARER_SCHEME.test(authorization)) {
     fromHeader = BEARER.exec(authorization)?.[1];
     if (fromHeader === undefined) throw bearerError(realm, 'invalid_request', 'the Authorization header is malformed');
@@ -56,13 +61,15 @@ function presentedToken(request: FastifyRequest): string | undefined {
   if (fromHeader !== undefined && fromBody !== undefined) {
     throw bearerError(realm, 'invalid_request', 'the access token was sent in more than one way');
   }
-  return fromHeader ?? fromBody;
+  const token = fromHeader ?? fromBody;
+  return token === undefined ? undefined : { token, scheme };
 }
 
 interface PresentedAccessToken {
   userId?: string | undefined;
   scope: string;
   certificateThumbprint?: string | undefined;
+  keyThumbprint?: string | undefined;
 }
 
 /** A stored access token of the realm that is live. */
@@ -92,19 +99,26 @@ export function userinfoEndpoint(deps: {
   jwtAccessTokens: JwtAccessTokenVerifier;
   clientCertificate: ClientCertificateOf;
   scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
+  dpop: DpopProofs;
 }): FastifyPluginAsync {
   return async (app) => {
-    const handler = async (request: FastifyRequest) => {
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const realm = request.realm;
-      const token = presentedToken(request);
-      if (token === undefined) throw bearerError(realm, 'invalid_token', 'an access token is required', {});
+      const presented = presentedToken(request);
+      if (presented === undefined) throw bearerError(realm, 'invalid_token', 'an access token is required', {});
+      const { token } = presented;
 
-      const invalid = () => bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
+      const invalid = () =>
+        presented.scheme === 'DPoP'
+          ? resourceRefusal(realm.name, 'invalid_token', 'the access token is invalid, expired or revoked')
+          : bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
       const accessToken = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await liveAccessToken(deps.tokens, realm, token);
       if (accessToken?.userId === undefined) throw invalid();
       if (!presentedWithItsCertificate(accessToken, request, deps.clientCertificate)) {
         throw bearerError(realm, 'invalid_token', 'the access token is bound to a client certificate that this request did not present');
       }
+      await checkDpopPresentation(deps.dpop, request, realm, '/userinfo', presented, accessToken.keyThumbprint);
+      if (presented.scheme === 'DPoP') reply.headers(deps.dpop.nonceHeaders(realm));
       const scope = scopeNames(accessToken.scope);
       if (!scope.includes('openid')) {
         throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });

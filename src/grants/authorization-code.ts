@@ -12,8 +12,9 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 /**
  * RFC 6749 §4.1.3: the client exchanges a code for the tokens of the person who signed in.
  * The code is used up by the first attempt (the database decides between concurrent ones),
- * and its tokens written in the same statement when the redirect URI and the verifier match
- * it (src/store/code-exchange.ts), so a check that fails also spends it.
+ * and its tokens written in the same statement when the redirect URI, the verifier and the
+ * key of the DPoP proof (for a code of `dpop_jkt`) match it (src/store/code-exchange.ts), so a
+ * check that fails also spends it.
  */
 export function authorizationCodeGrant(deps: {
   tokens: Pick<TokenStore, 'exchangeCode' | 'revokeGrant'>;
@@ -22,7 +23,7 @@ export function authorizationCodeGrant(deps: {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
-    async handle({ realm, client, params, audience, certificateThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
       // A code of another client or realm is unknown here, and stays usable by its own client.
       const presented = {
@@ -31,8 +32,9 @@ export function authorizationCodeGrant(deps: {
         clientId: client.client_id,
         redirectUri: params.redirect_uri,
         challenge: challengeOf(params.code_verifier),
+        keyThumbprint,
       };
-      const minted = deps.issuer.codeTokens({ realm, client, audience, certificateThumbprint, address });
+      const minted = deps.issuer.codeTokens({ realm, client, audience, certificateThumbprint, keyThumbprint, address });
       const outcome = await deps.tokens.exchangeCode(presented, minted.tokens);
       if (!outcome) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
       if ('issued' in outcome) return minted.complete(outcome);
@@ -45,6 +47,10 @@ export function authorizationCodeGrant(deps: {
       }
       if (!outcome.redirectUriMatches) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
       if (!outcome.verifierMatches) throw verifierRefusal(outcome.refused, params.code_verifier);
+      // RFC 9449 §10: the code of a request with dpop_jkt needs a proof of that key.
+      if (!outcome.keyMatches) {
+        throw new OAuthError('invalid_grant', keyThumbprint === undefined ? 'the code is bound to a DPoP key (dpop_jkt): a DPoP proof is required' : 'the DPoP proof is of another key than the code is bound to (dpop_jkt)');
+      }
       throw new OAuthError('invalid_grant', 'the person who signed in no longer exists');
     },
   };

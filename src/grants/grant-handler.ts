@@ -20,6 +20,11 @@ export interface GrantRequest<Param extends string> {
    * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).
    */
   readonly certificateThumbprint?: string | undefined;
+  /**
+   * RFC 9449 §5: the JWK SHA-256 thumbprint of the key of the request's DPoP proof, verified and
+   * its `jti` spent; the new access token is bound to it, and a public client's refresh token.
+   */
+  readonly keyThumbprint?: string | undefined;
   /** The client's address: brute-force limits and the risk step judge it (the password grant). */
   readonly address: string;
   /** For what a grant does besides issuing (the issuer records issuances). */

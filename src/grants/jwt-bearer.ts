@@ -24,7 +24,7 @@ export function jwtBearerGrant(
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       const scope = requestedScope(params.scope, client.scope);
 
@@ -58,6 +58,7 @@ export function jwtBearerGrant(
         userId: verified.accepted.id,
         audience,
         certificateThumbprint,
+        keyThumbprint,
         address,
       }));
     },

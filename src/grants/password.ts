@@ -72,6 +72,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
         certificateThumbprint: request.certificateThumbprint,
+        keyThumbprint: request.keyThumbprint,
         address: request.address,
       }));
     },

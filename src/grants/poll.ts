@@ -82,7 +82,7 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
 /** The tokens of an approved request, for the person who approved it. */
 function mint(
   issuer: PolledGrantDeps['issuer'],
-  { realm, client, audience, certificateThumbprint, address }: GrantRequest<string>,
+  { realm, client, audience, certificateThumbprint, keyThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
   { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
   user: User,
@@ -98,6 +98,7 @@ function mint(
     refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
     audience,
     certificateThumbprint,
+    keyThumbprint,
     address,
   });
 }

@@ -19,7 +19,8 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  * either its holder or a thief is replaying it (RFC 9700 §4.14.2). Without rotation the same
  * refresh token stays usable until it expires and no new one is issued. A public client's
  * refresh tokens rotate whatever the setting: nothing else binds them to it (RFC 9700 §4.14.2).
- * A public client's refresh token bound to a client certificate needs that certificate (RFC 8705 §4).
+ * A public client's refresh token bound to a client certificate needs that certificate (RFC 8705 §4),
+ * and one bound to a DPoP key a proof of that key (RFC 9449 §5).
  */
 export function refreshTokenGrant(deps: {
   tokens: Pick<TokenStore, 'find' | 'revokeGrant' | 'rotateRefreshToken'>;
@@ -29,7 +30,7 @@ export function refreshTokenGrant(deps: {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -47,6 +48,14 @@ export function refreshTokenGrant(deps: {
       // its authentication, so that it may renew its certificate.
       if (usable?.certificateThumbprint && client.client_type === 'public' && usable.certificateThumbprint !== certificateThumbprint) {
         throw new OAuthError('invalid_grant', 'the refresh token is bound to another client certificate');
+      }
+      // RFC 9449 §5: likewise a public client's refresh token bound to a DPoP key needs a proof of
+      // that key (only a public client's is bound: src/tokens/issuer.ts).
+      if (usable?.keyThumbprint !== undefined && usable.keyThumbprint !== keyThumbprint) {
+        throw new OAuthError(
+          'invalid_grant',
+          keyThumbprint === undefined ? 'the refresh token is bound to a DPoP key: a DPoP proof is required' : 'the refresh token is bound to another DPoP key',
+        );
       }
 
       const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
@@ -74,6 +83,7 @@ export function refreshTokenGrant(deps: {
         grantStartedAt: usable.grantStartedAt,
         signIn,
         certificateThumbprint,
+        keyThumbprint,
         address,
       };
 

@@ -26,7 +26,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<Tok
   return {
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, address }) {
+    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
       // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
       if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
@@ -53,6 +53,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<Tok
         subject: subject.subject,
         userId: subject.userId,
         certificateThumbprint,
+        keyThumbprint,
         address,
         act: actor ? actorOf(actor, subject.act, realm.issuer) : subject.act,
         audience,

@@ -20,6 +20,8 @@ export interface AuthorizationCode {
   /** The acr of the journey walked (CONTRACT.md §8). */
   acr: string;
   expiresAt: Date;
+  /** RFC 9449 §10 `dpop_jkt`: the thumbprint of the DPoP key whose proof the exchange needs. */
+  dpopJkt?: string | undefined;
 }
 
 export interface CodeRow {
@@ -37,10 +39,11 @@ export interface CodeRow {
   amr: string[];
   acr: string | null;
   expires_at: Date;
+  dpop_jkt: string | null;
 }
 
 export const CODE_COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
-                 nonce, auth_time, amr, acr, expires_at`;
+                 nonce, auth_time, amr, acr, expires_at, dpop_jkt`;
 
 export const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
@@ -57,6 +60,7 @@ export const toCode = (row: CodeRow): AuthorizationCode => ({
   amr: row.amr,
   acr: row.acr ?? '0',
   expiresAt: row.expires_at,
+  dpopJkt: row.dpop_jkt ?? undefined,
 });
 
 /** The statement that stores a code; with `from`, once per row of that CTE (none: no code). */
@@ -77,6 +81,7 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
     `${params.add(code.amr)}::text[]`,
     `${params.add(code.acr)}::text`,
     `${params.add(code.expiresAt)}::timestamptz`,
+    `${params.add(code.dpopJkt ?? null)}::text`,
   ];
   return `INSERT INTO authorization_codes (code_hash, ${CODE_COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
 }

@@ -14,6 +14,8 @@ export interface PresentedCode {
   redirectUri: string | undefined;
   /** The S256 challenge of the `code_verifier` sent (RFC 7636 §4.6): none when none was sent, '' for a malformed one, which matches no challenge. */
   challenge: string | undefined;
+  /** The thumbprint of the key of the request's DPoP proof, which a code of `dpop_jkt` needs (RFC 9449 §10); none without a proof. */
+  keyThumbprint: string | undefined;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface PresentedCode {
  * but what the code decides (its grant, person, sign-in and scope).
  */
 export interface CodeTokens {
-  tokens: ReadonlyArray<{ hash: Buffer; kind: TokenKind; expiresAt: Date }>;
+  /** Each with the DPoP key it is bound to, if any (RFC 9449 §5: a confidential client's refresh token is not). */
+  tokens: ReadonlyArray<{ hash: Buffer; kind: TokenKind; expiresAt: Date; keyThumbprint: string | undefined }>;
   clientInternalId: string | null;
   issuedAt: Date;
   certificateThumbprint: string | undefined;
@@ -40,7 +43,7 @@ export interface CodeTokens {
  */
 export type CodeExchange =
   | { issued: AuthorizationCode; user: User }
-  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean }
+  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean; keyMatches: boolean }
   | { replayedGrantId: string }
   | undefined;
 
@@ -49,7 +52,7 @@ const prefixed = (alias: string, columns: readonly string[], prefix: string) => 
 /**
  * One statement uses the code up (the database decides between concurrent uses: only one
  * `UPDATE … WHERE used_at IS NULL` returns the row), and writes its tokens and their event
- * when the presented redirect URI and verifier match it and its person still exists and is enabled, locked
+ * when the presented redirect URI, verifier and DPoP key match it and its person still exists and is enabled, locked
  * FOR KEY SHARE until the tokens commit as src/store/token-statements.ts insertTokens explains.
  * A check that fails still spends the code. The challenges are compared in SQL, not in constant
  * time: the code is spent by the first attempt, so that a second one has nothing to learn.
@@ -60,19 +63,20 @@ const EXCHANGE = `
      WHERE c.code_hash = $1 AND c.realm = $2 AND c.client_id = $3 AND c.used_at IS NULL AND c.expires_at > now()
     RETURNING ${CODE_COLUMNS.split(',').map((column) => `c.${column.trim()}`).join(', ')},
               (c.redirect_uri = $4::text OR (NOT c.redirect_uri_given AND $4::text IS NULL)) AS redirect_uri_matches,
-              c.code_challenge IS NOT DISTINCT FROM $5::text AS verifier_matches
+              c.code_challenge IS NOT DISTINCT FROM $5::text AS verifier_matches,
+              (c.dpop_jkt IS NULL OR c.dpop_jkt IS NOT DISTINCT FROM $19::text) AS key_matches
   ),
   person AS (
     SELECT ${prefixed('u', USER_COLUMNS, 'person_')} FROM used JOIN users u ON u.realm = used.realm AND u.id = used.user_id
-     WHERE used.redirect_uri_matches AND used.verifier_matches AND u.enabled
+     WHERE used.redirect_uri_matches AND used.verifier_matches AND used.key_matches AND u.enabled
        FOR KEY SHARE OF u
   ),
   issued AS (
     INSERT INTO tokens (${WRITTEN_TOKEN_COLUMNS})
     SELECT decode(t.hash, 'hex'), used.realm, used.client_id, $6::bigint, t.kind, used.grant_id, $7::timestamptz, 'authorization_code',
            used.user_id::text, used.user_id, used.scope, $7::timestamptz, t.expires_at::timestamptz, used.auth_time, used.amr,
-           coalesce(used.acr, '0'), used.sid, $8::text, NULL, $9::jsonb
-      FROM used, person, unnest($10::text[], $11::text[], $12::text[]) AS t(hash, kind, expires_at)
+           coalesce(used.acr, '0'), used.sid, $8::text, NULL, $9::jsonb, t.jkt
+      FROM used, person, unnest($10::text[], $11::text[], $12::text[], $18::text[]) AS t(hash, kind, expires_at, jkt)
   ),
   recorded AS (
     INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
@@ -91,7 +95,7 @@ const REPLAYED = `
    WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
   RETURNING grant_id`;
 
-type ExchangeRow = CodeRow & { redirect_uri_matches: boolean; verifier_matches: boolean } & Record<string, unknown>;
+type ExchangeRow = CodeRow & { redirect_uri_matches: boolean; verifier_matches: boolean; key_matches: boolean } & Record<string, unknown>;
 
 /**
  * Exchanges a code for its tokens in one statement (EXCHANGE); only when it was not used,
@@ -117,12 +121,14 @@ export async function exchangeCode(db: Db, presented: PresentedCode, planned: Co
     event.address ?? null,
     JSON.stringify(event.details),
     event.expiresAt,
+    planned.tokens.map((token) => token.keyThumbprint ?? null),
+    presented.keyThumbprint ?? null,
   ]);
   const row = result.rows[0];
   if (row) {
     const code = toCode(row);
     if (row.person_id != null) return { issued: code, user: toUser(unprefixed(row, 'person_')) };
-    return { refused: code, redirectUriMatches: row.redirect_uri_matches, verifierMatches: row.verifier_matches };
+    return { refused: code, redirectUriMatches: row.redirect_uri_matches, verifierMatches: row.verifier_matches, keyMatches: row.key_matches };
   }
   const replayed = await db.query<{ grant_id: string }>(REPLAYED, [presented.hash, presented.realm, presented.clientId]);
   return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };

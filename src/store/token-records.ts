@@ -21,6 +21,8 @@ export interface TokenRecord {
   signIn?: SignIn;
   /** RFC 8705 §3: the SHA-256 thumbprint (base64url) of the client certificate the token is bound to. */
   certificateThumbprint?: string | undefined;
+  /** RFC 9449 §6: the JWK SHA-256 thumbprint (RFC 7638, base64url) of the DPoP key the token is bound to. */
+  keyThumbprint?: string | undefined;
   /** RFC 8693 §4.1: who acts for the subject, in an exchanged token. */
   act?: Actor | undefined;
   /** RFC 8693 §2.1 `audience` and `resource`: where the token may be used; else the realm's issuer. */
@@ -78,6 +80,7 @@ export interface TokenRow {
   cnf_x5t_s256: string | null;
   act: Actor | null;
   aud: string[] | null;
+  cnf_jkt: string | null;
 }
 
 /**
@@ -89,7 +92,7 @@ export const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
                                 WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
 
 export const TOKEN_COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_started_at, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud, t.cnf_jkt`;
 
 export const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -107,6 +110,7 @@ export const toToken = (row: TokenRow): StoredToken => ({
   usedAt: row.used_at ?? undefined,
   signIn: row.auth_time && row.sid ? { authTime: row.auth_time, amr: row.amr ?? [], acr: row.acr ?? '0', sid: row.sid } : undefined,
   certificateThumbprint: row.cnf_x5t_s256 ?? undefined,
+  keyThumbprint: row.cnf_jkt ?? undefined,
   act: row.act ?? undefined,
   audience: row.aud ?? undefined,
 });

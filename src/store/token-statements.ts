@@ -7,11 +7,11 @@ import { USER_COLUMNS } from './users.js';
 
 /** The columns a new token's row is written with, in the order of the statements that write it. */
 export const WRITTEN_TOKEN_COLUMNS = `token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
-                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud`;
+                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud, cnf_jkt`;
 
 export const INSERTED_COLUMNS = [
   'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
-  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud', 'jkt',
 ];
 
 /**
@@ -34,7 +34,7 @@ export function insertTokens(first: number, extra: readonly string[] = [], and =
   SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
          grant_type, subject,
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
-         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb
+         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
    WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled FOR KEY SHARE))
          ${and && `AND ${and}`}
@@ -125,6 +125,7 @@ export function insertedColumns(tokens: readonly NewToken[]): Array<Array<string
     column((t) => t.certificateThumbprint ?? null),
     column((t) => (t.act ? JSON.stringify(t.act) : null)),
     column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
+    column((t) => t.keyThumbprint ?? null),
   ];
 }
 

@@ -4,6 +4,7 @@ import { scopeNames } from '../requests/scope.js';
 import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
 import type { NewToken } from '../store/tokens.js';
 import type { User } from '../store/users.js';
+import { accessTokenType } from './binding.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
@@ -16,7 +17,7 @@ import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type Us
 export { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
 /** What a code exchange is asked for beyond the code: its tokens' client, audiences and binding. */
-export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'certificateThumbprint' | 'address'>;
+export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'certificateThumbprint' | 'keyThumbprint' | 'address'>;
 
 /** A refresh of a person's grant: its successors are written only if the presented token is still live, and answer its person. */
 export type RefreshRequest = Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] };
@@ -72,7 +73,7 @@ export class TokenIssuer {
     const scope = request.scope.join(' ');
     const grantId = request.grantId ?? randomUUID();
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
-    const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope });
+    const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: accessTokenType(request), expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
       const complete = async (): Promise<TokenResponse> => {
         // A token without a person (client credentials) carries no claims about one.
@@ -85,6 +86,7 @@ export class TokenIssuer {
           authTime: request.signIn && seconds(request.signIn.authTime),
           sid: request.signIn?.sid,
           certificateThumbprint: request.certificateThumbprint,
+          keyThumbprint: request.keyThumbprint,
           act: request.act,
           audience: request.audience,
           clientSubject: request.userId === undefined,
@@ -105,6 +107,7 @@ export class TokenIssuer {
       userId: request.userId,
       signIn: request.signIn,
       certificateThumbprint: request.certificateThumbprint,
+      keyThumbprint: request.keyThumbprint,
       act: request.act,
       audience: request.audience,
       scope,
@@ -152,7 +155,12 @@ export class TokenIssuer {
     const kinds = [stateless ? 'jwt_access_token' : 'access_token', ...(refresh ? ['refresh_token'] : [])];
     const issuing = { realm, client, grantType: 'authorization_code', address: request.address };
     const tokens: CodeTokens = {
-      tokens: stored.map((token) => ({ hash: sha256(token.value), kind: token.kind, expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000) })),
+      tokens: stored.map((token) => ({
+        hash: sha256(token.value),
+        kind: token.kind,
+        expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000),
+        keyThumbprint: token.kind === 'access_token' ? request.keyThumbprint : refreshKeyThumbprint(request),
+      })),
       clientInternalId: client.internalId,
       issuedAt,
       certificateThumbprint: request.certificateThumbprint,
@@ -208,7 +216,7 @@ export class TokenIssuer {
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
       minted.push(
-        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, lifetime: accessLifetime }, issuedAt),
+        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, keyThumbprint: request.keyThumbprint, lifetime: accessLifetime }, issuedAt),
       );
     }
     if (request.refreshScope) {
@@ -218,6 +226,7 @@ export class TokenIssuer {
           kind: 'refresh_token',
           scope: request.refreshScope.join(' '),
           audience: 'refreshAudience' in request ? request.refreshAudience : request.audience,
+          keyThumbprint: refreshKeyThumbprint(request),
           lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt),
         }, issuedAt),
       );
@@ -253,13 +262,14 @@ export class TokenIssuer {
           authTime: seconds(signIn.authTime),
           sid: signIn.sid,
           certificateThumbprint: request.certificateThumbprint,
+          keyThumbprint: request.keyThumbprint,
           audience: request.audience,
           lifetime,
           claims: mapped.access_token,
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
-    const response: TokenResponse = { access_token: accessToken!, token_type: 'Bearer', expires_in: lifetime, scope };
+    const response: TokenResponse = { access_token: accessToken!, token_type: accessTokenType(request), expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
     if (openid) {
       response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), mapped.id_token);
@@ -273,4 +283,13 @@ export class TokenIssuer {
   private prepareIssued(request: IssuingRequest, issuance: Issuance): PreparedAuditEvent {
     return this.audit.prepare(issuedEvent(request, issuance), request.realm.settings.audit_event_lifetime);
   }
+}
+
+/**
+ * RFC 9449 §5: a public client's refresh token is bound to the DPoP key its access token is,
+ * since nothing else proves its holder; a confidential client's is bound to the client by its
+ * authentication, and is not, so that the client may change keys.
+ */
+function refreshKeyThumbprint(request: Pick<UserTokensRequest, 'client' | 'keyThumbprint'>): string | undefined {
+  return request.client.client_type === 'public' ? request.keyThumbprint : undefined;
 }

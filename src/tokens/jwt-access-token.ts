@@ -5,6 +5,7 @@ import type { RequestRealm } from '../realms/resolve.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { Actor } from '../store/tokens.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
+import { bindingOf, confirmationOf, isSenderConstrained } from './binding.js';
 import type { RealmSigner } from './signer.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
 
@@ -41,6 +42,8 @@ export interface JwtAccessToken {
   /** The session of the sign-in behind the token (OIDC `sid`): signing out denies it. */
   sid?: string | undefined;
   certificateThumbprint: string | undefined;
+  /** RFC 9449 §6: the thumbprint of the DPoP key it is bound to (`cnf.jkt`). */
+  keyThumbprint?: string | undefined;
   /** RFC 8693 §4.1, in an exchanged token. */
   act?: Actor | undefined;
   /** RFC 8693 §2.1; the realm's issuer when absent. */
@@ -78,7 +81,7 @@ export async function mintJwtAccessToken(
     scope: token.scope,
     ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
     ...(token.sid === undefined ? {} : { sid: token.sid }),
-    ...(token.certificateThumbprint === undefined ? {} : { cnf: { 'x5t#S256': token.certificateThumbprint } }),
+    ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
     ...(token.act === undefined ? {} : { act: token.act }),
     ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
     [GRANT_ID_CLAIM]: token.grantId,
@@ -136,7 +139,7 @@ export class JwtAccessTokenVerifier {
     const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
-    const thumbprint = (cnf as Record<string, unknown> | undefined)?.['x5t#S256'];
+    const binding = bindingOf(cnf);
     return {
       jti,
       grantId,
@@ -149,7 +152,8 @@ export class JwtAccessTokenVerifier {
       expiresAt: payload.exp!,
       authTime: typeof authTime === 'number' ? authTime : undefined,
       ...(isString(sid) ? { sid } : {}),
-      certificateThumbprint: isString(thumbprint) ? thumbprint : undefined,
+      certificateThumbprint: binding.certificateThumbprint,
+      ...(binding.keyThumbprint === undefined ? {} : { keyThumbprint: binding.keyThumbprint }),
       ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
       ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),
     };

@@ -48,6 +48,7 @@ export function mint(realm: RequestRealm, client: Client, token: TokenFields, is
       expiresAt: new Date(issuedAt.getTime() + token.lifetime * 1000),
       signIn: token.signIn,
       certificateThumbprint: token.certificateThumbprint,
+      keyThumbprint: token.keyThumbprint,
       act: token.act,
       audience: token.audience,
     },

@@ -7,7 +7,8 @@ import type { User } from '../store/users.js';
 /** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** RFC 9449 §5: `DPoP` when the access token is bound to the key of the request's DPoP proof. */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token?: string;
   scope: string;
@@ -25,6 +26,8 @@ export interface AccessTokenRequest {
   userId?: string;
   /** RFC 8705 §3: the thumbprint of the client certificate to bind the token to. */
   certificateThumbprint?: string | undefined;
+  /** RFC 9449 §5: the thumbprint of the DPoP proof's key to bind the token to. */
+  keyThumbprint?: string | undefined;
   /** RFC 8693 §4.1: who acts for the subject (token exchange). */
   act?: Actor | undefined;
   /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
@@ -58,6 +61,11 @@ export interface UserTokensRequest {
   nonce?: string | undefined;
   /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
   certificateThumbprint?: string | undefined;
+  /**
+   * RFC 9449 §5: the thumbprint of the DPoP proof's key to bind the access token to, and a public
+   * client's refresh token; a confidential client's refresh token is bound by its authentication.
+   */
+  keyThumbprint?: string | undefined;
   /** The client's address, for the audit trail. */
   address?: string | undefined;
   /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */

@@ -1,0 +1,40 @@
+import { OAuthError } from '../errors.js';
+import type { RequestRealm } from '../realms/resolve.js';
+import { DPOP_SIGNING_ALGS } from './algorithms.js';
+import { DpopProofError, type VerifiedProof } from './proof.js';
+import type { DpopProofs, ProvedRequest } from './proofs.js';
+
+/**
+ * At the token endpoint and PAR (RFC 9449 §5, §8): 400 in the RFC 6749 §5.2 shape, with the
+ * realm's current nonce when it demands them, so that the client can retry at once.
+ */
+export function authorizationServerRefusal(error: DpopProofError, nonceHeaders: Record<string, string>): OAuthError {
+  return new OAuthError(error.code, error.message, { headers: nonceHeaders });
+}
+
+/** The request's proof at the token endpoint or PAR (`path`), verified and spent; a bad one is refused as authorizationServerRefusal says. */
+export async function proofAtAuthorizationServer(dpop: DpopProofs, request: ProvedRequest, realm: RequestRealm, path: string): Promise<VerifiedProof | undefined> {
+  try {
+    return await dpop.verify(request, realm, path);
+  } catch (error) {
+    if (error instanceof DpopProofError) throw authorizationServerRefusal(error, dpop.nonceHeaders(realm));
+    throw error;
+  }
+}
+
+/** RFC 7230 quoted-string content: printable ASCII, without the quote and backslash it would need escaped. */
+const quoted = (value: string): string => `"${value.replace(/[^\x20-\x7e]|["\\]/g, '')}"`;
+
+/**
+ * At a protected resource (RFC 9449 §7.1, §9): 401 with a `DPoP` challenge naming the error
+ * and the algorithms accepted, and the realm's current nonce when it demands them.
+ */
+export function resourceRefusal(
+  realm: string,
+  code: 'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token' | 'invalid_request',
+  description: string,
+  nonceHeaders: Record<string, string> = {},
+): OAuthError {
+  const challenge = `DPoP realm=${quoted(realm)}, error=${quoted(code)}, algs=${quoted(DPOP_SIGNING_ALGS.join(' '))}`;
+  return new OAuthError(code, description, { status: code === 'invalid_request' ? 400 : 401, headers: { 'www-authenticate': challenge, ...nonceHeaders } });
+}
