@@ -1,16 +1,19 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import { redirectError } from '../authn/authorization-response.js';
+import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
 import {
   AUTHORIZATION_PARAMETERS,
+  type AuthorizationParams,
   type AuthorizationRequest,
   UntrustedRedirectError,
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
+import { authorizationParameters } from '../requests/request-object.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY } from './page-routes.js';
@@ -18,23 +21,29 @@ import { GET_ONLY } from './page-routes.js';
 /**
  * The authorization endpoint (RFC 6749 §3.1), GET with a query or POST with a form. Until
  * the client and its redirect URI are trusted, errors are shown on a page (400) and never
- * sent to the redirect URI; every later error is.
+ * sent to the redirect URI; every later error is. A signed request object (RFC 9101) brings
+ * the parameters, its redirect URI included: until it is verified, only the outer redirect URI
+ * can serve for its error.
  */
-export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationFlow }): FastifyPluginAsync {
+export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationFlow; clientJwks: ClientJwks }): FastifyPluginAsync {
   const { store, flow } = deps;
+  const requestObjects = { clientJwks: deps.clientJwks, spentAssertions: store.spentAssertions };
 
   async function authorize(request: FastifyRequest, reply: FastifyReply, input: unknown) {
     const realm = request.realm;
     // A page this request ends on (an untrusted client's error) is in the language it asks for.
     askForLocales(request, parseUiLocales(singleValue(input, 'ui_locales')));
-    const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri']));
+    const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri', 'request']));
     if (!trusted.client_id) throw new UntrustedRedirectError('client_id is required');
     const client = await store.clients.get(realm.name, trusted.client_id);
     if (!client) throw new UntrustedRedirectError('the client is unknown');
 
     let authz: AuthorizationRequest;
     if (trusted.request_uri !== undefined) {
+      // RFC 9101 §5: a request object goes by value or by reference, not both.
+      if (trusted.request !== undefined) throw new UntrustedRedirectError('request and request_uri cannot both be given');
       // RFC 9126 §4: the pushed request replaces the query; only its own client may use it, once.
+      // Request objects by reference (RFC 9101 §5.2) are never fetched: only PAR makes request URIs.
       const pushed = await store.authorizationFlow.usePushed(sha256(trusted.request_uri), realm.name, client.client_id);
       if (!pushed) throw new UntrustedRedirectError('the request_uri is unknown, expired, used, or not this client\'s');
       // The client's redirect URIs may have changed since the push: it must still be registered.
@@ -42,15 +51,22 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       authz = pushed;
       askForLocales(request, pushed.uiLocales);
     } else {
-      const redirect = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
-      const state = singleValue(input, 'state');
+      let params: AuthorizationParams;
+      try {
+        params = await authorizationParameters(requestObjects, realm, client, formParams(input, AUTHORIZATION_PARAMETERS));
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        const outer = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
+        return redirectError(reply, realm, { redirectUri: outer.redirectUri, state: singleValue(input, 'state') }, error);
+      }
+      const redirect = untrusted(() => trustedRedirectUri(client, params.redirect_uri));
       try {
         if (realm.settings.require_par || client.require_par) {
           throw new OAuthError('invalid_request', 'authorization requests of this client must be pushed (PAR)');
         }
-        authz = validateAuthorizationRequest(realm, client, formParams(input, AUTHORIZATION_PARAMETERS), redirect);
+        authz = validateAuthorizationRequest(realm, client, params, redirect);
       } catch (error) {
-        if (error instanceof OAuthError) return redirectError(reply, realm, { redirectUri: redirect.redirectUri, state }, error);
+        if (error instanceof OAuthError) return redirectError(reply, realm, { redirectUri: redirect.redirectUri, state: params.state }, error);
         throw error;
       }
     }

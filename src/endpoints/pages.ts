@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
 import { BrowserCookies } from '../authn/browser.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
+import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
@@ -52,7 +53,14 @@ function describe(t: Messages, error: unknown): { title: string; message: string
  * people register, confirm their email address and reset their password. They answer HTML, errors included,
  * and are the only routes that read cookies.
  */
-export function browserPages(deps: { store: Store; encryption: KeyEncryption; baseUrl: string; mailer: Mailer | undefined }): FastifyPluginAsync {
+export function browserPages(deps: {
+  store: Store;
+  encryption: KeyEncryption;
+  baseUrl: string;
+  mailer: Mailer | undefined;
+  /** Clients' key sets, for their signed request objects at /authorize. */
+  clientJwks: ClientJwks;
+}): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const flow = new AuthorizationFlow(deps.store, cookies);
   const routeDeps = { store: deps.store, flow, cookies };
@@ -73,7 +81,7 @@ export function browserPages(deps: { store: Store; encryption: KeyEncryption; ba
       const view = messagePage(t, page);
       return sendPage(reply, view.options, view.body);
     });
-    await app.register(authorizationEndpoint(routeDeps));
+    await app.register(authorizationEndpoint({ ...routeDeps, clientJwks: deps.clientJwks }));
     // Sign-in through upstream providers: the sign-in page begins it, the broker's callback ends it.
     const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: app.outbound });
     await app.register(loginPage({ ...signInDeps, broker }));

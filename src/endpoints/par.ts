@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
-import type { DpopProofs } from '../dpop/proofs.js';
-import { proofAtAuthorizationServer } from '../dpop/refusals.js';
+import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
@@ -11,6 +10,7 @@ import {
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
+import { authorizationParameters } from '../requests/request-object.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 
@@ -20,17 +20,19 @@ const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
  * Pushed authorization requests (RFC 9126). The client authenticates and sends the
  * authorization parameters; they are validated as /authorize would, and stored for one use
  * by this client within `par_lifetime`. Errors answer JSON here, as at the token endpoint.
- * A DPoP proof binds the code to its key as `dpop_jkt` does (RFC 9449 §10.1).
+ * A signed request object (RFC 9101) carries the parameters instead (RFC 9126 §3).
  */
-export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator; rateLimits: RateLimits; dpop: DpopProofs }): FastifyPluginAsync {
+export function parEndpoint(deps: { store: Store; authenticator: ClientAuthenticator; clientJwks: ClientJwks; rateLimits: RateLimits }): FastifyPluginAsync {
+  const requestObjects = { clientJwks: deps.clientJwks, spentAssertions: deps.store.spentAssertions };
   return async (app) => {
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/par');
       await deps.rateLimits.client(request.realm, 'par', client.client_id);
-      const params = formParams(request.body, AUTHORIZATION_PARAMETERS);
+      const form = formParams(request.body, AUTHORIZATION_PARAMETERS);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
-      if (params.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');
+      if (form.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');
+      const params = await authorizationParameters(requestObjects, realm, client, form);
       let redirect;
       try {
         redirect = trustedRedirectUri(client, params.redirect_uri);
@@ -38,15 +40,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
         if (error instanceof UntrustedRedirectError) throw new OAuthError('invalid_request', error.message);
         throw error;
       }
-      let authz = validateAuthorizationRequest(realm, client, params, redirect);
-      const proof = await proofAtAuthorizationServer(deps.dpop, request, realm, '/par');
-      if (proof) {
-        // RFC 9449 §10.1: with both, they must name the same key.
-        if (authz.dpopJkt !== undefined && authz.dpopJkt !== proof.thumbprint) {
-          throw new OAuthError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof\'s key');
-        }
-        authz = { ...authz, dpopJkt: proof.thumbprint };
-      }
+      const authz = validateAuthorizationRequest(realm, client, params, redirect);
 
       const requestUri = `${REQUEST_URI_PREFIX}${randomSecret()}`;
       const lifetime = realm.settings.par_lifetime;
@@ -56,7 +50,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
         request: authz,
         lifetimeSeconds: lifetime,
       });
-      return reply.code(201).headers(deps.dpop.nonceHeaders(realm)).send({ request_uri: requestUri, expires_in: lifetime });
+      return reply.code(201).send({ request_uri: requestUri, expires_in: lifetime });
     });
   };
 }

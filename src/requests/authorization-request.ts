@@ -29,7 +29,10 @@ export interface AuthorizationRequest {
   uiLocales?: string[];
 }
 
-/** The parameters /authorize and /par read; others are ignored. */
+/**
+ * The parameters /authorize and /par read; others are ignored. A signed `request` object
+ * replaces the others (src/requests/request-object.ts).
+ */
 export const AUTHORIZATION_PARAMETERS = [
   'client_id',
   'redirect_uri',
@@ -110,7 +113,6 @@ export function validateAuthorizationRequest(
   if (params.response_mode !== undefined && params.response_mode !== 'query') {
     throw new OAuthError('invalid_request', 'only response_mode=query is supported');
   }
-  if (params.request !== undefined) throw new OAuthError('request_not_supported', 'request objects are not supported; use PAR');
 
   const scope = requestedScope(params.scope, client.scope);
 

@@ -231,9 +231,9 @@ describe('/authorize', () => {
       expectRedirectError(response, { error: 'unauthorized_client', iss: ALPHA_ISSUER });
     });
 
-    it('refuses request objects with request_not_supported', async () => {
+    it('refuses an unsigned request object with invalid_request_object, at the registered redirect URI it names outside (test/requests/request-object.test.ts has the rest)', async () => {
       const response = await authorize(browser(), 'alpha', codeRequest(publicId, { request: 'eyJhbGciOiJub25lIn0.e30.' }));
-      expectRedirectError(response, { error: 'request_not_supported', iss: ALPHA_ISSUER });
+      expectRedirectError(response, { error: 'invalid_request_object', iss: ALPHA_ISSUER });
     });
 
     it('refuses response_mode=fragment with invalid_request', async () => {

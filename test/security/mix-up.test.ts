@@ -84,7 +84,7 @@ describe('mix-up defence: iss on every authorization response (RFC 9207)', () =>
           ['invalid_request', authorize(b(), name, codeRequest(clientId, { response_type: undefined }))],
           ['unsupported_response_type', authorize(b(), name, codeRequest(clientId, { response_type: 'code id_token' }))],
           ['invalid_scope', authorize(b(), name, codeRequest(clientId, { scope: 'openid nothing-of-this-realm' }))],
-          ['request_not_supported', authorize(b(), name, codeRequest(clientId, { request: 'e30.e30.' }))],
+          ['invalid_request_object', authorize(b(), name, codeRequest(clientId, { request: 'e30.e30.' }))],
           ['login_required', authorize(b(), name, codeRequest(clientId, { prompt: 'none' }))],
           ['unauthorized_client', (async () => {
             const device = await t.admin.createClient(name, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['refresh_token'], scope: 'openid' });
