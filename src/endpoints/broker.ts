@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { recordSignInFailed } from '../audit/sign-in.js';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
+import { sendAccountDisabled } from '../authn/disabled.js';
 import { currentNode, follow } from '../authn/journeys/walk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
@@ -53,6 +54,12 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
     const account = await broker.flow.finish(realm, provider, pending, queryOf(request.url));
     const context = { realm: realm.name, address: request.ip, clientId: resumed.client?.client_id, knownUserId: progress.userId };
     const userId = await personOf({ store, audit: request.server.audit }, provider, account, context);
+    // The person the upstream account names is disabled (CONTRACT.md §10): the sign-in ends here.
+    if (!(await store.users.getById(realm.name, userId))?.enabled) {
+      const attempt = { realm: realm.name, address: request.ip, via: 'sign_in_page' as const, clientId: resumed.client?.client_id };
+      recordSignInFailed(request.server.audit, attempt, { step: 'identity_provider', username: undefined, userId, reason: 'disabled' });
+      return sendAccountDisabled(request, reply);
+    }
     await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: FEDERATED_AMR }));
     return reply.redirect(loginPage, 303);
   }

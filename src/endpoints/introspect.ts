@@ -81,10 +81,13 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
 
 /**
  * A stateless access token (RFC 9068): verified against the realm's published keys, its
- * `jti` and grant checked against the deny list.
+ * `jti` and grant checked against the deny list, its person enabled: a grant that stored
+ * nothing (an assertion's) is not found by the disable that revokes the person's grants
+ * (CONTRACT.md §10), so their flag is read here.
  */
-async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
+async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier; users: UserStore }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
   const jwt = await deps.jwtAccessTokens.active(realm, token);
+  if (jwt?.userId !== undefined && !(await deps.users.getById(realm.name, jwt.userId))?.enabled) return undefined;
   return jwt && { ...jwt, tokenType: accessTokenType(jwt) };
 }
 

@@ -3,6 +3,7 @@ import { type SignInAttempt, recordSignInFailed } from '../audit/sign-in.js';
 import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
+import { sendAccountDisabled } from '../authn/disabled.js';
 import { journeyFacts } from '../authn/journey-facts.js';
 import { finalAmr } from '../authn/journeys/amr.js';
 import type { JourneyNode } from '../authn/journeys/graph.js';
@@ -259,6 +260,11 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       if ('again' in outcome) return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);
       if ('error' in outcome) return again(outcome.error);
       if ('notice' in outcome) return showNode(request, reply, resumed, walk, { notice: outcome.notice });
+      // A node that names a disabled person (a password, a passkey) ends the sign-in (CONTRACT.md §10); said only once their credential passed.
+      if ('passed' in outcome && !(await store.users.getById(realm.name, outcome.passed.userId))?.enabled) {
+        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: outcome.passed.userId, reason: 'disabled' });
+        return sendAccountDisabled(request, reply);
+      }
       const moved = 'passed' in outcome ? follow(journey, postedAt, 'success', outcome.passed) : follow(journey, postedAt, outcome.outcome);
       return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, moved));
     });

@@ -124,7 +124,8 @@ export function userinfoEndpoint(deps: {
         throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });
       }
       const user = await deps.users.getById(realm.name, accessToken.userId);
-      if (!user) throw invalid();
+      // A disabled person's tokens are revoked, but for JWTs of grants that stored nothing (CONTRACT.md §10).
+      if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
       return { ...claimsForScope(user, scope), ...mapped.userinfo, sub: user.id };
     };

@@ -21,8 +21,8 @@ type How = 'signed_in' | 'verified_email' | 'created';
  * The person an upstream account signs in as (CONTRACT.md §10): the one linked to it; else,
  * when the journey knows the person already, that person, linked now; else, when the provider
  * allows it and the upstream vouches for the email, the one person of the realm with that
- * email (unless their own record says it is unverified); else a new person, made just in time
- * and linked. Each new link is an `identity.linked` event.
+ * email (unless their own record says it is unverified; a disabled one is named, not linked);
+ * else a new person, made just in time and linked. Each new link is an `identity.linked` event.
  */
 export async function personOf(
   deps: { store: Pick<Store, 'users' | 'userIdentities'>; audit: AuditLog },
@@ -52,7 +52,11 @@ export async function personOf(
 
   const email = provider.link_by_verified_email ? verifiedEmailOf(account.claims) : undefined;
   const sameEmail = email === undefined ? undefined : await users.getByEmail(context.realm, email);
-  if (sameEmail && sameEmail.claims.email_verified !== false) return linkTo(sameEmail.id, 'verified_email');
+  if (sameEmail && sameEmail.claims.email_verified !== false) {
+    // A disabled person is not linked, and no one new is made in their place: the sign-in stops at them (CONTRACT.md §10).
+    if (!sameEmail.enabled) return sameEmail.id;
+    return linkTo(sameEmail.id, 'verified_email');
+  }
 
   const username = usernameFrom(account.claims, provider.username_claim, provider.alias);
   const created = await userIdentities.createLinked(context.realm, identity, username, copiedClaims(account.claims));
