@@ -182,7 +182,7 @@ export class AuthorizationFlow {
       // Disabled (or deleted) while signing in: no session began, and the browser's previous one ended.
       this.cookies.clearSession(reply, realm);
       recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: 'disabled' });
-      return sendAccountDisabled(reply, realm.name);
+      return sendAccountDisabled(request, reply);
     }
     this.cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
     event.committed();
