@@ -74,6 +74,8 @@ export const publicJwk = z.looseObject({ kty: z.string() }).refine((key) => PRIV
 const clientFields = {
   client_type: z.enum(['confidential', 'public']),
   client_name: z.string().max(200),
+  /** RFC 7591 §2: an https image the sign-in and consent pages show beside its name (their CSP allows its origin); only an admin sets it. */
+  logo_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
   redirect_uris: z.array(redirectUri).max(50),
   post_logout_redirect_uris: z.array(redirectUri).max(50),
   scope: z
@@ -123,13 +125,14 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
+const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
 
 /**
  * What an admin may send: any subset of the metadata; `client_id` only when creating.
  * `null` clears an optional field.
  */
 export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
+  logo_uri: clientFields.logo_uri.nullable(),
   jwks: clientFields.jwks.nullable(),
   jwks_uri: clientFields.jwks_uri.nullable(),
   tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),

@@ -68,7 +68,7 @@ const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
 const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
 
 /** Metadata an admin sets on a client and self-registration never changes. */
-type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'journey'>;
+type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'journey' | 'logo_uri'>;
 
 /**
  * Fields that give a client power over people or other clients' tokens: consent skipped,
@@ -124,6 +124,8 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     allowed_audiences: current?.allowed_audiences ?? [],
     // The journey an admin set stays: a client cannot choose how people sign in to it.
     ...(current?.journey === undefined ? {} : { journey: current.journey }),
+    // So does the logo: a client cannot put an image of its choosing on the realm's pages.
+    ...(current?.logo_uri === undefined ? {} : { logo_uri: current.logo_uri }),
   };
   try {
     return newClientMetadata(record);

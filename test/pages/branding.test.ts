@@ -88,6 +88,51 @@ describe('the logo', () => {
     }
   });
 
+  it('of a client is shown beside its name on the sign-in and consent pages, the CSP allowing both logos\u2019 origins and no other', async () => {
+    const { signIn, consent } = await pagesOf(
+      { logo_uri: 'https://cdn.acme.example/logo.svg' },
+      { client_name: 'Billing', logo_uri: 'https://apps.billing.example/icon.png' },
+    );
+    for (const page of [signIn, consent]) {
+      expect(page.body).toContain('<p class="client"><img src="https://apps.billing.example/icon.png" alt=""><span>to continue to <strong>Billing</strong></span></p>');
+      expect(directive(page, 'img-src')).toBe('img-src https://cdn.acme.example https://apps.billing.example');
+    }
+  });
+
+  it('of a client must be an https URL; null removes it', async () => {
+    const realm = await freshRealm(t);
+    for (const logo of ['http://apps.billing.example/icon.png', 'javascript:alert(1)', 'data:image/png;base64,AAAA']) {
+      const refused = await t.admin.request('POST', `/realms/${realm}/clients`, { client_type: 'public', redirect_uris: [REDIRECT_URI], logo_uri: logo });
+      expect(refused.statusCode, logo).toBe(400);
+      expect(refused.json().error_description).toContain('logo_uri');
+    }
+    const { client_id: clientId } = await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], logo_uri: 'https://apps.example/a.png' });
+    const cleared = await t.admin.request('PATCH', `/realms/${realm}/clients/${clientId}`, { logo_uri: null });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json().logo_uri).toBeUndefined();
+  });
+
+  it('of a client is an admin\u2019s to set: a client registering itself (RFC 7591) cannot set or change it', async () => {
+    const realm = await freshRealm(t, { open_registration: true });
+    const json = (method: 'POST' | 'PUT', url: string, body: object, token?: string) =>
+      t.app.inject({
+        method,
+        url,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        payload: JSON.stringify(body),
+      });
+    const metadata = { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', logo_uri: 'https://phish.example/bank.png' };
+    const registered = await json('POST', `${realmPath(realm)}/connect/register`, metadata);
+    expect(registered.statusCode, registered.body).toBe(201);
+    const { client_id: clientId, registration_access_token: token } = registered.json();
+    expect((await t.admin.request('GET', `/realms/${realm}/clients/${clientId}`)).json().logo_uri).toBeUndefined();
+
+    await t.admin.request('PATCH', `/realms/${realm}/clients/${clientId}`, { logo_uri: 'https://apps.example/real.png' });
+    const updated = await json('PUT', `${realmPath(realm)}/connect/register/${clientId}`, { ...metadata, client_id: clientId }, token);
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect((await t.admin.request('GET', `/realms/${realm}/clients/${clientId}`)).json().logo_uri).toBe('https://apps.example/real.png');
+  });
+
   it('is shown on every page of the realm, an error page included', async () => {
     const realm = await freshRealm(t, { logo_uri: 'https://static.acme.example/l.png' });
     const error = await new TestBrowser(t.app, BASE_URL).get(`${realmPath(realm)}/authorize?client_id=nobody`);

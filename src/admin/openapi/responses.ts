@@ -35,6 +35,7 @@ export const RealmResponse = z.strictObject({
 const clientMetadata = ClientMetadataPatchSchema.shape;
 export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   jwks: clientMetadata.jwks.unwrap(),
+  logo_uri: clientMetadata.logo_uri.unwrap(),
   jwks_uri: clientMetadata.jwks_uri.unwrap(),
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
