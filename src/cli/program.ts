@@ -8,6 +8,7 @@ import { addJourneyCommands } from './commands/journey.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addRealmCommands } from './commands/realm.js';
+import { addRoleAndGroupCommands } from './commands/roles.js';
 import { addScopeCommands } from './commands/scope.js';
 import { addStartCommand } from './commands/start.js';
 import { addTokenCommands } from './commands/token.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   addClientCommands(program);
   addUserCommands(program);
   addScopeCommands(program);
+  addRoleAndGroupCommands(program);
   addKeyCommands(program);
   addJourneyCommands(program);
   addIdentityProviderCommands(program);

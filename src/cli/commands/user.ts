@@ -13,6 +13,9 @@ interface UserView {
   created_at: string;
   updated_at: string;
   identities?: Array<{ provider: string; subject: string }>;
+  roles?: string[];
+  groups?: string[];
+  effective_roles?: string[];
 }
 
 interface PasswordOptions extends ConnectionOptions {
@@ -29,6 +32,8 @@ const userView = (user: UserView): string =>
     ['updated_at', user.updated_at],
     // The accounts at other providers that sign in as this person.
     ...(user.identities === undefined ? [] : [['identities', user.identities.map(({ provider, subject }) => `${provider}:${subject}`)] as const]),
+    // Their own roles and groups, and every role they hold (their own and their groups').
+    ...(['roles', 'groups', 'effective_roles'] as const).filter((name) => user[name] !== undefined).map((name) => [name, user[name]] as const),
   ]);
 
 function passwordOptions(command: Command): Command {
@@ -44,9 +49,19 @@ async function passwordFrom(options: PasswordOptions): Promise<string> {
   throw new UsageError('a password is needed: pipe it in with --password-stdin (or give --password)');
 }
 
-/** `realmgate user create|show|update|delete|set-password|enrol-totp`: /admin/realms/{realm}/users. */
+/** A person's own roles and groups: `…/users/{username}/roles/{role}` and `…/groups/{group}`, given or taken. */
+const MEMBERSHIPS = [
+  { command: 'grant-role', method: 'put', kind: 'roles', what: 'role', description: 'give a user a role of the realm', done: 'now holds' },
+  { command: 'revoke-role', method: 'delete', kind: 'roles', what: 'role', description: "take a role from a user (one held through a group stays)", done: 'no longer holds' },
+  { command: 'join-group', method: 'put', kind: 'groups', what: 'group', description: 'put a user in a group of the realm (they hold its roles)', done: 'is now in' },
+  { command: 'leave-group', method: 'delete', kind: 'groups', what: 'group', description: 'take a user out of a group', done: 'is no longer in' },
+] as const;
+
+/** `realmgate user create|show|update|delete|set-password|enrol-totp|grant-role|revoke-role|join-group|leave-group`: /admin/realms/{realm}/users. */
 export function addUserCommands(program: Command): void {
-  const user = program.command('user').description("create, show, change and delete a realm's users; set a password; enrol a one-time code generator");
+  const user = program
+    .command('user')
+    .description("create, show, change and delete a realm's users; set a password; enrol a one-time code generator; give roles and groups");
 
   connectionOptions(
     passwordOptions(
@@ -64,7 +79,7 @@ export function addUserCommands(program: Command): void {
     print(options, (await AdminApi.from(options).post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
   });
 
-  connectionOptions(user.command('show').alias('get').description('a user, their claims and their accounts at other providers').argument('<realm>').argument('<username>')).action(
+  connectionOptions(user.command('show').alias('get').description('a user: their claims, roles, groups and accounts at other providers').argument('<realm>').argument('<username>')).action(
     async (realm: string, username: string, options: ConnectionOptions) => {
       print(options, (await AdminApi.from(options).get(adminPath('realms', realm, 'users', username))) as UserView, userView);
     },
@@ -121,4 +136,15 @@ export function addUserCommands(program: Command): void {
       return qr ? `${text}\n\n${qr}` : text;
     });
   });
+
+  for (const membership of MEMBERSHIPS) {
+    connectionOptions(
+      user.command(membership.command).description(membership.description).argument('<realm>').argument('<username>').argument(`<${membership.what}>`),
+    ).action(async (realm: string, username: string, name: string, options: ConnectionOptions) => {
+      const api = AdminApi.from(options);
+      const path = adminPath('realms', realm, 'users', username, membership.kind, name);
+      await (membership.method === 'put' ? api.put(path, undefined) : api.delete(path));
+      if (!options.json) printLines(`${printable(username)} of ${printable(realm)} ${membership.done} the ${membership.what} ${printable(name)}.`);
+    });
+  }
 }
