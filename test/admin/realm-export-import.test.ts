@@ -131,6 +131,7 @@ describe('admin API: a realm\'s export and import', () => {
     alice = await createUser(t.admin, 'source', 'alice', { password: 'correct horse battery staple', claims: { email: 'alice@example.com', name: 'Alice' } });
     secrets.push(alice.password);
     await createUser(t.admin, 'source', 'Bob', { claims: { department: { name: 'Sales', floor: 3 } } });
+    expect((await request('PATCH', '/realms/source/users/bob', { enabled: false })).statusCode).toBe(200);
     expect(await t.store.userIdentities.link('source', { provider: 'corp', subject: 'corp-alice-1', userId: alice.sub })).toBe(true);
     expect((await request('PUT', '/realms/source/users/alice/roles/viewer')).statusCode).toBe(204);
     expect((await request('PUT', '/realms/source/users/alice/groups/accounting')).statusCode).toBe(204);
@@ -176,11 +177,12 @@ describe('admin API: a realm\'s export and import', () => {
           sub: alice.sub,
           password_hash: expect.stringMatching(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/),
           claims: { email: 'alice@example.com', name: 'Alice' },
+          enabled: true,
           identities: [{ provider: 'corp', subject: 'corp-alice-1' }],
           roles: ['viewer'],
           groups: ['accounting'],
         },
-        expect.objectContaining({ username: 'Bob', claims: { department: { name: 'Sales', floor: 3 } }, identities: [], roles: [], groups: [] }),
+        expect.objectContaining({ username: 'Bob', claims: { department: { name: 'Sales', floor: 3 } }, enabled: false, identities: [], roles: [], groups: [] }),
       ]);
     });
 
@@ -219,6 +221,7 @@ describe('admin API: a realm\'s export and import', () => {
       expect(summary.sections.scopes).toMatchObject({ created: ['orders:read', 'orders:write'], changed: ['profile'], unchanged: 2 });
       expect(summary.sections.users).toMatchObject({ created: ['alice', 'Bob'] });
       expect((await request('GET', '/realms/copy')).json()).toMatchObject({ issuer: 'https://auth.test/oauth2/copy' });
+      expect((await request('GET', '/realms/copy/users/bob')).json()).toMatchObject({ enabled: false });
 
       expect(await exported('copy', true)).toEqual(asRealm(source, 'copy'));
     });
@@ -290,6 +293,13 @@ describe('admin API: a realm\'s export and import', () => {
       expect(rolesClaim.roles).toEqual(['invoice-approver', 'viewer']);
       expect((await request('GET', '/realms/people/users/alice')).json()).toMatchObject({ roles: ['viewer'], groups: ['accounting'] });
       expect((await passwordGrant(t.app, 'people', client, { username: 'alice', password: 'not her password' })).statusCode).toBe(400);
+      // Bob came disabled, and signs in once a document says he is enabled.
+      const bob = { username: 'Bob', password: 'pw-Bob-0123456789' };
+      expect((await passwordGrant(t.app, 'people', client, bob)).statusCode).toBe(400);
+      const document = await exported('people', true);
+      const enabled = await imported('people', { users: (document.users as Json[]).map((user) => ({ ...user, enabled: true })) });
+      expect(enabled.sections.users).toMatchObject({ changed: ['Bob'], unchanged: 1 });
+      expect((await passwordGrant(t.app, 'people', client, bob)).statusCode).toBe(200);
       // What the person enrolled is not brought: no one-time-code secret, so none is asked for or known.
       const enrolled = await t.store.db.query('SELECT 1 FROM user_totp WHERE realm = $1', ['people']);
       expect(enrolled.rows).toEqual([]);
@@ -326,7 +336,7 @@ describe('admin API: a realm\'s export and import', () => {
       const document = await exported('edit', true);
       const clients = (document.clients as Json[]).map((client) => (client.client_id === 'spa' ? { ...client, client_name: 'The shop' } : client));
       const users = (document.users as Json[]).map((user) =>
-        user.username === 'Bob' ? { ...user, claims: { department: { name: 'Support' } }, roles: ['invoice-approver'] } : user.username === 'alice' ? { ...user, groups: [] } : user,
+        user.username === 'Bob' ? { ...user, claims: { department: { name: 'Support' } }, roles: ['invoice-approver'] } : user.username === 'alice' ? { ...user, groups: [], enabled: false } : user,
       );
       const summary = await imported('edit', {
         ...document,
@@ -346,7 +356,7 @@ describe('admin API: a realm\'s export and import', () => {
       });
       expect((await request('GET', '/realms/edit/clients/spa')).json()).toMatchObject({ client_name: 'The shop', journey: 'strong' });
       expect((await request('GET', '/realms/edit/users/bob')).json()).toMatchObject({ claims: { department: { name: 'Support' } }, roles: ['invoice-approver'], groups: [] });
-      expect((await request('GET', '/realms/edit/users/alice')).json()).toMatchObject({ roles: ['viewer'], groups: [], effective_roles: ['viewer'] });
+      expect((await request('GET', '/realms/edit/users/alice')).json()).toMatchObject({ enabled: false, roles: ['viewer'], groups: [], effective_roles: ['viewer'] });
       expect((await request('GET', '/realms/edit/groups/accounting')).json()).toEqual({ name: 'accounting', description: 'Accounts payable', roles: ['invoice-approver'] });
       expect((await request('GET', '/realms/edit')).json()).toMatchObject({ settings: { access_token_lifetime: 600, require_pkce: true } });
     });

@@ -9,7 +9,7 @@ import { GroupPathSchema, GroupPutSchema } from '../groups.js';
 import { JourneyPathSchema } from '../journeys.js';
 import { RolePathSchema, RolePutSchema } from '../roles.js';
 import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
-import { UserCreateSchema } from '../users.js';
+import { UserCreateSchema, UserPatchSchema } from '../users.js';
 
 /**
  * A realm as data (CONTRACT.md §10, docs/realms-as-data.md): what `GET …/export` answers and
@@ -63,6 +63,7 @@ export const PersonEntrySchema = UserCreateSchema.omit({ password: true }).exten
     .regex(ARGON2_PHC, 'must be an argon2 hash in the PHC string format ($argon2id$v=19$m=…,t=…,p=…$salt$hash)')
     .optional()
     .describe('The argon2id hash of the person\'s password, as stored; none: they sign in otherwise. An import never removes a password'),
+  enabled: UserPatchSchema.shape.enabled.describe('false: the person signs in nowhere; left out: true'),
   identities: z.array(IdentityEntrySchema).max(100).optional().describe('The upstream accounts linked to the person'),
   roles: GroupPutSchema.shape.roles.describe('The roles given to the person directly, each a role of the realm'),
   groups: groupNames.optional().describe('The person\'s groups, each a group of the realm'),

@@ -32,6 +32,7 @@ export function personEntry(user: User, identities: readonly UserIdentity[], mem
     sub: user.id,
     ...(user.passwordHash === undefined ? {} : { password_hash: user.passwordHash }),
     claims: user.claims as PersonEntry['claims'] & object,
+    enabled: user.enabled,
     identities: identities.map(({ provider, subject }) => ({ provider, subject })),
     roles: [...memberships.roles],
     groups: [...memberships.groups],
@@ -61,8 +62,8 @@ const withoutNulls = (claims: Claims): Claims => Object.fromEntries(Object.entri
 /**
  * Each person of the document, known by their username, becomes as it describes them: their
  * claims, own roles and groups replaced (none named: none), a new password hash written (which
- * ends their sessions and grants, as a password change does), their links to upstream accounts
- * made. A person keeps their `sub`:
+ * ends their sessions and grants, as a password change does), disabled or enabled (left out:
+ * enabled; a disable ends their sessions and grants), their links to upstream accounts made. A person keeps their `sub`:
  * a new one is created with the document's, and an existing one whose `sub` differs is refused.
  * A password the document leaves out is kept, never removed. With prune, the people it leaves
  * out are deleted, and the links of the people it names that it leaves out are removed (unless
@@ -116,6 +117,7 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     refuseUnknown(`${path}.roles`, roles, references.roles, 'role');
     refuseUnknown(`${path}.groups`, groups, references.groups, 'group');
     const claims = withoutNulls((entry.claims ?? {}) as Claims);
+    const enabled = entry.enabled ?? true;
     const current = existing ? (linksOf.get(existing.id) ?? []) : [];
     const missing = wanted.filter((identity) => !current.some((link) => linkKey(link) === linkKey(identity)));
     const extra = ctx.prune ? current.filter((link) => !wanted.some((identity) => linkKey(identity) === linkKey(link))) : [];
@@ -124,6 +126,7 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
       planner.create(entry.username, async (tx) => {
         const user = await tx.users.create(ctx.realm, entry.username, entry.password_hash, claims, entry.sub);
         if (!user) throw conflict(`${path}: a person of this username or sub was created meanwhile`);
+        if (!enabled) await tx.users.update(ctx.realm, user.username, { enabled });
         // Their links are made by the last write, which runs after this one.
         for (const identity of wanted) newLinks.push(link(path, user.id, identity));
         await changeMemberships(tx, path, entry.username, NONE, { roles, groups });
@@ -134,15 +137,20 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     const membershipsDiffer = !sameJson(memberships, { roles, groups });
     const claimsDiffer = !sameJson(withoutNulls(existing.claims), claims);
     const passwordHash = entry.password_hash !== undefined && entry.password_hash !== existing.passwordHash ? entry.password_hash : undefined;
-    if (!claimsDiffer && passwordHash === undefined && !membershipsDiffer && missing.length === 0 && extra.length === 0) {
+    const enabledDiffers = existing.enabled !== enabled;
+    if (!claimsDiffer && passwordHash === undefined && !enabledDiffers && !membershipsDiffer && missing.length === 0 && extra.length === 0) {
       planner.unchanged();
       return;
     }
     planner.change(entry.username, async (tx) => {
-      if (claimsDiffer || passwordHash !== undefined) {
+      if (claimsDiffer || passwordHash !== undefined || enabledDiffers) {
         const removed = Object.keys(existing.claims).filter((name) => !Object.hasOwn(claims, name));
         const patch = { ...claims, ...Object.fromEntries(removed.map((name) => [name, null])) };
-        await tx.users.update(ctx.realm, existing.username, { ...(claimsDiffer ? { claims: patch } : {}), ...(passwordHash === undefined ? {} : { passwordHash }) });
+        await tx.users.update(ctx.realm, existing.username, {
+          ...(claimsDiffer ? { claims: patch } : {}),
+          ...(passwordHash === undefined ? {} : { passwordHash }),
+          ...(enabledDiffers ? { enabled } : {}),
+        });
       }
       if (membershipsDiffer) await changeMemberships(tx, path, existing.username, memberships, { roles, groups });
     });
