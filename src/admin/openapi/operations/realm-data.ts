@@ -16,7 +16,7 @@ export const realmDataOperations: readonly Operation[] = [
       'issuers, in an order of their names, so that ' +
       'two exports of an unchanged realm are the same text. Never a secret: no client secret or its hash, no identity provider secret, no ' +
       'signing key (a realm imported from it makes its own). With `users=true`, the people too, with their password hashes, `sub`, claims, ' +
-      'own roles, groups and links to identity providers, but not their one-time-code secrets, recovery codes or passkeys.',
+      'whether they are enabled, own roles, groups and links to identity providers, but not their one-time-code secrets, recovery codes or passkeys.',
     query: {
       schema: RealmExportQuerySchema,
       parameters: { users: { description: '`true`: with the realm\'s people and their password hashes', example: 'true' } },
