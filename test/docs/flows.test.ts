@@ -56,4 +56,10 @@ describe.skipIf(testStoreKind() !== 'pglite')("the documents' examples, after th
     expect(run.stdout).toContain('"typ":"at+jwt"');
     expect(run.stdout).toMatch(/^http:\/\/localhost:3000\/\?state=bye$/m);
   });
+
+  it('signs request objects as flows.md says: a code for the first, its replay refused, another pushed', () => {
+    expect(run.stdout).toMatch(/^http:\/\/localhost:3000\/callback\?code=[^&]+&state=jar-1&iss=/m);
+    expect(run.stdout).toMatch(/^http:\/\/localhost:3000\/callback\?error=invalid_request_object&error_description=the\+request\+object\+is\+not\+accepted%3A\+it\+was\+used\+already&iss=/m);
+    expect(run.stdout).toMatch(/^http:\/\/localhost:3000\/callback\?code=[^&]+&state=jar-2&iss=/m);
+  });
 });
