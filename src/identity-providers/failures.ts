@@ -18,7 +18,8 @@ export type UpstreamFailureKind =
 
 /**
  * A sign-in through an upstream provider that ends on a page saying what happened, in plain
- * words (CONTRACT.md §4: nothing internal is shown). `cause` is for the log only.
+ * words of the page's language (the catalogue's `upstream` texts, by kind and provider name;
+ * CONTRACT.md §4: nothing internal is shown). `cause` is for the log only.
  */
 export class UpstreamFailure extends Error {
   override name = 'UpstreamFailure';
@@ -34,25 +35,6 @@ export class UpstreamFailure extends Error {
   get status(): number {
     if (this.kind === 'denied' || this.kind === 'other_person') return 403;
     return this.kind === 'unknown_state' || this.kind === 'unknown_provider' ? 400 : 502;
-  }
-
-  /** What the person reads. */
-  get description(): string {
-    const name = this.providerName;
-    switch (this.kind) {
-      case 'unreachable':
-        return `${name} cannot be reached right now. Try again later, or sign in another way.`;
-      case 'denied':
-        return `Signing in with ${name} was cancelled or refused. Return to the application to try again.`;
-      case 'invalid_answer':
-        return `${name} sent an answer that could not be verified, so you were not signed in. Try again later, or sign in another way.`;
-      case 'unknown_state':
-        return 'This sign-in has expired or was already completed. Return to the application and try again.';
-      case 'unknown_provider':
-        return 'This way of signing in is not available. Return to the application and try again.';
-      case 'other_person':
-        return `Your account at ${name} belongs to another person of this service, so it cannot confirm this sign-in.`;
-    }
   }
 }
 
