@@ -41,8 +41,11 @@ export function certificateFromHeader(header: string, options: CertificateHeader
   return clientCertificateExtractor({ trustProxy, clientCertHeader: header.toLowerCase() });
 }
 
-/** The confirmation methods checked here; a token bound otherwise (DPoP's `jkt`, a `jwk`…) cannot be used as a bearer token. */
-const SUPPORTED_CONFIRMATION = new Set(['x5t#S256']);
+/**
+ * The confirmation methods the plugin checks: `x5t#S256` here, DPoP's `jkt` in src/resource-server/dpop.ts;
+ * a token bound otherwise (a `jwk`…) cannot be used at all.
+ */
+const SUPPORTED_CONFIRMATION = new Set(['x5t#S256', 'jkt']);
 
 /**
  * RFC 8705 §3: a token bound to a certificate (`cnf.x5t#S256`) is accepted only from a

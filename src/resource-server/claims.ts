@@ -21,8 +21,8 @@ export interface AccessTokenClaims {
   username?: string;
   auth_time?: number;
   sid?: string;
-  /** RFC 8705 §3.1: the thumbprint of the client certificate the token is bound to. */
-  cnf?: { 'x5t#S256'?: string };
+  /** RFC 8705 §3.1 and RFC 9449 §6: the thumbprint of the client certificate or DPoP key the token is bound to. */
+  cnf?: { 'x5t#S256'?: string; jkt?: string };
   /** RFC 8693 §4.1: who acts for the subject. */
   act?: { sub: string; act?: unknown };
   [claim: string]: unknown;

@@ -1,9 +1,16 @@
 import type { FastifyReply } from 'fastify';
+import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 
-/** The error codes of RFC 6750 §3.1; undefined for a request that carried no token at all. */
-export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+/** The error codes of RFC 6750 §3.1 and RFC 9449 §7.1; undefined for a request that carried no token at all. */
+export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
 
-const STATUS: Record<BearerErrorCode, number> = { invalid_request: 400, invalid_token: 401, insufficient_scope: 403 };
+const STATUS: Record<BearerErrorCode, number> = {
+  invalid_request: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  invalid_dpop_proof: 401,
+  use_dpop_nonce: 401,
+};
 
 /**
  * Why a request may not reach a protected route. Without a code, the request carried no
@@ -15,6 +22,8 @@ export class BearerError extends Error {
     description: string,
     /** The scopes the route needs, for `insufficient_scope`. */
     readonly scope?: string,
+    /** The scheme of the challenge: the one the token came with (RFC 9449 §7.1). */
+    readonly scheme: 'Bearer' | 'DPoP' = 'Bearer',
   ) {
     super(description);
     this.name = 'BearerError';
@@ -39,16 +48,20 @@ export class AuthorizationServerUnavailable extends Error {
 /** RFC 7230 quoted-string content: printable ASCII, without the quote and backslash it would need escaped. */
 const quoted = (value: string): string => `"${value.replace(/[^\x20-\x7e]|["\\]/g, '')}"`;
 
-/** The RFC 6750 §3 challenge and its JSON twin, with `Cache-Control: no-store`. */
+/**
+ * The RFC 6750 §3 challenge (RFC 9449 §7.1's for the DPoP scheme, with the algorithms accepted)
+ * and its JSON twin, with `Cache-Control: no-store`.
+ */
 export function sendBearerError(reply: FastifyReply, realm: string, error: BearerError): FastifyReply {
   const attributes = [`realm=${quoted(realm)}`];
   if (error.code !== undefined) {
     attributes.push(`error=${quoted(error.code)}`, `error_description=${quoted(error.message)}`);
     if (error.scope !== undefined) attributes.push(`scope=${quoted(error.scope)}`);
   }
+  if (error.scheme === 'DPoP') attributes.push(`algs=${quoted(DPOP_SIGNING_ALGS.join(' '))}`);
   return reply
     .code(error.status)
-    .header('www-authenticate', `Bearer ${attributes.join(', ')}`)
+    .header('www-authenticate', `${error.scheme} ${attributes.join(', ')}`)
     .header('cache-control', 'no-store')
     .send(error.code === undefined ? { error_description: error.message } : { error: error.code, error_description: error.message });
 }

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { bearerTokenOf, looksLikeJwt } from './bearer-token.js';
+import { accessTokenOf, looksLikeJwt } from './bearer-token.js';
 import { checkCertificateBinding, tlsClientCertificate } from './certificate.js';
 import { type AccessTokenClaims, requireScopes } from './claims.js';
+import { checkDpopBinding } from './dpop.js';
 import { AuthorizationServerUnavailable, BearerError, sendBearerError, sendUnavailable } from './errors.js';
 import { Introspector } from './introspection.js';
 import { JwtVerifier } from './jwt.js';
@@ -11,6 +12,7 @@ import { type ResourceServerOptions, settingsOf } from './options.js';
 
 export type { AccessTokenClaims } from './claims.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
+export { type DpopReplayStore, MemoryReplayStore } from './dpop.js';
 export { certificateFromHeader, tlsClientCertificate } from './certificate.js';
 export type { CertificateHeaderOptions } from './certificate.js';
 
@@ -52,7 +54,7 @@ function scopesOf(requirement: TokenRequirement | undefined): string[] {
 /**
  * The resource-server side of realmgate: Fastify routes that need an access token of a
  * realm. JWT access tokens are verified offline with the realm's key set; opaque tokens are
- * introspected. See docs/resource-server.md.
+ * introspected; DPoP-bound ones need a proof of their key (RFC 9449). See docs/resource-server.md.
  *
  * ```js
  * await app.register(resourceServer, { issuer: 'https://auth.example.com/oauth2/acme' });
@@ -66,9 +68,9 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
   const introspector = settings.introspection && new Introspector(settings, settings.introspection, endpoints);
   const certificateOf = options.certificate ?? tlsClientCertificate;
 
-  async function verify(request: FastifyRequest): Promise<AccessTokenClaims> {
-    const token = bearerTokenOf(request);
-    if (token === undefined) throw new BearerError(undefined, 'an access token is required');
+  async function verify(request: FastifyRequest, presented: ReturnType<typeof accessTokenOf>): Promise<AccessTokenClaims> {
+    if (presented === undefined) throw new BearerError(undefined, 'an access token is required');
+    const { token } = presented;
     let claims: AccessTokenClaims;
     if (looksLikeJwt(token)) {
       claims = await jwts.verify(token);
@@ -80,19 +82,27 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
       throw new BearerError('invalid_token', 'the token is not a JWT access token, and this API does not introspect others');
     }
     checkCertificateBinding(claims, request, certificateOf);
+    await checkDpopBinding(claims, request, presented, settings);
     return claims;
   }
 
   function requireToken(requirement?: TokenRequirement): TokenHook {
     const scopes = scopesOf(requirement);
     return async (request, reply) => {
+      let scheme: 'Bearer' | 'DPoP' = 'Bearer';
       try {
-        const claims = await verify(request);
+        const presented = accessTokenOf(request);
+        scheme = presented?.scheme ?? 'Bearer';
+        const claims = await verify(request, presented);
         requireScopes(claims, scopes);
         request.token = claims;
         return undefined;
       } catch (error) {
-        if (error instanceof BearerError) return sendBearerError(reply, settings.realm, error);
+        if (error instanceof BearerError) {
+          // A refusal of a token sent with the DPoP scheme challenges with that scheme (RFC 9449 §7.1).
+          const answered = error.code !== undefined && scheme === 'DPoP' && error.scheme === 'Bearer' ? new BearerError(error.code, error.message, error.scope, scheme) : error;
+          return sendBearerError(reply, settings.realm, answered);
+        }
         if (error instanceof AuthorizationServerUnavailable) {
           request.log.warn({ reason: error.message }, 'resource server: the authorization server could not be reached');
           return sendUnavailable(reply);

@@ -92,9 +92,9 @@ export class Introspector {
   private answerOf(body: Record<string, unknown>): Answer {
     if (body.active !== true) return inactive('the token is not active (unknown, expired or revoked)');
     const { active: _active, ...claims } = body;
-    // A refresh token (realmgate says token_type "refresh_token") is no access token.
+    // A refresh token (realmgate says token_type "refresh_token") is no access token; a DPoP-bound one is (RFC 9449 §6.2).
     const type = claims.token_type;
-    if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer')) return inactive('the token is not an access token');
+    if (type !== undefined && (typeof type !== 'string' || !['bearer', 'dpop'].includes(type.toLowerCase()))) return inactive('the token is not an access token');
     if (claims.iss !== undefined && claims.iss !== this.settings.issuer) return inactive('the token is from another issuer');
     if (!audienceMatches(claims.aud, this.settings.issuer, this.settings.audience)) return inactive('the token is not meant for this API (aud)');
     return { active: true, claims: claims as AccessTokenClaims };

@@ -1,5 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { type DpopReplayStore, MemoryReplayStore } from './dpop.js';
 
 /** Returns the client certificate of a request (RFC 8705), or undefined when it has none. */
 export type CertificateOf = (request: FastifyRequest) => X509Certificate | undefined;
@@ -49,6 +50,16 @@ export interface ResourceServerOptions {
    * that a TLS-terminating proxy at one of the `trustProxy` addresses sets.
    */
   certificate?: CertificateOf;
+  /**
+   * DPoP-bound tokens (`cnf.jkt`, RFC 9449), sent with the DPoP scheme and a proof:
+   * - `replay`: where each proof's `jti` is spent. Default: this process's memory
+   *   (MemoryReplayStore), which another process behind the same load balancer does not share.
+   * - `origin`: the API's public origin (`https://api.example.com`), which proofs name in `htu`.
+   *   Default: the request's protocol and Host header (as Fastify's `trustProxy` reads them).
+   * - `clockSkew`: seconds of difference allowed with the client's clock, beyond a proof's 60 s
+   *   of life. Default 60.
+   */
+  dpop?: { replay?: DpopReplayStore; origin?: string; clockSkew?: number };
   /** The `realm` of the `WWW-Authenticate` challenge. Default: the issuer. */
   realm?: string;
   /** Skip discovery for these; by default both come from `{issuer}/.well-known/openid-configuration`. */
@@ -68,6 +79,7 @@ export interface Settings {
   clockToleranceSeconds: number;
   timeoutMs: number;
   realm: string;
+  dpop: { replay: DpopReplayStore; origin: string | undefined; clockSkewSeconds: number };
   jwksUri: URL | undefined;
   introspectionEndpoint: URL | undefined;
 }
@@ -100,9 +112,18 @@ export function settingsOf(options: ResourceServerOptions): Settings {
     clockToleranceSeconds: milliseconds(options.clockTolerance, 5, 'clockTolerance', 0) / 1000,
     timeoutMs: milliseconds(options.timeout, 5, 'timeout'),
     realm: options.realm ?? issuer,
+    dpop: dpopSettings(options.dpop),
     jwksUri: options.jwksUri === undefined ? undefined : httpUrl(options.jwksUri, 'jwksUri'),
     introspectionEndpoint: options.introspectionEndpoint === undefined ? undefined : httpUrl(options.introspectionEndpoint, 'introspectionEndpoint'),
   };
+}
+
+function dpopSettings(options: ResourceServerOptions['dpop']): Settings['dpop'] {
+  const replay = options?.replay ?? new MemoryReplayStore();
+  if (typeof replay.use !== 'function') throw new TypeError('resource server: dpop.replay must have a use(thumbprint, jti, expiresAt) method');
+  const origin = options?.origin === undefined ? undefined : httpUrl(options.origin, 'dpop.origin');
+  if (origin && origin.pathname !== '/') throw new TypeError('resource server: dpop.origin must be an origin, without a path');
+  return { replay, origin: origin?.origin, clockSkewSeconds: milliseconds(options?.clockSkew, 60, 'dpop.clockSkew', 0) / 1000 };
 }
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';

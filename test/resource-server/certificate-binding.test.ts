@@ -171,7 +171,7 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
     });
     afterAll(() => new Promise((resolve) => stub?.close(resolve)));
 
-    it('refuses a token bound by DPoP (cnf.jkt) or any confirmation other than x5t#S256', async () => {
+    it('refuses a token bound by a confirmation other than x5t#S256 and jkt, and a DPoP-bound one as a bearer token', async () => {
       const base = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
       const api = await startApi({
         issuer: 'https://auth.example/oauth2/acme',
@@ -183,11 +183,15 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
       const active = { active: true, iss: 'https://auth.example/oauth2/acme', scope: 'orders:read', sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 };
       answer = active;
       expect((await call(api, 'opaque-1')).statusCode).toBe(200);
-      for (const cnf of [{ jkt: 'abc' }, { 'x5t#S256': thumbprint(holder.cert), jkt: 'abc' }, 'x5t']) {
+      for (const cnf of [{ jwk: { kty: 'EC' } }, { 'x5t#S256': thumbprint(holder.cert), kid: 'abc' }, 'x5t']) {
         answer = { ...active, cnf };
         const response = await call(api, `opaque-${JSON.stringify(cnf).length}`);
         expect(response.json(), JSON.stringify(cnf)).toEqual({ error: 'invalid_token', error_description: 'the token is bound to a key in a way this API cannot check' });
       }
+      // RFC 9449 §7.1: a DPoP-bound token is refused as a bearer token (test/resource-server/dpop.test.ts has the rest).
+      answer = { ...active, token_type: 'DPoP', cnf: { jkt: 'abc' } };
+      const response = await call(api, 'opaque-dpop');
+      expect(response.json()).toEqual({ error: 'invalid_token', error_description: expect.stringMatching(/bound to a DPoP key/) });
     });
   });
 });

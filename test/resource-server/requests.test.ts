@@ -24,7 +24,7 @@ describe('resource server: requests and answers', () => {
   const get = (headers: Record<string, string | undefined>, url = '/orders') => api.inject({ method: 'GET', url, headers });
 
   it('answers a request without a token 401 with the bare challenge: no error code (RFC 6750 §3.1)', async () => {
-    for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'DPoP abc' }, { authorization: '' }]) {
+    for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'Digest abc' }, { authorization: '' }]) {
       const response = await get(headers);
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toBe(`Bearer realm="${realm.issuer}"`);
