@@ -20,6 +20,7 @@ const CONFIDENTIAL_DEFAULTS = {
   token_endpoint_auth_method: 'client_secret_basic',
   require_pkce: false,
   require_par: false,
+  require_signed_request_object: false,
   skip_consent: false,
   tls_client_certificate_bound_access_tokens: false,
   introspect_any_token: false,
