@@ -115,6 +115,7 @@ describe.skipIf(skipReason !== undefined)(`layout and contrast of the pages in C
             ['device', '/device/user?user_code=WDJB-MJHT'],
             ['register', '/register'],
             ['reset', '/reset'],
+            ['CIBA approval', '/bc-approve?answered=approved'],
             ['sign-out', '/connect/endSession'],
             ['error', '/authorize?client_id=no-such-client-with-a-rather-long-identifier-that-does-not-break-anywhere'],
           ] as const) {
@@ -122,6 +123,12 @@ describe.skipIf(skipReason !== undefined)(`layout and contrast of the pages in C
             expect(await page.getAttribute('html', 'lang'), name).toBe(language);
             await expectWellLaidOut(page, name, seen);
           }
+          // A page that says what was done: its notice box.
+          await page.goto(`${issuer}/reset`);
+          await page.locator('input[name=username]').fill(user.username);
+          await Promise.all([page.waitForLoadState('load'), page.locator('button.primary').click()]);
+          await page.waitForSelector('p.notice');
+          await expectWellLaidOut(page, 'reset (sent)', seen);
           expect(problems.violations).toEqual([]);
           expect(problems.pageErrors).toEqual([]);
         } finally {
