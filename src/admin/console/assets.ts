@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_JS } from './browser/api.js';
 import { CLIENTS_JS } from './browser/clients.js';
+import { DOCUMENTS_JS } from './browser/documents.js';
 import { DOM_JS } from './browser/dom.js';
 import { EVENTS_JS } from './browser/events.js';
 import { TRUSTED_ISSUERS_JS } from './browser/issuers.js';
@@ -10,6 +11,7 @@ import { MAIN_JS } from './browser/main.js';
 import { IDENTITY_PROVIDERS_JS } from './browser/providers.js';
 import { REALMS_JS } from './browser/realms.js';
 import { INITIAL_ACCESS_TOKENS_JS } from './browser/registration.js';
+import { ROLES_JS } from './browser/roles.js';
 import { SCOPES_JS } from './browser/scopes.js';
 import { CONSOLE_CSS } from './browser/style.js';
 import { USERS_JS } from './browser/users.js';
@@ -36,9 +38,11 @@ export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
   script('api.js', API_JS),
   script('dom.js', DOM_JS),
   script('realms.js', REALMS_JS),
+  script('documents.js', DOCUMENTS_JS),
   script('clients.js', CLIENTS_JS),
   script('users.js', USERS_JS),
   script('scopes.js', SCOPES_JS),
+  script('roles.js', ROLES_JS),
   script('journeys.js', JOURNEYS_JS),
   script('providers.js', IDENTITY_PROVIDERS_JS),
   script('issuers.js', TRUSTED_ISSUERS_JS),

@@ -63,6 +63,8 @@ export const api = {
   realm: (realm) => call('GET', realmPath(realm)),
   updateSettings: (realm, settings) => call('PATCH', realmPath(realm), { settings }),
   deleteRealm: (realm) => call('DELETE', realmPath(realm)),
+  exportRealm: (realm, users) => call('GET', realmPath(realm, '/export') + (users ? '?users=true' : '')),
+  importRealm: (realm, document, prune) => call('PUT', realmPath(realm, '/import') + (prune ? '?prune=true' : ''), document),
 
   clients: (realm) => call('GET', realmPath(realm, '/clients')),
   createClient: (realm, record) => call('POST', realmPath(realm, '/clients'), record),
@@ -70,15 +72,30 @@ export const api = {
   rotateSecret: (realm, clientId) => call('POST', realmPath(realm, '/clients/' + segment(clientId) + '/secret')),
   deleteClient: (realm, clientId) => call('DELETE', realmPath(realm, '/clients/' + segment(clientId))),
 
+  users: (realm, query) => call('GET', realmPath(realm, '/users') + (query.size > 0 ? '?' + query : '')),
   user: (realm, username) => call('GET', realmPath(realm, '/users/' + segment(username))),
+  sessions: (realm, username) => call('GET', realmPath(realm, '/users/' + segment(username) + '/sessions')),
+  endSessions: (realm, username) => call('DELETE', realmPath(realm, '/users/' + segment(username) + '/sessions')),
   createUser: (realm, user) => call('POST', realmPath(realm, '/users'), user),
   updateUser: (realm, username, patch) => call('PATCH', realmPath(realm, '/users/' + segment(username)), patch),
   enrolTotp: (realm, username) => call('POST', realmPath(realm, '/users/' + segment(username) + '/totp')),
   deleteUser: (realm, username) => call('DELETE', realmPath(realm, '/users/' + segment(username))),
+  grantRole: (realm, username, role) => call('PUT', realmPath(realm, '/users/' + segment(username) + '/roles/' + segment(role))),
+  revokeRole: (realm, username, role) => call('DELETE', realmPath(realm, '/users/' + segment(username) + '/roles/' + segment(role))),
+  joinGroup: (realm, username, group) => call('PUT', realmPath(realm, '/users/' + segment(username) + '/groups/' + segment(group))),
+  leaveGroup: (realm, username, group) => call('DELETE', realmPath(realm, '/users/' + segment(username) + '/groups/' + segment(group))),
 
   scopes: (realm) => call('GET', realmPath(realm, '/scopes')),
-  putScope: (realm, name, description) => call('PUT', realmPath(realm, '/scopes/' + segment(name)), { description }),
+  putScope: (realm, name, scope) => call('PUT', realmPath(realm, '/scopes/' + segment(name)), scope),
   deleteScope: (realm, name) => call('DELETE', realmPath(realm, '/scopes/' + segment(name))),
+
+  roles: (realm) => call('GET', realmPath(realm, '/roles')),
+  putRole: (realm, name, role) => call('PUT', realmPath(realm, '/roles/' + segment(name)), role),
+  deleteRole: (realm, name) => call('DELETE', realmPath(realm, '/roles/' + segment(name))),
+
+  groups: (realm) => call('GET', realmPath(realm, '/groups')),
+  putGroup: (realm, name, group) => call('PUT', realmPath(realm, '/groups/' + segment(name)), group),
+  deleteGroup: (realm, name) => call('DELETE', realmPath(realm, '/groups/' + segment(name))),
 
   journeys: (realm) => call('GET', realmPath(realm, '/journeys')),
   putJourney: (realm, name, journey) => call('PUT', realmPath(realm, '/journeys/' + segment(name)), journey),

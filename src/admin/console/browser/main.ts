@@ -11,6 +11,7 @@ import { journeysView } from './journeys.js';
 import { keysView } from './keys.js';
 import { identityProvidersView } from './providers.js';
 import { realmsView, settingsView } from './realms.js';
+import { groupsView, rolesView } from './roles.js';
 import { initialAccessTokensView } from './registration.js';
 import { scopesView } from './scopes.js';
 import { usersView } from './users.js';
@@ -20,6 +21,8 @@ const TABS = {
   clients: ['Clients', clientsView],
   users: ['Users', usersView],
   scopes: ['Scopes', scopesView],
+  roles: ['Roles', rolesView],
+  groups: ['Groups', groupsView],
   journeys: ['Journeys', journeysView],
   'identity-providers': ['Identity providers', identityProvidersView],
   'trusted-issuers': ['Trusted issuers', trustedIssuersView],

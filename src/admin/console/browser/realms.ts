@@ -3,6 +3,7 @@
  * in a form built from the settings the server answers, so that a setting added later shows.
  */
 export const REALMS_JS = String.raw`import { api } from './api.js';
+import { exportSection, importForm } from './documents.js';
 import { checkbox, deleteButton, field, guarded, h, link, say, table } from './dom.js';
 
 const realmHash = (realm, tab) => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
@@ -26,6 +27,7 @@ export async function realmsView(view) {
     h('h2', {}, 'Realms'),
     table('Realms', ['Realm', 'Issuer', 'Created'], realms.map((realm) => [link(realmHash(realm.name, 'settings'), realm.name), realm.issuer, realm.created_at])),
     form,
+    importForm(() => realmsView(view)),
   );
 }
 
@@ -84,7 +86,7 @@ export async function settingsView(realm, panel) {
     current.settings = updated.settings;
     say('Settings saved: ' + saved.join(', ') + '.');
   }));
-  panel.replaceChildren(form, deletion(realm));
+  panel.replaceChildren(form, exportSection(realm), deletion(realm));
 }
 
 /** The realm's deletion, asked twice; the root realm always exists. */

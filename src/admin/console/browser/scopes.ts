@@ -1,6 +1,27 @@
-/** `scopes.js` of the admin console: a realm's scopes, a new one (or a new description), deletion once confirmed. */
+/**
+ * `scopes.js` of the admin console: a realm's scopes with the claims their tokens carry, a new
+ * one (or a new description and claims), deletion once confirmed.
+ */
 export const SCOPES_JS = String.raw`import { api } from './api.js';
 import { deleteButton, field, guarded, h, say, table } from './dom.js';
+
+const CLAIMS_EXAMPLE = '[{"name": "roles", "source": "roles", "tokens": ["access_token", "introspection"]}]';
+
+/** The claims typed as a JSON array; empty: the stored ones stay. */
+function claimsOf(text) {
+  if (text.trim() === '') return undefined;
+  let claims;
+  try {
+    claims = JSON.parse(text);
+  } catch (error) {
+    throw new Error('Claims: not valid JSON (' + error.message + ').');
+  }
+  if (!Array.isArray(claims)) throw new Error('Claims: must be a JSON array, e.g. ' + CLAIMS_EXAMPLE + '.');
+  return claims;
+}
+
+/** A mapped claim: its name, where its value comes from, where it goes. */
+const claimLine = (claim) => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
 
 export async function scopesView(realm, panel) {
   const list = h('div');
@@ -10,10 +31,11 @@ export async function scopesView(realm, panel) {
     list.replaceChildren(
       table(
         'Scopes',
-        ['Scope', 'Description', ''],
+        ['Scope', 'Description', 'Claims', ''],
         scopes.map((scope) => [
           h('code', {}, scope.name),
           scope.description,
+          (scope.claims ?? []).map(claimLine).join('\n'),
           h(
             'div',
             { class: 'actions' },
@@ -34,6 +56,7 @@ export async function scopesView(realm, panel) {
   function edit(scope) {
     form.elements.name.value = scope.name;
     form.elements.description.value = scope.description;
+    form.elements.claims.value = scope.claims ? JSON.stringify(scope.claims, null, 2) : '';
     form.elements.description.focus();
   }
 
@@ -43,13 +66,19 @@ export async function scopesView(realm, panel) {
     h('h3', {}, 'New scope'),
     field('Scope name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off' })),
     field('Description', h('input', { name: 'description', required: true, maxlength: 1000 }), 'Shown on the consent page. An existing scope keeps its name and takes this description.'),
+    field(
+      'Claims (JSON)',
+      h('textarea', { name: 'claims', rows: 4, spellcheck: 'false', class: 'code', placeholder: CLAIMS_EXAMPLE }),
+      'What a token whose scope holds this one says of the person: source roles, groups, username, email or attribute:<key>; tokens id_token, access_token, userinfo, introspection. Empty: the stored claims stay; [] removes them.',
+    ),
     h('button', { type: 'submit', class: 'primary' }, 'Save scope'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const scope = await api.putScope(realm, form.elements.name.value.trim(), form.elements.description.value.trim());
+    const claims = claimsOf(form.elements.claims.value);
+    const body = { description: form.elements.description.value.trim(), ...(claims === undefined ? {} : { claims }) };
+    const scope = await api.putScope(realm, form.elements.name.value.trim(), body);
     say('Scope ' + scope.name + ' saved.');
-    form.elements.name.value = '';
-    form.elements.description.value = '';
+    for (const name of ['name', 'description', 'claims']) form.elements[name].value = '';
     await refresh();
   }));
 

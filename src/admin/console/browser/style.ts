@@ -25,6 +25,7 @@ input[type=checkbox] { width: auto; }
 fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .6rem 0; max-width: 40rem; }
 button { font: inherit; padding: .4rem .9rem; margin: .5rem .5rem 0 0; border-radius: .35rem; border: 1px solid GrayText; cursor: pointer; }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button.link { border: none; background: none; color: var(--accent); text-decoration: underline; padding: 0; margin: 0; }
 button.danger { background: #b3261e; border-color: #b3261e; color: #fff; }
 dialog.confirm { max-width: 30rem; border: 1px solid var(--line); border-radius: .5rem; padding: 1rem 1.25rem; background: Canvas; color: CanvasText; }
 dialog.confirm::backdrop { background: #0006; }

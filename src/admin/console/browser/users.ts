@@ -1,9 +1,10 @@
 /**
- * `users.js` of the admin console: a new person, and one found by username (the admin API
- * reads users one at a time): their record, a new password, a TOTP enrolment.
+ * `users.js` of the admin console: a realm's people, searched a page at a time; one person's
+ * record (claims, linked accounts, roles and groups, sessions), a new password, a TOTP
+ * enrolment, disabling, deletion; a new person.
  */
 export const USERS_JS = String.raw`import { api } from './api.js';
-import { deleteButton, field, guarded, h, jsonObject, same, say, secretBox } from './dom.js';
+import { confirmed, deleteButton, field, guarded, h, jsonObject, same, say, secretBox, table } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
@@ -24,8 +25,94 @@ export async function usersView(realm, panel) {
   const secrets = h('div', { class: 'secrets' });
   const card = h('div');
 
+  /**
+   * The person's own roles and groups, each with a button that takes it away once confirmed,
+   * and forms that give one of the realm's others.
+   */
+  function memberships(user, roles, groups) {
+    const reload = async () => showUser(await api.user(realm, user.username));
+    const held = (kind, names, remove, question) =>
+      names.length === 0
+        ? h('p', { class: 'empty' }, 'None.')
+        : h('ul', {}, names.map((name) => h('li', {}, h('code', {}, name), ' ', h('button', {
+            type: 'button',
+            'aria-label': 'Remove the ' + kind + ' ' + name + ' of ' + user.username,
+            onclick: guarded(async () => {
+              if (!(await confirmed(question(name), 'Remove'))) return;
+              await remove(realm, user.username, name);
+              await reload();
+              say(user.username + (kind === 'role' ? ' no longer holds the role ' : ' is no longer in the group ') + name + '.');
+            }),
+          }, 'Remove'))));
+    const adder = (kind, available, add, done) => {
+      if (available.length === 0) return h('p', { class: 'note' }, 'No other ' + kind + ' in the realm.');
+      const form = h(
+        'form',
+        { class: 'inline', 'aria-label': (kind === 'role' ? 'Give ' : 'Add ') + user.username + (kind === 'role' ? ' a role' : ' to a group') },
+        field(kind === 'role' ? 'Role' : 'Group', h('select', { name: kind }, available.map((name) => h('option', { value: name }, name)))),
+        h('button', { type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
+      );
+      form.addEventListener('submit', guarded(async () => {
+        const name = form.elements[kind].value;
+        await add(realm, user.username, name);
+        await reload();
+        say(user.username + done + name + '.');
+      }));
+      return form;
+    };
+    return h(
+      'section',
+      { 'aria-label': 'Roles and groups of ' + user.username },
+      h('h4', {}, 'Roles and groups'),
+      h('p', {}, 'Roles held, their own and through groups: ', user.effective_roles.length === 0 ? 'none' : user.effective_roles.join(', '), '.'),
+      h('h5', {}, 'Own roles'),
+      held('role', user.roles, api.revokeRole, (name) => 'Take the role ' + name + ' from ' + user.username + '? One held through a group stays.'),
+      adder('role', roles.filter((name) => !user.roles.includes(name)), api.grantRole, ' now holds the role '),
+      h('h5', {}, 'Groups'),
+      held('group', user.groups, api.leaveGroup, (name) => 'Take ' + user.username + ' out of the group ' + name + '? They lose the roles it gave them.'),
+      adder('group', groups.filter((name) => !user.groups.includes(name)), api.joinGroup, ' is now in the group '),
+    );
+  }
+
+  /** The person's live sessions, and signing them out everywhere once confirmed. */
+  function sessionsOf(user, sessions) {
+    const signOut = h('button', {
+      type: 'button',
+      onclick: guarded(async () => {
+        if (!(await confirmed('Sign ' + user.username + ' out everywhere? Each session ends, and the tokens issued in it are revoked.', 'Sign out'))) return;
+        await api.endSessions(realm, user.username);
+        await showUser(await api.user(realm, user.username));
+        say(user.username + ' is signed out everywhere.');
+      }),
+    }, 'Sign out everywhere');
+    return h(
+      'section',
+      { 'aria-label': 'Sessions of ' + user.username },
+      h('h4', {}, 'Sessions'),
+      table(
+        'Sessions of ' + user.username,
+        ['Signed in', 'Last seen', 'Expires', 'Journey', 'acr', 'amr', 'Clients'],
+        sessions.map((session) => [session.created_at, session.last_seen_at, session.expires_at, session.journey, session.acr, session.amr.join(' '), session.clients.join(', ')]),
+      ),
+      sessions.length === 0 ? null : signOut,
+    );
+  }
+
+  /** Enabling, or disabling once confirmed: a disabled person signs in nowhere. */
+  function enabling(user) {
+    const button = h('button', { type: 'button' }, user.enabled ? 'Disable' : 'Enable');
+    button.addEventListener('click', guarded(async () => {
+      if (user.enabled && !(await confirmed('Disable ' + user.username + '? They can sign in nowhere; their sessions end and their grants are revoked.', 'Disable'))) return;
+      await showUser(await api.updateUser(realm, user.username, { enabled: !user.enabled }));
+      await people.refresh();
+      say(user.username + (user.enabled ? ' is disabled.' : ' is enabled.'));
+    }));
+    return button;
+  }
+
   /** The person's record, with what may be done to them. */
-  function showUser(user) {
+  async function showUser(user) {
+    const [roles, groups, { sessions }] = await Promise.all([api.roles(realm), api.groups(realm), api.sessions(realm, user.username)]);
     const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { type: 'submit' }, 'Set password'));
     reset.addEventListener('submit', guarded(async () => {
       await api.updateUser(realm, user.username, { password: reset.elements.password.value });
@@ -50,7 +137,7 @@ export async function usersView(realm, panel) {
     claims.addEventListener('submit', guarded(async () => {
       const changes = claimChanges(user.claims, claimsOf(claims.elements.claims.value) ?? {});
       if (Object.keys(changes).length === 0) return say('Nothing changed.');
-      showUser(await api.updateUser(realm, user.username, { claims: changes }));
+      await showUser(await api.updateUser(realm, user.username, { claims: changes }));
       say('Claims of ' + user.username + ' saved: ' + Object.keys(changes).join(', ') + '.');
     }));
     const identities = user.identities ?? [];
@@ -66,31 +153,35 @@ export async function usersView(realm, panel) {
           h('dt', {}, 'Claims'), h('dd', {}, h('pre', {}, JSON.stringify(user.claims, null, 2))),
           h('dt', {}, 'Created'), h('dd', {}, user.created_at),
           h('dt', {}, 'Updated'), h('dd', {}, user.updated_at),
+          h('dt', {}, 'Enabled'), h('dd', {}, user.enabled === false ? 'no: signs in nowhere' : 'yes'),
           h('dt', {}, 'Linked accounts'),
           h('dd', {}, identities.length === 0 ? 'None' : identities.map((identity) => h('div', {}, identity.provider + ': ', h('code', {}, identity.subject)))),
         ),
         claims,
+        memberships(user, roles.map((role) => role.name), groups.map((group) => group.name)),
+        sessionsOf(user, sessions),
         reset,
         h('h4', {}, 'One-time codes'),
         h('p', {}, 'A new TOTP secret, confirmed at once; the realm asks for codes when its authentication lists otp.'),
         totp,
-        h('h4', {}, 'Delete'),
+        h('h4', {}, 'Disable or delete'),
+        enabling(user),
         deleteButton(user.username, 'Delete ' + user.username + '? Their sessions end and their tokens stop working.', async () => {
           await api.deleteUser(realm, user.username);
           card.replaceChildren();
           secrets.replaceChildren();
+          await people.refresh();
           say('User ' + user.username + ' deleted.');
         }),
       ),
     );
   }
 
-  const username = h('input', { name: 'username', required: true, autocomplete: 'off' });
-  const find = h('form', { class: 'inline', 'aria-label': 'Find a user' }, h('h3', {}, 'Find a user'), field('Username', username), h('button', { type: 'submit' }, 'Find'));
-  find.addEventListener('submit', guarded(async () => {
+  const open = async (username) => {
     secrets.replaceChildren();
-    showUser(await api.user(realm, username.value.trim()));
-  }));
+    await showUser(await api.user(realm, username));
+  };
+  const people = peopleList(realm, open);
 
   const create = h(
     'form',
@@ -110,16 +201,60 @@ export async function usersView(realm, panel) {
     });
     create.elements.password.value = '';
     secrets.replaceChildren();
-    showUser(user);
+    await showUser(user);
+    await people.refresh();
     say('User ' + user.username + ' created.');
   }));
 
-  panel.replaceChildren(
-    h('p', { class: 'note' }, 'The admin API reads people one at a time, by username.'),
-    find,
-    secrets,
-    card,
-    create,
+  await people.refresh();
+  panel.replaceChildren(people.element, secrets, card, create);
+}
+
+/**
+ * The realm's people in the order of their usernames, searched by a part of the username,
+ * email or name, a page at a time; a username opens the person.
+ */
+function peopleList(realm, open) {
+  const results = h('div');
+  const search = h(
+    'form',
+    { class: 'inline', 'aria-label': 'Search people' },
+    h('h3', {}, 'People'),
+    field('Search', h('input', { name: 'search', type: 'search', maxlength: 255, autocomplete: 'off' }), 'A part of the username, the email or the name; empty: everyone.'),
+    h('button', { type: 'submit' }, 'Search'),
   );
+  const row = (user) => [
+    h('button', { type: 'button', class: 'link', 'aria-label': 'Open ' + user.username, onclick: guarded(() => open(user.username)) }, user.username),
+    typeof user.claims.email === 'string' ? user.claims.email : '',
+    typeof user.claims.name === 'string' ? user.claims.name : '',
+    user.enabled === false ? 'disabled' : 'enabled',
+    user.created_at,
+  ];
+
+  /** A page of people, and a button for the page after it when there is one. */
+  async function load(query, replace) {
+    const { users, next } = await api.users(realm, query);
+    const page = table('People', ['Username', 'Email', 'Name', 'State', 'Created'], users.map(row));
+    const more = next
+      ? h('button', {
+          type: 'button',
+          onclick: guarded(async (event) => {
+            event.currentTarget.remove();
+            const after = new URLSearchParams(query);
+            after.set('cursor', next);
+            await load(after, false);
+          }),
+        }, 'More people')
+      : null;
+    if (replace) results.replaceChildren(page, more ?? '');
+    else results.append(page, more ?? '');
+  }
+
+  const queryOf = () => {
+    const text = search.elements.search.value.trim();
+    return new URLSearchParams(text ? { search: text } : {});
+  };
+  search.addEventListener('submit', guarded(() => load(queryOf(), true)));
+  return { element: h('div', {}, search, results), refresh: () => load(queryOf(), true) };
 }
 `;
