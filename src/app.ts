@@ -20,6 +20,7 @@ import { jwtBearerGrant } from './grants/jwt-bearer.js';
 import { tokenExchangeGrant } from './grants/token-exchange.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import { saml2BearerGrant } from './grants/saml2-bearer.js';
+import type { AdminPort } from './http/admin-port.js';
 import { clientCertificateExtractor } from './http/client-certificate.js';
 import { OutboundFetcher } from './http/outbound-fetch.js';
 import { trustedPeer } from './http/trusted-proxies.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   clientJwks?: ClientJwks;
   /** Expired-row cleanup; `false` turns it off. */
   cleanup?: CleanupOptions | false;
+  /** `ADMIN_PORT`: the listener that alone serves /admin and /metrics (src/http/admin-port.ts). */
+  adminPort?: AdminPort;
 }
 
 /**
@@ -77,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
 
+  // Before every other hook: a request for the other listener's paths is 404, whatever else it holds.
+  deps.adminPort?.attach(app);
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
   app.decorate('audit', audit);
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).

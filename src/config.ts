@@ -72,6 +72,7 @@ const parsedText = <T>(parse: (text: string) => T) =>
 
 const EnvSchema = z.object({
   PORT: optionalText.pipe(port.optional()).transform((value) => value ?? 9000),
+  ADMIN_PORT: optionalText.pipe(port.optional()),
   HOST: z.string().min(1).default('127.0.0.1'),
   BASE_URL: optionalText.pipe(publicOrigin.optional()),
   DATABASE_URL: optionalText.pipe(
@@ -101,6 +102,8 @@ const EnvSchema = z.object({
 
 export interface Config {
   readonly port: number;
+  /** `ADMIN_PORT`: the port that alone serves /admin and /metrics (src/http/admin-port.ts); unset, `port` serves them. */
+  readonly adminPort: number | undefined;
   readonly host: string;
   /** Public origin; every issuer and public URL derives from it, never from the Host header. */
   readonly baseUrl: string;
@@ -139,6 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.TLS_CERT) !== Boolean(e.TLS_KEY)) {
     throw new ConfigError(`invalid configuration: ${e.TLS_CERT ? 'TLS_KEY' : 'TLS_CERT'}: TLS_CERT and TLS_KEY go together`);
   }
+  if (e.ADMIN_PORT !== undefined && e.ADMIN_PORT === e.PORT) {
+    throw new ConfigError(`invalid configuration: ADMIN_PORT: must differ from PORT (${e.PORT})`);
+  }
   if (e.DATABASE_URL && !e.MASTER_KEY) {
     throw new ConfigError('invalid configuration: MASTER_KEY: required with DATABASE_URL (32 bytes, base64url)');
   }
@@ -148,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const scheme = e.TLS_CERT ? 'https' : 'http';
   return Object.freeze({
     port: e.PORT,
+    adminPort: e.ADMIN_PORT,
     host: e.HOST,
     baseUrl: e.BASE_URL ?? `${scheme}://localhost:${e.PORT}`,
     databaseUrl: e.DATABASE_URL,

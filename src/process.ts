@@ -6,24 +6,25 @@ import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
+import { AdminPort } from './http/admin-port.js';
 import { Drain } from './http/health.js';
 import { createLogger } from './logger.js';
 import type { Db } from './store/db.js';
 import { resolveMasterKey } from './tokens/master-key.js';
 
-/** What SIGTERM has to close: the app once it exists, else the database if it is open. */
-const running: { app?: FastifyInstance; drain?: Drain; db?: Db } = {};
+/** What SIGTERM has to close: the app (and its admin listener) once it exists, else the database if it is open. */
+const running: { app?: FastifyInstance; adminPort?: AdminPort | undefined; drain?: Drain; db?: Db } = {};
 let stopping = false;
 
 /**
  * SIGTERM or SIGINT: new requests are answered 503 until they stop coming (src/http/health.ts
- * Drain), then the listener closes, the requests in flight finish, the pool closes, and the
- * process exits 0.
+ * Drain), then the listeners close (the admin port's first: its requests use the store too), the
+ * requests in flight finish, the pool closes, and the process exits 0.
  */
 function stop(signal: string): void {
   if (stopping) return;
   stopping = true;
-  const { app, drain } = running;
+  const { app, drain, adminPort } = running;
   if (!app || !drain) {
     Promise.resolve(running.db?.close()).then(
       () => process.exit(0),
@@ -38,7 +39,7 @@ function stop(signal: string): void {
     .settled()
     .then(() => {
       app.log.info({ refused: drain.refused, drainMs: Date.now() - signalledAt }, 'stopping: the listener closes');
-      return app.close();
+      return Promise.resolve(adminPort?.close()).then(() => app.close());
     })
     .then(
       () => {
@@ -65,8 +66,10 @@ async function main(): Promise<void> {
     // shipped elsewhere; only the token's hash is stored.
     process.stderr.write(`realmgate admin token (shown once, keep it safe): ${adminToken.generated}\n`);
   }
+  const adminPort = config.adminPort === undefined ? undefined : new AdminPort(https);
   const app = await buildApp({
     config,
+    ...(adminPort ? { adminPort } : {}),
     store,
     encryption,
     adminTokenHash: adminToken.hash,
@@ -76,9 +79,15 @@ async function main(): Promise<void> {
   });
   running.drain = new Drain(app);
   running.app = app;
+  running.adminPort = adminPort;
 
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ baseUrl: config.baseUrl, store: db.kind }, 'realmgate is serving');
+  if (adminPort) {
+    await adminPort.listen(config.adminPort!, config.host).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`ADMIN_PORT: cannot listen on ${config.host}:${config.adminPort} (${error.code ?? error.message})`);
+    });
+  }
+  logger.info({ baseUrl: config.baseUrl, store: db.kind, ...(adminPort ? { adminPort: config.adminPort } : {}) }, 'realmgate is serving');
 }
 
 /** HTTPS with requested (not required) client certificates, for mutual-TLS client authentication. */

@@ -14,6 +14,15 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '', BASE_URL: '', ADMIN_TOKEN: '' })).toMatchObject({ port: 9000, baseUrl: 'http://localhost:9000', adminToken: undefined });
   });
 
+  it('reads ADMIN_PORT, unset by default, and refuses it equal to PORT', () => {
+    expect(loadConfig({}).adminPort).toBeUndefined();
+    expect(loadConfig({ ADMIN_PORT: '' }).adminPort).toBeUndefined();
+    expect(loadConfig({ PORT: '8080', ADMIN_PORT: '9001' })).toMatchObject({ port: 8080, adminPort: 9001 });
+    expect(() => loadConfig({ ADMIN_PORT: '9000' })).toThrow(/ADMIN_PORT: must differ from PORT/);
+    expect(() => loadConfig({ ADMIN_PORT: '0' })).toThrow(/ADMIN_PORT/);
+    expect(() => loadConfig({ ADMIN_PORT: 'admin' })).toThrow(/ADMIN_PORT/);
+  });
+
   it('derives the default BASE_URL from PORT, and keeps BASE_URL to its origin', () => {
     expect(loadConfig({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
     expect(loadConfig({ BASE_URL: 'https://auth.example.com/' }).baseUrl).toBe('https://auth.example.com');
