@@ -78,6 +78,9 @@ describe('garbage and unsigned JWTs, XML bombs', () => {
     accessToken: () => ({ iss: f.issuer, sub: f.user.sub, aud: f.service.clientId, client_id: f.service.clientId, scope: 'openid api', exp: now() + 60, iat: now(), jti: randomUUID() }),
     idToken: () => ({ iss: f.issuer, sub: f.user.sub, aud: f.service.clientId, exp: now() + 60, iat: now(), auth_time: now() }),
     requestObject: () => ({ iss: f.service.clientId, aud: f.issuer, scope: 'openid', login_hint: f.user.username, exp: now() + 60, iat: now(), nbf: now(), jti: randomUUID() }),
+    authorizationRequestObject: () => ({
+      iss: f.service.clientId, aud: f.issuer, client_id: f.service.clientId, response_type: 'code', scope: 'openid', exp: now() + 60, iat: now(), jti: randomUUID(),
+    }),
     loginHintToken: () => ({ iss: f.service.clientId, aud: f.issuer, sub_id: { format: 'opaque', id: f.user.sub }, exp: now() + 60 }),
   };
 
@@ -115,6 +118,7 @@ describe('garbage and unsigned JWTs, XML bombs', () => {
     { name: 'id_token_hint at backchannel authentication', claims: claims.idToken, request: (jwt) => form('/bc-authorize', { scope: 'openid', id_token_hint: jwt }) },
     { name: 'login_hint_token', claims: claims.loginHintToken, request: (jwt) => form('/bc-authorize', { scope: 'openid', login_hint_token: jwt }) },
     { name: 'request (CIBA request object)', claims: claims.requestObject, request: (jwt) => form('/bc-authorize', { request: jwt }) },
+    { name: 'request (authorization request object) at PAR', claims: claims.authorizationRequestObject, request: (jwt) => form('/par', { request: jwt }) },
     { name: 'token at introspection', claims: claims.accessToken, request: (jwt) => form('/introspect', { token: jwt }), allow: [200] },
     { name: 'token at revocation', claims: claims.accessToken, request: (jwt) => form('/token/revoke', { token: jwt }), allow: [200] },
     { name: 'access token at userinfo', claims: claims.accessToken, request: (jwt) => ({ method: 'GET', url: `${f.path}/userinfo`, headers: { authorization: `Bearer ${jwt}` } }) },

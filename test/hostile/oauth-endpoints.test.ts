@@ -76,7 +76,7 @@ const PLAUSIBLE: Record<string, string> = {
 const REGISTRATION_FIELDS = [
   'redirect_uris', 'post_logout_redirect_uris', 'client_name', 'scope', 'grant_types', 'response_types', 'token_endpoint_auth_method',
   'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'tls_client_certificate_bound_access_tokens', 'id_token_signed_response_alg',
-  'require_pushed_authorization_requests', 'client_id', 'client_secret', 'skip_consent', 'introspect_any_token',
+  'require_pushed_authorization_requests', 'require_signed_request_object', 'client_id', 'client_secret', 'skip_consent', 'introspect_any_token',
 ];
 
 describe('hostile input at the OAuth endpoints', () => {
