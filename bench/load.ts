@@ -29,6 +29,8 @@ export interface LoadSpec {
    * token): called before every request is sent.
    */
   nextBody?(): string;
+  /** Headers of each request that change from one to the next (a DPoP proof): called before every request is sent. */
+  nextHeaders?(): Record<string, string>;
 }
 
 function drive(spec: LoadSpec, connections: number, seconds: number): Promise<{ result: autocannon.Result; invalid: number; samples: string[] }> {
@@ -39,13 +41,18 @@ function drive(spec: LoadSpec, connections: number, seconds: number): Promise<{ 
   const sample = (text: string) => {
     if (samples.length < 5 && !samples.includes(text)) samples.push(text);
   };
-  const nextBody = spec.nextBody;
+  const { nextBody, nextHeaders } = spec;
+  const setupRequest = (req: autocannon.Request): autocannon.Request => ({
+    ...req,
+    ...(nextBody ? { body: nextBody() } : {}),
+    ...(nextHeaders ? { headers: { ...req.headers, ...nextHeaders() } } : {}),
+  });
   const request: autocannon.Request = {
     method,
     path: `${pathname}${search}`,
     headers,
     body,
-    ...(nextBody ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) } : {}),
+    ...(nextBody || nextHeaders ? { setupRequest } : {}),
     onResponse: (status: number, answer: string) => {
       if (status < 200 || status > 299) sample(`${status}: ${answer.slice(0, 200)}`);
       else if (!spec.check(answer)) {

@@ -1,4 +1,5 @@
 import { type FlowVariant, STEPS, type Step, VirtualBrowser, driveFlows, obtainRefreshTokens } from './browser.js';
+import { DpopProver } from './dpop.js';
 import { type LoadOptions, type LoadSpec, measureLoad, warmUp } from './load.js';
 import { formPost, jsonStringField, send, stringField } from './oauth.js';
 import { type CpuReading, withCpuReading } from './procfs.js';
@@ -13,6 +14,8 @@ export interface Scenario {
   readonly kind: ScenarioKind;
   readonly tokens: TokenFormat;
   readonly variant?: FlowVariant;
+  /** Each request with a DPoP proof of one key (RFC 9449): the access tokens are bound to it. */
+  readonly dpop?: boolean;
   /** Servers that cannot serve the scenario, and why: left out, not measured. */
   readonly unsupported?: Partial<Record<ServerName, string>>;
   /**
@@ -29,6 +32,15 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'client credentials, stateless (JWT) access tokens',
     kind: 'client_credentials',
     tokens: 'jwt',
+    ceilingSameAs: 'client_credentials',
+  },
+  {
+    name: 'client_credentials_dpop',
+    title: 'client credentials, opaque access tokens bound to a DPoP key',
+    kind: 'client_credentials',
+    tokens: 'opaque',
+    dpop: true,
+    // The ceiling reads no header: its answer to the same request is client_credentials'.
     ceilingSameAs: 'client_credentials',
   },
   { name: 'introspection', title: 'introspection of an opaque access token', kind: 'introspection', tokens: 'opaque' },
@@ -97,17 +109,27 @@ function loadResult(result: Awaited<ReturnType<typeof measureLoad>>, reading: Se
   };
 }
 
-async function clientCredentials(target: Target, settings: Settings): Promise<ServerResult> {
+/**
+ * With `dpop`, every request carries a new proof of one key, and every answer must be a token
+ * bound to it (`token_type: DPoP`): the server verifies the proof's signature and spends its
+ * `jti` (realmgate in the database, node-oidc-provider in its memory).
+ */
+async function clientCredentials(target: Target, settings: Settings, dpop: boolean): Promise<ServerResult> {
   const request = formPost(target.tokenUrl, target.service, { grant_type: 'client_credentials', scope: 'api' });
-  await target.checkAccessToken(stringField(await send(request), 'access_token', target.tokenUrl), target.service);
+  const prover = dpop ? new DpopProver() : undefined;
+  const proofHeaders = (): Record<string, string> => (prover ? { dpop: prover.proof('POST', target.tokenUrl) } : {});
+  const first = await send({ ...request, headers: { ...request.headers, ...proofHeaders() } });
+  if (dpop && first.token_type !== 'DPoP') throw new Error(`${target.tokenUrl} answered a ${String(first.token_type)} token to a DPoP proof`);
+  await target.checkAccessToken(stringField(first, 'access_token', target.tokenUrl), target.service);
   let last: string | undefined;
   const result = await loadScenario(
     target,
     {
       request,
+      ...(prover ? { nextHeaders: proofHeaders } : {}),
       check: (body) => {
         const token = jsonStringField(body, 'access_token');
-        if (token === undefined) return false;
+        if (token === undefined || (dpop && jsonStringField(body, 'token_type') !== 'DPoP')) return false;
         last = token;
         return true;
       },
@@ -221,7 +243,7 @@ export async function runScenario(scenario: Scenario, server: ServerName, target
   log(`${scenario.name}: ${server}`);
   switch (scenario.kind) {
     case 'client_credentials':
-      return clientCredentials(target, settings);
+      return clientCredentials(target, settings, scenario.dpop === true);
     case 'introspection':
       return introspection(target, settings);
     case 'refresh':
