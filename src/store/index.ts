@@ -17,6 +17,7 @@ import { OneTimeCodeStore } from './one-time-codes.js';
 import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { RequestBudgetStore } from './request-budgets.js';
+import { ResourceStore } from './resources.js';
 import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
 import { SpentAssertionStore } from './spent-assertions.js';
@@ -61,6 +62,7 @@ export type StoreTransaction = Pick<
   | 'roles'
   | 'groups'
   | 'memberships'
+  | 'resources'
 >;
 
 /** The SQL store: one repository per aggregate, over either database adapter. */
@@ -113,6 +115,8 @@ export interface Store {
   readonly groups: GroupStore;
   /** People's roles and groups. */
   readonly memberships: MembershipStore;
+  /** The realm's registered resources (RFC 8707, CONTRACT.md §10). */
+  readonly resources: ResourceStore;
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
    * for what must be used up and written together (a refresh token held while its new tokens
@@ -167,6 +171,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     roles: new RoleStore(db),
     groups: new GroupStore(db),
     memberships: new MembershipStore(db),
+    resources: new ResourceStore(db),
     async transaction(work) {
       const committed: Invalidation[] = [];
       const result = await db.transaction((connection) => {
@@ -206,6 +211,9 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
           },
           get memberships() {
             return once('memberships', () => new MembershipStore(tx));
+          },
+          get resources() {
+            return once('resources', () => new ResourceStore(tx));
           },
         });
       });
