@@ -87,9 +87,9 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
         if (!holder) return reply;
         const { realm, userId } = holder;
         const credentialId = credentialIdOf(form.credential_id);
-        if (!credentialId || !(await store.passkeys.delete(realm.name, userId, credentialId))) {
-          return tools.backToAccount(reply, realm, holder.t.account.passkeys.notFound);
-        }
+        const outcome = credentialId ? await store.passkeys.delete(realm.name, userId, credentialId) : 'not_found';
+        if (outcome === 'not_found') return tools.backToAccount(reply, realm, holder.t.account.passkeys.notFound);
+        if (outcome === 'only_way') return tools.backToAccount(reply, realm, holder.t.account.passkeys.onlyWay);
         request.server.audit.record({ realm: realm.name, type: 'user.passkey_deleted', userId, address: request.ip });
         return tools.backToAccount(reply, realm, holder.t.account.passkeys.deleted);
       });

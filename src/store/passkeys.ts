@@ -19,6 +19,9 @@ export interface Passkey {
 
 export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt'>;
 
+/** What a deletion did: deleted the passkey, found no such passkey of the person, or kept it as their only way to sign in. */
+export type PasskeyDeletion = 'deleted' | 'not_found' | 'only_way';
+
 interface PasskeyRow {
   credential_id: Uint8Array;
   realm: string;
@@ -112,13 +115,31 @@ export class PasskeyStore {
   }
 
   /** Deletes one of the person's passkeys; false when they have none with that id. */
-  async delete(realm: string, userId: string, credentialId: Buffer): Promise<boolean> {
-    if (!isUuid(userId)) return false;
-    const result = await this.db.query('DELETE FROM passkeys WHERE credential_id = $1 AND realm = $2 AND user_id = $3::uuid', [
-      credentialId,
-      realm,
-      userId,
-    ]);
-    return result.rowCount === 1;
+  /**
+   * Deletes the person's passkey unless it is their only way to sign in (no password, no other
+   * passkey, no linked upstream account). The person's row is locked first, as an unlink locks
+   * it, so that a passkey deleted and an account unlinked at once cannot each leave the other
+   * as the last way and then remove it.
+   */
+  async delete(realm: string, userId: string, credentialId: Buffer): Promise<PasskeyDeletion> {
+    if (!isUuid(userId)) return 'not_found';
+    return this.db.transaction(async (tx) => {
+      const person = await tx.query<{ has_password: boolean }>(
+        'SELECT password_hash IS NOT NULL AS has_password FROM users WHERE realm = $1 AND id = $2::uuid FOR NO KEY UPDATE',
+        [realm, userId],
+      );
+      if (!person.rows[0]) return 'not_found';
+      const ways = await tx.query<{ found: boolean; others: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM passkeys WHERE credential_id = $3 AND realm = $1 AND user_id = $2::uuid) AS found,
+                EXISTS (SELECT 1 FROM passkeys WHERE realm = $1 AND user_id = $2::uuid AND credential_id <> $3)
+                  OR EXISTS (SELECT 1 FROM user_identities WHERE realm = $1 AND user_id = $2::uuid) AS others`,
+        [realm, userId, credentialId],
+      );
+      const { found, others } = ways.rows[0]!;
+      if (!found) return 'not_found';
+      if (!person.rows[0].has_password && !others) return 'only_way';
+      await tx.query('DELETE FROM passkeys WHERE credential_id = $1 AND realm = $2 AND user_id = $3::uuid', [credentialId, realm, userId]);
+      return 'deleted';
+    });
   }
 }

@@ -331,4 +331,41 @@ describe('the account page: linked accounts', () => {
     expect(noticeOf(await b.post(UNLINK, unlinkFormOf(await accountPage(b), 'second')))).toBe('second is unlinked from your account: you no longer sign in with it.');
     expect(await identitiesOf(username)).toEqual([{ provider: 'up', subject }]);
   });
+  it("keeps a passkey that is the person's only way to sign in; a passkey deleted and the link unlinked at once leave one of them", async () => {
+    const { subject, username } = upstreamAccount();
+    const b = new TestBrowser(t.app, t.baseUrl);
+    await signInThrough(b, subject);
+    const person = await userOf(username);
+    const addPasskey = async (name: string) =>
+      expect(
+        await t.store.passkeys.create({ credentialId: randomBytes(32), realm: REALM, userId: person.sub, publicKey: randomBytes(77), counter: 0, transports: [], backedUp: false, name }, 10),
+      ).toBe(true);
+    const passkeysLeft = async () => (await t.store.passkeys.listForUser(REALM, person.sub)).map((passkey) => passkey.name);
+    const deleteForms = (page: string) =>
+      [...page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)].filter(([, action]) => unescape(action!) === `${ACCOUNT}/passkeys/delete`).map(([, , inner]) => hiddenInputs(inner!));
+
+    // The passkey and the link, each the other's only alternative, removed at once: the
+    // database decides one after the other, and the second is refused.
+    await addPasskey('Phone');
+    const page = await accountPage(b);
+    const [deleted, unlinked] = await Promise.all([b.post(`${ACCOUNT}/passkeys/delete`, deleteForms(page)[0]!), b.post(UNLINK, unlinkFormOf(page, 'up'))]);
+    const notices = [noticeOf(deleted), noticeOf(unlinked)];
+    const left = { passkeys: await passkeysLeft(), identities: await identitiesOf(username) };
+    expect(left.passkeys.length + left.identities.length, JSON.stringify(notices)).toBe(1);
+
+    // Passkeys alone left: each but the last is deleted; the last is kept, and the page says why.
+    await addPasskey('Laptop');
+    if (left.identities.length === 1) {
+      expect(noticeOf(await b.post(UNLINK, unlinkFormOf(await accountPage(b), 'up')))).toBe('Upstream Corp is unlinked from your account: you no longer sign in with it.');
+    }
+    for (let forms = deleteForms(await accountPage(b)); forms.length > 1; forms = deleteForms(await accountPage(b))) {
+      expect(noticeOf(await b.post(`${ACCOUNT}/passkeys/delete`, forms[0]!))).toBe('The passkey was deleted.');
+    }
+    const [last] = deleteForms(await accountPage(b));
+    expect(noticeOf(await b.post(`${ACCOUNT}/passkeys/delete`, last!))).toBe(
+      'The passkey was not deleted: it is your only way to sign in, as you have no password, other passkey or linked account.',
+    );
+    expect(await passkeysLeft()).toHaveLength(1);
+    expect(await identitiesOf(username)).toEqual([]);
+  });
 });

@@ -227,6 +227,8 @@ export const de: Messages = {
       addedNotice: (name: string) => `Der Passkey „${name}“ wurde hinzugefügt.`,
       notFound: 'Dieser Passkey wurde nicht gefunden.',
       deleted: 'Der Passkey wurde gelöscht.',
+      onlyWay:
+        'Der Passkey wurde nicht gelöscht: Er ist Ihre einzige Möglichkeit, sich anzumelden, da Sie kein Passwort, keinen weiteren Passkey und kein verknüpftes Konto haben.',
     },
     recoveryCodes: {
       noneLeft: 'Sie haben keine Wiederherstellungscodes mehr.',

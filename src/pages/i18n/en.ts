@@ -238,6 +238,7 @@ export const en = {
       addedNotice: (name: string) => `The passkey "${name}" was added.`,
       notFound: 'That passkey was not found.',
       deleted: 'The passkey was deleted.',
+      onlyWay: 'The passkey was not deleted: it is your only way to sign in, as you have no password, other passkey or linked account.',
     },
     recoveryCodes: {
       noneLeft: 'You have no recovery codes left.',

@@ -230,6 +230,8 @@ export const fr: Messages = {
       addedNotice: (name: string) => `La clé d’accès «\u00a0${name}\u00a0» a été ajoutée.`,
       notFound: 'Cette clé d’accès est introuvable.',
       deleted: 'La clé d’accès a été supprimée.',
+      onlyWay:
+        'La clé d’accès n’a pas été supprimée : c’est votre seul moyen de vous connecter, car vous n’avez ni mot de passe, ni autre clé d’accès, ni compte lié.',
     },
     recoveryCodes: {
       noneLeft: 'Il ne vous reste aucun code de récupération.',
