@@ -31,6 +31,8 @@ const settingFields = {
   require_pkce: z.boolean(),
   allow_consent_bypass: z.boolean(),
   require_par: z.boolean(),
+  /** "fapi2": the FAPI 2.0 Security Profile's rules apply to the realm (src/profiles/fapi2.ts, docs/fapi2.md). */
+  profile: z.enum(['default', 'fapi2'], { error: 'must be "default" or "fapi2"' }),
   par_lifetime: seconds,
   device_code_lifetime: seconds,
   device_poll_interval: seconds,
@@ -112,6 +114,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   require_pkce: false,
   allow_consent_bypass: false,
   require_par: false,
+  profile: 'default',
   par_lifetime: 90,
   device_code_lifetime: 300,
   device_poll_interval: 5,
