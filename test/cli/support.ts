@@ -53,7 +53,13 @@ export async function cliOk(args: string[], options: Parameters<typeof runCli>[1
 export function tableRows(text: string): Array<Record<string, string>> {
   const [heading, ...lines] = text.trimEnd().split('\n');
   const names = heading!.trim().split(/\s+/);
-  const starts = names.map((name) => heading!.indexOf(name));
+  // Each heading after the one before it: NAME is also the end of USERNAME.
+  let from = 0;
+  const starts = names.map((name) => {
+    const start = heading!.indexOf(name, from);
+    from = start + name.length;
+    return start;
+  });
   return lines.map((line) =>
     Object.fromEntries(names.map((name, i) => [name, line.slice(starts[i], starts[i + 1]).trim()])),
   );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
-import { fields, notice, printLines, printable } from '../output.js';
+import { fields, notice, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 import { readStdin } from '../stdin.js';
@@ -12,6 +12,7 @@ interface UserView {
   claims: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  enabled?: boolean;
   identities?: Array<{ provider: string; subject: string }>;
   roles?: string[];
   groups?: string[];
@@ -30,6 +31,7 @@ const userView = (user: UserView): string =>
     ['claims', user.claims],
     ['created_at', user.created_at],
     ['updated_at', user.updated_at],
+    ...(user.enabled === undefined ? [] : [['enabled', user.enabled] as const]),
     // The accounts at other providers that sign in as this person.
     ...(user.identities === undefined ? [] : [['identities', user.identities.map(({ provider, subject }) => `${provider}:${subject}`)] as const]),
     // Their own roles and groups, and every role they hold (their own and their groups').
@@ -49,6 +51,23 @@ async function passwordFrom(options: PasswordOptions): Promise<string> {
   throw new UsageError('a password is needed: pipe it in with --password-stdin (or give --password)');
 }
 
+interface SessionView {
+  id: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  journey: string;
+  acr: string;
+  amr: string[];
+  clients: string[];
+}
+
+interface ListOptions extends ConnectionOptions {
+  search?: string;
+  limit?: string;
+  cursor?: string;
+}
+
 /** A person's own roles and groups: `…/users/{username}/roles/{role}` and `…/groups/{group}`, given or taken. */
 const MEMBERSHIPS = [
   { command: 'grant-role', method: 'put', kind: 'roles', what: 'role', description: 'give a user a role of the realm', done: 'now holds' },
@@ -57,11 +76,14 @@ const MEMBERSHIPS = [
   { command: 'leave-group', method: 'delete', kind: 'groups', what: 'group', description: 'take a user out of a group', done: 'is no longer in' },
 ] as const;
 
-/** `realmgate user create|show|update|delete|set-password|enrol-totp|grant-role|revoke-role|join-group|leave-group`: /admin/realms/{realm}/users. */
+/**
+ * `realmgate user list|create|show|update|delete|set-password|enrol-totp|disable|enable|sessions|sign-out|grant-role|revoke-role|join-group|leave-group`:
+ * /admin/realms/{realm}/users.
+ */
 export function addUserCommands(program: Command): void {
   const user = program
     .command('user')
-    .description("create, show, change and delete a realm's users; set a password; enrol a one-time code generator; give roles and groups");
+    .description("list, create, show, change, disable and delete a realm's users; set a password; enrol a one-time code generator; end sessions; give roles and groups");
 
   connectionOptions(
     passwordOptions(
@@ -77,6 +99,36 @@ export function addUserCommands(program: Command): void {
     const password = await passwordFrom(options);
     const body = { username, password, ...(Object.keys(claims).length > 0 ? { claims } : {}) };
     print(options, (await AdminApi.from(options).post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
+  });
+
+  connectionOptions(
+    user
+      .command('list')
+      .description("a realm's people in the order of their usernames, a page at a time; --cursor with the next value a page ends with gives the page after it")
+      .argument('<realm>')
+      .option('--search <text>', 'only those whose username, email or name holds this text (any case)')
+      .option('--limit <n>', 'at most this many, up to 1000 [default: 100]')
+      .option('--cursor <next>', 'the page after the one whose next value this is'),
+  ).action(async (realm: string, options: ListOptions) => {
+    const query = new URLSearchParams();
+    for (const [name, value] of [['search', options.search], ['limit', options.limit], ['cursor', options.cursor]] as const) {
+      if (value !== undefined) query.set(name, value);
+    }
+    const path = `${adminPath('realms', realm, 'users')}${query.size > 0 ? `?${query}` : ''}`;
+    const answer = (await AdminApi.from(options).get(path)) as { users: UserView[]; next: string | null };
+    print(options, answer, ({ users, next }) => {
+      if (next !== null) notice(`More people: add --cursor ${printable(next)}`);
+      return table<UserView>(
+        [
+          ['username', (u) => u.username],
+          ['enabled', (u) => u.enabled],
+          ['email', (u) => u.claims.email],
+          ['name', (u) => u.claims.name],
+          ['created_at', (u) => u.created_at],
+        ],
+        users,
+      );
+    });
   });
 
   connectionOptions(user.command('show').alias('get').description('a user: their claims, roles, groups and accounts at other providers').argument('<realm>').argument('<username>')).action(
@@ -135,6 +187,50 @@ export function addUserCommands(program: Command): void {
       ]);
       return qr ? `${text}\n\n${qr}` : text;
     });
+  });
+
+  for (const [command, enabled] of [['disable', false], ['enable', true]] as const) {
+    connectionOptions(
+      user
+        .command(command)
+        .description(enabled ? 'let a disabled user sign in again' : 'stop a user signing in anywhere; their sessions end and their grants are revoked')
+        .argument('<realm>')
+        .argument('<username>'),
+    ).action(async (realm: string, username: string, options: ConnectionOptions) => {
+      const answer = (await AdminApi.from(options).patch(adminPath('realms', realm, 'users', username), { enabled })) as UserView;
+      print(options, answer, (changed) => `${printable(changed.username)} of ${printable(realm)} is ${enabled ? 'enabled' : 'disabled'}.`);
+    });
+  }
+
+  connectionOptions(user.command('sessions').description("a user's live sessions: when, how and to which clients they signed in").argument('<realm>').argument('<username>')).action(
+    async (realm: string, username: string, options: ConnectionOptions) => {
+      const answer = (await AdminApi.from(options).get(adminPath('realms', realm, 'users', username, 'sessions'))) as { sessions: SessionView[] };
+      print(options, answer, ({ sessions }) =>
+        table<SessionView>(
+          [
+            ['id', (s) => s.id],
+            ['created_at', (s) => s.created_at],
+            ['last_seen_at', (s) => s.last_seen_at],
+            ['expires_at', (s) => s.expires_at],
+            ['acr', (s) => s.acr],
+            ['amr', (s) => s.amr],
+            ['clients', (s) => s.clients],
+          ],
+          sessions,
+        ),
+      );
+    },
+  );
+
+  connectionOptions(
+    user
+      .command('sign-out')
+      .description('sign a user out everywhere: each session ends, and the tokens issued in it are revoked')
+      .argument('<realm>')
+      .argument('<username>'),
+  ).action(async (realm: string, username: string, options: ConnectionOptions) => {
+    await AdminApi.from(options).delete(adminPath('realms', realm, 'users', username, 'sessions'));
+    if (!options.json) printLines(`${printable(username)} of ${printable(realm)} is signed out everywhere.`);
   });
 
   for (const membership of MEMBERSHIPS) {
