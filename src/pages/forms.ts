@@ -50,6 +50,8 @@ export function consentPage(
   input: {
     client: ClientBrand;
     scopes: readonly ScopeView[];
+    /** RFC 8707: the resources (APIs) the tokens are for, each by its name, else its identifier. */
+    resources?: readonly string[];
     /** For a device's request: the code the person should see on the device too (RFC 8628 §5.4). */
     userCode?: string;
     hidden: Record<string, string>;
@@ -62,7 +64,9 @@ export function consentPage(
     body: html`${input.userCode ? html`<p>${t.consent.checkDeviceCode(html`<strong class="user-code">${input.userCode}</strong>`)}</p>
 ` : ''}<p>${t.consent.asksTo(html`<strong>${input.client.name}</strong>`)}</p>
 ${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
-<form method="post">
+${input.resources?.length ? html`<p>${t.consent.forResources}</p>
+<ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>
+` : ''}<form method="post">
 ${hidden(input.hidden)}
 <button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>
 <button type="submit" name="decision" value="deny">${t.actions.deny}</button>

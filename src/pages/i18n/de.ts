@@ -129,6 +129,7 @@ export const de: Messages = {
     scope: (name: SafeHtml, description: string) => html`${name}: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} möchte:`,
     knowSignedIn: 'Wissen, dass Sie sich angemeldet haben.',
+    forResources: 'Dieser Zugriff gilt für:',
   },
 
   scopes: {

@@ -138,6 +138,8 @@ export const en = {
     scope: (name: SafeHtml, description: string) => html`${name}: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} asks to:`,
     knowSignedIn: 'Know that you signed in.',
+    /** Before the resources (APIs) the access is for, each by its name (RFC 8707). */
+    forResources: 'This access is for:',
   },
 
   /** The descriptions of the built-in scopes, while a realm keeps them as they came. */

@@ -132,6 +132,7 @@ export const fr: Messages = {
     scope: (name: SafeHtml, description: string) => html`${name}\u00a0: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} souhaite\u00a0:`,
     knowSignedIn: 'savoir que vous vous êtes connecté.',
+    forResources: 'Cet accès est destiné à\u00a0:',
   },
 
   scopes: {
