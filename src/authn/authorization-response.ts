@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
+import { codeLifetime } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AuthorizationRequest } from '../requests/authorization-request.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
@@ -46,7 +47,7 @@ export function newCode(realm: RequestRealm, authz: AuthorizationRequest, sessio
       authTime: session.authTime,
       amr: session.amr,
       acr: session.acr,
-      expiresAt: new Date(Date.now() + realm.settings.code_lifetime * 1000),
+      expiresAt: new Date(Date.now() + codeLifetime(realm.settings) * 1000),
       dpopJkt: authz.dpopJkt,
     },
   };

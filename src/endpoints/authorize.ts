@@ -14,6 +14,7 @@ import {
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
 import { authorizationParameters } from '../requests/request-object.js';
+import { checkPushed } from '../profiles/fapi2.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY } from './page-routes.js';
@@ -61,6 +62,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       }
       const redirect = untrusted(() => trustedRedirectUri(client, params.redirect_uri));
       try {
+        checkPushed(realm);
         if (realm.settings.require_par || client.require_par) {
           throw new OAuthError('invalid_request', 'authorization requests of this client must be pushed (PAR)');
         }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { acrValuesOf } from '../authn/journeys/select.js';
 import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
+import { profiledMetadata } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
@@ -28,7 +29,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
   // RFC 8414 §2: the algorithms of private_key_jwt assertions, at each endpoint that takes them.
   const assertionAlgs = capabilities.clientAuthMethods.includes('private_key_jwt') ? [...SIGNED_JWT_ALGS] : undefined;
   const signingAlgs = (name: string) => (assertionAlgs ? { [name]: assertionAlgs } : {});
-  return {
+  // A realm of the FAPI 2.0 profile advertises what the profile leaves (src/profiles/fapi2.ts).
+  return profiledMetadata(realm, {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/access_token`,
@@ -74,7 +76,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     ...signingAlgs('token_endpoint_auth_signing_alg_values_supported'),
     ...signingAlgs('introspection_endpoint_auth_signing_alg_values_supported'),
     ...signingAlgs('revocation_endpoint_auth_signing_alg_values_supported'),
-  };
+  });
 }
 
 export function discoveryEndpoint(deps: { scopes: ScopeStore; capabilities: ServerCapabilities }, path: string): FastifyPluginAsync {

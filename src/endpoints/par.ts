@@ -11,6 +11,7 @@ import {
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
 import { authorizationParameters } from '../requests/request-object.js';
+import { checkClient, checkPushedRequest, parLifetime } from '../profiles/fapi2.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 
@@ -28,11 +29,13 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
     app.post('/par', async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/par');
+      checkClient(realm, client);
       await deps.rateLimits.client(request.realm, 'par', client.client_id);
       const form = formParams(request.body, AUTHORIZATION_PARAMETERS);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
       if (form.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');
       const params = await authorizationParameters(requestObjects, realm, client, form);
+      checkPushedRequest(realm, params);
       let redirect;
       try {
         redirect = trustedRedirectUri(client, params.redirect_uri);
@@ -43,7 +46,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
       const authz = validateAuthorizationRequest(realm, client, params, redirect);
 
       const requestUri = `${REQUEST_URI_PREFIX}${randomSecret()}`;
-      const lifetime = realm.settings.par_lifetime;
+      const lifetime = parLifetime(realm.settings);
       await deps.store.authorizationFlow.push(sha256(requestUri), {
         realm: realm.name,
         clientId: client.client_id,

@@ -8,6 +8,7 @@ import { requestedAudience } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
+import { checkTokenRequest } from '../profiles/fapi2.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 
 /**
@@ -37,6 +38,7 @@ export function tokenEndpoint(deps: {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
+      checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
       const response = await grant.handle({
         realm: request.realm,
         client,
