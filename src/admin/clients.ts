@@ -10,6 +10,8 @@ import {
   usesClientSecret,
 } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
+import { clientRecordProblems } from '../profiles/fapi2.js';
+import type { RequestRealm } from '../realms/resolve.js';
 import { namedBriefly, scopeNames } from '../requests/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
@@ -28,9 +30,13 @@ export function clientView(client: Client) {
 const withSecret = (client: Client, secret: string | undefined) =>
   secret === undefined ? clientView(client) : { ...clientView(client), client_secret: secret, client_secret_expires_at: 0 };
 
-function checkedMetadata(build: () => ClientMetadata): ClientMetadata {
+/** The record `build` makes, consistent, and within the realm's profile (src/profiles/fapi2.ts). */
+function checkedMetadata(realm: RequestRealm, build: () => ClientMetadata): ClientMetadata {
   try {
-    return build();
+    const metadata = build();
+    const problems = clientRecordProblems(realm, metadata);
+    if (problems.length > 0) throw new OAuthError('invalid_request', problems.join('; '));
+    return metadata;
   } catch (error) {
     if (error instanceof ClientRecordError) throw new OAuthError('invalid_request', error.message);
     throw error;
@@ -51,7 +57,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
     app.post<Params>('/clients', async (request, reply) => {
       const realm = request.params.realm;
       const { client_id: requestedId, ...input } = parseInput(ClientCreateSchema, request.body);
-      const metadata = checkedMetadata(() => newClientMetadata(input));
+      const metadata = checkedMetadata(request.realm, () => newClientMetadata(input));
       await checkScopesExist(realm, metadata.scope);
       checkClientJourney(request.realm, metadata.journey);
       const secret = usesClientSecret(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
@@ -73,7 +79,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       checkClientJourney(request.realm, patch.journey);
       let newSecret: string | undefined;
       const client = await store.clients.update(realm, clientId, (current) => {
-        const metadata = checkedMetadata(() => patchClientMetadata(current, patch));
+        const metadata = checkedMetadata(request.realm, () => patchClientMetadata(current, patch));
         let secret: SecretChange = { keep: true };
         if (!usesClientSecret(metadata.token_endpoint_auth_method)) {
           secret = { hash: null };

@@ -18,6 +18,7 @@ import { addressKey } from '../rate-limits/address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 import { matchesHash, randomSecret, sha256 } from '../tokens/secrets.js';
+import { clientRecordProblems } from '../profiles/fapi2.js';
 
 /** Room for the largest metadata a record holds: 2 × 50 URIs of 2,000 characters and 20 JWKs. */
 export const REGISTRATION_BODY_LIMIT = 256 * 1024;
@@ -81,6 +82,8 @@ export function registrationEndpoint(deps: { store: Store; capabilities: Registr
     // A client may ask only for scopes the realm defines: an undefined one could never be granted.
     const missing = await store.scopes.missing(realm.name, scopeNames(record.scope));
     if (missing.length > 0) throw new RegistrationError('invalid_client_metadata', `scope: not defined in this realm: ${missing.join(' ')}`);
+    const profileProblems = clientRecordProblems(realm, record);
+    if (profileProblems.length > 0) throw new RegistrationError('invalid_client_metadata', profileProblems.join('; '));
     if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, app.outbound);
   }
 
