@@ -14,7 +14,9 @@ import { type Problems, browserSkipReason, launchChromium, signIn, startCallback
  * showed; a secret rotated; keys rotated; a journey stored and deleted; an identity provider
  * made (a person signing in through it), changed and deleted; a trusted issuer and an initial
  * access token; a client's other fields, a person's claims; a client, a person and a realm
- * deleted, each delete asked first; the audit events of all of it.
+ * deleted, each delete asked first; roles, groups and a person's memberships, the people
+ * listed and searched, sessions ended, a person disabled, a scope's claims, a realm exported
+ * and imported as another; the audit events of all of it.
  */
 const skipReason = browserSkipReason('test/browser/admin-console.test.ts');
 
@@ -412,8 +414,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
 
     // The person made just in time shows the link on the Users tab.
     await tab(page, 'Users').click();
-    await form(page, 'Find a user').getByLabel('Username').fill('erin');
-    await form(page, 'Find a user').getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('button', { name: 'Open erin', exact: true }).click();
     await expect(page.getByRole('region', { name: 'User erin' }).textContent()).resolves.toContain(`corp: ${upstreamErin.sub}`);
 
     // An edit that leaves the secret empty keeps it; one that types a new one replaces it.
@@ -584,18 +585,154 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     problems.console.length = 0;
   }, 30_000);
 
+  it("stores roles and groups, gives a person both, lists and searches people, ends a person's sessions, disables and enables them, maps roles into a scope's claims, and exports a realm and imports it as another", async () => {
+    const { page, problems } = admin;
+    // Roles.
+    await tab(page, 'Roles').click();
+    const saveRole = form(page, 'Save a role');
+    for (const [name, description] of [['orders:read', 'Read orders'], ['orders:write', 'Change orders'], ['temporary', '']] as const) {
+      await saveRole.getByLabel('Role name').fill(name);
+      await saveRole.getByLabel('Description').fill(description);
+      await saveRole.getByRole('button', { name: 'Save role' }).click();
+      await said(page, `Role ${name} saved.`);
+    }
+    await page.getByRole('table', { name: 'Roles' }).getByRole('row', { name: /^orders:write Change orders/ }).waitFor();
+    await answerDelete(page, 'temporary', 'Delete', 'Delete the role temporary? It is taken from every group and person that has it.');
+    await said(page, 'Role temporary deleted.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}/roles`)).json() as Array<{ name: string }>).map((role) => role.name)).toEqual(['orders:read', 'orders:write']);
+
+    // A group giving a role, then changed to give both.
+    await tab(page, 'Groups').click();
+    const saveGroup = form(page, 'Save a group');
+    await saveGroup.getByLabel('Group name').fill('clerks');
+    await saveGroup.getByLabel('Description').fill('The shop floor');
+    await saveGroup.getByLabel('orders:write', { exact: true }).check();
+    await saveGroup.getByRole('button', { name: 'Save group' }).click();
+    await said(page, 'Group clerks saved.');
+    await page.getByRole('table', { name: 'Groups' }).getByRole('row', { name: /^clerks orders:write The shop floor/ }).waitFor();
+    await page.getByRole('button', { name: 'Edit clerks', exact: true }).click();
+    await expect(saveGroup.getByLabel('orders:write', { exact: true }).isChecked()).resolves.toBe(true);
+    await saveGroup.getByLabel('orders:read', { exact: true }).check();
+    await saveGroup.getByRole('button', { name: 'Save group' }).click();
+    await said(page, 'Group clerks saved.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/groups/clerks`)).json()).toEqual({ name: 'clerks', description: 'The shop floor', roles: ['orders:read', 'orders:write'] });
+
+    // People: listed, searched, opened; a role and a group given, the role taken back.
+    await tab(page, 'Users').click();
+    const people = page.getByRole('table', { name: 'People' });
+    await expect.poll(() => people.locator('tbody tr td:first-child').allTextContents()).toEqual(['alice', 'erin']);
+    await form(page, 'Search people').getByLabel('Search').fill('ERIN@corp');
+    await form(page, 'Search people').getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => people.locator('tbody tr td:first-child').allTextContents()).toEqual(['erin']);
+    await form(page, 'Search people').getByLabel('Search').fill('');
+    await form(page, 'Search people').getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Open alice', exact: true }).click();
+    const memberships = page.getByRole('region', { name: 'Roles and groups of alice' });
+    await form(page, 'Give alice a role').getByLabel('Role').selectOption('orders:read');
+    await form(page, 'Give alice a role').getByRole('button', { name: 'Grant role' }).click();
+    await said(page, 'alice now holds the role orders:read.');
+    await form(page, 'Add alice to a group').getByLabel('Group').selectOption('clerks');
+    await form(page, 'Add alice to a group').getByRole('button', { name: 'Join group' }).click();
+    await said(page, 'alice is now in the group clerks.');
+    await expect(memberships.textContent()).resolves.toContain('Roles held, their own and through groups: orders:read, orders:write.');
+    await memberships.getByRole('button', { name: 'Remove the role orders:read of alice' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove', exact: true }).click();
+    await said(page, 'alice no longer holds the role orders:read.');
+    expect((await t.admin.request('GET', `/realms/${REALM}/users/alice`)).json()).toMatchObject({ roles: [], groups: ['clerks'], effective_roles: ['orders:read', 'orders:write'] });
+
+    // Her session of the code flow above, ended everywhere.
+    const sessions = page.getByRole('table', { name: 'Sessions of alice' });
+    await expect(sessions.locator('tbody tr').count()).resolves.toBe(1);
+    await expect(sessions.textContent()).resolves.toContain(CLIENT_ID);
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Sign out', exact: true }).click();
+    await said(page, 'alice is signed out everywhere.');
+    await sessions.waitFor({ state: 'detached' });
+    expect((await t.admin.request('GET', `/realms/${REALM}/users/alice/sessions`)).json()).toEqual({ sessions: [] });
+
+    // Disabled once confirmed, then enabled again.
+    await page.getByRole('region', { name: 'User alice' }).getByRole('button', { name: 'Disable', exact: true }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Disable', exact: true }).click();
+    await said(page, 'alice is disabled.');
+    await people.getByRole('row', { name: /^Open alice .*disabled/ }).waitFor();
+    expect(((await t.admin.request('GET', `/realms/${REALM}/users/alice`)).json() as { enabled: boolean }).enabled).toBe(false);
+    await page.getByRole('region', { name: 'User alice' }).getByRole('button', { name: 'Enable', exact: true }).click();
+    await said(page, 'alice is enabled.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}/users/alice`)).json() as { enabled: boolean }).enabled).toBe(true);
+
+    // A scope's claims carry the roles into introspection.
+    await tab(page, 'Scopes').click();
+    await page.getByRole('button', { name: 'Edit orders:read', exact: true }).click();
+    const claims = [{ name: 'roles', source: 'roles', tokens: ['introspection'] }];
+    await form(page, 'New scope').getByLabel('Claims (JSON)').fill(JSON.stringify(claims));
+    await form(page, 'New scope').getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Scope orders:read saved.');
+    await page.getByRole('table', { name: 'Scopes' }).getByRole('row', { name: /orders:read .*roles ← roles → introspection/ }).waitFor();
+    expect((await t.admin.request('GET', `/realms/${REALM}/scopes/orders:read`)).json()).toMatchObject({ claims });
+
+    // The realm as a document, then imported as another realm; an import that prunes asks first.
+    await tab(page, 'Settings').click();
+    const exporter = form(page, 'Export the realm');
+    await exporter.getByRole('button', { name: 'Export realm' }).click();
+    await said(page, `Realm ${REALM} exported.`);
+    const exported = JSON.parse(await page.getByLabel('Realm document').inputValue()) as Record<string, unknown>;
+    expect(exported).toMatchObject({ realm: REALM, groups: [{ name: 'clerks', roles: ['orders:read', 'orders:write'] }] });
+    expect(exported).not.toHaveProperty('users');
+    const download = page.getByRole('link', { name: `Download ${REALM}.json` });
+    await expect(download.getAttribute('download')).resolves.toBe(`${REALM}.json`);
+    await expect(download.getAttribute('href')).resolves.toMatch(/^blob:/);
+    await exporter.getByLabel('With its people').check();
+    await exporter.getByRole('button', { name: 'Export realm' }).click();
+    await said(page, `Realm ${REALM} exported with its people.`);
+    await page.getByText('It holds password hashes: keep it as you keep the database.').waitFor();
+    const withPeople = JSON.parse(await page.getByLabel('Realm document').inputValue()) as { users: Array<{ username: string }> };
+    expect(withPeople.users.map((user) => user.username)).toEqual(['alice', 'erin']);
+
+    const copy = `${REALM}-copy`;
+    await page.getByRole('link', { name: 'Realms', exact: true }).click();
+    const importer = form(page, 'Import a realm');
+    await importer.getByLabel('Realm to import into').fill(copy);
+    await importer.getByLabel('Document (JSON)').fill(JSON.stringify(exported));
+    await importer.getByRole('button', { name: 'Import' }).click();
+    await said(page, new RegExp(`^Realm ${copy} created: .*roles 2 created.*Without a secret yet: .*client ${CLIENT_ID}\\b`));
+    await page.getByRole('table', { name: 'Realms' }).getByRole('link', { name: copy, exact: true }).waitFor();
+    expect((await t.admin.request('GET', `/realms/${copy}/groups/clerks`)).json()).toEqual({ name: 'clerks', description: 'The shop floor', roles: ['orders:read', 'orders:write'] });
+
+    await form(page, 'Import a realm').getByLabel('Realm to import into').fill(copy);
+    await form(page, 'Import a realm').getByLabel('Document (JSON)').fill(JSON.stringify({ roles: [] }));
+    await form(page, 'Import a realm').getByLabel(/^Prune/).check();
+    await form(page, 'Import a realm').getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('alertdialog', { name: `Import into ${copy} and delete what the document's sections leave out? This cannot be undone.` });
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(((await t.admin.request('GET', `/realms/${copy}/roles`)).json() as unknown[]).length).toBe(2);
+    expect((await t.admin.request('DELETE', `/realms/${copy}`)).statusCode).toBe(204);
+
+    await page.getByRole('table', { name: 'Realms' }).getByRole('link', { name: REALM, exact: true }).click();
+    await form(page, 'Realm settings').waitFor();
+    expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+  }, 45_000);
+
   it('lists the creations and the sign-in among the audit events, and filters them by type', async () => {
     const { page, problems } = admin;
     await tab(page, 'Events').click();
     const events = page.getByRole('table', { name: 'Audit events' });
     await events.waitFor();
+    const filters = form(page, 'Event filters');
+    await filters.getByLabel('Page size').fill('1000');
+    await Promise.all([
+      page.waitForResponse((response) => response.url().includes('/events?limit=1000')),
+      filters.getByRole('button', { name: 'Show events' }).click(),
+    ]);
+    await events.waitFor();
     const types = await events.locator('tbody tr td:nth-child(2)').allTextContents();
     for (const type of ['realm.created', 'realm.updated', 'scope.saved', 'client.created', 'user.created', 'user.totp_enrolled', 'sign_in.succeeded', 'consent.granted', 'token.issued', 'client.secret_rotated', 'keys.rotated', 'scope.deleted', 'journey.saved', 'journey.deleted',
       'identity_provider.created', 'identity_provider.updated', 'identity_provider.deleted', 'identity.linked', 'trusted_issuer.created', 'trusted_issuer.updated',
-      'trusted_issuer.deleted', 'initial_access_token.created', 'client.updated', 'client.deleted', 'user.updated', 'user.deleted']) {
+      'trusted_issuer.deleted', 'initial_access_token.created', 'client.updated', 'client.deleted', 'user.updated', 'user.deleted',
+      'role.saved', 'role.deleted', 'group.saved', 'user.role_granted', 'user.role_revoked', 'user.group_joined', 'user.sessions_ended',
+      'user.disabled', 'user.enabled', 'realm.exported']) {
       expect(types, type).toContain(type);
     }
-    const filters = form(page, 'Event filters');
     await filters.getByLabel('Types').fill('client.created, user.created');
     await filters.getByRole('button', { name: 'Show events' }).click();
     // The clients shop-web, throwaway and the one registered with the initial access token; alice, bob and erin (made at her first sign-in).
