@@ -1,4 +1,5 @@
 import { type AssertionKind, type JwtAssertionDeps, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
+import { isFapi2 } from '../profiles/fapi2.js';
 import type { ClientAuthMethod } from './method.js';
 
 /** The SAML bearer assertion's modules (src/assertions/saml-*.ts) read these from here. */
@@ -13,7 +14,7 @@ export const CLIENT_ASSERTION: AssertionKind = { typ: 'client-authentication+jwt
  * `private_key_jwt` (RFC 7523 §2.2 and §3, OIDC Core §9): the client signs a JWT with
  * iss = sub = its client_id; aud names this realm's issuer, its token endpoint URL or the
  * URL of the endpoint called (RFC 9126 §2 for PAR); exp is required and at most a few
- * minutes ahead; jti is required and spent once.
+ * minutes ahead; jti is required and spent once. A FAPI 2.0 realm accepts its issuer alone as `aud`.
  */
 export function privateKeyJwt(deps: JwtAssertionDeps): ClientAuthMethod {
   return {
@@ -25,7 +26,8 @@ export function privateKeyJwt(deps: JwtAssertionDeps): ClientAuthMethod {
         signer: client,
         issuer: client.client_id,
         subject: client.client_id,
-        audience: [realm.issuer, `${realm.issuer}/access_token`, endpointUrl],
+        // FAPI 2.0 §5.3.2.1 item 8: a realm of the profile accepts its issuer alone.
+        audience: isFapi2(realm) ? [realm.issuer] : [realm.issuer, `${realm.issuer}/access_token`, endpointUrl],
       });
       return verified.valid;
     },
