@@ -10,6 +10,7 @@ import { addressLimit, tooManyFromAddress } from '../rate-limits/rate-limits.js'
 import type { RequestRealm } from '../realms/resolve.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
+import type { Consented } from '../store/consents.js';
 import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
@@ -88,7 +89,7 @@ export class AuthorizationFlow {
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
     let client: Client | undefined;
     if (transaction.clientId !== undefined) {
-      client = await this.store.clients.get(realm.name, transaction.clientId);
+      client = await request.server.clients.get(realm, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
     // The sign-in's pages speak the language its request asked for (CONTRACT.md §10).
@@ -137,7 +138,7 @@ export class AuthorizationFlow {
     begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
   ) {
     // A session of another journey than this transaction's signs in again (CONTRACT.md §8).
-    const client = begun.clientId === undefined ? undefined : await this.store.clients.get(realm.name, begun.clientId);
+    const client = begun.clientId === undefined ? undefined : await request.server.clients.get(realm, begun.clientId);
     const session = begun.session && walkedJourneyOf(realm, begun.purpose, client, begun.session) ? begun.session : undefined;
     const id = randomSecret();
     const stored = await this.store.authorizationFlow.begin(
@@ -203,7 +204,14 @@ export class AuthorizationFlow {
    */
   async allow(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction, session: Session, decision: Decision = {}) {
     const { purpose } = resumed.transaction;
-    const consent = decision.consent && resumed.client && { realm: realm.name, userId: session.userId, clientId: resumed.client.client_id, scope: decision.consent };
+    const consent = decision.consent &&
+      resumed.client && {
+        realm: realm.name,
+        userId: session.userId,
+        clientId: resumed.client.client_id,
+        scope: decision.consent,
+        resources: purpose.kind === 'authorize' ? purpose.request.resource : undefined,
+      };
     if (purpose.kind === 'authorize') {
       const code = newCode(realm, purpose.request, session);
       await this.finish(resumed, decision, { consent, code });
@@ -245,12 +253,15 @@ export class AuthorizationFlow {
 
 /**
  * Consent is asked when the request says so (`prompt=consent`), else unless the person
- * allowed all these scopes before (`consented`), or the realm lets the client skip it.
+ * allowed all these scopes and resources before (`consented`), or the realm lets the client
+ * skip it. A consent given without a resource does not cover one: the person has not seen
+ * where the tokens go (RFC 8707 §2, docs/resources.md).
  */
-function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: readonly string[] | undefined): boolean {
+function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: Consented | undefined): boolean {
   if (authz.prompt.includes('consent')) return true;
   if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
-  return consented === undefined || authz.scope.some((name) => !consented.includes(name));
+  if (consented === undefined) return true;
+  return authz.scope.some((name) => !consented.scope.includes(name)) || (authz.resource ?? []).some((value) => !consented.resources.includes(value));
 }
 
 /** The scopes a transaction asks the person to allow. */

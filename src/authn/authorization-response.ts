@@ -27,7 +27,7 @@ export function redirectError(
   return reply.redirect(redirectTo(request.redirectUri, params), 303);
 }
 
-/** RFC 6749 §4.1.2: a new single-use code bound to the client, redirect URI, challenge, nonce and DPoP key (RFC 9449 §10); its row holds its hash. */
+/** RFC 6749 §4.1.2: a new single-use code bound to the client, redirect URI, challenge, nonce, DPoP key (RFC 9449 §10) and resources (RFC 8707); its row holds its hash. */
 export function newCode(realm: RequestRealm, authz: AuthorizationRequest, session: Session): { value: string; hash: Buffer; code: AuthorizationCode } {
   const value = randomSecret();
   return {
@@ -49,6 +49,7 @@ export function newCode(realm: RequestRealm, authz: AuthorizationRequest, sessio
       acr: session.acr,
       expiresAt: new Date(Date.now() + codeLifetime(realm.settings) * 1000),
       dpopJkt: authz.dpopJkt,
+      resources: authz.resource,
     },
   };
 }

@@ -6,15 +6,16 @@ import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
 import {
-  AUTHORIZATION_PARAMETERS,
   type AuthorizationParams,
   type AuthorizationRequest,
   UntrustedRedirectError,
+  authorizationForm,
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
 import { authorizationParameters } from '../requests/request-object.js';
 import { checkPushed } from '../profiles/fapi2.js';
+import { checkedTargets } from '../resources/targets.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY } from './page-routes.js';
@@ -54,7 +55,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
     } else {
       let params: AuthorizationParams;
       try {
-        params = await authorizationParameters(requestObjects, realm, client, formParams(input, AUTHORIZATION_PARAMETERS));
+        params = await authorizationParameters(requestObjects, realm, client, authorizationForm(input));
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
         const outer = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
@@ -67,6 +68,8 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
           throw new OAuthError('invalid_request', 'authorization requests of this client must be pushed (PAR)');
         }
         authz = validateAuthorizationRequest(realm, client, params, redirect);
+        // RFC 8707 §2: each resource a registered one of the realm or allowed to the client, else invalid_target.
+        if (authz.resource) await checkedTargets(store.resources, realm.name, client, authz.resource);
       } catch (error) {
         if (error instanceof OAuthError) return redirectError(reply, realm, { redirectUri: redirect.redirectUri, state: params.state }, error);
         throw error;

@@ -11,8 +11,9 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /**
  * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
- * descriptions, allow or deny. What is allowed is remembered for the user and client, with
- * the transaction's end (src/authn/authorization-flow.ts).
+ * descriptions, and the resources the tokens are for (RFC 8707, by their names), allow or deny.
+ * What is allowed is remembered for the user and client, with the transaction's end
+ * (src/authn/authorization-flow.ts).
  */
 export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
@@ -38,9 +39,12 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       if (!current) return reply;
       const { id, transaction, client, browserHash } = current;
       const { purpose } = transaction;
+      const resources = purpose.kind === 'authorize' ? purpose.request.resource ?? [] : [];
+      const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.name]));
       const page = consentPage(messagesOf(request), {
         client: clientBrand(client),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
+        resources: resources.map((identifier) => registered.get(identifier) ?? identifier),
         ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),
         hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
         formTargets: formTargetsOf(purpose),
@@ -69,6 +73,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
             details: {
               flow: purpose.kind,
               scope: requestedScopeOf(purpose).join(' '),
+              ...(purpose.kind === 'authorize' && purpose.request.resource ? { resources: purpose.request.resource } : {}),
               ...(purpose.kind === 'device' ? { request_id: purpose.pendingId } : {}),
             },
           },

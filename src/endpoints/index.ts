@@ -69,7 +69,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits }));
+    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, resources: store.resources }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims }));

@@ -2,16 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
-import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import {
-  AUTHORIZATION_PARAMETERS,
   UntrustedRedirectError,
+  authorizationForm,
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
 import { authorizationParameters } from '../requests/request-object.js';
 import { checkClient, checkPushedRequest, parLifetime } from '../profiles/fapi2.js';
+import { checkedTargets } from '../resources/targets.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 
@@ -31,7 +31,7 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
       const client = await deps.authenticator.authenticate(request, '/par');
       checkClient(realm, client);
       await deps.rateLimits.client(request.realm, 'par', client.client_id);
-      const form = formParams(request.body, AUTHORIZATION_PARAMETERS);
+      const form = authorizationForm(request.body);
       // RFC 9126 §2.1: a pushed request cannot itself refer to one.
       if (form.request_uri !== undefined) throw new OAuthError('invalid_request', 'request_uri cannot be pushed');
       const params = await authorizationParameters(requestObjects, realm, client, form);
@@ -44,6 +44,8 @@ export function parEndpoint(deps: { store: Store; authenticator: ClientAuthentic
         throw error;
       }
       const authz = validateAuthorizationRequest(realm, client, params, redirect);
+      // RFC 8707 §2: each resource a registered one of the realm or allowed to the client, else invalid_target.
+      if (authz.resource) await checkedTargets(deps.store.resources, realm.name, client, authz.resource);
 
       const requestUri = `${REQUEST_URI_PREFIX}${randomSecret()}`;
       const lifetime = parLifetime(realm.settings);

@@ -4,17 +4,19 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
 import { proofAtAuthorizationServer } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
-import { requestedAudience } from '../grants/audience.js';
+import { requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
 import { checkTokenRequest } from '../profiles/fapi2.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
+import type { ResourceStore } from '../store/resources.js';
 
 /**
  * The token endpoint (RFC 6749 §3.2): find the grant, authenticate the client, check the
  * client may use the grant, and hand the grant only its own parameters, and the audiences
- * asked for, which every grant takes (CONTRACT.md §5 `allowed_audiences`). A DPoP proof (RFC 9449
+ * asked for, which every grant takes (the realm's registered resources and the client's
+ * `allowed_audiences`, CONTRACT.md §5, §10). A DPoP proof (RFC 9449
  * §5), checked once the client is known and within its rate limit, binds what every grant issues
  * to its key.
  */
@@ -24,6 +26,7 @@ export function tokenEndpoint(deps: {
   clientCertificate: ClientCertificateOf;
   rateLimits: RateLimits;
   dpop: DpopProofs;
+  resources: Pick<ResourceStore, 'find'>;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request, reply) => {
@@ -39,13 +42,15 @@ export function tokenEndpoint(deps: {
       }
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
+      const targets = await requestedTargets(deps.resources, request.realm.name, request.body, client);
       const response = await grant.handle({
         realm: request.realm,
         client,
         address: request.ip,
         audit: app.audit,
         params: formParams(request.body, grant.parameters),
-        audience: requestedAudience(request.body, client),
+        audience: targets?.audience,
+        audienceScopes: targets?.scopes,
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens
           ? boundCertificate(deps.clientCertificate(request))
           : undefined,

@@ -12,9 +12,10 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 /**
  * RFC 6749 §4.1.3: the client exchanges a code for the tokens of the person who signed in.
  * The code is used up by the first attempt (the database decides between concurrent ones),
- * and its tokens written in the same statement when the redirect URI, the verifier and the
- * key of the DPoP proof (for a code of `dpop_jkt`) match it (src/store/code-exchange.ts), so a
- * check that fails also spends it.
+ * and its tokens written in the same statement when the redirect URI, the verifier, the
+ * key of the DPoP proof (for a code of `dpop_jkt`) and the resources asked (RFC 8707 §2.2: within
+ * those the authorization request named) match it (src/store/code-exchange.ts), so a check that
+ * fails also spends it.
  */
 export function authorizationCodeGrant(deps: {
   tokens: Pick<TokenStore, 'exchangeCode' | 'revokeGrant'>;
@@ -23,7 +24,7 @@ export function authorizationCodeGrant(deps: {
   return {
     type: 'authorization_code',
     parameters: ['code', 'redirect_uri', 'code_verifier'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
       // A code of another client or realm is unknown here, and stays usable by its own client.
       const presented = {
@@ -34,7 +35,7 @@ export function authorizationCodeGrant(deps: {
         challenge: challengeOf(params.code_verifier),
         keyThumbprint,
       };
-      const minted = deps.issuer.codeTokens({ realm, client, audience, certificateThumbprint, keyThumbprint, address });
+      const minted = deps.issuer.codeTokens({ realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address });
       const outcome = await deps.tokens.exchangeCode(presented, minted.tokens);
       if (!outcome) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
       if ('issued' in outcome) return minted.complete(outcome);
@@ -50,6 +51,14 @@ export function authorizationCodeGrant(deps: {
       // RFC 9449 §10: the code of a request with dpop_jkt needs a proof of that key.
       if (!outcome.keyMatches) {
         throw new OAuthError('invalid_grant', keyThumbprint === undefined ? 'the code is bound to a DPoP key (dpop_jkt): a DPoP proof is required' : 'the DPoP proof is of another key than the code is bound to (dpop_jkt)');
+      }
+      if (!outcome.targetMatches) {
+        throw new OAuthError(
+          'invalid_target',
+          outcome.refused.resources === undefined
+            ? 'the authorization request named no resource: the exchange may ask only for the client\'s allowed_audiences'
+            : 'the exchange may ask only for resources the authorization request named',
+        );
       }
       throw new OAuthError('invalid_grant', 'the person who signed in no longer exists');
     },

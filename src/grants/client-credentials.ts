@@ -12,7 +12,7 @@ export function clientCredentialsGrant(deps: { issuer: Pick<TokenIssuer, 'access
   return {
     type: 'client_credentials',
     parameters: ['scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
@@ -24,6 +24,7 @@ export function clientCredentialsGrant(deps: { issuer: Pick<TokenIssuer, 'access
         scope,
         subject: client.client_id,
         audience,
+        audienceScopes,
         certificateThumbprint,
         keyThumbprint,
         address,

@@ -11,10 +11,13 @@ export interface GrantRequest<Param extends string> {
   /** The grant's own parameters, each present at most once; all others stripped. */
   readonly params: Readonly<Partial<Record<Param, string>>>;
   /**
-   * The `audience` and `resource` values asked for (any grant), each one the client is allowed
-   * (src/grants/audience.ts); undefined when none was. They become the new token's `aud`.
+   * The `audience` and `resource` values asked for (any grant), each a registered resource of
+   * the realm or one the client is allowed (src/grants/audience.ts); undefined when none was.
+   * They become the new token's `aud`.
    */
   readonly audience: readonly string[] | undefined;
+  /** The scopes an access token for `audience` may carry (src/resources/targets.ts scopesWithin); undefined: any. */
+  readonly audienceScopes?: readonly string[] | undefined;
   /**
    * RFC 8705 §3: the SHA-256 thumbprint of the client certificate of the request, when the
    * client's tokens are to be bound to it (`tls_client_certificate_bound_access_tokens`).

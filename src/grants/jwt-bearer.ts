@@ -24,7 +24,7 @@ export function jwtBearerGrant(
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       const scope = requestedScope(params.scope, client.scope);
 
@@ -57,6 +57,7 @@ export function jwtBearerGrant(
         subject: verified.accepted.id,
         userId: verified.accepted.id,
         audience,
+        audienceScopes,
         certificateThumbprint,
         keyThumbprint,
         address,

@@ -71,6 +71,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID() },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
+        audienceScopes: request.audienceScopes,
         certificateThumbprint: request.certificateThumbprint,
         keyThumbprint: request.keyThumbprint,
         address: request.address,

@@ -82,7 +82,7 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
 /** The tokens of an approved request, for the person who approved it. */
 function mint(
   issuer: PolledGrantDeps['issuer'],
-  { realm, client, audience, certificateThumbprint, keyThumbprint, address }: GrantRequest<string>,
+  { realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }: GrantRequest<string>,
   grantType: GrantType,
   { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
   user: User,
@@ -97,6 +97,7 @@ function mint(
     signIn: { authTime: approval.authTime, amr: approval.amr, acr: approval.acr, sid: approval.sid },
     refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
     audience,
+    audienceScopes,
     certificateThumbprint,
     keyThumbprint,
     address,

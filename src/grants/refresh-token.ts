@@ -1,5 +1,6 @@
 import { OAuthError } from '../errors.js';
 import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
+import { scopesOfAudience } from '../resources/targets.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
@@ -24,13 +25,13 @@ const invalidGrant = () => new OAuthError('invalid_grant', 'the refresh token is
  */
 export function refreshTokenGrant(deps: {
   tokens: Pick<TokenStore, 'find' | 'revokeGrant' | 'rotateRefreshToken'>;
-  store: Pick<Store, 'transaction'>;
+  store: Pick<Store, 'transaction' | 'resources'>;
   issuer: Pick<TokenIssuer, 'userTokens' | 'refreshedTokens'>;
 }): GrantHandler<'refresh_token' | 'scope'> {
   return {
     type: 'refresh_token',
     parameters: ['refresh_token', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address, audit }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
         throw new OAuthError('invalid_scope', 'the scope parameter is malformed');
@@ -41,7 +42,7 @@ export function refreshTokenGrant(deps: {
       // Checked before a rotated token is spent, so that a refused scope or audience leaves it usable.
       if (usable) {
         narrowedScope(params.scope, usable.scope);
-        narrowedAudience(audience, usable.audience);
+        narrowedAudience(audience, usable.audience, client);
       }
       // RFC 8705 §4: a public client's refresh token bound to a certificate works only with it,
       // since nothing else proves the client. A confidential client's is bound to the client by
@@ -69,14 +70,16 @@ export function refreshTokenGrant(deps: {
       if (!usable) return refuse(presented);
       const { userId, signIn } = usable;
       if (userId === undefined || !signIn) throw new OAuthError('invalid_grant', 'there is no person behind the refresh token');
+      const narrowed = narrowedAudience(audience, usable.audience, client);
       const request = {
         realm,
         client,
         grantType: 'refresh_token',
         // The access token may be narrower than the grant; a new refresh token keeps all of it.
         scope: narrowedScope(params.scope, usable.scope),
-        // Likewise its audiences (RFC 8707 §2.2).
-        audience: narrowedAudience(audience, usable.audience),
+        // Likewise its audiences (RFC 8707 §2.2), and with them the scopes it may carry.
+        audience: narrowed,
+        audienceScopes: audience === undefined ? await scopesOfAudience(deps.store.resources, realm.name, narrowed) : audienceScopes,
         refreshAudience: usable.audience,
         grantId: usable.grantId,
         // No token of the grant outlives its start by more than the realm's grant_max_lifetime.

@@ -18,7 +18,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: Pick<TokenI
   return {
     type: SAML2_BEARER_GRANT,
     parameters: ['assertion', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
       // Before the assertion, so that a refused scope does not spend it.
       const scope = requestedScope(params.scope, client.scope);
@@ -31,6 +31,7 @@ export function saml2BearerGrant(deps: SamlAssertionDeps & { issuer: Pick<TokenI
         subject: user.id,
         userId: user.id,
         audience,
+        audienceScopes,
         certificateThumbprint,
         keyThumbprint,
         address,

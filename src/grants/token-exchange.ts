@@ -16,17 +16,17 @@ type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_tok
  * issued to it or naming it in `aud`, or a JWT or ID token from a trusted issuer naming this
  * realm in `aud`; CONTRACT.md §7) for an access token of its own, with the same subject (a
  * person or a service), narrower in scope and meant for the `audience` or `resource` it names
- * (which the token endpoint holds to the client's `allowed_audiences`). With an actor token,
- * the new token says who acts for the subject (`act`, nested over any earlier actor, RFC 8693
- * §4.1), as far as the subject token's `may_act` allows (§4.4). No refresh token is issued (§2.2.1 leaves it open;
- * the client exchanges again instead). A token exchanged from this realm's own joins its grant,
- * and ends with it.
+ * (which the token endpoint holds to the realm's registered resources and the client's
+ * `allowed_audiences`). With an actor token, the new token says who acts for the subject
+ * (`act`, nested over any earlier actor, RFC 8693 §4.1), as far as the subject token's `may_act`
+ * allows (§4.4). No refresh token is issued (§2.2.1 leaves it open; the client exchanges again
+ * instead). A token exchanged from this realm's own joins its grant, and ends with it.
  */
 export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter }): GrantHandler<Param> {
   return {
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
-    async handle({ realm, client, params, audience, certificateThumbprint, keyThumbprint, address }) {
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
       // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
       if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
@@ -57,6 +57,7 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<Tok
         address,
         act: actor ? actorOf(actor, subject.act, realm.issuer) : subject.act,
         audience,
+        audienceScopes,
         // Joining the subject token's grant and sign-in: revoking that grant, or signing out,
         // ends the exchanged token too.
         grantId: subject.grantId,

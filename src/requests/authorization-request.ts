@@ -1,5 +1,7 @@
 import { OAuthError } from '../errors.js';
+import { formParamLists, formParams } from '../http/form-params.js';
 import { parseUiLocales } from '../pages/i18n/locales.js';
+import { isResourceIdentifier } from '../resources/identifier.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import { namedBriefly, requestedScope } from './scope.js';
@@ -27,6 +29,8 @@ export interface AuthorizationRequest {
   acrValues?: string[];
   /** OIDC Core §3.1.2.1 `ui_locales`, in order of preference: the language of the sign-in's pages (CONTRACT.md §10). */
   uiLocales?: string[];
+  /** RFC 8707 §2.1 `resource`, each once: where the grant's access tokens are meant to be used. */
+  resource?: string[];
 }
 
 /**
@@ -52,7 +56,15 @@ export const AUTHORIZATION_PARAMETERS = [
   'request',
   'request_uri',
 ] as const;
-export type AuthorizationParams = Readonly<Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>>>;
+export type AuthorizationParams = Readonly<Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>>> & {
+  /** RFC 8707 §2.1: the one parameter that may repeat. */
+  readonly resource?: readonly string[];
+};
+
+/** The authorization parameters of a query or form: each once, but `resource`, which may repeat. */
+export function authorizationForm(input: unknown): AuthorizationParams {
+  return { ...formParams(input, AUTHORIZATION_PARAMETERS), ...formParamLists(input, ['resource']) };
+}
 
 /**
  * The client or its redirect URI cannot be trusted: the error is shown to the person and
@@ -141,6 +153,12 @@ export function validateAuthorizationRequest(
   // Tags the server does not know are not an error (OIDC Core §3.1.2.1): they ask for nothing.
   const uiLocales = parseUiLocales(params.ui_locales);
 
+  // RFC 8707 §2: whether each is a resource of the realm or allowed to the client is checked against the store (src/resources/targets.ts).
+  const resource = params.resource === undefined || params.resource.length === 0 ? undefined : [...new Set(params.resource)];
+  if (resource?.some((value) => !isResourceIdentifier(value))) {
+    throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
+  }
+
   return {
     clientId: client.client_id,
     redirectUri: redirect.redirectUri,
@@ -155,6 +173,7 @@ export function validateAuthorizationRequest(
     ...(params.login_hint === undefined ? {} : { loginHint: params.login_hint }),
     ...(params.acr_values === undefined ? {} : { acrValues: params.acr_values.split(' ').filter(Boolean).slice(0, 20) }),
     ...(uiLocales === undefined ? {} : { uiLocales }),
+    ...(resource === undefined ? {} : { resource }),
   };
 }
 

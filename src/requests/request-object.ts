@@ -1,5 +1,6 @@
 import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
 import { OAuthError } from '../errors.js';
+import { FORM_LIMITS } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import { AUTHORIZATION_PARAMETERS, type AuthorizationParams } from './authorization-request.js';
@@ -58,11 +59,12 @@ export async function authorizationParameters(
 
 /**
  * The authorization parameters among an object's claims, as a form gives them: strings, an
- * empty one absent. `max_age` may be a number (OpenID Connect Core §6.1); an object cannot refer
- * to another one (RFC 9101 §4).
+ * empty one absent. `max_age` may be a number (OpenID Connect Core §6.1); `resource`, which a
+ * form may repeat, a string or an array of them (RFC 8707 §2.1); an object cannot refer to
+ * another one (RFC 9101 §4).
  */
 function parametersOf(claims: Readonly<Record<string, unknown>>): AuthorizationParams {
-  const params: Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>> = {};
+  const params: Partial<Record<(typeof AUTHORIZATION_PARAMETERS)[number], string>> & { resource?: string[] } = {};
   for (const name of AUTHORIZATION_PARAMETERS) {
     const value = claims[name];
     if (value === undefined || value === '') continue;
@@ -70,6 +72,14 @@ function parametersOf(claims: Readonly<Record<string, unknown>>): AuthorizationP
     if (typeof value === 'string') params[name] = value;
     else if (name === 'max_age' && Number.isSafeInteger(value) && (value as number) >= 0) params[name] = String(value);
     else throw invalidObject(`its ${name} claim must be a string`);
+  }
+  const resource = claims.resource;
+  if (resource !== undefined && resource !== '') {
+    const values = Array.isArray(resource) ? resource : [resource];
+    if (values.length > FORM_LIMITS.repeatedValues || !values.every((value) => typeof value === 'string')) {
+      throw invalidObject('its resource claim must be a string or an array of strings');
+    }
+    params.resource = (values as string[]).filter((value) => value !== '');
   }
   return params;
 }

@@ -22,6 +22,8 @@ export interface AuthorizationCode {
   expiresAt: Date;
   /** RFC 9449 §10 `dpop_jkt`: the thumbprint of the DPoP key whose proof the exchange needs. */
   dpopJkt?: string | undefined;
+  /** RFC 8707 §2.1: the resources the request named, which the exchange may narrow; none when it named none. */
+  resources?: readonly string[] | undefined;
 }
 
 export interface CodeRow {
@@ -40,10 +42,11 @@ export interface CodeRow {
   acr: string | null;
   expires_at: Date;
   dpop_jkt: string | null;
+  resources: string[] | null;
 }
 
 export const CODE_COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
-                 nonce, auth_time, amr, acr, expires_at, dpop_jkt`;
+                 nonce, auth_time, amr, acr, expires_at, dpop_jkt, resources`;
 
 export const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
@@ -61,6 +64,7 @@ export const toCode = (row: CodeRow): AuthorizationCode => ({
   acr: row.acr ?? '0',
   expiresAt: row.expires_at,
   dpopJkt: row.dpop_jkt ?? undefined,
+  resources: row.resources ?? undefined,
 });
 
 /** The statement that stores a code; with `from`, once per row of that CTE (none: no code). */
@@ -82,6 +86,7 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
     `${params.add(code.acr)}::text`,
     `${params.add(code.expiresAt)}::timestamptz`,
     `${params.add(code.dpopJkt ?? null)}::text`,
+    `${params.add(code.resources ? [...code.resources] : null)}::text[]`,
   ];
   return `INSERT INTO authorization_codes (code_hash, ${CODE_COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
 }

@@ -3,7 +3,7 @@ import type { AuthorizationRequest } from '../requests/authorization-request.js'
 import type { AttemptLimit } from './attempt-counters.js';
 import { type NewAuditEvent, insertAuditEvent } from './audit-events.js';
 import { type AuthorizationCode, insertCode } from './authorization-codes.js';
-import { type Consent, grantConsent } from './consents.js';
+import { type Consent, type Consented, consentedOf, grantConsent } from './consents.js';
 import type { Db } from './db.js';
 import { type NewSession, type Session, type SessionRow, insertSession, prefixedSession, sessionColumns, toSession } from './sessions.js';
 import { type SignInSource, rememberSource } from './sign-in-sources.js';
@@ -177,10 +177,10 @@ export class AuthorizationFlowStore {
    * the browser's previous one), the transaction records it (or, with `finish`, ends), the
    * sign-in's source becomes known for the risk node, and its event is written; the answer
    * tells whether the transaction was still there, and what the person allowed `consentOf`
-   * (a client) before. Undefined, with nothing but the browser's previous session ended, when
+   * (a client) before: scopes and resources. Undefined, with nothing but the browser's previous session ended, when
    * the person is gone or disabled (src/store/sessions.ts insertSession).
    */
-  async signedIn(idHash: Buffer, signIn: CompletedSignIn): Promise<{ session: Session; found: boolean; consented: string[] | undefined } | undefined> {
+  async signedIn(idHash: Buffer, signIn: CompletedSignIn): Promise<{ session: Session; found: boolean; consented: Consented | undefined } | undefined> {
     const params = new StatementParams();
     const started = 'EXISTS (SELECT 1 FROM started)';
     const parts = [
@@ -194,9 +194,9 @@ export class AuthorizationFlowStore {
       `recorded AS (${insertAuditEvent(params, signIn.event, started)})`,
     ];
     const consented = signIn.consentOf
-      ? `(SELECT c.scope FROM consents c WHERE c.realm = started.realm AND c.user_id = started.user_id AND c.client_id = ${params.add(signIn.consentOf)})`
-      : 'NULL::text[]';
-    const result = await this.db.query<SessionRow & { found: boolean; consented: string[] | null }>(
+      ? `(SELECT ${consentedOf('c')} FROM consents c WHERE c.realm = started.realm AND c.user_id = started.user_id AND c.client_id = ${params.add(signIn.consentOf)})`
+      : 'NULL::json';
+    const result = await this.db.query<SessionRow & { found: boolean; consented: Consented | null }>(
       `WITH ${parts.join(',\n')}
        SELECT started.*, EXISTS (SELECT 1 FROM moved) AS found, ${consented} AS consented FROM started`,
       params.values,

@@ -28,7 +28,12 @@ export interface CodeTokens {
   clientInternalId: string | null;
   issuedAt: Date;
   certificateThumbprint: string | undefined;
+  /** The audiences asked at the exchange (RFC 8707 §2.2), within the code's resources; none: the code's. */
   audience: readonly string[] | undefined;
+  /** The scopes an access token for the asked `audience` may carry (src/resources/targets.ts); undefined: any. */
+  audienceScopes: readonly string[] | undefined;
+  /** Whether the client's `allowed_audiences` hold every asked value: a code authorized for no resource may be asked only those. */
+  audienceAllowed: boolean;
   /**
    * `token.issued`: the statement adds the code's grant and scope to its details, and `id_token`
    * to their `tokens` when the scope holds `openid`.
@@ -42,8 +47,9 @@ export interface CodeTokens {
  * (to revoke); or nothing (unknown, expired, or another client's code).
  */
 export type CodeExchange =
-  | { issued: AuthorizationCode; user: User }
-  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean; keyMatches: boolean }
+  /** `accessWithin`: the scopes its access token could carry, for its audiences (undefined: any). */
+  | { issued: AuthorizationCode; user: User; accessWithin: string[] | undefined }
+  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean; keyMatches: boolean; targetMatches: boolean }
   | { replayedGrantId: string }
   | undefined;
 
@@ -52,7 +58,8 @@ const prefixed = (alias: string, columns: readonly string[], prefix: string) => 
 /**
  * One statement uses the code up (the database decides between concurrent uses: only one
  * `UPDATE … WHERE used_at IS NULL` returns the row), and writes its tokens and their event
- * when the presented redirect URI, verifier and DPoP key match it and its person still exists and is enabled, locked
+ * when the presented redirect URI, verifier and DPoP key match it, the audiences asked are within its resources (RFC 8707
+ * §2.2; a code of none: within the client's `allowed_audiences`), and its person still exists and is enabled, locked
  * FOR KEY SHARE until the tokens commit as src/store/token-statements.ts insertTokens explains.
  * A check that fails still spends the code. The challenges are compared in SQL, not in constant
  * time: the code is spent by the first attempt, so that a second one has nothing to learn.
@@ -64,19 +71,42 @@ const EXCHANGE = `
     RETURNING ${CODE_COLUMNS.split(',').map((column) => `c.${column.trim()}`).join(', ')},
               (c.redirect_uri = $4::text OR (NOT c.redirect_uri_given AND $4::text IS NULL)) AS redirect_uri_matches,
               c.code_challenge IS NOT DISTINCT FROM $5::text AS verifier_matches,
-              (c.dpop_jkt IS NULL OR c.dpop_jkt IS NOT DISTINCT FROM $19::text) AS key_matches
+              (c.dpop_jkt IS NULL OR c.dpop_jkt IS NOT DISTINCT FROM $19::text) AS key_matches,
+              ($20::text[] IS NULL OR CASE WHEN c.resources IS NULL THEN $22::boolean ELSE $20::text[] <@ c.resources END) AS target_matches
   ),
   person AS (
     SELECT ${prefixed('u', USER_COLUMNS, 'person_')} FROM used JOIN users u ON u.realm = used.realm AND u.id = used.user_id
-     WHERE used.redirect_uri_matches AND used.verifier_matches AND used.key_matches AND u.enabled
+     WHERE used.redirect_uri_matches AND used.verifier_matches AND used.key_matches AND used.target_matches AND u.enabled
        FOR KEY SHARE OF u
+  ),
+  -- The scopes the access token may carry (src/resources/targets.ts scopesWithin): for the audiences asked, as the
+  -- endpoint found them; else for the code's resources, unless one of them lists none (or is registered no more).
+  within AS (
+    SELECT CASE
+             WHEN $20::text[] IS NOT NULL THEN $21::text[]
+             WHEN used.resources IS NULL THEN NULL::text[]
+             WHEN EXISTS (SELECT 1 FROM unnest(used.resources) AS a(identifier)
+                            LEFT JOIN resources r ON r.realm = used.realm AND r.identifier = a.identifier
+                           WHERE r.scopes IS NULL) THEN NULL::text[]
+             ELSE ARRAY(SELECT DISTINCT s FROM resources r, unnest(r.scopes) AS s WHERE r.realm = used.realm AND r.identifier = ANY (used.resources))
+           END AS scopes
+      FROM used
   ),
   issued AS (
     INSERT INTO tokens (${WRITTEN_TOKEN_COLUMNS})
     SELECT decode(t.hash, 'hex'), used.realm, used.client_id, $6::bigint, t.kind, used.grant_id, $7::timestamptz, 'authorization_code',
-           used.user_id::text, used.user_id, used.scope, $7::timestamptz, t.expires_at::timestamptz, used.auth_time, used.amr,
-           coalesce(used.acr, '0'), used.sid, $8::text, NULL, $9::jsonb, t.jkt
-      FROM used, person, unnest($10::text[], $11::text[], $12::text[], $18::text[]) AS t(hash, kind, expires_at, jkt)
+           used.user_id::text, used.user_id,
+           -- The access token narrowed to its audiences' scopes, in the code's order; the refresh token keeps the grant's.
+           CASE WHEN t.kind = 'access_token' AND within.scopes IS NOT NULL
+                THEN array_to_string(ARRAY(SELECT n.s FROM unnest(string_to_array(used.scope, ' ')) WITH ORDINALITY AS n(s, i)
+                                            WHERE n.s = ANY (within.scopes) ORDER BY n.i), ' ')
+                ELSE used.scope END,
+           $7::timestamptz, t.expires_at::timestamptz, used.auth_time, used.amr,
+           coalesce(used.acr, '0'), used.sid, $8::text, NULL,
+           -- The access token is for the audiences asked, else the code's resources; the refresh token keeps the grant's.
+           CASE WHEN t.kind = 'access_token' THEN coalesce($9::jsonb, to_jsonb(used.resources)) ELSE coalesce(to_jsonb(used.resources), $9::jsonb) END,
+           t.jkt
+      FROM used, person, within, unnest($10::text[], $11::text[], $12::text[], $18::text[]) AS t(hash, kind, expires_at, jkt)
   ),
   recorded AS (
     INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
@@ -87,7 +117,7 @@ const EXCHANGE = `
            $17::timestamptz
       FROM used, person
   )
-  SELECT used.*, person.* FROM used LEFT JOIN person ON true`;
+  SELECT used.*, person.*, within.scopes AS access_within FROM used LEFT JOIN person ON true LEFT JOIN within ON true`;
 
 /** A code of this client used before: its replay is marked, and its grant answered for revocation. */
 const REPLAYED = `
@@ -95,7 +125,13 @@ const REPLAYED = `
    WHERE code_hash = $1 AND realm = $2 AND client_id = $3 AND used_at IS NOT NULL
   RETURNING grant_id`;
 
-type ExchangeRow = CodeRow & { redirect_uri_matches: boolean; verifier_matches: boolean; key_matches: boolean } & Record<string, unknown>;
+type ExchangeRow = CodeRow & {
+  redirect_uri_matches: boolean;
+  verifier_matches: boolean;
+  key_matches: boolean;
+  target_matches: boolean;
+  access_within: string[] | null;
+} & Record<string, unknown>;
 
 /**
  * Exchanges a code for its tokens in one statement (EXCHANGE); only when it was not used,
@@ -123,12 +159,21 @@ export async function exchangeCode(db: Db, presented: PresentedCode, planned: Co
     event.expiresAt,
     planned.tokens.map((token) => token.keyThumbprint ?? null),
     presented.keyThumbprint ?? null,
+    planned.audience ? [...planned.audience] : null,
+    planned.audienceScopes ? [...planned.audienceScopes] : null,
+    planned.audienceAllowed,
   ]);
   const row = result.rows[0];
   if (row) {
     const code = toCode(row);
-    if (row.person_id != null) return { issued: code, user: toUser(unprefixed(row, 'person_')) };
-    return { refused: code, redirectUriMatches: row.redirect_uri_matches, verifierMatches: row.verifier_matches, keyMatches: row.key_matches };
+    if (row.person_id != null) return { issued: code, user: toUser(unprefixed(row, 'person_')), accessWithin: row.access_within ?? undefined };
+    return {
+      refused: code,
+      redirectUriMatches: row.redirect_uri_matches,
+      verifierMatches: row.verifier_matches,
+      keyMatches: row.key_matches,
+      targetMatches: row.target_matches,
+    };
   }
   const replayed = await db.query<{ grant_id: string }>(REPLAYED, [presented.hash, presented.realm, presented.clientId]);
   return replayed.rows[0] && { replayedGrantId: replayed.rows[0].grant_id };

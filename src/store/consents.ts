@@ -30,18 +30,32 @@ export interface Consent {
   userId: string;
   clientId: string;
   scope: readonly string[];
+  /** RFC 8707: the resources the client's tokens may be for; none when it asked for none. */
+  resources?: readonly string[] | undefined;
 }
 
+/** What a person allowed a client before, as /authorize compares a request with it. */
+export interface Consented {
+  readonly scope: readonly string[];
+  readonly resources: readonly string[];
+}
+
+/** The columns of a `consents` row as `Consented`, or NULL without one (`alias`: the table's alias in the query). */
+export const consentedOf = (alias: string): string => `CASE WHEN ${alias}.scope IS NULL THEN NULL ELSE json_build_object('scope', ${alias}.scope, 'resources', ${alias}.resources) END`;
+
 /**
- * The statement that adds `scope` to what the person allowed the client before; with `from`,
- * once per row of that CTE (none: nothing is granted).
+ * The statement that adds `scope` and `resources` to what the person allowed the client before;
+ * with `from`, once per row of that CTE (none: nothing is granted).
  */
 export function grantConsent(params: StatementParams, consent: Consent, from?: string): string {
-  return `INSERT INTO consents (realm, user_id, client_id, scope)
-          SELECT ${params.add(consent.realm)}, ${params.add(consent.userId)}::uuid, ${params.add(consent.clientId)}, ${params.add(consent.scope)}::text[]
+  return `INSERT INTO consents (realm, user_id, client_id, scope, resources)
+          SELECT ${params.add(consent.realm)}, ${params.add(consent.userId)}::uuid, ${params.add(consent.clientId)}, ${params.add(consent.scope)}::text[],
+                 ${params.add(consent.resources ?? [])}::text[]
           ${from ? `FROM ${from}` : ''}
           ON CONFLICT (realm, user_id, client_id) DO UPDATE
-            SET scope = ARRAY(SELECT DISTINCT unnest(consents.scope || excluded.scope) ORDER BY 1), granted_at = now()`;
+            SET scope = ARRAY(SELECT DISTINCT unnest(consents.scope || excluded.scope) ORDER BY 1),
+                resources = ARRAY(SELECT DISTINCT unnest(consents.resources || excluded.resources) ORDER BY 1),
+                granted_at = now()`;
 }
 
 /** The scopes a person allowed a client, remembered so that consent is asked only for new ones. */

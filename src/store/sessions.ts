@@ -1,3 +1,4 @@
+import { type Consented, consentedOf } from './consents.js';
 import { type Db, isUuid } from './db.js';
 import { StatementParams } from './statement.js';
 import { DENY_SESSION, DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
@@ -105,13 +106,13 @@ export class SessionStore {
   }
 
   /**
-   * The unexpired session of this realm with that secret, and the scopes its person allowed
-   * the client before (undefined when never), in one statement: what /authorize needs to
-   * answer a signed-in browser at once.
+   * The unexpired session of this realm with that secret, and the scopes and resources its
+   * person allowed the client before (undefined when never), in one statement: what /authorize
+   * needs to answer a signed-in browser at once.
    */
-  async findWithConsent(secretHash: Buffer, realm: string, clientId: string): Promise<{ session: Session; consented: string[] | undefined } | undefined> {
-    const result = await this.db.query<SessionRow & { consented: string[] | null }>(
-      `SELECT ${sessionColumns('s')}, c.scope AS consented
+  async findWithConsent(secretHash: Buffer, realm: string, clientId: string): Promise<{ session: Session; consented: Consented | undefined } | undefined> {
+    const result = await this.db.query<SessionRow & { consented: Consented | null }>(
+      `SELECT ${sessionColumns('s')}, ${consentedOf('c')} AS consented
          FROM sessions s LEFT JOIN consents c ON c.realm = s.realm AND c.user_id = s.user_id AND c.client_id = $3
         WHERE s.secret_hash = $1 AND s.realm = $2 AND s.expires_at > now()`,
       [secretHash, realm, clientId],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { scopeNames } from '../requests/scope.js';
+import { accessScope } from '../resources/targets.js';
 import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
 import type { NewToken } from '../store/tokens.js';
 import type { User } from '../store/users.js';
@@ -16,8 +17,8 @@ import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type Us
 
 export { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
-/** What a code exchange is asked for beyond the code: its tokens' client, audiences and binding. */
-export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'certificateThumbprint' | 'keyThumbprint' | 'address'>;
+/** What a code exchange is asked for beyond the code: its tokens' client, audiences (and their scopes) and binding. */
+export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'audienceScopes' | 'certificateThumbprint' | 'keyThumbprint' | 'address'>;
 
 /** A refresh of a person's grant: its successors are written only if the presented token is still live, and answer its person. */
 export type RefreshRequest = Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] };
@@ -70,14 +71,15 @@ export class TokenIssuer {
     const issuedAt = new Date();
     const grantLifetime = new GrantLifetime(request.realm.settings, request.grantStartedAt ?? issuedAt);
     const lifetime = grantLifetime.lifetime(request.realm.settings.access_token_lifetime, issuedAt);
-    const scope = request.scope.join(' ');
+    const scopes = accessScope(request.scope, request.audienceScopes);
+    const scope = scopes.join(' ');
     const grantId = request.grantId ?? randomUUID();
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
     const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: accessTokenType(request), expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
       const complete = async (): Promise<TokenResponse> => {
         // A token without a person (client credentials) carries no claims about one.
-        const mapped = request.userId === undefined ? undefined : await this.scopeClaims.claimsFor(request.realm.name, request.scope, request.userId, ['access_token']);
+        const mapped = request.userId === undefined ? undefined : await this.scopeClaims.claimsFor(request.realm.name, scopes, request.userId, ['access_token']);
         const accessToken = await mintJwtAccessToken(this.signer, request.realm, {
           grantId,
           clientId: request.client.client_id,
@@ -165,23 +167,33 @@ export class TokenIssuer {
       issuedAt,
       certificateThumbprint: request.certificateThumbprint,
       audience: request.audience,
-      // The code decides the grant, the person and the scope: the statement sets them.
+      audienceScopes: request.audienceScopes,
+      audienceAllowed: (request.audience ?? []).every((value) => client.allowed_audiences?.includes(value)),
+      // The code decides the grant, the person, the scope and its resources: the statement sets them.
       event: this.prepareIssued(issuing, { grantId: '', userId: undefined, scope: '', kinds }).row,
     };
-    const complete = ({ issued: code, user }: Extract<CodeExchange, { issued: unknown }>): Promise<TokenResponse> => {
+    const complete = ({ issued: code, user, accessWithin }: Extract<CodeExchange, { issued: unknown }>): Promise<TokenResponse> => {
       const scope = scopeNames(code.scope);
       const written: UserTokensRequest = {
         ...request,
         ...issuing,
         user,
         scope,
+        // As the statement wrote the access token: for the audiences asked, else the code's resources.
+        audience: request.audience ?? code.resources,
+        audienceScopes: accessWithin,
         grantId: code.grantId,
         grantStartedAt: issuedAt,
         signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
         refreshScope: refresh ? scope : undefined,
         nonce: code.nonce,
       };
-      const issuance = { grantId: code.grantId, userId: user.id, scope: code.scope, kinds: [...kinds, ...(scope.includes('openid') ? ['id_token'] : [])] };
+      const issuance = {
+        grantId: code.grantId,
+        userId: user.id,
+        scope: accessScope(scope, accessWithin).join(' '),
+        kinds: [...kinds, ...(scope.includes('openid') ? ['id_token'] : [])],
+      };
       const planned: PlannedTokens = {
         grantId: code.grantId,
         grantLifetime,
@@ -199,7 +211,7 @@ export class TokenIssuer {
   /** The stored tokens of a person's grant (an access token unless stateless, a refresh token when asked), with their values. */
   private plan(request: Omit<UserTokensRequest, 'user'>, userId: string): PlannedTokens {
     const { realm, client, signIn } = request;
-    const scope = request.scope.join(' ');
+    const scope = accessScope(request.scope, request.audienceScopes).join(' ');
     const issuedAt = new Date();
     const grantStartedAt = request.grantStartedAt ?? issuedAt;
     const grantLifetime = new GrantLifetime(realm.settings, grantStartedAt);
@@ -247,10 +259,14 @@ export class TokenIssuer {
     const { scope } = planned.issuance;
     const stateless = realm.settings.stateless_tokens;
     const openid = request.scope.includes('openid');
+    // The access token's claims are those of its own scope, which its audience may narrow; the ID token's those of the grant's.
+    const accessScopes = accessScope(request.scope, request.audienceScopes);
+    const narrowed = accessScopes.length !== request.scope.length;
     const mapped = await this.scopeClaims.claimsFor(realm.name, request.scope, user, [
-      ...(stateless ? (['access_token'] as const) : []),
+      ...(stateless && !narrowed ? (['access_token'] as const) : []),
       ...(openid ? (['id_token'] as const) : []),
     ]);
+    const accessClaims = stateless && narrowed ? (await this.scopeClaims.claimsFor(realm.name, accessScopes, user, ['access_token'])).access_token : mapped.access_token;
     // Computed just before the JWT's `iat`, so that its `exp` stays within the grant's lifetime.
     const lifetime = stateless ? planned.grantLifetime.signedLifetime(planned.accessLifetime) : planned.accessLifetime;
     const minted = stateless
@@ -265,7 +281,7 @@ export class TokenIssuer {
           keyThumbprint: request.keyThumbprint,
           audience: request.audience,
           lifetime,
-          claims: mapped.access_token,
+          claims: accessClaims,
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];

@@ -32,6 +32,8 @@ export interface AccessTokenRequest {
   act?: Actor | undefined;
   /** RFC 8693 §2.1: where the token may be used; the realm's issuer when absent. */
   audience?: readonly string[] | undefined;
+  /** The scopes a token for `audience` may carry (src/resources/targets.ts); the others of `scope` are left out. Undefined: any. */
+  audienceScopes?: readonly string[] | undefined;
   /** The grant the token joins (token exchange); a new one when absent. */
   grantId?: string | undefined;
   /** When the grant it joins began; now when absent. */
@@ -70,6 +72,11 @@ export interface UserTokensRequest {
   address?: string | undefined;
   /** The access token's `aud` (RFC 8707, RFC 8693 §2.1); the realm's issuer when absent. */
   audience?: readonly string[] | undefined;
+  /**
+   * The scopes an access token for `audience` may carry (src/resources/targets.ts): the access
+   * token leaves the others of `scope` out; the refresh and ID tokens keep them. Undefined: any.
+   */
+  audienceScopes?: readonly string[] | undefined;
   /** The audiences of the whole grant, kept with the refresh token (none when given as undefined); `audience` when not given. */
   refreshAudience?: readonly string[] | undefined;
 }
