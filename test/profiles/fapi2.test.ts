@@ -1,7 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { X509Certificate, createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type RequestOptions, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizationServer, startAuthorizationServer } from '../resource-server/support.js';
 import { BASE_URL, NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
+import { type Pair, selfSigned } from '../support/certificates.js';
 import { DpopKey } from '../support/dpop.js';
 import { REDIRECT_URI, TestBrowser, pkce } from '../support/flow.js';
 import { authorize, codeRequest, completeFlow, expectCode, expectRedirectError, freshRealm, issuerOf } from '../support/flow-helpers.js';
@@ -284,5 +290,105 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
       expect(described.statusCode, described.body).toBe(200);
       expect(described.json()).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: dpop.thumbprint } });
     });
+  });
+});
+
+/**
+ * The profile's other way of constraining senders (§5.3.2.1 items 5 and 6): a client that
+ * authenticates by mutual TLS (self_signed_tls_client_auth) and whose tokens are bound to its
+ * certificate (RFC 8705 §3), against a listening server over HTTPS.
+ */
+describe('FAPI 2.0 with mutual TLS: authentication and certificate-bound tokens', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'realmgate-fapi2-mtls-'));
+  let server: Pair;
+  let holder: Pair;
+  let as: AuthorizationServer;
+  let realm: string;
+  let clientId: string;
+
+  const https = (path: string, form: Record<string, string>, certificate?: Pair): Promise<{ status: number; body: Record<string, unknown> }> =>
+    new Promise((resolve, reject) => {
+      const options: RequestOptions = {
+        host: '127.0.0.1',
+        port: as.tlsPort!,
+        ca: server.cert,
+        agent: false,
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        ...(certificate ? { cert: certificate.cert, key: certificate.key } : {}),
+      };
+      const request = httpsRequest(options, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      request.on('error', reject);
+      request.end(new URLSearchParams(form).toString());
+    });
+
+  beforeAll(async () => {
+    server = selfSigned(dir, 'server', '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'basicConstraints=critical,CA:FALSE']);
+    holder = selfSigned(dir, 'holder', '/CN=fapi-client', ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=clientAuth']);
+    as = await startAuthorizationServer({ tls: server });
+    realm = `fapi-${randomUUID().slice(0, 8)}`;
+    await as.admin.createRealm(realm, { profile: 'fapi2' });
+    const person = await as.admin.request('POST', `/realms/${realm}/users`, { ...PERSON, claims: {} });
+    expect(person.statusCode, person.body).toBe(201);
+    const client = await as.admin.createClient(realm, {
+      token_endpoint_auth_method: 'self_signed_tls_client_auth',
+      jwks: { keys: [await exportJWK(new X509Certificate(holder.cert).publicKey)] },
+      tls_client_certificate_bound_access_tokens: true,
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      scope: 'openid profile',
+    });
+    clientId = client.client_id;
+  });
+  afterAll(async () => {
+    await as?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('PAR and the token request over mutual TLS, PKCE S256 → a token bound to the certificate (cnf.x5t#S256), no DPoP needed', async () => {
+    const { verifier, challenge } = pkce();
+    const pushed = await https(`/oauth2/${realm}/par`, {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid profile',
+      state: 'state-123',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }, holder);
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+
+    const browser = new TestBrowser(as.app, as.baseUrl);
+    const first = await authorize(browser, realm, { client_id: clientId, request_uri: pushed.body.request_uri as string });
+    const { final } = await completeFlow(browser, first, PERSON);
+    const code = expectCode(final, { iss: `${as.baseUrl}/oauth2/${realm}` });
+
+    const exchange = { grant_type: 'authorization_code', client_id: clientId, code, redirect_uri: REDIRECT_URI, code_verifier: verifier };
+    // Without the certificate, the client cannot authenticate: nothing is issued and the code survives.
+    expect((await https(`/oauth2/${realm}/access_token`, exchange)).status).toBe(401);
+    const issued = await https(`/oauth2/${realm}/access_token`, exchange, holder);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const thumbprint = createHash('sha256').update(new X509Certificate(holder.cert).raw).digest('base64url');
+    const described = await https(`/oauth2/${realm}/introspect`, { client_id: clientId, token: issued.body.access_token as string }, holder);
+    expect(described.status).toBe(200);
+    expect(described.body).toMatchObject({ active: true, cnf: { 'x5t#S256': thumbprint } });
+  });
+
+  it('refuses a client authenticating by mutual TLS that is not registered for certificate-bound tokens and sends no DPoP proof', async () => {
+    const unbound = await as.admin.createClient(realm, {
+      token_endpoint_auth_method: 'self_signed_tls_client_auth',
+      jwks: { keys: [await exportJWK(new X509Certificate(holder.cert).publicKey)] },
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      scope: 'openid',
+    });
+    const response = await https(`/oauth2/${realm}/access_token`, { grant_type: 'authorization_code', client_id: unbound.client_id, code: 'unused', redirect_uri: REDIRECT_URI }, holder);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/^FAPI 2\.0 requires sender-constrained access tokens/) });
   });
 });
