@@ -16,6 +16,7 @@ export const DEFAULT_SETTINGS = {
   require_pkce: false,
   allow_consent_bypass: false,
   require_par: false,
+  profile: 'default',
   par_lifetime: 90,
   device_code_lifetime: 300,
   device_poll_interval: 5,
