@@ -230,6 +230,29 @@ describe('DPoP binding of codes, access and refresh tokens (RFC 9449 §5, §10)'
     });
   });
 
+  it('binds the token of any grant, token exchange among them', async () => {
+    const exchanger = await t.admin.createClient(realm, {
+      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      scope: '',
+    });
+    const client = { clientId: exchanger.client_id, secret: exchanger.client_secret as string };
+    const subject = (await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.secret) })).json();
+    const key = await DpopKey.generate();
+    const exchanged = await postForm(
+      t.app,
+      `${realmPath(realm)}/access_token`,
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subject.access_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      },
+      { authorization: basic(client.clientId, client.secret), dpop: await key.proof('POST', tokenUrl()) },
+    );
+    expect(exchanged.statusCode, exchanged.body).toBe(200);
+    expect(exchanged.json().token_type).toBe('DPoP');
+    expect(await describeToken(exchanged.json().access_token)).toMatchObject({ token_type: 'DPoP', cnf: { jkt: key.thumbprint } });
+  });
+
   describe('stateless (JWT) access tokens', () => {
     it('carry cnf.jkt, and introspection reads it back', async () => {
       const jwtRealm = await freshRealm(t, { ...NO_RATE_LIMITS, stateless_tokens: true });
