@@ -109,7 +109,7 @@ describe('realmgate commands that change and delete', () => {
     expect(fieldLines(put.stdout)).toMatchObject({ name: 'orders:read', description: 'Read your orders' });
     await cli(['scope', 'put', 'shop', 'orders:read', 'Read your orders and returns']);
     expect(await adminGet('/realms/shop/scopes/orders:read')).toMatchObject({ description: 'Read your orders and returns' });
-    expect(tableRows((await cli(['scope', 'list', 'shop'])).stdout)).toContainEqual({ NAME: 'orders:read', DESCRIPTION: 'Read your orders and returns' });
+    expect(tableRows((await cli(['scope', 'list', 'shop'])).stdout)).toContainEqual({ NAME: 'orders:read', DESCRIPTION: 'Read your orders and returns', CLAIMS: '-' });
     expect(JSON.parse((await cli(['scope', 'get', 'shop', 'orders:read', '--json'])).stdout)).toEqual(await adminGet('/realms/shop/scopes/orders:read'));
 
     await t.admin.createClient('shop', { client_id: 'reader', grant_types: ['client_credentials'], scope: 'orders:read' });
