@@ -41,6 +41,11 @@ const settingFields = {
   /** Where each new CIBA request is announced (src/endpoints/backchannel-notification.ts); null: nowhere. */
   ciba_notification_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000).nullable(),
   open_registration: z.boolean(),
+  /**
+   * A client_id that is an https URL names the client's metadata document, fetched from it
+   * (draft-ietf-oauth-client-id-metadata-document, src/clients/metadata-document-clients.ts).
+   */
+  client_id_metadata_documents: z.boolean(),
   /** What a dynamically registered client may ask for, unless its initial access token allows more (CONTRACT.md §5). */
   registration_grant_types: z
     .array(z.enum(GRANT_TYPES))
@@ -122,6 +127,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  client_id_metadata_documents: false,
   registration_grant_types: ['authorization_code', 'refresh_token'],
   registration_scopes: ['openid', 'profile', 'email'],
   grant_max_lifetime: 30 * 24 * 3600,

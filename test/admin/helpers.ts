@@ -24,6 +24,7 @@ export const DEFAULT_SETTINGS = {
   ciba_poll_interval: 2,
   ciba_notification_url: null,
   open_registration: false,
+  client_id_metadata_documents: false,
   registration_grant_types: ['authorization_code', 'refresh_token'],
   registration_scopes: ['openid', 'profile', 'email'],
   grant_max_lifetime: 2592000,
