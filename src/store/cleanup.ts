@@ -32,6 +32,16 @@ const BATCH_STATEMENTS = [
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
   // Likewise a device code or auth_req_id, so that a late poll hears expired_token.
   deleteBatch('pending_authorizations', "expires_at < now() - interval '1 day'"),
+  // The anchor of a metadata document client (migrations/024_metadata_document_clients.sql)
+  // that no consent or live token needs, its document not fetched for three days: no instance
+  // still uses it (a document is kept a day at most), and what the flows wrote of it has expired
+  // (its deletion takes any rest with it). A few at a time: each one's foreign keys are checked.
+  `DELETE FROM clients WHERE ctid = ANY (ARRAY(
+     SELECT c.ctid FROM clients c
+      WHERE c.metadata_document AND c.updated_at < now() - interval '3 days'
+        AND NOT EXISTS (SELECT 1 FROM consents k WHERE k.realm = c.realm AND k.client_id = c.client_id)
+        AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.client_internal_id = c.internal_id AND t.expires_at > now())
+      LIMIT LEAST($1, 50) FOR UPDATE SKIP LOCKED))`,
 ];
 
 export interface CleanupOptions {

@@ -49,13 +49,15 @@ export const toClient = (row: ClientRow): Client =>
   );
 
 /**
- * Deletes the tokens of one client of the realm, or of all its clients: tokens have no foreign
- * key to clients (migrations/008_token_client_check_on_read.sql).
+ * Deletes the tokens of one registered client of the realm, or of all its clients (metadata
+ * document clients' anchors included): tokens have no foreign key to clients
+ * (migrations/008_token_client_check_on_read.sql).
  */
 export async function deleteTokensOfClients(tx: Queryable, realm: string, clientId?: string): Promise<void> {
   await tx.query(
     `DELETE FROM tokens
-      WHERE client_internal_id IN (SELECT internal_id FROM clients WHERE realm = $1 AND ($2::text IS NULL OR client_id = $2))`,
+      WHERE client_internal_id IN (SELECT internal_id FROM clients
+                                    WHERE realm = $1 AND ($2::text IS NULL OR (client_id = $2 AND NOT metadata_document)))`,
     [realm, clientId ?? null],
   );
 }
@@ -76,7 +78,7 @@ export class ClientStore {
 
   get(realm: string, clientId: string): Promise<Client | undefined> {
     return this.cache.get(ClientStore.key(realm, clientId), async () => {
-      const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2`, [
+      const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2 AND NOT metadata_document`, [
         realm,
         clientId,
       ]);
@@ -85,7 +87,7 @@ export class ClientStore {
   }
 
   async list(realm: string): Promise<Client[]> {
-    const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 ORDER BY client_id`, [realm]);
+    const result = await this.db.query<ClientRow>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND NOT metadata_document ORDER BY client_id`, [realm]);
     return result.rows.map(toClient);
   }
 
@@ -112,7 +114,7 @@ export class ClientStore {
   ): Promise<Client | undefined> {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       const locked = await tx.query<ClientRow>(
-        `SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2 FOR UPDATE`,
+        `SELECT ${CLIENT_COLUMNS} FROM clients WHERE realm = $1 AND client_id = $2 AND NOT metadata_document FOR UPDATE`,
         [realm, clientId],
       );
       if (!locked.rows[0]) return undefined;
@@ -133,7 +135,7 @@ export class ClientStore {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       const result = await tx.query<ClientRow>(
         `UPDATE clients SET client_secret_hash = $3, updated_at = now()
-          WHERE realm = $1 AND client_id = $2 AND record->>'client_type' = 'confidential' RETURNING ${CLIENT_COLUMNS}`,
+          WHERE realm = $1 AND client_id = $2 AND record->>'client_type' = 'confidential' AND NOT metadata_document RETURNING ${CLIENT_COLUMNS}`,
         [realm, clientId, secretHash],
       );
       return result.rows[0] && toClient(result.rows[0]);
@@ -144,7 +146,7 @@ export class ClientStore {
   delete(realm: string, clientId: string): Promise<boolean> {
     return writeThrough(this.db, [[this.cache, ClientStore.key(realm, clientId)]], async (tx) => {
       await deleteTokensOfClients(tx, realm, clientId);
-      const result = await tx.query('DELETE FROM clients WHERE realm = $1 AND client_id = $2', [realm, clientId]);
+      const result = await tx.query('DELETE FROM clients WHERE realm = $1 AND client_id = $2 AND NOT metadata_document', [realm, clientId]);
       return result.rowCount > 0;
     });
   }
