@@ -14,6 +14,7 @@ import { keyRoutes } from './keys.js';
 import { openApiRoutes } from './openapi/index.js';
 import { realmDataRoutes } from './realm-data/routes.js';
 import { realmRoutes } from './realms.js';
+import { resourceRoutes } from './resources.js';
 import { roleRoutes } from './roles.js';
 import { scopeRoutes } from './scopes.js';
 import { totpRoutes } from './totp.js';
@@ -52,6 +53,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(identityProviderRoutes(deps));
       await realmScope.register(roleRoutes(deps));
       await realmScope.register(groupRoutes(deps));
+      await realmScope.register(resourceRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -48,6 +48,8 @@ export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
       if (BUILTIN.has(name)) throw conflict(`${name} exists in every realm and cannot be deleted`);
       const clientIds = await store.clients.usingScope(realm, name);
       if (clientIds.length > 0) throw conflict(`the scope is used by clients: ${clientIds.join(', ')}`);
+      const resources = await store.resources.listingScope(realm, name);
+      if (resources.length > 0) throw conflict(`the scope is listed by resources: ${resources.slice(0, 5).join(', ')}`);
       if (!(await store.scopes.delete(realm, name))) throw notFound('scope');
       return reply.code(204).send();
     });

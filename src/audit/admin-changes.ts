@@ -3,9 +3,10 @@ import type { AuditEvent, AuditEventType } from './audit-log.js';
 
 type Fields = Record<string, unknown>;
 
-/** What an admin call changed, read from its path parameters, its body and its answer. */
+/** What an admin call changed, read from its path parameters, its query, its body and its answer. */
 interface Change {
   params: Readonly<Record<string, string | undefined>>;
+  query: Fields;
   body: Fields;
   answer: Fields;
 }
@@ -70,6 +71,12 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   'DELETE /realms/:realm/users/:username/roles/:role': { type: 'user.role_revoked' },
   'PUT /realms/:realm/users/:username/groups/:group': { type: 'user.group_joined' },
   'DELETE /realms/:realm/users/:username/groups/:group': { type: 'user.group_left' },
+  // A resource is named by a URI, in the body of a PUT and the query of a DELETE.
+  'PUT /realms/:realm/resources': {
+    type: 'resource.saved',
+    describe: ({ body }) => ({ details: { identifier: text(body.identifier), fields: names(body).filter((name) => name !== 'identifier') } }),
+  },
+  'DELETE /realms/:realm/resources': { type: 'resource.deleted', describe: ({ query }) => ({ details: { identifier: text(query.identifier) } }) },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
 };
 
@@ -118,8 +125,9 @@ export function recordAdminChanges(app: FastifyInstance): void {
     if (!change) return payload;
     const params = (request.params ?? {}) as Change['params'];
     const body = (request.body !== null && typeof request.body === 'object' ? request.body : {}) as Fields;
+    const query = (request.query !== null && typeof request.query === 'object' ? request.query : {}) as Fields;
     const common = fromParams(params);
-    const described = change.describe?.({ params, body, answer: parsedAnswer(payload) }) ?? {};
+    const described = change.describe?.({ params, query, body, answer: parsedAnswer(payload) }) ?? {};
     const realm = params.realm ?? text(body.name);
     if (realm === undefined) return payload;
     app.audit.record({

@@ -58,6 +58,8 @@ export const AUDIT_EVENT_TYPES = [
   'user.role_revoked',
   'user.group_joined',
   'user.group_left',
+  'resource.saved',
+  'resource.deleted',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

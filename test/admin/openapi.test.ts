@@ -229,7 +229,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'POST /admin/realms/{realm}/initial-access-tokens', 'POST /admin/realms/{realm}/trusted-issuers', 'PATCH /admin/realms/{realm}/trusted-issuers/{id}',
           'PUT /admin/realms/{realm}/journeys/{journey}', 'PUT /admin/realms/{realm}/import',
           'POST /admin/realms/{realm}/identity-providers', 'PATCH /admin/realms/{realm}/identity-providers/{alias}',
-          'PUT /admin/realms/{realm}/roles/{role}', 'PUT /admin/realms/{realm}/groups/{group}',
+          'PUT /admin/realms/{realm}/roles/{role}', 'PUT /admin/realms/{realm}/groups/{group}', 'PUT /admin/realms/{realm}/resources',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -337,6 +337,16 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('listScopes');
       await step('getScope');
 
+      // A resource lists the scope just made (the example's).
+      const registered = await call('putResource');
+      expect(registered.response.statusCode).toBe(201);
+      expectDocumented('putResource', registered.response, registered.operation);
+      const renamed = await call('putResource', { body: { identifier: 'https://orders.example.com/api', name: 'Orders' } });
+      expect(renamed.response.statusCode).toBe(200);
+      expect(expectDocumented('putResource', renamed.response, renamed.operation)).toEqual({ identifier: 'https://orders.example.com/api', name: 'Orders', scopes: ['orders:read'] });
+      expect(await step('getResources')).toEqual([{ identifier: 'https://orders.example.com/api', name: 'Orders', scopes: ['orders:read'] }]);
+      expect((await step('getResources', { query: 'examples' })).identifier).toBe('https://orders.example.com/api');
+
       const client = await step('createClient');
       expect(client.client_secret).toEqual(expect.any(String));
       await step('listClients');
@@ -410,6 +420,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
 
       await step('deleteTrustedIssuer');
       await step('deleteClient');
+      await step('deleteResource', { query: 'examples' });
       await step('deleteScope');
       await step('deleteUser');
 

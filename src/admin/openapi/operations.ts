@@ -16,6 +16,7 @@ import { journeyOperations } from './operations/journeys.js';
 import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
 import { registrationOperations } from './operations/registration.js';
+import { resourceOperations } from './operations/resources.js';
 import { roleOperations } from './operations/roles.js';
 import { scopeOperations } from './operations/scopes.js';
 import { signingKeyOperations } from './operations/signing-keys.js';
@@ -57,6 +58,7 @@ export const TAGS = [
   { name: 'Journeys', description: 'The journeys people walk to sign in (CONTRACT.md §8): graphs of nodes. `default` is the realm\'s `authentication` setting until a journey of that name is stored.' },
   { name: 'Identity providers', description: 'Upstream OpenID providers the realm\'s people sign in through (CONTRACT.md §10).' },
   { name: 'Roles and groups', description: 'Roles, groups that give roles, and the roles and groups of people (CONTRACT.md §10). A person\'s roles are their own and their groups\'; scopes map them into tokens.' },
+  { name: 'Resources', description: 'The APIs of a realm (RFC 8707, CONTRACT.md §10): any of its clients may ask tokens for them with `resource`; a token\'s `aud` names them.' },
   { name: 'Audit events', description: 'What happened in the realm: tokens, sign-ins, consents and admin changes.' },
 ] as const;
 
@@ -73,6 +75,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...identityProviderOperations,
   ...roleOperations,
   ...groupOperations,
+  ...resourceOperations,
   ...eventOperations,
 ];
 

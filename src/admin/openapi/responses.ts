@@ -9,6 +9,7 @@ import type { clientView } from '../clients.js';
 import type { eventView } from '../events.js';
 import { RealmCreateSchema, type realmView } from '../realms.js';
 import { GroupPathSchema, GroupPutSchema } from '../groups.js';
+import { ResourcePutSchema, type resourceView } from '../resources.js';
 import { RolePathSchema, RolePutSchema } from '../roles.js';
 import { ScopePathSchema, ScopePutSchema, type scopeView } from '../scopes.js';
 import type { identityProviderView } from '../identity-providers.js';
@@ -111,6 +112,15 @@ export const RoleResponse = z.strictObject({
   description: RolePutSchema.shape.description.unwrap().describe('What the role allows'),
 });
 
+export const ResourceResponse = z.strictObject({
+  identifier: ResourcePutSchema.shape.identifier,
+  name: ResourcePutSchema.shape.name.unwrap().unwrap().describe('What the consent page calls it; absent: none'),
+  scopes: ResourcePutSchema.shape.scopes.unwrap().unwrap().describe('The scopes a token for it may carry; absent: any'),
+});
+
+/** `GET …/resources`: the list, or with `identifier` the one resource. */
+export const ResourceLookupResponse = z.union([z.array(ResourceResponse), ResourceResponse]);
+
 export const GroupResponse = z.strictObject({
   name: GroupPathSchema.shape.group,
   description: GroupPutSchema.shape.description.unwrap().describe('Who the group is'),
@@ -197,6 +207,7 @@ const viewsDocumented: [
   Documents<ReturnType<typeof identityProviderView>, typeof IdentityProviderResponse>,
   Documents<Role, typeof RoleResponse>,
   Documents<Group, typeof GroupResponse>,
+  Documents<ReturnType<typeof resourceView>, typeof ResourceResponse>,
   Documents<ReturnType<typeof sessionView>, typeof UserSessionResponse>,
-] = [true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void viewsDocumented;

@@ -7,6 +7,7 @@ import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
 import { RealmDocumentSchema } from '../realm-data/document.js';
 import { RealmImportSummarySchema } from '../realm-data/summary-schema.js';
 import { RealmCreateSchema, RealmPatchSchema } from '../realms.js';
+import { ResourcePutSchema } from '../resources.js';
 import { RolePutSchema } from '../roles.js';
 import { ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema, UserPatchSchema } from '../users.js';
@@ -21,6 +22,8 @@ import {
   GroupResponse,
   InitialAccessTokenResponse,
   RealmResponse,
+  ResourceLookupResponse,
+  ResourceResponse,
   RoleResponse,
   RotatedKeysResponse,
   ScopeResponse,
@@ -69,6 +72,9 @@ export const NAMED_SCHEMAS = {
   Role: { schema: RoleResponse, io: 'output' },
   GroupPut: { schema: GroupPutSchema, io: 'input' },
   Group: { schema: GroupResponse, io: 'output' },
+  ResourcePut: { schema: ResourcePutSchema, io: 'input' },
+  Resource: { schema: ResourceResponse, io: 'output' },
+  ResourceLookup: { schema: ResourceLookupResponse, io: 'output' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;
