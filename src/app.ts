@@ -8,6 +8,8 @@ import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
 import { clientAuthMethods } from './client-auth/methods.js';
 import { readCaBundle } from './client-auth/tls-client-auth.js';
+import { ClientDirectory, MetadataDocumentClients } from './clients/metadata-document-clients.js';
+import { MetadataDocumentFetcher } from './clients/metadata-document-fetcher.js';
 import type { Config } from './config.js';
 import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
@@ -32,6 +34,7 @@ import { Mailer } from './mail/mailer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
+import { MetadataDocumentAnchors } from './store/metadata-document-anchors.js';
 import { TokenIssuer } from './tokens/issuer.js';
 import { ScopeClaims } from './tokens/scope-claims.js';
 import { RealmSigner } from './tokens/signer.js';
@@ -49,6 +52,8 @@ export interface AppDeps {
   clientCa?: string | Buffer;
   /** Fetches and caches clients' `jwks_uri` key sets; tests pass one whose agent trusts their certificate. */
   clientJwks?: ClientJwks;
+  /** Fetches and caches clients' metadata documents; tests pass one whose agent trusts their certificate. */
+  metadataDocuments?: MetadataDocumentFetcher;
   /** Expired-row cleanup; `false` turns it off. */
   cleanup?: CleanupOptions | false;
   /** `ADMIN_PORT`: the listener that alone serves /admin and /metrics (src/http/admin-port.ts). */
@@ -92,6 +97,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
   const issuer = new TokenIssuer(new RealmSigner(store.signingKeys, deps.encryption), audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
+  // Every lookup of a client by a request's client_id: registered clients and client_id URLs.
+  const clients = new ClientDirectory(
+    store.clients,
+    new MetadataDocumentClients(deps.metadataDocuments ?? new MetadataDocumentFetcher({ outbound }), new MetadataDocumentAnchors(store.db)),
+  );
+  app.decorate('clients', clients);
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
   const grants = new GrantRegistry([
@@ -107,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(
-    store.clients,
+    clients,
     clientAuthMethods(
       { clientJwks, spentAssertions: store.spentAssertions },
       { trustedCas: readCaBundle(deps.clientCa), clientKeys: async (client, refresh) => (await clientJwks.keySet(client, refresh))?.jwks().keys },

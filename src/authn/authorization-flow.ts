@@ -89,7 +89,7 @@ export class AuthorizationFlow {
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
     let client: Client | undefined;
     if (transaction.clientId !== undefined) {
-      client = await this.store.clients.get(realm.name, transaction.clientId);
+      client = await request.server.clients.get(realm, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
     // The sign-in's pages speak the language its request asked for (CONTRACT.md §10).
@@ -138,7 +138,7 @@ export class AuthorizationFlow {
     begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
   ) {
     // A session of another journey than this transaction's signs in again (CONTRACT.md §8).
-    const client = begun.clientId === undefined ? undefined : await this.store.clients.get(realm.name, begun.clientId);
+    const client = begun.clientId === undefined ? undefined : await request.server.clients.get(realm, begun.clientId);
     const session = begun.session && walkedJourneyOf(realm, begun.purpose, client, begun.session) ? begun.session : undefined;
     const id = randomSecret();
     const stored = await this.store.authorizationFlow.begin(

@@ -1,9 +1,11 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import { MetadataDocumentError } from '../clients/metadata-document.js';
 import type { AuthMethod } from '../clients/record.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { Client, ClientStore } from '../store/clients.js';
+import type { Client } from '../store/clients.js';
 import { matchesHash } from '../tokens/secrets.js';
 import { readClientCredentials, usesBasic } from './credentials.js';
 import type { ClientAuthContext, ClientAuthMethod } from './method.js';
@@ -42,7 +44,8 @@ class RequestAuthContext implements ClientAuthContext {
  */
 export class ClientAuthenticator {
   constructor(
-    private readonly clients: ClientStore,
+    /** Registered clients, and those a client_id URL describes (src/clients/metadata-document-clients.ts). */
+    private readonly clients: Pick<ClientDirectory, 'get'>,
     private readonly methods: ReadonlyMap<AuthMethod, ClientAuthMethod>,
     /** The TLS client certificate of a request, if it has one (src/http/client-certificate.ts). */
     private readonly certificateOf: (request: FastifyRequest) => X509Certificate | undefined,
@@ -71,7 +74,14 @@ export class ClientAuthenticator {
     }
     if (!presented) throw failure('client authentication is required');
 
-    const client = await this.clients.get(realm.name, presented.clientId);
+    let client: Client | undefined;
+    try {
+      client = await this.clients.get(realm, presented.clientId);
+    } catch (error) {
+      // A client_id URL whose document cannot be fetched or used names no client.
+      if (error instanceof MetadataDocumentError) throw failure(error.message);
+      throw error;
+    }
     const method = client && this.methods.get(client.token_endpoint_auth_method);
     if (!client || !method) {
       // As long as a wrong secret takes, so that timing does not tell which clients exist.

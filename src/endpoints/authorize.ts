@@ -37,7 +37,8 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
     askForLocales(request, parseUiLocales(singleValue(input, 'ui_locales')));
     const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri', 'request']));
     if (!trusted.client_id) throw new UntrustedRedirectError('client_id is required');
-    const client = await store.clients.get(realm.name, trusted.client_id);
+    // A client_id URL whose metadata document cannot be used throws an untrusted client's error.
+    const client = await request.server.clients.get(realm, trusted.client_id);
     if (!client) throw new UntrustedRedirectError('the client is unknown');
 
     let authz: AuthorizationRequest;

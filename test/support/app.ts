@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
+import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
@@ -41,6 +42,8 @@ export async function startTestApp(
     cleanup?: CleanupOptions;
     logger?: FastifyBaseLogger;
     clientJwks?: ClientJwks;
+    /** The fetcher of clients' metadata documents, for tests whose documents a local HTTPS server serves. */
+    metadataDocuments?: MetadataDocumentFetcher;
     /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
     outboundAllow?: readonly string[];
     /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
@@ -64,6 +67,7 @@ export async function startTestApp(
     cleanup: options.cleanup ?? false,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
+    ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
   });
   // The issuer derives from BASE_URL, so the port is chosen before the app is built.
   if (port) await app.listen({ port, host: '127.0.0.1' });
