@@ -1,3 +1,4 @@
+import { describedByDocument } from '../clients/metadata-document-clients.js';
 import type { RealmSettings } from '../realms/settings.js';
 import { textColourOn } from './contrast.js';
 
@@ -18,6 +19,8 @@ export interface RealmBrand {
 export interface ClientBrand {
   readonly name: string;
   readonly logoUri: string | undefined;
+  /** The host of its client_id URL, when a metadata document describes it rather than a registration. */
+  readonly host?: string;
 }
 
 /** The realm's `display_name` setting when it has one, else its name: how pages and mails name it. */
@@ -36,5 +39,11 @@ export function realmBrand(realm: { readonly name: string; readonly settings: Pi
 }
 
 export function clientBrand(client: { readonly client_id: string; readonly client_name: string; readonly logo_uri?: string | undefined }): ClientBrand {
+  if (describedByDocument(client)) {
+    // A client that describes itself chooses its name: the host of its URL goes with it, and no
+    // image of its choosing goes on the realm's pages (draft-ietf-oauth-client-id-metadata-document §6.4, §6.7).
+    const host = new URL(client.client_id).host;
+    return { name: client.client_name ? `${client.client_name} (${host})` : host, logoUri: undefined, host };
+  }
   return { name: client.client_name || client.client_id, logoUri: client.logo_uri || undefined };
 }

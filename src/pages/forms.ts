@@ -63,7 +63,8 @@ export function consentPage(
     options: { t, title: t.consent.title, client: input.client, formTargets: input.formTargets },
     body: html`${input.userCode ? html`<p>${t.consent.checkDeviceCode(html`<strong class="user-code">${input.userCode}</strong>`)}</p>
 ` : ''}<p>${t.consent.asksTo(html`<strong>${input.client.name}</strong>`)}</p>
-${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
+${input.client.host ? html`<p class="described-at">${t.consent.describedAt(html`<strong>${input.client.host}</strong>`)}</p>
+` : ''}${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
 ${input.resources?.length ? html`<p>${t.consent.forResources}</p>
 <ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>
 ` : ''}<form method="post">
