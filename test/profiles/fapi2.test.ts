@@ -227,6 +227,7 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
       let switched: string;
       let secretClient: { clientId: string; secret: string };
       let passwordClient: string;
+      let publicId: string;
 
       beforeAll(async () => {
         switched = await freshRealm(t, NO_RATE_LIMITS);
@@ -239,6 +240,7 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
           scope: 'openid',
         });
         passwordClient = withPassword.client_id;
+        publicId = (await t.admin.createClient(switched, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid' })).client_id;
         await t.admin.request('POST', `/realms/${switched}/users`, { ...PERSON, claims: {} });
         const patched = await t.admin.request('PATCH', `/realms/${switched}`, { settings: { profile: 'fapi2' } });
         expect(patched.statusCode, patched.body).toBe(200);
@@ -251,6 +253,11 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
         const response = await postForm(t.app, `${realmPath(switched)}/access_token`, { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI },
           { ...basic, dpop: await dpop.proof('POST', tokenUrl(switched)) });
         expectRefusal(response, 401, 'invalid_client', /requires client authentication with private_key_jwt or mutual TLS/);
+      });
+
+      it('refuses a public client pushing a request without client authentication (invalid_client)', async () => {
+        const response = await postForm(t.app, `${realmPath(switched)}/par`, { ...pushedRequest().form, client_id: publicId });
+        expectRefusal(response, 401, 'invalid_client', /allows confidential clients only/);
       });
 
       it('refuses the password grant, even sender-constrained (unsupported_grant_type)', async () => {
