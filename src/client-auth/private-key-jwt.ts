@@ -26,7 +26,7 @@ export function privateKeyJwt(deps: JwtAssertionDeps): ClientAuthMethod {
         signer: client,
         issuer: client.client_id,
         subject: client.client_id,
-        // FAPI 2.0 §5.3.2.1 item 8: a realm of the profile accepts its issuer alone.
+        // FAPI 2.0 §5.3.2.1: a realm of the profile accepts its issuer alone.
         audience: isFapi2(realm) ? [realm.issuer] : [realm.issuer, `${realm.issuer}/access_token`, endpointUrl],
       });
       return verified.valid;

@@ -14,9 +14,9 @@ type Realm = { readonly settings: Pick<RealmSettings, 'profile'> };
 
 export const isFapi2 = (realm: Realm): boolean => realm.settings.profile === 'fapi2';
 
-/** §5.3.2.1 item 6: MTLS (RFC 8705 §2) or `private_key_jwt` (OIDC Core §9), nothing else. */
+/** §5.3.2.1: MTLS (RFC 8705 §2) or `private_key_jwt` (OIDC Core §9), nothing else. */
 export const FAPI2_AUTH_METHODS: readonly string[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];
-/** §5.3.2.2 item 12: authorization codes live at most 60 seconds. */
+/** §5.3.2.2: authorization codes live at most 60 seconds. */
 export const FAPI2_MAX_CODE_LIFETIME = 60;
 /** §5.3.2.2: a pushed request's `expires_in` is under 600 seconds. */
 export const FAPI2_MAX_PAR_LIFETIME = 599;
@@ -53,20 +53,20 @@ export function clientRecordProblems(realm: Realm, record: Pick<ClientMetadata, 
   return problems;
 }
 
-/** §5.3.2.1 items 3 and 6, at PAR and the token endpoint: the client that authenticated. */
+/** §5.3.2.1 (confidential clients only, by private_key_jwt or MTLS), at PAR and the token endpoint: the client that authenticated. */
 export function checkClient(realm: Realm, client: Pick<ClientMetadata, 'client_type' | 'token_endpoint_auth_method'>): void {
   if (!isFapi2(realm)) return;
   if (client.client_type === 'public') throw refused('invalid_client', CONFIDENTIAL_RULE);
   if (!FAPI2_AUTH_METHODS.includes(client.token_endpoint_auth_method)) throw refused('invalid_client', AUTH_METHODS_RULE);
 }
 
-/** §5.3.2.2 item 3: /authorize serves only requests pushed to /par. */
+/** §5.3.2.2: /authorize serves only requests pushed to /par. */
 export function checkPushed(realm: Realm): void {
   if (isFapi2(realm)) throw refused('invalid_request', 'requires PAR (pushed authorization requests): send the request to /par and its request_uri to /authorize');
 }
 
 /**
- * §5.3.2.2 items 1, 5 and 6, at /par before the request's own validation: response type `code`,
+ * §5.3.2.2, at /par before the request's own validation: response type `code`,
  * a redirect URI named in the pushed request, and PKCE with S256.
  */
 export function checkPushedRequest(realm: Realm, params: AuthorizationParams): void {
@@ -82,10 +82,10 @@ export function checkPushedRequest(realm: Realm, params: AuthorizationParams): v
 }
 
 /**
- * At the token endpoint, once the client is authenticated and any DPoP proof checked:
- * §5.3.2.1 items 2 to 6. The access token must be sender-constrained: by the request's DPoP
- * proof, or by the client's certificate when the client registered for certificate-bound
- * tokens (whose absence the endpoint refuses on its own, RFC 8705 §3).
+ * At the token endpoint, once the client is authenticated and any DPoP proof checked (§5.3.2.1):
+ * the client as above, no password grant, and a sender-constrained access token: by the
+ * request's DPoP proof, or by the client's certificate when the client registered for
+ * certificate-bound tokens (whose absence the endpoint refuses on its own, RFC 8705 §3).
  */
 export function checkTokenRequest(
   realm: Realm,
