@@ -14,6 +14,8 @@ const PARAMETERS: Record<string, string> = {
   id: '00000000-0000-4000-8000-000000000000',
   journey: 'default',
   alias: 'upstream',
+  role: 'auditor',
+  group: 'staff',
 };
 
 function concrete(path: string): string {
