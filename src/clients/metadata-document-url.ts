@@ -36,7 +36,7 @@ export function clientIdUrlProblem(clientId: string): string | undefined {
   const rawPath = clientId.replace(/^https:\/\/[^/?#]*/i, '').split('?')[0]!;
   if (rawPath === '') return 'a client_id URL must have a path';
   if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
-    return 'a client_id URL must not have "." or ".." path segments';
+    return 'a client_id URL must not have . or .. path segments';
   }
   if (url.href !== clientId) return 'a client_id URL must be written in its normal form (lower-case scheme and host, no default port, no needless escapes)';
   return undefined;
