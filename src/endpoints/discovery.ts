@@ -41,6 +41,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     pushed_authorization_request_endpoint: `${issuer}/par`,
     registration_endpoint: `${issuer}/connect/register`, // RFC 7591 §3, RFC 8414 §2
     require_pushed_authorization_requests: realm.settings.require_par,
+    // draft-ietf-oauth-client-id-metadata-document §5: a client_id URL names its client's document.
+    ...(realm.settings.client_id_metadata_documents ? { client_id_metadata_document_supported: true } : {}),
     end_session_endpoint: `${issuer}/connect/endSession`,
     // RFC 8628 §4.
     device_authorization_endpoint: `${issuer}/device/code`,
