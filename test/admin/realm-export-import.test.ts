@@ -138,6 +138,9 @@ describe('admin API: a realm\'s export and import', () => {
     const totp = await request('POST', '/realms/source/users/alice/totp');
     expect(totp.statusCode, totp.body).toBe(201);
     secrets.push((totp.json() as { secret: string }).secret);
+    for (const body of [{ identifier: 'https://orders.example.com/api', name: 'Orders API', scopes: ['orders:read'] }, { identifier: 'https://reports.example.com/' }]) {
+      expect((await request('PUT', '/realms/source/resources', body)).statusCode).toBe(201);
+    }
     const initial = await request('POST', '/realms/source/initial-access-tokens', {});
     secrets.push((initial.json() as { token: string }).token);
   });
@@ -148,9 +151,9 @@ describe('admin API: a realm\'s export and import', () => {
   });
 
   describe('GET /admin/realms/{realm}/export', () => {
-    it('answers one document: settings, scopes, journeys, clients, identity providers, trusted issuers; people only when asked', async () => {
+    it('answers one document: settings, scopes, journeys, clients, identity providers, trusted issuers, resources; people only when asked', async () => {
       const document = await exported('source');
-      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'roles', 'groups', 'clients', 'identity_providers', 'trusted_issuers']);
+      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'roles', 'groups', 'clients', 'identity_providers', 'trusted_issuers', 'resources']);
       expect(document).toMatchObject({ version: 1, realm: 'source', settings: { access_token_lifetime: 900, require_pkce: true, acr_journeys: { 'urn:example:strong': 'strong' } } });
       expect(document.scopes).toEqual([
         { name: 'email', description: 'See your email address' },
@@ -168,6 +171,10 @@ describe('admin API: a realm\'s export and import', () => {
         { alias: 'corp', kind: 'oidc', issuer: upstreamIssuer, client_id: 'realmgate-at-corp', scope: 'openid email profile', display_name: 'Corp', username_claim: 'preferred_username', link_by_verified_email: false },
       ]);
       expect((document.trusted_issuers as Json[]).map((issuer) => `${issuer.kind} ${issuer.issuer}`)).toEqual(['jwt https://idp.example', 'saml2 https://saml.example']);
+      expect(document.resources).toEqual([
+        { identifier: 'https://orders.example.com/api', name: 'Orders API', scopes: ['orders:read'] },
+        { identifier: 'https://reports.example.com/' },
+      ]);
       expect(document).not.toHaveProperty('users');
 
       const withPeople = await exported('source', true);
@@ -245,6 +252,7 @@ describe('admin API: a realm\'s export and import', () => {
              UNION ALL SELECT 'group role ' || group_name || ' ' || role || ' ' || xmin::text FROM group_roles WHERE realm = $1
              UNION ALL SELECT 'user role ' || role || ' ' || xmin::text FROM user_roles WHERE realm = $1
              UNION ALL SELECT 'user group ' || group_name || ' ' || xmin::text FROM user_groups WHERE realm = $1
+             UNION ALL SELECT 'resource ' || identifier || ' ' || xmin::text || ' ' || updated_at::text FROM resources WHERE realm = $1
              ORDER BY 1`,
             ['again'],
           )
@@ -257,12 +265,13 @@ describe('admin API: a realm\'s export and import', () => {
       expect(response.statusCode, response.body).toBe(200);
       const summary = response.json() as { realm_created: boolean; sections: Record<string, { created: string[]; changed: string[]; deleted: string[]; unchanged: number }> };
       expect(summary.realm_created).toBe(false);
-      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'groups', 'identity_providers', 'journeys', 'roles', 'scopes', 'settings', 'trusted_issuers', 'users']);
+      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'groups', 'identity_providers', 'journeys', 'resources', 'roles', 'scopes', 'settings', 'trusted_issuers', 'users']);
       for (const [section, done] of Object.entries(summary.sections)) {
         expect({ section, ...done }).toEqual({ section, created: [], changed: [], deleted: [], unchanged: expect.any(Number) });
       }
       expect(summary.sections.clients!.unchanged).toBe(3);
       expect(summary.sections.users!.unchanged).toBe(2);
+      expect(summary.sections.resources!.unchanged).toBe(2);
       expect(await rowVersions()).toEqual(before);
       // The import itself is one audit event, which says it changed nothing.
       const after = (await events()).events;
@@ -386,6 +395,26 @@ describe('admin API: a realm\'s export and import', () => {
       expect(((await request('GET', '/realms/trim/trusted-issuers')).json() as Json[]).length).toBe(2);
     });
 
+    it('registers and changes the resources it describes (a field left out is none), deletes the others only with prune, and never prunes a scope a kept resource lists', async () => {
+      const orders = 'https://orders.example.com/api';
+      await imported('apis', await exported('source'));
+      const changed = await imported('apis', { resources: [{ identifier: orders, scopes: ['orders:read', 'orders:write'] }, { identifier: 'https://billing.example.com/' }] });
+      expect(changed.sections.resources).toEqual({ created: ['https://billing.example.com/'], changed: [orders], deleted: [], unchanged: 0 });
+      expect((await request('GET', `/realms/apis/resources?identifier=${encodeURIComponent(orders)}`)).json()).toEqual({ identifier: orders, scopes: ['orders:read', 'orders:write'] });
+      expect(((await request('GET', '/realms/apis/resources')).json() as Json[]).map((resource) => resource.identifier)).toEqual([
+        'https://billing.example.com/', orders, 'https://reports.example.com/',
+      ]);
+      const pruned = await imported('apis', { resources: [{ identifier: 'https://billing.example.com/' }] }, '?prune=true');
+      expect(pruned.sections.resources).toEqual({ created: [], changed: [], deleted: [orders, 'https://reports.example.com/'], unchanged: 1 });
+      expect((await request('GET', '/realms/apis/resources')).json()).toEqual([{ identifier: 'https://billing.example.com/' }]);
+
+      await imported('apis-scopes', { scopes: [{ name: 'a', description: 'A' }, { name: 'b', description: 'B' }], resources: [{ identifier: 'https://x.example/', scopes: ['b'] }] });
+      const refused = await request('PUT', '/realms/apis-scopes/import?prune=true', { scopes: [{ name: 'a', description: 'A' }] });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({ error: 'invalid_request', error_description: 'scopes: the resource "https://x.example/", which the document leaves in the realm, lists b' });
+      expect((await request('GET', '/realms/apis-scopes/scopes/b')).statusCode).toBe(200);
+    });
+
     it('prunes only what nothing left in the realm names: a scope a kept client uses is refused, naming it', async () => {
       await imported('keep-refs', await exported('source'));
       const refused = await request('PUT', '/realms/keep-refs/import?prune=true', { scopes: [{ name: 'orders:read', description: 'x' }] });
@@ -465,6 +494,10 @@ describe('admin API: a realm\'s export and import', () => {
         await expectRefused(realm, { ...good, settings: { access_token_lifetime: -1 } }, /^settings\.access_token_lifetime: /);
         await expectRefused(realm, { ...good, settings: { self_registration: true } }, /^settings\.self_registration: needs outgoing mail/);
         await expectRefused(realm, { ...good, trusted_issuers: [{ kind: 'jwt', issuer: 'https://keyless.example' }] }, 'trusted_issuers.0.jwks: give jwks or jwks_uri, exactly one');
+        await expectRefused(realm, { ...good, resources: [{ identifier: 'https://payroll.example/', scopes: ['payroll'] }] }, 'resources.0.scopes: not defined in this realm: payroll');
+        await expectRefused(realm, { ...good, resources: [{ identifier: 'https://payroll.example/#api' }] }, /^resources\.0\.identifier: must be an absolute URI without a fragment/);
+        await expectRefused(realm, { ...good, resources: [{ identifier: 'payroll' }] }, /^resources\.0\.identifier: must be an absolute URI/);
+        await expectRefused(realm, { ...good, resources: [{ identifier: 'https://a.example/' }, { identifier: 'https://a.example/' }] }, 'resources.1: the same identifier as resources.0');
         await expectRefused(realm, { ...good, identity_providers: [{ alias: 'corp', kind: 'oidc', issuer: 'ftp://corp.example', client_id: 'x' }] }, /^identity_providers\.0\.issuer: must be an https URL/);
         await expectRefused(realm, withClient(1, { client_name: 'Bill\0ing' }), 'clients.1.client_name: holds a NUL character');
         await expectRefused(realm, { ...good, colour: 'blue' }, /^body: .*colour|^: |Unrecognized key/);

@@ -7,6 +7,7 @@ import { IdentityProviderCreateSchema } from '../../identity-providers/record.js
 import { RealmSettingsPatchSchema } from '../../realms/settings.js';
 import { GroupPathSchema, GroupPutSchema } from '../groups.js';
 import { JourneyPathSchema } from '../journeys.js';
+import { ResourcePutSchema } from '../resources.js';
 import { RolePathSchema, RolePutSchema } from '../roles.js';
 import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema, UserPatchSchema } from '../users.js';
@@ -50,6 +51,9 @@ export const IdentityProviderEntrySchema = IdentityProviderCreateSchema.extend({
 
 export const TrustedIssuerEntrySchema = TrustedIssuerCreateSchema;
 
+/** As the admin API registers it; a field left out (or null) is none. */
+export const ResourceEntrySchema = ResourcePutSchema;
+
 export const IdentityEntrySchema = z.strictObject({
   provider: IdentityProviderCreateSchema.shape.alias.describe('The identity provider\'s alias'),
   subject: z.string().min(1).max(255).describe('The person\'s `sub` at the provider'),
@@ -85,6 +89,7 @@ export const RealmDocumentSchema = z.strictObject({
   clients: listOf(ClientEntrySchema, 10_000, 'The realm\'s clients, without their secrets'),
   identity_providers: listOf(IdentityProviderEntrySchema, 100, 'The realm\'s upstream OpenID providers, without their secrets'),
   trusted_issuers: listOf(TrustedIssuerEntrySchema, 1_000, 'The identity systems whose assertions the realm accepts'),
+  resources: listOf(ResourceEntrySchema, 10_000, 'The realm\'s registered resources (APIs), by identifier'),
   users: listOf(PersonEntrySchema, 1_000_000, 'The realm\'s people, when exported with `users=true`'),
 });
 
@@ -96,6 +101,7 @@ export type GroupEntry = z.output<typeof GroupEntrySchema>;
 export type ClientEntry = z.output<typeof ClientEntrySchema>;
 export type IdentityProviderEntry = z.output<typeof IdentityProviderEntrySchema>;
 export type TrustedIssuerEntry = z.output<typeof TrustedIssuerEntrySchema>;
+export type ResourceEntry = z.output<typeof ResourceEntrySchema>;
 export type PersonEntry = z.output<typeof PersonEntrySchema>;
 
 /** The document sits a few levels above its entries: those nest as deep as the admin API lets them. */

@@ -6,6 +6,7 @@ import { clientEntry } from './import-clients.js';
 import { identityProviderEntry } from './import-identity-providers.js';
 import { everyone, personEntry } from './import-people.js';
 import { groupEntry, roleEntry } from './import-roles.js';
+import { resourceEntry } from './import-resources.js';
 import { scopeEntry } from './import-scopes.js';
 import { trustedIssuerEntry } from './import-trusted-issuers.js';
 
@@ -20,13 +21,14 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export async function exportRealm(store: Store, realm: Realm, people: boolean): Promise<RealmDocument> {
   const name = realm.name;
-  const [scopes, roles, groups, clients, providers, issuers] = await Promise.all([
+  const [scopes, roles, groups, clients, providers, issuers, resources] = await Promise.all([
     store.scopes.list(name),
     store.roles.list(name),
     store.groups.list(name),
     store.clients.list(name),
     store.identityProviders.list(name),
     store.trustedIssuers.list(name),
+    store.resources.list(name),
   ]);
   return {
     version: REALM_DOCUMENT_VERSION,
@@ -39,6 +41,8 @@ export async function exportRealm(store: Store, realm: Realm, people: boolean): 
     clients: clients.map(clientEntry).sort((a, b) => byName(a.client_id, b.client_id)),
     identity_providers: providers.map(identityProviderEntry).sort((a, b) => byName(a.alias, b.alias)),
     trusted_issuers: issuers.map(trustedIssuerEntry).sort((a, b) => byName(a.kind, b.kind) || byName(a.issuer, b.issuer)),
+    // In identifier order already (byte order, as byName).
+    resources: resources.map(resourceEntry),
     ...(people ? { users: await peopleOf(store, name) } : {}),
   };
 }

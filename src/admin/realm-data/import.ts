@@ -1,6 +1,7 @@
 import type { Journey } from '../../authn/journeys/graph.js';
 import { journeyNamed } from '../../authn/journeys/select.js';
 import { realmNameProblem } from '../../realms/names.js';
+import { clientRecordProblems } from '../../profiles/fapi2.js';
 import type { RealmSettings } from '../../realms/settings.js';
 import { namedBriefly } from '../../requests/scope.js';
 import { generateRealmKeys } from '../../tokens/signing-keys.js';
@@ -14,12 +15,13 @@ import { planIdentityProviders } from './import-identity-providers.js';
 import { planPeople } from './import-people.js';
 import { checkedJourneys, planJourneys, planSettings } from './import-realm.js';
 import { planGroups, planRoles } from './import-roles.js';
+import { type FinalResource, checkResourceScopes, planResources, resourcesAsTheyAre } from './import-resources.js';
 import { planScopes } from './import-scopes.js';
 import { planTrustedIssuers } from './import-trusted-issuers.js';
-import { type PlanContext, type SectionPlan, type SectionSummary, invalidAt } from './plan.js';
+import { type PlanContext, type SectionPlan, type SectionSummary, invalidAt, problemsAt } from './plan.js';
 
 /** The sections of a document, in the order their writes are applied: what an entry names is written before it. */
-const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'clients', 'users'] as const;
+const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'resources', 'clients', 'users'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -83,11 +85,14 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
       ({ plan: plans.identity_providers, aliases, secretsToSet: secretsToSet.identity_providers } = await planIdentityProviders(ctx, document.identity_providers));
     }
     if (document.trusted_issuers) plans.trusted_issuers = await planTrustedIssuers(ctx, document.trusted_issuers);
+    let resources: FinalResource[] = await resourcesAsTheyAre(tx, name);
+    if (document.resources) ({ plan: plans.resources, resources } = await planResources(ctx, document.resources));
     let clients = await clientsAsTheyAre(tx, name);
     if (document.clients) ({ plan: plans.clients, clients, secretsToSet: secretsToSet.clients } = await planClients(ctx, document.clients));
     if (document.users) plans.users = await planPeople(ctx, document.users, { aliases, roles, groups });
 
     checkReferences({ journeys: finalJourneys, settings }, scopes, clients);
+    checkResourceScopes(resources, scopes);
     for (const section of SECTIONS) await plans[section]?.apply(tx);
     const sections = Object.fromEntries(SECTIONS.filter((section) => plans[section]).map((section) => [section, plans[section]!.summary]));
     return { realm: name, realm_created: created, prune: options.prune, sections, secrets_to_set: secretsToSet };
@@ -106,6 +111,9 @@ function checkReferences(realm: { journeys: Readonly<Record<string, Journey>>; s
       if (client.path) throw invalidAt(`${client.path}.scope`, `not defined in this realm: ${namedBriefly(missing)}`);
       throw invalidAt('scopes', `the client "${client.clientId}", which the document leaves in the realm, uses ${namedBriefly(missing)}`);
     }
+    // The realm's profile (FAPI 2.0) holds for the clients the document describes; those it leaves alone stay as they are.
+    const profileProblems = clientRecordProblems(realm, client.metadata);
+    if (client.path && profileProblems.length > 0) throw problemsAt(client.path, profileProblems.join('; '));
     const journey = client.metadata.journey;
     if (journey !== undefined && !journeyNamed(realm, journey)) {
       if (client.path) throw invalidAt(`${client.path}.journey`, `the realm has no journey "${journey}"`);

@@ -21,6 +21,7 @@ export const RealmImportSummarySchema = z.strictObject({
       groups: SectionSummarySchema.optional(),
       identity_providers: SectionSummarySchema.optional(),
       trusted_issuers: SectionSummarySchema.optional(),
+      resources: SectionSummarySchema.optional(),
       clients: SectionSummarySchema.optional(),
       users: SectionSummarySchema.optional(),
     })
