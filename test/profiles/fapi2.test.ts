@@ -169,6 +169,15 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
       expect((await t.admin.request('GET', `/realms/${realm}/clients/${clientId}`)).json().token_endpoint_auth_method).toBe('private_key_jwt');
     });
 
+    it('refuses a realm document whose client the profile does not accept, importing nothing', async () => {
+      const response = await t.admin.request('PUT', `/realms/${realm}/import`, {
+        clients: [{ client_id: 'imported-spa', client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'] }],
+      });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json()).toMatchObject({ error: 'invalid_request', error_description: 'clients.0.client_type: FAPI 2.0 allows confidential clients only' });
+      expect((await t.admin.request('GET', `/realms/${realm}/clients/imported-spa`)).statusCode).toBe(404);
+    });
+
     it('refuses a client registering itself with a secret (invalid_client_metadata)', async () => {
       const open = await freshRealm(t, { ...NO_RATE_LIMITS, profile: 'fapi2', open_registration: true });
       const response = await t.app.inject({
