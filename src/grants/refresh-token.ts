@@ -1,4 +1,5 @@
 import { OAuthError } from '../errors.js';
+import { rotatesRefreshTokens } from '../profiles/fapi2.js';
 import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
 import { scopesOfAudience } from '../resources/targets.js';
 import type { Client } from '../store/clients.js';
@@ -59,7 +60,8 @@ export function refreshTokenGrant(deps: {
         );
       }
 
-      const rotating = realm.settings.rotate_refresh_tokens || client.client_type === 'public';
+      // A FAPI 2.0 realm does not rotate (src/profiles/fapi2.ts).
+      const rotating = rotatesRefreshTokens(realm.settings) || client.client_type === 'public';
       /** RFC 9700 §4.14.2: a rotated token presented again revokes its grant, since the server cannot tell which holder is the thief. */
       const refuse = async (token: StoredToken | undefined): Promise<never> => {
         if (!rotating || !token?.usedAt) throw invalidGrant();

@@ -38,6 +38,14 @@ export const parLifetime = (settings: Pick<RealmSettings, 'profile' | 'par_lifet
   settings.profile === 'fapi2' ? Math.min(settings.par_lifetime, FAPI2_MAX_PAR_LIFETIME) : settings.par_lifetime;
 
 /**
+ * §5.3.2.1: no refresh token rotation (but in extraordinary circumstances): the realm's
+ * `rotate_refresh_tokens` is set aside, so that a client that lost a response retries with the
+ * same refresh token. Its clients are confidential, which binds the token to them.
+ */
+export const rotatesRefreshTokens = (settings: Pick<RealmSettings, 'profile' | 'rotate_refresh_tokens'>): boolean =>
+  settings.profile !== 'fapi2' && settings.rotate_refresh_tokens;
+
+/**
  * What a client record of a FAPI 2.0 realm must not hold, as `field: problem` (the admin API's
  * and registration's shape). A realm switched to the profile keeps such clients, but the
  * endpoints refuse them (`checkClient`).

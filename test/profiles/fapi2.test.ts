@@ -277,6 +277,22 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
     });
   });
 
+  describe('refresh tokens', () => {
+    it('are not rotated although rotate_refresh_tokens is true: the same one works again, and no new one is issued', async () => {
+      const dpop = await DpopKey.generate();
+      const issued = await exchange(await codeThroughPar(), { dpop: await dpop.proof('POST', tokenUrl()) });
+      expect(issued.statusCode, issued.body).toBe(200);
+      const refreshToken = issued.json().refresh_token as string;
+      expect(refreshToken).toEqual(expect.any(String));
+      for (let use = 0; use < 2; use++) {
+        const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, { dpop: await dpop.proof('POST', tokenUrl()) });
+        expect(refreshed.statusCode, refreshed.body).toBe(200);
+        expect(refreshed.json().token_type).toBe('DPoP');
+        expect(refreshed.json().refresh_token ?? refreshToken).toBe(refreshToken);
+      }
+    });
+  });
+
   describe('lifetimes', () => {
     it('keeps a pushed request under 600 seconds although par_lifetime is 900', async () => {
       const response = await push(pushedRequest().form);
