@@ -50,14 +50,16 @@ const quoted = (value: string): string => `"${value.replace(/[^\x20-\x7e]|["\\]/
 
 /**
  * The RFC 6750 §3 challenge (RFC 9449 §7.1's for the DPoP scheme, with the algorithms accepted)
- * and its JSON twin, with `Cache-Control: no-store`.
+ * and its JSON twin, with `Cache-Control: no-store`. Every challenge names the API's metadata
+ * document (RFC 9728 §5.1), where a client learns which authorization server to ask.
  */
-export function sendBearerError(reply: FastifyReply, realm: string, error: BearerError): FastifyReply {
+export function sendBearerError(reply: FastifyReply, realm: string, error: BearerError, resourceMetadata: string | undefined): FastifyReply {
   const attributes = [`realm=${quoted(realm)}`];
   if (error.code !== undefined) {
     attributes.push(`error=${quoted(error.code)}`, `error_description=${quoted(error.message)}`);
     if (error.scope !== undefined) attributes.push(`scope=${quoted(error.scope)}`);
   }
+  if (resourceMetadata !== undefined) attributes.push(`resource_metadata=${quoted(resourceMetadata)}`);
   if (error.scheme === 'DPoP') attributes.push(`algs=${quoted(DPOP_SIGNING_ALGS.join(' '))}`);
   return reply
     .code(error.status)

@@ -8,7 +8,8 @@ import { AuthorizationServerUnavailable, BearerError, sendBearerError, sendUnava
 import { Introspector } from './introspection.js';
 import { JwtVerifier } from './jwt.js';
 import { endpointResolver } from './metadata.js';
-import { type ResourceServerOptions, settingsOf } from './options.js';
+import { type ResourceServerOptions, SCOPE_TOKEN, settingsOf } from './options.js';
+import { metadataUrlOf, resourceOf, serveMetadata } from './protected-resource.js';
 
 export type { AccessTokenClaims } from './claims.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
@@ -40,8 +41,6 @@ declare module 'fastify' {
   }
 }
 
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
 function scopesOf(requirement: TokenRequirement | undefined): string[] {
   const scope = requirement?.scope;
   const scopes = scope === undefined ? [] : typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [...scope];
@@ -54,7 +53,8 @@ function scopesOf(requirement: TokenRequirement | undefined): string[] {
 /**
  * The resource-server side of realmgate: Fastify routes that need an access token of a
  * realm. JWT access tokens are verified offline with the realm's key set; opaque tokens are
- * introspected; DPoP-bound ones need a proof of their key (RFC 9449). See docs/resource-server.md.
+ * introspected; DPoP-bound ones need a proof of their key (RFC 9449). The API describes itself
+ * at `/.well-known/oauth-protected-resource` (RFC 9728). See docs/resource-server.md.
  *
  * ```js
  * await app.register(resourceServer, { issuer: 'https://auth.example.com/oauth2/acme' });
@@ -67,6 +67,8 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
   const jwts = new JwtVerifier(settings, endpoints);
   const introspector = settings.introspection && new Introspector(settings, settings.introspection, endpoints);
   const certificateOf = options.certificate ?? tlsClientCertificate;
+  /** The scopes the routes require, which the metadata document lists unless `scopes` is given. */
+  const routeScopes = new Set<string>();
 
   async function verify(request: FastifyRequest, presented: ReturnType<typeof accessTokenOf>): Promise<AccessTokenClaims> {
     if (presented === undefined) throw new BearerError(undefined, 'an access token is required');
@@ -88,6 +90,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
 
   function requireToken(requirement?: TokenRequirement): TokenHook {
     const scopes = scopesOf(requirement);
+    for (const scope of scopes) routeScopes.add(scope);
     return async (request, reply) => {
       let scheme: 'Bearer' | 'DPoP' = 'Bearer';
       try {
@@ -101,7 +104,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
         if (error instanceof BearerError) {
           // A refusal of a token sent with the DPoP scheme challenges with that scheme (RFC 9449 §7.1).
           const answered = error.code !== undefined && scheme === 'DPoP' && error.scheme === 'Bearer' ? new BearerError(error.code, error.message, error.scope, scheme) : error;
-          return sendBearerError(reply, settings.realm, answered);
+          return sendBearerError(reply, settings.realm, answered, metadataUrlOf(resourceOf(request, settings)));
         }
         if (error instanceof AuthorizationServerUnavailable) {
           request.log.warn({ reason: error.message }, 'resource server: the authorization server could not be reached');
@@ -112,6 +115,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
     };
   }
 
+  serveMetadata(app, settings, routeScopes);
   app.decorateRequest('token', null as unknown as AccessTokenClaims);
   app.decorate('requireToken', requireToken);
   // Routes that say `config: { requireToken: … }` get the hook first of their onRequest hooks.

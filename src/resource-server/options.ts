@@ -10,11 +10,26 @@ export interface ResourceServerOptions {
   /** The realm's issuer, exactly as its tokens say it, e.g. `https://auth.example.com/oauth2/acme`. */
   issuer: string;
   /**
+   * The API's resource identifier (RFC 9728 §1.2, RFC 8707): the URL clients name in
+   * `resource` when they ask for its tokens, e.g. `https://api.example.com` or
+   * `https://api.example.com/orders` (no query, no fragment). Tokens must then name it in
+   * `aud`; the metadata document (RFC 9728 §3) names it as `resource`. Default: none, and the
+   * metadata document names the request's origin (`dpop.origin` when set).
+   */
+  resource?: string;
+  /**
    * The audiences the API answers to: a token must name one of them in `aud`. Default: the
-   * issuer, which realmgate puts in `aud` unless the token was exchanged for another
-   * audience (RFC 8693). An introspection answer without `aud` stands for the issuer.
+   * `resource` when set; else the issuer, which realmgate puts in `aud` unless the token was
+   * asked for a resource or exchanged for another audience (RFC 8707, RFC 8693). An
+   * introspection answer without `aud` stands for the issuer. With `resource`, the list must
+   * include it.
    */
   audience?: string | readonly string[];
+  /**
+   * The scopes the metadata document lists as `scopes_supported` (RFC 9728 §2). Default: the
+   * scopes the routes require.
+   */
+  scopes?: readonly string[];
   /**
    * Opaque tokens are introspected (RFC 7662) as this client of the realm, which needs
    * `introspect_any_token` to see tokens issued to other clients. Without it, only JWT
@@ -70,7 +85,10 @@ export interface ResourceServerOptions {
 /** The options with their defaults, durations in milliseconds. */
 export interface Settings {
   issuer: string;
+  /** The configured resource identifier, verbatim, and its parsed form. */
+  resource: { identifier: string; url: URL } | undefined;
   audience: string[];
+  scopes: string[] | undefined;
   introspection:
     | { clientId: string; clientSecret: string; cacheTtlMs: number; cacheSize: number; introspectJwts: boolean }
     | undefined;
@@ -89,9 +107,18 @@ export function settingsOf(options: ResourceServerOptions): Settings {
   httpUrl(options.issuer, 'issuer');
   // Compared as a string, exactly (RFC 8414 §3.3, RFC 9068 §4): never normalized.
   const issuer = options.issuer;
-  const audience = options.audience === undefined ? [issuer] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
+  const resource = options.resource === undefined ? undefined : resourceIdentifier(options.resource);
+  const fallback = resource ? resource.identifier : issuer;
+  const audience = options.audience === undefined ? [fallback] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
   if (audience.length === 0 || audience.some((value) => typeof value !== 'string' || value === '')) {
     throw new TypeError('resource server: audience must be a non-empty string or a list of them');
+  }
+  if (resource && !audience.includes(resource.identifier)) {
+    throw new TypeError('resource server: audience must include the resource, which tokens for this API name in aud');
+  }
+  const scopes: unknown[] | undefined = options.scopes === undefined ? undefined : Array.isArray(options.scopes) ? [...(options.scopes as unknown[])] : [''];
+  if (scopes !== undefined && scopes.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
+    throw new TypeError('resource server: scopes must be a list of scope names (RFC 6749 §3.3)');
   }
   const introspection = options.introspection;
   if (introspection && (!nonEmpty(introspection.clientId) || !nonEmpty(introspection.clientSecret))) {
@@ -99,7 +126,9 @@ export function settingsOf(options: ResourceServerOptions): Settings {
   }
   return {
     issuer,
+    resource,
     audience,
+    scopes: scopes as string[] | undefined,
     introspection: introspection && {
       clientId: introspection.clientId,
       clientSecret: introspection.clientSecret,
@@ -124,6 +153,22 @@ function dpopSettings(options: ResourceServerOptions['dpop']): Settings['dpop'] 
   const origin = options?.origin === undefined ? undefined : httpUrl(options.origin, 'dpop.origin');
   if (origin && origin.pathname !== '/') throw new TypeError('resource server: dpop.origin must be an origin, without a path');
   return { replay, origin: origin?.origin, clockSkewSeconds: milliseconds(options?.clockSkew, 60, 'dpop.clockSkew', 0) / 1000 };
+}
+
+/** RFC 6749 §3.3: a scope name. */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * RFC 9728 §1.2: an http(s) URL (https in production) without a fragment; a query is refused
+ * too (the RFC advises against one), and so is `*` in the path, which the metadata route cannot hold.
+ */
+function resourceIdentifier(value: unknown): { identifier: string; url: URL } {
+  const url = httpUrl(value, 'resource');
+  const identifier = value as string;
+  if (identifier.includes('#') || identifier.includes('?') || url.username !== '' || url.password !== '' || url.pathname.includes('*')) {
+    throw new TypeError('resource server: resource must be a URL without a query, fragment, user or `*`');
+  }
+  return { identifier, url };
 }
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceServer } from '../../src/resource-server/index.js';
 import { type AuthorizationServer, type Realm, challenge, createRealm, serviceToken, startApi, startAuthorizationServer } from './support.js';
 
+/** What an API without a `resource` names in its challenges: its origin as requests see it (light-my-request's Host). */
+const METADATA = 'http://localhost/.well-known/oauth-protected-resource';
+
 /** How the plugin reads a request's token, and the shape of its refusals (RFC 6750 §2, §3). */
 describe('resource server: requests and answers', () => {
   let as: AuthorizationServer;
@@ -27,7 +30,7 @@ describe('resource server: requests and answers', () => {
     for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'Digest abc' }, { authorization: '' }]) {
       const response = await get(headers);
       expect(response.statusCode).toBe(401);
-      expect(response.headers['www-authenticate']).toBe(`Bearer realm="${realm.issuer}"`);
+      expect(response.headers['www-authenticate']).toBe(`Bearer realm="${realm.issuer}", resource_metadata="${METADATA}"`);
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.json()).toEqual({ error_description: 'an access token is required' });
     }
@@ -62,7 +65,7 @@ describe('resource server: requests and answers', () => {
       payload: `access_token=${token}`,
     });
     expect(form.statusCode).toBe(401);
-    expect(form.headers['www-authenticate']).toBe(`Bearer realm="${realm.issuer}"`);
+    expect(form.headers['www-authenticate']).toBe(`Bearer realm="${realm.issuer}", resource_metadata="${METADATA}"`);
   });
 
   it('never repeats the token in an answer', async () => {
@@ -85,7 +88,7 @@ describe('resource server: requests and answers', () => {
     app.get('/open', { config: { requireToken: false as never } }, async () => ({ ok: true }));
     try {
       expect((await app.inject({ url: '/open' })).statusCode).toBe(200);
-      expect((await app.inject({ url: '/any' })).headers['www-authenticate']).toBe('Bearer realm="orders"');
+      expect((await app.inject({ url: '/any' })).headers['www-authenticate']).toBe(`Bearer realm="orders", resource_metadata="${METADATA}"`);
       expect((await app.inject({ url: '/any', headers: { authorization: `Bearer ${token}` } })).json()).toEqual({ sub: realm.service.clientId });
       expect((await app.inject({ url: '/both', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
       const reader = await serviceToken(as, realm, realm.reader);
