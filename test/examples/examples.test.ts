@@ -71,7 +71,7 @@ describe('examples', () => {
   it('the API answers 401 without a token, 200 with one of the cli client (JWT or opaque), 403 without the scope', async () => {
     const anonymous = await fetch(`${apiUrl}/orders`);
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="${settings.ISSUER}"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="${settings.ISSUER}", resource_metadata="${apiUrl}/.well-known/oauth-protected-resource"`);
 
     const tokenFor = async (scope: string) => {
       const response = await fetch(`${settings.ISSUER}/access_token`, {
