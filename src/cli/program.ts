@@ -8,6 +8,7 @@ import { addJourneyCommands } from './commands/journey.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addRealmCommands } from './commands/realm.js';
+import { addResourceCommands } from './commands/resource.js';
 import { addRoleAndGroupCommands } from './commands/roles.js';
 import { addScopeCommands } from './commands/scope.js';
 import { addStartCommand } from './commands/start.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   addUserCommands(program);
   addScopeCommands(program);
   addRoleAndGroupCommands(program);
+  addResourceCommands(program);
   addKeyCommands(program);
   addJourneyCommands(program);
   addIdentityProviderCommands(program);

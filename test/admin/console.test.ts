@@ -148,7 +148,7 @@ describe('the admin console at /admin/console', () => {
   it('sets text only as text, keeps the token in sessionStorage alone, and calls this server alone', async () => {
     const texts = await modules();
     expect([...texts.keys()].map((path) => path.split('/').at(-1)).sort()).toEqual(
-      ['api.js', 'clients.js', 'documents.js', 'dom.js', 'events.js', 'issuers.js', 'journeys.js', 'keys.js', 'main.js', 'providers.js', 'realms.js', 'registration.js', 'roles.js', 'scopes.js', 'users.js'],
+      ['api.js', 'clients.js', 'documents.js', 'dom.js', 'events.js', 'issuers.js', 'journeys.js', 'keys.js', 'main.js', 'providers.js', 'realms.js', 'registration.js', 'resources.js', 'roles.js', 'scopes.js', 'users.js'],
     );
     for (const [path, text] of texts) {
       expect(text, path).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);

@@ -37,7 +37,7 @@ describe('realmgate commands that change and delete', () => {
 
   it('lists every resource among the commands', async () => {
     const help = (await cli(['--help'])).stdout;
-    for (const command of ['realm', 'client', 'user', 'scope', 'keys', 'journey', 'identity-provider', 'trusted-issuer', 'initial-access-token', 'events']) {
+    for (const command of ['realm', 'client', 'user', 'scope', 'role', 'group', 'resource', 'keys', 'journey', 'identity-provider', 'trusted-issuer', 'initial-access-token', 'events']) {
       expect(help, command).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });
@@ -153,6 +153,30 @@ describe('realmgate commands that change and delete', () => {
 
     expect((await cli(['trusted-issuer', 'delete', 'shop', created.id])).stdout).toBe(`Trusted issuer ${created.id} of shop deleted.\n`);
     expect(await status(`/realms/shop/trusted-issuers/${created.id}`)).toBe(404);
+  });
+
+  it('resource put (name and scopes kept when left out, cleared with --no-name and --no-scopes), list, get and delete', async () => {
+    await t.admin.putScope('shop', 'orders:write');
+    const identifier = 'https://orders.example/';
+    const put = await cli(['resource', 'put', 'shop', identifier, '--name', 'Orders API', '--scope', 'orders:write']);
+    expect(fieldLines(put.stdout)).toEqual({ identifier, name: 'Orders API', scopes: 'orders:write' });
+    expect(tableRows((await cli(['resource', 'list', 'shop'])).stdout)).toEqual([{ IDENTIFIER: identifier, NAME: 'Orders API', SCOPES: 'orders:write' }]);
+    await cli(['resource', 'put', 'shop', identifier]);
+    expect(JSON.parse((await cli(['resource', 'get', 'shop', identifier, '--json'])).stdout)).toEqual({ identifier, name: 'Orders API', scopes: ['orders:write'] });
+    await cli(['resource', 'put', 'shop', identifier, '--no-name', '--no-scopes']);
+    expect(tableRows((await cli(['resource', 'list', 'shop'])).stdout)).toEqual([{ IDENTIFIER: identifier, NAME: '-', SCOPES: 'any' }]);
+
+    const unknown = await refused(['resource', 'put', 'shop', identifier, '--scope', 'nothing']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('realmgate: invalid_request: scopes: no such scope in the realm: nothing\n');
+    const fragment = await refused(['resource', 'put', 'shop', 'https://orders.example/#part']);
+    expect(fragment.code).toBe(1);
+    expect(fragment.stderr).toMatch(/^realmgate: invalid_request: identifier: /);
+
+    expect((await cli(['resource', 'delete', 'shop', identifier])).stdout).toBe(`Resource ${identifier} of shop deleted.\n`);
+    expect((await t.admin.request('GET', '/realms/shop/resources')).json()).toEqual([]);
+    const gone = await refused(['resource', 'get', 'shop', identifier]);
+    expect(gone.stderr).toBe('realmgate: not_found: no such resource\n');
   });
 
   it('initial-access-token create: the token shown once, good for one registration beyond the realm policy', async () => {

@@ -11,6 +11,7 @@ import { MAIN_JS } from './browser/main.js';
 import { IDENTITY_PROVIDERS_JS } from './browser/providers.js';
 import { REALMS_JS } from './browser/realms.js';
 import { INITIAL_ACCESS_TOKENS_JS } from './browser/registration.js';
+import { RESOURCES_JS } from './browser/resources.js';
 import { ROLES_JS } from './browser/roles.js';
 import { SCOPES_JS } from './browser/scopes.js';
 import { CONSOLE_CSS } from './browser/style.js';
@@ -43,6 +44,7 @@ export const CONSOLE_ASSETS: readonly ConsoleAsset[] = [
   script('users.js', USERS_JS),
   script('scopes.js', SCOPES_JS),
   script('roles.js', ROLES_JS),
+  script('resources.js', RESOURCES_JS),
   script('journeys.js', JOURNEYS_JS),
   script('providers.js', IDENTITY_PROVIDERS_JS),
   script('issuers.js', TRUSTED_ISSUERS_JS),

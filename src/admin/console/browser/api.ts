@@ -97,6 +97,10 @@ export const api = {
   putGroup: (realm, name, group) => call('PUT', realmPath(realm, '/groups/' + segment(name)), group),
   deleteGroup: (realm, name) => call('DELETE', realmPath(realm, '/groups/' + segment(name))),
 
+  resources: (realm) => call('GET', realmPath(realm, '/resources')),
+  putResource: (realm, resource) => call('PUT', realmPath(realm, '/resources'), resource),
+  deleteResource: (realm, identifier) => call('DELETE', realmPath(realm, '/resources?' + new URLSearchParams({ identifier }))),
+
   journeys: (realm) => call('GET', realmPath(realm, '/journeys')),
   putJourney: (realm, name, journey) => call('PUT', realmPath(realm, '/journeys/' + segment(name)), journey),
   deleteJourney: (realm, name) => call('DELETE', realmPath(realm, '/journeys/' + segment(name))),

@@ -13,6 +13,7 @@ import { identityProvidersView } from './providers.js';
 import { realmsView, settingsView } from './realms.js';
 import { groupsView, rolesView } from './roles.js';
 import { initialAccessTokensView } from './registration.js';
+import { resourcesView } from './resources.js';
 import { scopesView } from './scopes.js';
 import { usersView } from './users.js';
 
@@ -23,6 +24,7 @@ const TABS = {
   scopes: ['Scopes', scopesView],
   roles: ['Roles', rolesView],
   groups: ['Groups', groupsView],
+  resources: ['Resources', resourcesView],
   journeys: ['Journeys', journeysView],
   'identity-providers': ['Identity providers', identityProvidersView],
   'trusted-issuers': ['Trusted issuers', trustedIssuersView],
