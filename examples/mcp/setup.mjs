@@ -24,6 +24,26 @@ if (!adminToken) {
   process.exit(2);
 }
 
+/** Waits up to 30 s for realmgate to answer, so that this may follow `npm start &` at once. */
+async function waitForRealmgate() {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    let problem;
+    try {
+      const response = await fetch(`${base}/healthz`);
+      if (response.ok) return;
+      problem = `status ${response.status}`;
+    } catch (error) {
+      problem = error.cause?.code ?? error.message;
+    }
+    if (Date.now() > deadline) {
+      console.error(`setup: cannot reach realmgate at ${base} (${problem}); start it with npm start`);
+      process.exit(1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** One admin call; `allow` lists the failure statuses that mean "already there". */
 async function admin(method, path, body, allow = []) {
   let response;
@@ -44,6 +64,7 @@ async function admin(method, path, body, allow = []) {
   process.exit(1);
 }
 
+await waitForRealmgate();
 const settings = {
   stateless_tokens: true,
   open_registration: true,

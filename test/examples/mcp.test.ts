@@ -158,10 +158,14 @@ describe.skipIf(browserSkipReason('test/examples/mcp.test.ts'))('examples/mcp', 
     callback = server;
     browser = chromium;
     page = await (await browser.newContext()).newPage();
-    const { stdout } = await run(process.execPath, ['examples/mcp/setup.mjs'], {
-      cwd: PROJECT_ROOT,
-      env: serverEnv({ REALMGATE_URL: t.baseUrl, ADMIN_TOKEN, MCP_URL: `http://127.0.0.1:${mcpPort}/mcp` }),
-    });
+    const setup = () =>
+      run(process.execPath, ['examples/mcp/setup.mjs'], {
+        cwd: PROJECT_ROOT,
+        env: serverEnv({ REALMGATE_URL: t.baseUrl, ADMIN_TOKEN, MCP_URL: `http://127.0.0.1:${mcpPort}/mcp` }),
+      });
+    await setup();
+    // Again, as someone who runs it twice: it updates what exists.
+    const { stdout } = await setup();
     const exported = Object.fromEntries([...stdout.matchAll(/([A-Z_]+)=(\S+)/g)].map(([, name, value]) => [name!, value!]));
     issuer = exported.ISSUER!;
     mcpUrl = exported.MCP_URL!;
