@@ -141,7 +141,7 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
       expect(accepted.statusCode, accepted.body).toBe(200);
       expect([accepted.json().token.aud].flat()).toContain(RESOURCE);
 
-      for (const form of [{}, { resource: 'https://other.example/api' }]) {
+      for (const form of [{}, { resource: 'https://other.example/api' }] as Record<string, string>[]) {
         const refused = await call(target, await tokenFor(realm, form));
         expect(refused.statusCode, JSON.stringify(form)).toBe(401);
         expect(challenge(refused)).toMatchObject({ error: 'invalid_token', error_description: 'the token is not meant for this API (aud)', resource_metadata: METADATA });
