@@ -54,7 +54,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       throw new UntrustedRedirectError('client_id does not match the id_token_hint');
     }
     const clientId = params.client_id ?? audience;
-    const client = clientId === undefined ? undefined : await store.clients.get(realm.name, clientId);
+    const client = clientId === undefined ? undefined : await request.server.clients.get(realm, clientId);
     if (clientId !== undefined && !client) throw new UntrustedRedirectError('the client is unknown');
     const redirectUri = params.post_logout_redirect_uri;
     if (redirectUri !== undefined && !client?.post_logout_redirect_uris.includes(redirectUri)) {

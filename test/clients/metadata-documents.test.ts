@@ -212,6 +212,24 @@ describe('client ID metadata documents', () => {
       expect(redirectPath(await authorize(b, realm, codeRequest(clientId, { scope: 'openid' })))).toBe(`${realmPath(realm)}/login`);
     });
 
+    it('pushes its request to /par, and signs out to a post_logout_redirect_uri of its document', async () => {
+      const clientId = server.serveDocument(publicDocument({ post_logout_redirect_uris: ['https://app.example/bye'] }));
+      const { verifier, challenge } = pkce();
+      const pushed = await postForm(t.app, `${realmPath(realm)}/par`, { ...(codeRequest(clientId, { code_challenge: challenge }) as Record<string, string>) });
+      expect(pushed.statusCode, pushed.body).toBe(201);
+      const b = new TestBrowser(t.app, t.baseUrl);
+      const afterSignIn = await signedIn(await authorize(b, realm, { client_id: clientId, request_uri: (pushed.json() as { request_uri: string }).request_uri }), b);
+      const consentUrl = location(afterSignIn);
+      const code = expectCode(await b.submit(consentUrl, await b.get(consentUrl), { decision: 'allow' }), { iss: issuerOf(realm) });
+      const tokens = await exchange(clientId, code, verifier);
+      expect(tokens.statusCode, tokens.body).toBe(200);
+
+      const query = new URLSearchParams({ id_token_hint: (tokens.json() as { id_token: string }).id_token, post_logout_redirect_uri: 'https://app.example/bye', state: 'bye' });
+      expect(location(await b.get(`${realmPath(realm)}/connect/endSession?${query}`))).toBe('https://app.example/bye?state=bye');
+      query.set('post_logout_redirect_uri', 'https://evil.example/bye');
+      expectRefusedPage(await b.get(`${realmPath(realm)}/connect/endSession?${query}`), /post_logout_redirect_uri is not registered/);
+    });
+
     it('refuses a redirect URI the document does not list with the 400 page', async () => {
       const clientId = server.serveDocument(publicDocument());
       const b = new TestBrowser(t.app, t.baseUrl);
