@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { acrValuesOf } from '../authn/journeys/select.js';
 import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
+import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { profiledMetadata } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { ScopeStore } from '../store/scopes.js';
@@ -71,6 +72,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     claims_parameter_supported: false,
     // RFC 8705 §3.3: tokens are bound to the client certificate when the client asks for it.
     tls_client_certificate_bound_access_tokens: true,
+    // RFC 9449 §5.1: DPoP proofs bind tokens at the token endpoint and PAR.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     token_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     introspection_endpoint_auth_methods_supported: confidentialMethods,
     revocation_endpoint_auth_methods_supported: capabilities.clientAuthMethods,

@@ -2,6 +2,8 @@ import formBody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
+import { DpopNonces } from '../dpop/nonces.js';
+import { DpopProofs } from '../dpop/proofs.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
@@ -59,6 +61,8 @@ export interface EndpointDeps {
 export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const { store } = deps;
   const { jwtAccessTokens, rateLimits, scopeClaims } = deps;
+  // Nonces derive from MASTER_KEY, so that every instance makes and accepts the same ones (src/dpop/nonces.ts).
+  const dpop = new DpopProofs({ spent: store.spentAssertions, nonces: new DpopNonces(deps.encryption.deriveKey('dpop nonces')) });
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
     app.removeAllContentTypeParsers();
@@ -69,11 +73,11 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, resources: store.resources }));
+    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
-    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims }));
-    await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
+    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop }));
+    await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
     await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
     await app.register(registrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
