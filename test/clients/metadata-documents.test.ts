@@ -348,6 +348,27 @@ describe('client ID metadata documents', () => {
       expect(server.count(good)).toBe(0);
     });
 
+    it('odd client_id URLs: the 400 page and invalid_client, never a 500', async () => {
+      for (const clientId of [
+        'https://',
+        'https:///x',
+        'https://%zz/x',
+        'https://a b/x',
+        'https://\u0000/x',
+        'https://127.0.0.1:99999/x',
+        'https://[::1]/x',
+        'https://[::ffff:10.0.0.1]/x',
+        'https://10.0.0.1/x',
+        'https://169.254.169.254/latest/meta-data/',
+        `https://127.0.0.1:1/${'%'.repeat(200)}`,
+        'https://127.0.0.1:1/x?\u202e',
+      ]) {
+        const b = new TestBrowser(t.app, t.baseUrl);
+        expectErrorPage(await authorize(b, realm, codeRequest(clientId)));
+        expectInvalidClient(await exchange(clientId, 'some-code', 'x'.repeat(43)));
+      }
+    });
+
     it('a document on a loopback address, unless OUTBOUND_ALLOW lists it', async () => {
       const clientId = server.serveDocument(publicDocument());
       const guarded = await startTestApp({ metadataDocuments: new MetadataDocumentFetcher({ outbound: new OutboundFetcher(), agent: server.agent }) });
