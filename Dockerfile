@@ -4,6 +4,8 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The resource-server plugin is an npm workspace that the server imports.
+COPY packages ./packages
 # npm ci runs the prepare script, which compiles src/ into dist/ and keeps there a copy of
 # the cluster that PGlite's initdb makes, for a new embedded store to start from.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev && chmod +x dist/cli/main.js
@@ -18,6 +20,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages ./packages
 COPY migrations ./migrations
 # The realmgate command on the PATH: docker compose exec realmgate realmgate realm list
 RUN mkdir -p /data && chown node:node /data && ln -s /app/dist/cli/main.js /usr/local/bin/realmgate

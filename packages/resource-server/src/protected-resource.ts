@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
+import { DPOP_SIGNING_ALGS } from './shared/dpop-algorithms.js';
 import type { Settings } from './options.js';
 
 /** RFC 9728 §3: the well-known URI suffix of protected resource metadata. */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { certificateThumbprint, clientCertificateExtractor } from '../http/client-certificate.js';
-import { parseTrustedProxies } from '../http/trusted-proxies.js';
+import { certificateThumbprint, clientCertificateExtractor } from './shared/client-certificate.js';
+import { parseTrustedProxies } from './shared/trusted-proxies.js';
 import type { AccessTokenClaims } from './claims.js';
 import { BearerError } from './errors.js';
 import type { CertificateOf } from './options.js';

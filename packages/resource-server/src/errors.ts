@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
+import { DPOP_SIGNING_ALGS } from './shared/dpop-algorithms.js';
 
 /** The error codes of RFC 6750 §3.1 and RFC 9449 §7.1; undefined for a request that carried no token at all. */
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { dpopProofOf } from '../dpop/header.js';
-import { DpopProofError, verifyDpopProof } from '../dpop/proof.js';
+import { dpopProofOf } from './shared/dpop-header.js';
+import { DpopProofError, verifyDpopProof } from './shared/dpop-proof.js';
 import type { AccessTokenClaims } from './claims.js';
 import { BearerError } from './errors.js';
 import type { Settings } from './options.js';

@@ -1,0 +1,146 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { EmbeddedJWK, type JWK, calculateJwkThumbprint, compactVerify, decodeProtectedHeader } from 'jose';
+import { DPOP_SIGNING_ALGS, isDpopSigningAlg } from './dpop-algorithms.js';
+
+/**
+ * Verifying a DPoP proof (RFC 9449 §4.3), whoever receives it: the token endpoint, UserInfo,
+ * an API with the resource-server plugin. Nothing here is stored: spending the proof's `jti`
+ * once is the receiver's (src/dpop/proofs.ts decides it in the database).
+ */
+
+/** RFC 9449 §4.2: the `typ` of a DPoP proof. */
+export const DPOP_JWT = 'dpop+jwt';
+
+/** How long after its `iat` a proof is accepted (RFC 9449 §11.1 leaves it to the server: "a few seconds" to minutes). */
+export const PROOF_LIFETIME_SECONDS = 60;
+
+/** A proof is a compact JWS; longer than this it is no proof a client would make (an RSA-4096 key is ~1 KiB). */
+const MAX_PROOF_LENGTH = 8192;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const MAX_JTI_LENGTH = 256;
+
+/** RFC 7517 §9.2 and RFC 7518 §6: the members of a private (or symmetric) key, which a proof's `jwk` must not hold. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'];
+
+/** Why a proof is refused: `use_dpop_nonce` when only its nonce is missing or stale (RFC 9449 §8), else `invalid_dpop_proof`. */
+export class DpopProofError extends Error {
+  override name = 'DpopProofError';
+
+  constructor(
+    readonly code: 'invalid_dpop_proof' | 'use_dpop_nonce',
+    description: string,
+  ) {
+    super(description);
+  }
+}
+
+function refuse(description: string): never {
+  throw new DpopProofError('invalid_dpop_proof', description);
+}
+
+/** What a request must show to be the one the proof was made for. */
+export interface ProofExpectation {
+  /** The request's method, as `htm` must say it. */
+  method: string;
+  /** The URL the request was sent to; its query and fragment are ignored (RFC 9449 §4.3 item 9). */
+  url: string;
+  /** The access token the request presents: the proof must carry its hash (`ath`, §4.3 item 12). */
+  accessToken?: string | undefined;
+  /** When the receiver demands nonces (§8, §9): whether it accepts the proof's. */
+  nonce?: { accepts(nonce: string): boolean } | undefined;
+  /** Seconds of difference allowed between the client's clock and ours, both ways. */
+  clockSkewSeconds: number;
+  /** Milliseconds since the epoch; now by default. */
+  now?: number | undefined;
+}
+
+export interface VerifiedProof {
+  /** RFC 7638 SHA-256 thumbprint (base64url) of the proof's key: `cnf.jkt` of what it binds (RFC 9449 §6.1). */
+  thumbprint: string;
+  jti: string;
+  /** The last instant the proof could be accepted: its `jti` must be remembered until then. */
+  acceptableUntil: Date;
+}
+
+/** RFC 9449 §4.3 item 9: the target URI without query and fragment, normalized as the WHATWG URL parser does (case, default port, dot segments). */
+export function targetUri(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+}
+
+/** RFC 9449 §4.2 `ath`: the base64url SHA-256 of the access token's ASCII value. */
+export const accessTokenHash = (token: string): string => createHash('sha256').update(token, 'ascii').digest('base64url');
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * RFC 9449 §4.3: the checks of a proof, in its order. The header first (one compact JWS, `typ`,
+ * an asymmetric `alg`, a public `jwk`), then its signature with that key, then what the payload
+ * says of the request (`htm`, `htu`), its age (`iat`), the access token (`ath`) and the nonce.
+ * A refusal names the check that failed and nothing the proof carried.
+ */
+export async function verifyDpopProof(proof: string, expect: ProofExpectation): Promise<VerifiedProof> {
+  if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) refuse('the DPoP proof is not a compact JWS');
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(proof);
+  } catch {
+    return refuse('the DPoP proof header is not valid JSON');
+  }
+  if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== DPOP_JWT) {
+    refuse(`the DPoP proof's typ must be ${DPOP_JWT}`);
+  }
+  if (!isDpopSigningAlg(header.alg)) refuse(`the DPoP proof's alg must be one of ${DPOP_SIGNING_ALGS.join(', ')}`);
+  const jwk: unknown = header.jwk;
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return refuse('the DPoP proof has no jwk header');
+  if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) refuse("the DPoP proof's jwk holds private key members");
+
+  let payloadBytes: Uint8Array;
+  try {
+    // EmbeddedJWK imports the header's key, and refuses one that is not public or whose `alg` or `use` disagree.
+    ({ payload: payloadBytes } = await compactVerify(proof, EmbeddedJWK, { algorithms: [header.alg!] }));
+  } catch {
+    return refuse("the DPoP proof's signature does not verify with its jwk");
+  }
+  let payload: Record<string, unknown>;
+  try {
+    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes)) as Record<string, unknown>;
+  } catch {
+    return refuse('the DPoP proof payload is not valid JSON');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) refuse('the DPoP proof payload is not a JSON object');
+
+  const { jti, htm, htu, iat, ath, nonce } = payload;
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('the DPoP proof needs a jti');
+  if (htm !== expect.method) refuse(`the DPoP proof's htm must be ${expect.method}`);
+  const expectedUri = targetUri(expect.url);
+  if (expectedUri === undefined || typeof htu !== 'string' || targetUri(htu) !== expectedUri) refuse(`the DPoP proof's htu must be ${expectedUri}`);
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('the DPoP proof needs an iat');
+  const now = (expect.now ?? Date.now()) / 1000;
+  if (iat > now + expect.clockSkewSeconds) refuse('the DPoP proof was issued in the future (iat)');
+  if (iat < now - PROOF_LIFETIME_SECONDS - expect.clockSkewSeconds) refuse('the DPoP proof is too old (iat)');
+  if (expect.accessToken !== undefined) {
+    if (typeof ath !== 'string') refuse('the DPoP proof needs ath, the hash of the access token');
+    if (!sameText(ath as string, accessTokenHash(expect.accessToken))) refuse("the DPoP proof's ath does not match the access token");
+  }
+  if (expect.nonce) {
+    if (typeof nonce !== 'string') throw new DpopProofError('use_dpop_nonce', 'the DPoP proof needs a nonce of this server');
+    if (!expect.nonce.accepts(nonce)) throw new DpopProofError('use_dpop_nonce', "the DPoP proof's nonce is stale or not this server's");
+  }
+
+  return {
+    thumbprint: await calculateJwkThumbprint(jwk as JWK, 'sha256'),
+    jti: jti as string,
+    acceptableUntil: new Date((iat + PROOF_LIFETIME_SECONDS + expect.clockSkewSeconds) * 1000),
+  };
+}
