@@ -69,7 +69,7 @@ export class MetadataDocumentClients {
     try {
       metadata = metadataDocumentRecord(document.content, clientId, realm.settings);
     } catch (error) {
-      this.fetcher.forget(clientId, document);
+      if (error instanceof MetadataDocumentError) this.fetcher.forget(clientId, document, error);
       throw error;
     }
     // Touched once per fetch of the document, so that the cleanup leaves the anchor of a client in use.

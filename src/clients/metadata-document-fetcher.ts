@@ -16,6 +16,8 @@ export interface MetadataDocumentFetcherOptions {
   maxLifetimeMs?: number;
   /** How long a document without caching headers is used. */
   defaultLifetimeMs?: number;
+  /** How long a failed fetch, or a document found invalid, answers for its URL without a new fetch. */
+  failureLifetimeMs?: number;
   /** Documents kept. */
   maxEntries?: number;
   /** The HTTPS agent: tests pass one that trusts their own certificate authority. */
@@ -41,8 +43,17 @@ const DEFAULTS = {
   // instance may still be using.
   maxLifetimeMs: 24 * 3600_000,
   defaultLifetimeMs: 5 * 60_000,
+  // A URL that fails (or serves an invalid document) is not fetched again for ten seconds:
+  // otherwise anyone could make this server fetch it once per request that names it.
+  failureLifetimeMs: 10_000,
   maxEntries: 10_000,
 };
+
+/** Why a URL has no document, until when. */
+interface Failure {
+  readonly error: MetadataDocumentError;
+  readonly until: number;
+}
 
 /** RFC 8259 JSON by its media type: application/json, or a structured +json type (§4.1 "application/<AS-defined>+json"). */
 const JSON_MEDIA_TYPE = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i;
@@ -52,8 +63,9 @@ const JSON_MEDIA_TYPE = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i;
  * the outbound fetcher (the SSRF guard judging the address connected to, https only, redirects
  * never followed, 5 KiB and 3 s at most), kept per URL in a bounded LRU of this process for as
  * long as their caching headers say (Cache-Control max-age, else Expires), within bounds
- * (§4.4). A failure is never kept: the next request fetches again. Concurrent requests for one
- * URL share one fetch.
+ * (§4.4). A failure is never taken for a document (§4.4: invalid documents are not cached), but
+ * it answers for its URL for `failureLifetimeMs` before the next fetch. Concurrent requests for
+ * one URL share one fetch.
  */
 export class MetadataDocumentFetcher {
   private readonly options: typeof DEFAULTS;
@@ -61,6 +73,7 @@ export class MetadataDocumentFetcher {
   private readonly agent: Agent | undefined;
   private readonly now: () => number;
   private readonly documents: LRUCache<string, FetchedDocument>;
+  private readonly failures: LRUCache<string, Failure>;
   private readonly pending = new Map<string, Promise<FetchedDocument>>();
   /** Fetches started, for tests. */
   fetches = 0;
@@ -72,29 +85,44 @@ export class MetadataDocumentFetcher {
       minLifetimeMs: options.minLifetimeMs ?? DEFAULTS.minLifetimeMs,
       maxLifetimeMs: Math.min(options.maxLifetimeMs ?? DEFAULTS.maxLifetimeMs, DEFAULTS.maxLifetimeMs),
       defaultLifetimeMs: options.defaultLifetimeMs ?? DEFAULTS.defaultLifetimeMs,
+      failureLifetimeMs: options.failureLifetimeMs ?? DEFAULTS.failureLifetimeMs,
       maxEntries: options.maxEntries ?? DEFAULTS.maxEntries,
     };
     this.outbound = options.outbound;
     this.agent = options.agent;
     this.now = options.now ?? Date.now;
     this.documents = new LRUCache({ max: this.options.maxEntries });
+    this.failures = new LRUCache({ max: this.options.maxEntries });
   }
 
   /** The document at `url` (a client_id URL already checked); throws a MetadataDocumentError saying why there is none. */
   document(url: string): Promise<FetchedDocument> {
     const cached = this.documents.get(url);
     if (cached && cached.expiresAt > this.now()) return Promise.resolve(cached);
+    const failure = this.failures.get(url);
+    if (failure && failure.until > this.now()) return Promise.reject(failure.error);
     let fetching = this.pending.get(url);
     if (!fetching) {
-      fetching = this.fetch(url).finally(() => this.pending.delete(url));
+      fetching = this.fetch(url)
+        .catch((error: unknown) => {
+          if (error instanceof MetadataDocumentError) this.remember(url, error);
+          throw error;
+        })
+        .finally(() => this.pending.delete(url));
       this.pending.set(url, fetching);
     }
     return fetching;
   }
 
-  /** Drops a document found invalid (§4.4: invalid documents are not cached), unless a newer one replaced it. */
-  forget(url: string, document: FetchedDocument): void {
-    if (this.documents.get(url) === document) this.documents.delete(url);
+  /** Drops a document found invalid, unless a newer one replaced it, and answers its URL with the error for a while. */
+  forget(url: string, document: FetchedDocument, error: MetadataDocumentError): void {
+    if (this.documents.get(url) !== document) return;
+    this.documents.delete(url);
+    this.remember(url, error);
+  }
+
+  private remember(url: string, error: MetadataDocumentError): void {
+    this.failures.set(url, { error, until: this.now() + this.options.failureLifetimeMs });
   }
 
   private async fetch(url: string): Promise<FetchedDocument> {
@@ -125,6 +153,7 @@ export class MetadataDocumentFetcher {
     const fetchedAt = this.now();
     const document = { content, expiresAt: fetchedAt + this.lifetimeMs(response.headers, fetchedAt) };
     this.documents.set(url, document);
+    this.failures.delete(url);
     return document;
   }
 

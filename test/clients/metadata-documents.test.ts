@@ -492,7 +492,7 @@ describe('client ID metadata documents', () => {
       expect(server.count(forever)).toBe(2);
     });
 
-    it('keeps neither a failure nor an invalid document', async () => {
+    it('keeps neither a failure nor an invalid document, but answers with it for ten seconds before fetching again', async () => {
       let answer = 503;
       const clientId = server.serve((url) => (_request, response) => {
         if (answer !== 200) response.writeHead(answer).end();
@@ -501,11 +501,18 @@ describe('client ID metadata documents', () => {
       const b = new TestBrowser(t.app, t.baseUrl);
       expectErrorPage(await authorize(b, realm, codeRequest(clientId)));
       answer = 200;
+      // Requests naming a failing URL do not each make this server fetch it.
+      for (let i = 0; i < 5; i++) expectErrorPage(await authorize(b, realm, codeRequest(clientId)));
+      expect(server.count(clientId)).toBe(1);
+      clockOffset += 10_001;
       await startAt(clientId);
       expect(server.count(clientId)).toBe(2);
 
       const invalid = server.serveDocument(publicDocument({ token_endpoint_auth_method: 'client_secret_post' }), { 'cache-control': 'max-age=600' });
       expectErrorPage(await authorize(b, realm, codeRequest(invalid)));
+      expectErrorPage(await authorize(b, realm, codeRequest(invalid)));
+      expect(server.count(invalid)).toBe(1);
+      clockOffset += 10_001;
       expectErrorPage(await authorize(b, realm, codeRequest(invalid)));
       expect(server.count(invalid)).toBe(2);
     });
