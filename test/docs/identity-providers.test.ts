@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv } from '../cli/support.js';
-import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
-import { PROJECT_ROOT, buildOnce } from '../support/process.js';
-import { readDoc, shellBlocks } from './support.js';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { buildOnce } from '../support/process.js';
+import { readDoc, runWithCli, shellBlocks } from './support.js';
 
 /**
  * docs/identity-providers.md's examples hold: each JSON body is one the admin API creates in
@@ -29,17 +26,6 @@ const READER_ENV = {
   KEYCLOAK_CLIENT_SECRET: 'keycloak-secret',
   NEW_SECRET: 'google-secret-2',
 };
-
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
 
 describe(`the examples of ${DOC}`, () => {
   let t: TestApp;
@@ -72,11 +58,7 @@ describe(`the examples of ${DOC}`, () => {
   it('runs its shell blocks in order: the providers made, changed and the last one deleted', async () => {
     const blocks = shellBlocks(doc);
     expect(blocks.length).toBeGreaterThanOrEqual(6);
-    const script = ['set -euo pipefail', 'realmgate() { node "$REALMGATE_CLI" "$@"; }', ...blocks].join('\n');
-    const run = await bash(
-      script,
-      cliEnv({ ...READER_ENV, REALMGATE_CLI: join(PROJECT_ROOT, 'dist/cli/main.js'), REALMGATE_URL: t.baseUrl, REALMGATE_ADMIN_TOKEN: ADMIN_TOKEN }),
-    );
+    const run = await runWithCli(blocks, t.baseUrl, READER_ENV);
     expect(run.code, run.output).toBe(0);
     for (const secret of ['corp-secret', 'google-secret', 'entra-secret', 'okta-secret', 'keycloak-secret']) expect(run.output).not.toContain(secret);
 

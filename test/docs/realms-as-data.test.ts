@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealmImportSummarySchema } from '../../src/admin/realm-data/summary-schema.js';
-import { cliEnv } from '../cli/support.js';
-import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
-import { PROJECT_ROOT, buildOnce } from '../support/process.js';
-import { readDoc, shellBlocks } from './support.js';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { buildOnce } from '../support/process.js';
+import { readDoc, runWithCli, shellBlocks } from './support.js';
 
 /**
  * docs/realms-as-data.md's examples hold: its shell blocks, run in order by bash with
@@ -17,17 +15,6 @@ import { readDoc, shellBlocks } from './support.js';
  */
 const DOC = 'docs/realms-as-data.md';
 const CORP_SECRET = 'corp-secret-from-the-pipeline';
-
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
 
 /** The page's blocks of a language, as their text (a block within a list item is indented, which JSON ignores). */
 const block = (markdown: string, language: string): string[] =>
@@ -61,8 +48,7 @@ describe(`the examples of ${DOC}`, () => {
   it('runs its shell blocks in order: the export, the import into another realm as the page shows it, the secrets set, the realm found as in git', async () => {
     const blocks = shellBlocks(doc);
     expect(blocks.length).toBeGreaterThanOrEqual(7);
-    const script = ['set -euo pipefail', 'realmgate() { node "$REALMGATE_CLI" "$@"; }', ...blocks].join('\n');
-    const run = await bash(script, dir, cliEnv({ CORP_SECRET, REALMGATE_CLI: join(PROJECT_ROOT, 'dist/cli/main.js'), REALMGATE_URL: t.baseUrl, REALMGATE_ADMIN_TOKEN: ADMIN_TOKEN }));
+    const run = await runWithCli(blocks, t.baseUrl, { CORP_SECRET }, dir);
     expect(run.code, run.output).toBe(0);
     expect(run.output).not.toContain(CORP_SECRET);
     expect(run.output).toMatch(/acme is as in git\n$/);
