@@ -1,10 +1,11 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
-import { TestBrowser, formFor, hiddenInputs, location, unescape } from '../support/flow.js';
+import { TestBrowser, formFor, hiddenInputs, location } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
+import { type PasskeyForm, SoftwareAuthenticator, passkeyForm } from '../support/passkeys.js';
 import { type TestUser, createUser } from '../support/users.js';
 
 /**
@@ -15,67 +16,6 @@ import { type TestUser, createUser } from '../support/users.js';
  */
 
 const ORIGIN = 'https://auth.test';
-
-/** The CBOR (RFC 8949) of a "none" attestation object and its COSE key: maps of small ints, strings and bytes. */
-function cbor(value: number | string | Buffer | Map<number | string, unknown>): Buffer {
-  const head = (major: number, length: number): Buffer => {
-    if (length < 24) return Buffer.from([(major << 5) | length]);
-    if (length < 0x100) return Buffer.from([(major << 5) | 24, length]);
-    const out = Buffer.alloc(3);
-    out[0] = (major << 5) | 25;
-    out.writeUInt16BE(length, 1);
-    return out;
-  };
-  if (typeof value === 'number') return value >= 0 ? head(0, value) : head(1, -1 - value);
-  if (typeof value === 'string') return Buffer.concat([head(3, Buffer.byteLength(value)), Buffer.from(value)]);
-  if (Buffer.isBuffer(value)) return Buffer.concat([head(2, value.length), value]);
-  return Buffer.concat([head(5, value.size), ...[...value].flatMap(([key, item]) => [cbor(key), cbor(item as Buffer)])]);
-}
-
-const sha = (data: Buffer | string): Buffer => createHash('sha256').update(data).digest();
-
-/** navigator.credentials.create() of a software authenticator (ES256, user verified, "none" attestation). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function newPasskey(options: Record<string, any>): Record<string, unknown> {
-  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  const id = randomBytes(32);
-  const coseKey = cbor(
-    new Map<number, unknown>([
-      [1, 2],
-      [3, -7],
-      [-1, 1],
-      [-2, Buffer.from(jwk.x!, 'base64url')],
-      [-3, Buffer.from(jwk.y!, 'base64url')],
-    ]),
-  );
-  const idLength = Buffer.alloc(2);
-  idLength.writeUInt16BE(id.length);
-  // Flags: user present, user verified, attested credential data.
-  const authData = Buffer.concat([sha(options.rp.id as string), Buffer.from([0x01 | 0x04 | 0x40]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, coseKey]);
-  const clientData = { type: 'webauthn.create', challenge: options.challenge, origin: ORIGIN, crossOrigin: false };
-  return {
-    id: id.toString('base64url'),
-    rawId: id.toString('base64url'),
-    type: 'public-key',
-    response: {
-      clientDataJSON: Buffer.from(JSON.stringify(clientData)).toString('base64url'),
-      attestationObject: cbor(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]])).toString('base64url'),
-      transports: ['internal'],
-    },
-    clientExtensionResults: {},
-    authenticatorAttachment: 'platform',
-  };
-}
-
-/** The passkey registration form of the account page: where it posts, its hidden fields, the ceremony's options. */
-function registrationForm(page: string): { action: string; hidden: Record<string, string>; options: Record<string, unknown> } {
-  for (const [, action, body] of page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)) {
-    const options = /data-passkey="registration" data-passkey-options="([^"]*)"/.exec(body!)?.[1];
-    if (options !== undefined) return { action: unescape(action!), hidden: hiddenInputs(body!), options: JSON.parse(unescape(options)) };
-  }
-  throw new Error(`no passkey registration form on the page: ${page.slice(0, 1000)}`);
-}
 
 const noticeOf = (response: LightMyRequestResponse): string | null => new URL(location(response)).searchParams.get('notice');
 const codesOn = (page: string): string[] => [...page.matchAll(/<li><code>([^<]*)<\/code><\/li>/g)].map(([, code]) => code!);
@@ -139,14 +79,14 @@ describe('the account page: re-authentication before a credential change', () =>
   async function changeForms(b: TestBrowser, s: Setup) {
     const page = await accountPage(b, s);
     return {
-      passkey: registrationForm(page),
+      passkey: passkeyForm(page, 'registration'),
       removeApp: formFor(page, `${s.account}/otp/remove`),
       recoveryCodes: formFor(page, `${s.account}/recovery-codes`),
     };
   }
 
-  async function addPasskey(b: TestBrowser, form: ReturnType<typeof registrationForm>, name: string) {
-    return b.post(form.action, { ...form.hidden, passkey_name: name, credential: JSON.stringify(newPasskey(form.options)) });
+  async function addPasskey(b: TestBrowser, form: PasskeyForm, name: string) {
+    return b.post(form.action!, { ...form.hidden, passkey_name: name, credential: JSON.stringify(new SoftwareAuthenticator(ORIGIN).register(form.options)) });
   }
 
   it('a fresh sign-in adds a passkey, removes the authenticator app and creates new recovery codes at once; the page says what changed', async () => {
@@ -248,7 +188,7 @@ describe('the account page: re-authentication before a credential change', () =>
     await signInFrom(b, s, toSignIn);
     const fresh = await accountPage(b, s);
     expect(fresh).not.toMatch(OLDER_SIGN_IN);
-    expect(noticeOf(await addPasskey(b, registrationForm(fresh), 'Phone'))).toBe('The passkey "Phone" was added.');
+    expect(noticeOf(await addPasskey(b, passkeyForm(fresh, 'registration'), 'Phone'))).toBe('The passkey "Phone" was added.');
     expect(await passkeysOf(s)).toEqual(['Phone']);
   });
 

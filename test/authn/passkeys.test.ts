@@ -1,4 +1,4 @@
-import { type KeyObject, createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { type KeyObject, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { type TestApp, startTestApp } from '../support/app.js';
 import { consentFrom, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce, unescape } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
+import { type Json, b64, cbor, passkeyForm, sha } from '../support/passkeys.js';
 import { createUser, verifyIdToken } from '../support/users.js';
 
 /**
@@ -19,25 +20,6 @@ import { createUser, verifyIdToken } from '../support/users.js';
 const ORIGIN = 'https://auth.test';
 
 // ---------------------------------------------------------------- a software authenticator
-
-/** The little CBOR (RFC 8949) an attestation object and a COSE key need. */
-function cbor(value: number | string | Buffer | Map<number | string, unknown>): Buffer {
-  const head = (major: number, length: number): Buffer => {
-    if (length < 24) return Buffer.from([(major << 5) | length]);
-    if (length < 0x100) return Buffer.from([(major << 5) | 24, length]);
-    const out = Buffer.alloc(3);
-    out[0] = (major << 5) | 25;
-    out.writeUInt16BE(length, 1);
-    return out;
-  };
-  if (typeof value === 'number') return value >= 0 ? head(0, value) : head(1, -1 - value);
-  if (typeof value === 'string') return Buffer.concat([head(3, Buffer.byteLength(value)), Buffer.from(value)]);
-  if (Buffer.isBuffer(value)) return Buffer.concat([head(2, value.length), value]);
-  return Buffer.concat([head(5, value.size), ...[...value].flatMap(([key, item]) => [cbor(key), cbor(item as Buffer)])]);
-}
-
-const b64 = (bytes: Buffer): string => bytes.toString('base64url');
-const sha = (data: Buffer | string): Buffer => createHash('sha256').update(data).digest();
 
 interface SoftCredential {
   id: Buffer;
@@ -62,7 +44,6 @@ interface Tamper {
 
 const FLAG = { up: 0x01, uv: 0x04, be: 0x08, bs: 0x10, at: 0x40 };
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 class SoftwareAuthenticator {
   readonly credentials: SoftCredential[] = [];
@@ -153,22 +134,6 @@ class SoftwareAuthenticator {
 }
 
 // ---------------------------------------------------------------- reading the pages
-
-
-interface PasskeyForm {
-  action: string | undefined;
-  hidden: Record<string, string>;
-  options: Json;
-}
-
-/** The form of the page that holds a passkey button of this ceremony: where it posts, its hidden fields, the ceremony's options. */
-function passkeyForm(page: string, ceremony: 'authentication' | 'registration'): PasskeyForm {
-  for (const [, action, body] of page.matchAll(/<form method="post"(?: action="([^"]*)")?>([\s\S]*?)<\/form>/g)) {
-    const options = new RegExp(`data-passkey="${ceremony}" data-passkey-options="([^"]*)"`).exec(body!)?.[1];
-    if (options !== undefined) return { action: action && unescape(action), hidden: hiddenInputs(body!), options: JSON.parse(unescape(options)) };
-  }
-  throw new Error(`no ${ceremony} form on the page: ${page.slice(0, 2000)}`);
-}
 
 /** The message of the page's error box, if any. */
 const errorText = (page: string): string | undefined => /<p class="error" role="alert">([^<]*)<\/p>/.exec(page)?.[1];

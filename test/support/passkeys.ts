@@ -4,17 +4,17 @@ import { hiddenInputs, unescape } from './flow.js';
 /**
  * A software authenticator for tests that sign in with a passkey through HTTP: ES256 keys of
  * node:crypto, "none" attestation, user verification, the origin of the test app's BASE_URL.
- * (test/authn/passkeys.test.ts has one that can also bend every field.)
+ * (test/authn/passkeys.test.ts has one, on the CBOR and hashes here, that can also bend every field.)
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const FLAG = { up: 0x01, uv: 0x04, at: 0x40 };
-const b64 = (bytes: Buffer): string => bytes.toString('base64url');
-const sha = (data: Buffer | string): Buffer => createHash('sha256').update(data).digest();
+export const b64 = (bytes: Buffer): string => bytes.toString('base64url');
+export const sha = (data: Buffer | string): Buffer => createHash('sha256').update(data).digest();
 
 /** The little CBOR (RFC 8949) an attestation object and a COSE key need. */
-function cbor(value: number | string | Buffer | Map<number | string, unknown>): Buffer {
+export function cbor(value: number | string | Buffer | Map<number | string, unknown>): Buffer {
   const head = (major: number, length: number): Buffer => {
     if (length < 24) return Buffer.from([(major << 5) | length]);
     if (length < 0x100) return Buffer.from([(major << 5) | 24, length]);
@@ -97,8 +97,14 @@ export class SoftwareAuthenticator {
   }
 }
 
+export interface PasskeyForm {
+  action: string | undefined;
+  hidden: Record<string, string>;
+  options: Json;
+}
+
 /** The form of a page that holds a passkey button of this ceremony: where it posts, its hidden fields, the ceremony's options. */
-export function passkeyForm(page: string, ceremony: 'authentication' | 'registration'): { action: string | undefined; hidden: Record<string, string>; options: Json } {
+export function passkeyForm(page: string, ceremony: 'authentication' | 'registration'): PasskeyForm {
   for (const [, action, body] of page.matchAll(/<form method="post"(?: action="([^"]*)")?>([\s\S]*?)<\/form>/g)) {
     const options = new RegExp(`data-passkey="${ceremony}" data-passkey-options="([^"]*)"`).exec(body!)?.[1];
     if (options !== undefined) return { action: action && unescape(action), hidden: hiddenInputs(body!), options: JSON.parse(unescape(options)) };
