@@ -9,12 +9,17 @@ import { basic, postForm, realmPath } from '../support/oauth.js';
 import { personIn, securityRealm } from './support.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
+/** The resource-server package's sources: paths below name them from SRC, as `../packages/resource-server/src/…`. */
+const RESOURCE_SERVER_SRC = join(SRC, '..', 'packages', 'resource-server', 'src');
+const PLUGIN = '../packages/resource-server/src';
 
-function sourceFiles(dir = SRC): string[] {
+function filesBelow(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory() ? filesBelow(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
   );
 }
+
+const sourceFiles = (): string[] => [...filesBelow(SRC), ...filesBelow(RESOURCE_SERVER_SRC)];
 
 const source = (file: string): string => readFileSync(join(SRC, file), 'utf8');
 
@@ -78,6 +83,12 @@ describe('timing-safe comparison of secrets', () => {
         ['grants/token-exchange.ts', 'requested_token_type: a token type URN (RFC 8693 §3), public'],
         ['grants/presented-token.ts', 'type === TOKEN_TYPES.*: token type URNs, public'],
         ['clients/record.ts', "token_endpoint_auth_method: a client's authentication method, public"],
+        ['admin/realm-data/import-identity-providers.ts', "a provider's secret against the document's: the admin API's caller holds the admin token and sent that secret"],
+        ['admin/realm-data/import-people.ts', "a password hash against the document's: the admin API's caller holds the admin token and sent that hash"],
+        ['dpop/presentation.ts', 'proof.thumbprint !== boundKey: the RFC 7638 thumbprint of a public key, public'],
+        ['endpoints/par.ts', "dpopJkt !== proof.thumbprint: the RFC 7638 thumbprint of the proof's public key, public"],
+        ['profiles/fapi2.ts', 'grantType === PASSWORD_GRANT: a grant type URN, public'],
+        [`${PLUGIN}/dpop.ts`, "verified.thumbprint !== jkt: the RFC 7638 thumbprint of the proof's public key, public"],
       ]);
       const found = secretComparisons();
       const unreviewed = found.filter((line) => !reviewed.has(line.slice(0, line.indexOf(':'))));
@@ -89,18 +100,22 @@ describe('timing-safe comparison of secrets', () => {
     it('calls timingSafeEqual only on operands of equal length: a length check first, or two SHA-256 digests', () => {
       const callers = sourceFiles().filter((file) => readFileSync(file, 'utf8').includes('timingSafeEqual('));
       expect(callers.map((file) => relative(SRC, file)).sort()).toEqual([
+        `${PLUGIN}/certificate.ts`,
+        `${PLUGIN}/shared/dpop-proof.ts`,
         'authn/authorization-flow.ts',
         'authn/browser.ts',
-        'resource-server/certificate.ts',
+        'dpop/nonces.ts',
         'tokens/secrets.ts',
-      ]);
+      ].sort());
       // Each call, with the line before it: where the lengths are made equal or checked.
       expect(source('tokens/secrets.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
       expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
       expect(source('store/code-exchange.ts'), 'the verifier, once: in the statement that spends its code').toMatch(
         /UPDATE authorization_codes c SET used_at = now\(\)[\s\S]{0,400}c\.code_challenge IS NOT DISTINCT FROM \$5::text AS verifier_matches/,
       );
-      expect(source('resource-server/certificate.ts')).toMatch(/left\.length === right\.length && timingSafeEqual\(left, right\)/);
+      for (const file of [`${PLUGIN}/certificate.ts`, `${PLUGIN}/shared/dpop-proof.ts`, 'dpop/nonces.ts']) {
+        expect(source(file), file).toMatch(/left\.length === right\.length && timingSafeEqual\(left, right\)/);
+      }
       // The transaction's binding and the browser's are both SHA-256 digests (32 bytes).
       expect(source('authn/authorization-flow.ts')).toMatch(/const browserHash = this\.cookies\.browserHash\(request, realm\);[\s\S]{0,200}timingSafeEqual\(browserHash, transaction\.browserHash\)/);
       expect(source('authn/browser.ts')).toMatch(/return binding === undefined \? undefined : sha256\(binding\);/);
