@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
-import { browserSkipReason, launchChromium, signIn, startsWith, watchedContext, startCallbackServer } from './support.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, signIn, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * The account page in a real Chromium with JavaScript on: after a code flow that gave the
@@ -13,12 +13,10 @@ const skipReason = browserSkipReason('test/browser/account-consent.test.ts');
 
 const PASSWORD = 'correct horse battery';
 
-
-
 describe.skipIf(skipReason !== undefined)(`revoking an application on the account page in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;
   let browser: Browser;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let callback: CallbackServer;
   let issuer: string;
   let clientId: string;
 
@@ -43,7 +41,7 @@ describe.skipIf(skipReason !== undefined)(`revoking an application on the accoun
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+    await closeCallbackServer(callback);
   });
 
   const tokenRequest = (form: Record<string, string>) =>

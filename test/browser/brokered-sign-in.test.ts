@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
 import { Upstream, addProvider, callbackOf } from '../identity-providers/support.js';
-import { browserSkipReason, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+import { type CallbackServer, browserSkipReason, clickAndWait, closeCallbackServer, expectFits, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * Sign-in through another OpenID provider (CONTRACT.md §10) in a real Chromium, at a phone's
@@ -17,22 +17,11 @@ import { browserSkipReason, launchChromium, startCallbackServer, startsWith, wat
 const skipReason = browserSkipReason('test/browser/brokered-sign-in.test.ts');
 const REALM = 'federated';
 
-/** Nothing is wider than the window: no sideways scrolling on a phone. */
-async function expectFits(page: Page): Promise<void> {
-  const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
-  const [content, window] = widths as [number, number];
-  expect(content, page.url()).toBeLessThanOrEqual(window);
-}
-
-async function clickAndWait(page: Page, button: string, next: RegExp | ((url: URL) => boolean)): Promise<void> {
-  await Promise.all([page.waitForURL(next), page.getByRole('button', { name: button }).click()]);
-}
-
 describe.skipIf(skipReason !== undefined)(`sign-in through another provider in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;
   let upstream: Upstream;
   let browser: Browser;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let callback: CallbackServer;
   let issuer: string;
   let clientId: string;
 
@@ -60,7 +49,7 @@ describe.skipIf(skipReason !== undefined)(`sign-in through another provider in C
     await browser?.close();
     await t?.close();
     await upstream?.close();
-    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+    await closeCallbackServer(callback);
   });
 
   it.each([

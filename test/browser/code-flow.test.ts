@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
-import { browserSkipReason, launchChromium, watchedContext, startCallbackServer } from './support.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, startCallbackServer, watchedContext } from './support.js';
 
 /**
  * The authorization code flow in a real Chromium: /authorize, the sign-in page, the consent
@@ -21,12 +21,10 @@ const PRIMARY_BUTTON_BACKGROUND = 'rgb(37, 87, 214)';
 const backgroundColor = (element: unknown): string =>
   (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor;
 
-
-
 describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let t: TestApp;
   let browser: Browser;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let callback: CallbackServer;
   let issuer: string;
   let clientId: string;
 
@@ -54,7 +52,7 @@ describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+    await closeCallbackServer(callback);
   });
 
   function authorizationUrl(challenge: string, state: string): string {

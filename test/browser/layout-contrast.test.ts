@@ -5,7 +5,7 @@ import { pkce } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { createUser } from '../support/users.js';
 import { type PageMetrics, measurePage } from './page-metrics.js';
-import { browserSkipReason, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * Every page a person sees, in each language and colour scheme, at a phone's widths (320 and
@@ -29,7 +29,7 @@ describe.skipIf(skipReason !== undefined)(`layout and contrast of the pages in C
   let mail: TestMailServer;
   let t: TestApp;
   let browser: Browser;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let callback: CallbackServer;
   let issuer: string;
   let clientId: string;
 
@@ -56,7 +56,7 @@ describe.skipIf(skipReason !== undefined)(`layout and contrast of the pages in C
     await browser?.close();
     await t?.close();
     await mail?.close();
-    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+    await closeCallbackServer(callback);
   });
 
   /** The page at every width: no sideways scrolling, no box past the edges, every text's contrast. */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { GOOD_PASSWORD, linkIn } from '../support/self-service.js';
-import { browserSkipReason, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+import { type CallbackServer, browserSkipReason, clickAndWait, closeCallbackServer, expectFits, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * People manage themselves (CONTRACT.md §9) in a real Chromium, at a phone's width and a
@@ -15,22 +15,11 @@ import { browserSkipReason, launchChromium, startCallbackServer, startsWith, wat
  */
 const skipReason = browserSkipReason('test/browser/self-service.test.ts');
 
-/** Nothing is wider than the window: no sideways scrolling on a phone. */
-async function expectFits(page: Page): Promise<void> {
-  const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
-  const [content, window] = widths as [number, number];
-  expect(content, page.url()).toBeLessThanOrEqual(window);
-}
-
-async function submitAndWait(page: Page, button: string, next: RegExp | ((url: URL) => boolean)): Promise<void> {
-  await Promise.all([page.waitForURL(next), page.getByRole('button', { name: button }).click()]);
-}
-
 describe.skipIf(skipReason !== undefined)(`registration and email verification in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
   let mail: TestMailServer;
   let t: TestApp;
   let browser: Browser;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+  let callback: CallbackServer;
   let issuer: string;
   let clientId: string;
 
@@ -56,7 +45,7 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
     await browser?.close();
     await t?.close();
     await mail?.close();
-    await new Promise((resolve) => (callback ? callback.server.close(resolve) : resolve(undefined)));
+    await closeCallbackServer(callback);
   });
 
   it.each([
@@ -90,7 +79,7 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
       await page.getByLabel('Email address').fill(email);
       await page.getByLabel('Password').fill(GOOD_PASSWORD);
       await page.getByLabel('First name (optional)').fill('Ada');
-      await submitAndWait(page, 'Create account', startsWith(`${issuer}/login?`));
+      await clickAndWait(page, 'Create account', startsWith(`${issuer}/login?`));
 
       // The sign-in waits for the address.
       await expect(page.title()).resolves.toBe('Confirm your email address · people');
@@ -109,7 +98,7 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
       await mailTab.close();
 
       expect(page.url()).toBe(signInUrl);
-      await submitAndWait(page, 'Continue', (url) => `${url.origin}${url.pathname}` === callback.redirectUri);
+      await clickAndWait(page, 'Continue', (url) => `${url.origin}${url.pathname}` === callback.redirectUri);
       const code = new URL(page.url()).searchParams.get('code')!;
       const response = await fetch(`${issuer}/access_token`, {
         method: 'POST',
@@ -142,7 +131,7 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
       await Promise.all([page.waitForURL(startsWith(`${issuer}/reset?`)), page.getByRole('link', { name: 'Forgot your password?' }).click()]);
       await expectFits(page);
       await page.getByLabel('Username or email address').fill(email);
-      await submitAndWait(page, 'Send the link', startsWith(`${issuer}/reset?`));
+      await clickAndWait(page, 'Send the link', startsWith(`${issuer}/reset?`));
       await expect(page.title()).resolves.toBe('Check your mail · people');
       await expectFits(page);
 
@@ -150,17 +139,17 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
       await expect(page.title()).resolves.toBe('Choose a new password · people');
       await expectFits(page);
       await page.getByLabel('New password').fill('short');
-      await submitAndWait(page, 'Set the password', startsWith(`${issuer}/reset?`));
+      await clickAndWait(page, 'Set the password', startsWith(`${issuer}/reset?`));
       await expect(page.getByRole('alert').innerText()).resolves.toBe('The password must be at least 8 characters.');
       await page.getByLabel('New password').fill('copper-meadow-47-sailing');
-      await submitAndWait(page, 'Set the password', startsWith(`${issuer}/reset?`));
+      await clickAndWait(page, 'Set the password', startsWith(`${issuer}/reset?`));
       await expect(page.title()).resolves.toBe('Password changed · people');
       await expectFits(page);
 
       await page.goto(`${issuer}/authorize?${query}`);
       await page.getByLabel('Username').fill(username);
       await page.getByLabel('Password').fill('copper-meadow-47-sailing');
-      await submitAndWait(page, 'Sign in', (url) => `${url.origin}${url.pathname}` === callback.redirectUri);
+      await clickAndWait(page, 'Sign in', (url) => `${url.origin}${url.pathname}` === callback.redirectUri);
       expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
     } finally {
       await context.close();

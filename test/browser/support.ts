@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { expect } from 'vitest';
 import { testStoreKind } from '../support/store.js';
 
 /**
@@ -75,8 +76,26 @@ export const startsWith = (prefix: string): RegExp => new RegExp(`^${prefix.repl
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Clicks the button and waits for the page it leads to. */
+export async function clickAndWait(page: Page, button: string, next: RegExp | ((url: URL) => boolean)): Promise<void> {
+  await Promise.all([page.waitForURL(next), page.getByRole('button', { name: button }).click()]);
+}
+
+/** Nothing is wider than the window: no sideways scrolling on a phone. */
+export async function expectFits(page: Page): Promise<void> {
+  const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
+  const [content, window] = widths as [number, number];
+  expect(content, page.url()).toBeLessThanOrEqual(window);
+}
+
+export interface CallbackServer {
+  server: Server;
+  redirectUri: string;
+  hits: string[];
+}
+
 /** The client's redirect URI: a tiny server on its own port that answers every request with an "ok" page. */
-export async function startCallbackServer(): Promise<{ server: Server; redirectUri: string; hits: string[] }> {
+export async function startCallbackServer(): Promise<CallbackServer> {
   const hits: string[] = [];
   const server = createServer((request, response) => {
     hits.push(request.url ?? '');
@@ -86,3 +105,7 @@ export async function startCallbackServer(): Promise<{ server: Server; redirectU
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, hits };
 }
+
+/** Closes a callback server, if one was started. */
+export const closeCallbackServer = (callback: CallbackServer | undefined): Promise<void> =>
+  new Promise((resolve) => (callback ? callback.server.close(() => resolve()) : resolve()));
