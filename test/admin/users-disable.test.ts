@@ -7,7 +7,6 @@ import { SignJWT } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedXml } from 'xml-crypto';
-import { sha256 } from '../../src/tokens/secrets.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { selfSigned } from '../support/certificates.js';
 import { authorize, codeRequest, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
@@ -16,6 +15,7 @@ import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { SoftwareAuthenticator, passkeyForm } from '../support/passkeys.js';
+import { lockToken, waitingFor } from '../support/row-locks.js';
 import { testStoreKind } from '../support/store.js';
 import { createUser, passwordGrant, tokenRequest } from '../support/users.js';
 import { Upstream, addProvider, appClient, callbackOf, returnFromProvider, signInThrough, startAtProvider } from '../identity-providers/support.js';
@@ -508,36 +508,6 @@ describe('admin API: disabling a person', () => {
    * first commits first, and the disable revokes what it wrote.
    */
   describe.skipIf(testStoreKind() !== 'postgres')('a disable against issuance in progress (PostgreSQL)', () => {
-    const WAITING = `
-      SELECT count(*)::int AS n FROM pg_stat_activity a
-       WHERE a.wait_event_type = 'Lock'
-         AND (pg_blocking_pids(a.pid) && ARRAY[$1::int]
-              OR pg_blocking_pids(a.pid) && ARRAY(SELECT b.pid FROM pg_stat_activity b WHERE pg_blocking_pids(b.pid) && ARRAY[$1::int]))`;
-
-    async function waitingFor(pid: number, count: number): Promise<void> {
-      for (let i = 0; i < 1000; i++) {
-        if ((await t.store.db.query<{ n: number }>(WAITING, [pid])).rows[0]!.n >= count) return;
-        await sleep(10);
-      }
-      throw new Error(`${count} statements never waited for the test's lock`);
-    }
-
-    /** Locks the token's row (FOR UPDATE) in a transaction of the test's until `release`. */
-    async function lockToken(token: string): Promise<{ pid: number; release(): Promise<void> }> {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let locked!: (pid: number) => void;
-      const lockedPid = new Promise<number>((resolve) => (locked = resolve));
-      const held = t.store.db.transaction(async (tx) => {
-        const { pid } = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
-        await tx.query('SELECT 1 FROM tokens WHERE token_hash = $1 FOR UPDATE', [sha256(token)]);
-        locked(pid);
-        await released;
-      });
-      const pid = await Promise.race([lockedPid, held.then(() => Promise.reject(new Error('the lock was not taken')))]);
-      return { pid, release: async () => { release(); await held; } };
-    }
-
     const liveTokens = async (s: Setup) =>
       (
         await t.store.db.query<{ n: number }>(
@@ -551,12 +521,12 @@ describe('admin API: disabling a person', () => {
      * then starts and must wait for the disable; the lock is released once both wait.
      */
     async function disableFirst(s: Setup, lockedToken: string, issuing: () => Promise<LightMyRequestResponse>) {
-      const lock = await lockToken(lockedToken);
+      const lock = await lockToken(t.store.db, lockedToken);
       try {
         const disabled = setEnabled(s, false);
-        await waitingFor(lock.pid, 1);
+        await waitingFor(t.store.db, lock.pid, 1);
         const issued = issuing();
-        await waitingFor(lock.pid, 2);
+        await waitingFor(t.store.db, lock.pid, 2);
         await lock.release();
         const [disableAnswer, answer] = await Promise.all([disabled, issued]);
         expect(disableAnswer.statusCode, disableAnswer.body).toBe(200);
@@ -589,13 +559,13 @@ describe('admin API: disabling a person', () => {
       const s = await setup();
       const { tokens } = await signIn(s);
       // The refresh holds the person, then waits on the test's lock of its token; the disable waits for it.
-      const lock = await lockToken(tokens.refresh_token);
+      const lock = await lockToken(t.store.db, tokens.refresh_token);
       let refreshed: LightMyRequestResponse;
       try {
         const refreshing = postForm(t.app, `${realmPath(s.realm)}/access_token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'web' });
-        await waitingFor(lock.pid, 1);
+        await waitingFor(t.store.db, lock.pid, 1);
         const disabled = setEnabled(s, false);
-        await Promise.race([waitingFor(lock.pid, 2), disabled]);
+        await Promise.race([waitingFor(t.store.db, lock.pid, 2), disabled]);
         await lock.release();
         const [response, disableAnswer] = await Promise.all([refreshing, disabled]);
         expect(disableAnswer.statusCode).toBe(200);

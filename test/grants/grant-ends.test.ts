@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/tokens/secrets.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, formFor, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, postForm, realmPath } from '../support/oauth.js';
+import { lockToken, waitingFor } from '../support/row-locks.js';
 import { testStoreKind } from '../support/store.js';
 import { type TestUser, createUser, passwordGrant, refreshGrant } from '../support/users.js';
 
@@ -205,57 +205,19 @@ describe('ends of grants', () => {
    * refresh is then written first, and must be revoked by the end that came during it.
    */
   describe.skipIf(testStoreKind() !== 'postgres')('a refresh being written while the grant ends (PostgreSQL)', () => {
-    /** Backends waiting for a lock that `pid` holds, directly or behind one that waits for it. */
-    const WAITING = `
-      SELECT count(*)::int AS n FROM pg_stat_activity a
-       WHERE a.wait_event_type = 'Lock'
-         AND (pg_blocking_pids(a.pid) && ARRAY[$1::int]
-              OR pg_blocking_pids(a.pid) && ARRAY(SELECT b.pid FROM pg_stat_activity b WHERE pg_blocking_pids(b.pid) && ARRAY[$1::int]))`;
-
-    async function waitingFor(pid: number, count: number): Promise<void> {
-      for (let i = 0; i < 1000; i++) {
-        const { n } = (await t.store.db.query<{ n: number }>(WAITING, [pid])).rows[0]!;
-        if (n >= count) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`${count} statements never waited for the test's lock`);
-    }
-
-    /** Locks the refresh token's row in a transaction of the test's until `release`. */
-    async function lockToken(refreshToken: string): Promise<{ pid: number; release(): Promise<void> }> {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let locked!: (pid: number) => void;
-      const lockedPid = new Promise<number>((resolve) => (locked = resolve));
-      const held = t.store.db.transaction(async (tx) => {
-        const { pid } = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
-        await tx.query('SELECT 1 FROM tokens WHERE token_hash = $1 FOR UPDATE', [sha256(refreshToken)]);
-        locked(pid);
-        await released;
-      });
-      const pid = await Promise.race([lockedPid, held.then(() => Promise.reject(new Error('the lock was not taken')))]);
-      return {
-        pid,
-        async release() {
-          release();
-          await held;
-        },
-      };
-    }
-
     /** Runs the refresh of `refreshToken` and the end of its grant in the interleaving described above. */
     async function race(
       refreshToken: string,
       refreshing: () => Promise<LightMyRequestResponse>,
       ending: () => Promise<LightMyRequestResponse>,
     ): Promise<LightMyRequestResponse> {
-      const lock = await lockToken(refreshToken);
+      const lock = await lockToken(t.store.db, refreshToken);
       try {
         const refreshed = refreshing();
-        await waitingFor(lock.pid, 1);
+        await waitingFor(t.store.db, lock.pid, 1);
         const ended = ending();
         // An end that does not wait for the refresh (a password change that revoked nothing) just ends.
-        await Promise.race([waitingFor(lock.pid, 2), ended]);
+        await Promise.race([waitingFor(t.store.db, lock.pid, 2), ended]);
         await lock.release();
         const [response, end] = await Promise.all([refreshed, ended]);
         expect(end.statusCode, end.body).toBeLessThan(400);
