@@ -765,6 +765,17 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     const rows = await events.locator('tbody tr').allTextContents();
     expect(rows.filter((text) => text.includes('client.created')).at(-1)).toContain(CLIENT_ID);
     expect(rows.filter((text) => text.includes('user.created')).at(-1)).toContain('"username":"alice"');
+
+    // A page at a time: each "Older events" appends the page after the last one shown.
+    await filters.getByLabel('Page size').fill('2');
+    await filters.getByRole('button', { name: 'Show events' }).click();
+    const pages = page.getByRole('table', { name: 'Audit events' });
+    await expect.poll(() => pages.locator('tbody tr').count()).toBe(2);
+    for (const shown of [4, 6]) {
+      await page.getByRole('button', { name: 'Older events' }).click();
+      await expect.poll(() => pages.locator('tbody tr').count()).toBe(shown);
+    }
+    expect((await pages.locator('tbody tr td:nth-child(2)').allTextContents()).sort()).toEqual([...Array(3).fill('client.created'), ...Array(3).fill('user.created')]);
     expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
   });
 

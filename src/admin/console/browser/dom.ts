@@ -42,6 +42,32 @@ export function table(caption, headings, rows) {
   );
 }
 
+/**
+ * A table shown a page at a time in results: fetchPage(query) answers {rows, next}; while there
+ * is a next page, a button appends it (the query with cursorParam set to next). Answers the
+ * function that shows the first page of a query in place of what results held.
+ */
+export function pagedTable(results, { caption, headings, fetchPage, cursorParam, more }) {
+  async function load(query, replace) {
+    const { rows, next } = await fetchPage(query);
+    const page = table(caption, headings, rows);
+    const button = next
+      ? h('button', {
+          type: 'button',
+          onclick: guarded(async (event) => {
+            event.currentTarget.remove();
+            const after = new URLSearchParams(query);
+            after.set(cursorParam, next);
+            await load(after, false);
+          }),
+        }, more)
+      : null;
+    if (replace) results.replaceChildren(page, button ?? '');
+    else results.append(page, button ?? '');
+  }
+  return (query) => load(query, true);
+}
+
 /** The message line under the header: successes as a status, failures as an alert. */
 export function say(text, kind = 'ok') {
   const line = document.getElementById('messages');

@@ -3,7 +3,7 @@
  * filtered as the API filters, a page at a time.
  */
 export const EVENTS_JS = String.raw`import { api } from './api.js';
-import { field, guarded, h, table } from './dom.js';
+import { field, guarded, h, pagedTable } from './dom.js';
 
 /** The filters as the API's query; local date-times become ISO 8601 instants. */
 function queryOf(form) {
@@ -47,27 +47,19 @@ export async function eventsView(realm, panel) {
     h('button', { type: 'submit', class: 'primary' }, 'Show events'),
   );
 
-  /** A page of events, and a button for the page after it when there is one. */
-  async function load(query, replace) {
-    const { events, next } = await api.events(realm, query);
-    const page = table('Audit events', ['When', 'Type', 'Client', 'User', 'Address', 'Details'], events.map(row));
-    const more = next
-      ? h('button', {
-          type: 'button',
-          onclick: guarded(async (event) => {
-            event.currentTarget.remove();
-            const after = new URLSearchParams(query);
-            after.set('before', next);
-            await load(after, false);
-          }),
-        }, 'Older events')
-      : null;
-    if (replace) results.replaceChildren(page, more ?? '');
-    else results.append(page, more ?? '');
-  }
+  const show = pagedTable(results, {
+    caption: 'Audit events',
+    headings: ['When', 'Type', 'Client', 'User', 'Address', 'Details'],
+    cursorParam: 'before',
+    more: 'Older events',
+    fetchPage: async (query) => {
+      const { events, next } = await api.events(realm, query);
+      return { rows: events.map(row), next };
+    },
+  });
 
-  form.addEventListener('submit', guarded(() => load(queryOf(form), true)));
-  await load(new URLSearchParams(), true);
+  form.addEventListener('submit', guarded(() => show(queryOf(form))));
+  await show(new URLSearchParams());
   panel.replaceChildren(form, results);
 }
 `;

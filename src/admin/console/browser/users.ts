@@ -4,7 +4,7 @@
  * enrolment, disabling, deletion; a new person.
  */
 export const USERS_JS = String.raw`import { api } from './api.js';
-import { confirmed, deleteButton, field, guarded, h, jsonObject, same, say, secretBox, table } from './dom.js';
+import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, table } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
@@ -231,30 +231,22 @@ function peopleList(realm, open) {
     user.created_at,
   ];
 
-  /** A page of people, and a button for the page after it when there is one. */
-  async function load(query, replace) {
-    const { users, next } = await api.users(realm, query);
-    const page = table('People', ['Username', 'Email', 'Name', 'State', 'Created'], users.map(row));
-    const more = next
-      ? h('button', {
-          type: 'button',
-          onclick: guarded(async (event) => {
-            event.currentTarget.remove();
-            const after = new URLSearchParams(query);
-            after.set('cursor', next);
-            await load(after, false);
-          }),
-        }, 'More people')
-      : null;
-    if (replace) results.replaceChildren(page, more ?? '');
-    else results.append(page, more ?? '');
-  }
+  const show = pagedTable(results, {
+    caption: 'People',
+    headings: ['Username', 'Email', 'Name', 'State', 'Created'],
+    cursorParam: 'cursor',
+    more: 'More people',
+    fetchPage: async (query) => {
+      const { users, next } = await api.users(realm, query);
+      return { rows: users.map(row), next };
+    },
+  });
 
   const queryOf = () => {
     const text = search.elements.search.value.trim();
     return new URLSearchParams(text ? { search: text } : {});
   };
-  search.addEventListener('submit', guarded(() => load(queryOf(), true)));
-  return { element: h('div', {}, search, results), refresh: () => load(queryOf(), true) };
+  search.addEventListener('submit', guarded(() => show(queryOf())));
+  return { element: h('div', {}, search, results), refresh: () => show(queryOf()) };
 }
 `;
