@@ -79,14 +79,16 @@ function runHealthCheck(words: string[], port: number): Promise<number | null> {
 }
 
 describe('Dockerfile', () => {
-  it('builds in a stage of its own: npm ci compiles src/ with the build tsconfig and writes the initdb copy (the prepare script)', () => {
+  it('builds in a stage of its own: npm ci compiles the resource-server workspace, then src/ with the build tsconfig, and writes the initdb copy (the prepare script)', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const copied = copiedPaths(build).map((copy) => copy.source);
-    for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']) expect(copied).toContain(file);
+    for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'packages']) expect(copied).toContain(file);
     expect(instructionsOf(build, 'RUN').map((i) => i.args).join('\n')).toMatch(/\bnpm ci\b/);
     expect(packageJson.scripts.prepare).toBe('npm run build');
-    // The copy of PGlite's initdb cluster goes to dist/, which the runtime stage takes whole.
-    expect(packageJson.scripts.build).toBe('tsc -p tsconfig.build.json && node dist/store/pglite-initdb.js');
+    // The server imports the workspace package (packages/resource-server), built first; the copy
+    // of PGlite's initdb cluster goes to dist/, which the runtime stage takes whole, beside packages/.
+    expect(packageJson.scripts.build).toBe('npm run build -w @realmgate/resource-server && tsc -p tsconfig.build.json && node dist/store/pglite-initdb.js');
+    expect(copiedPaths(runtime).map((copy) => copy.source)).toEqual(expect.arrayContaining(['/app/dist', '/app/packages']));
     expect(buildConfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
     // Nothing the build needs is kept out of the context.
     const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
