@@ -261,7 +261,8 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       if ('error' in outcome) return again(outcome.error);
       if ('notice' in outcome) return showNode(request, reply, resumed, walk, { notice: outcome.notice });
       // A node that names a disabled person (a password, a passkey) ends the sign-in (CONTRACT.md §10); said only once their credential passed.
-      if ('passed' in outcome && !(await store.users.getById(realm.name, outcome.passed.userId))?.enabled) {
+      // A person disabled after this check is refused when the session is written (AuthorizationFlow).
+      if ('passed' in outcome && outcome.disabled) {
         recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: outcome.passed.userId, reason: 'disabled' });
         return sendAccountDisabled(request, reply);
       }

@@ -20,8 +20,12 @@ export interface NodeContext {
 }
 
 export type NodeOutcome =
-  /** The person passed the node: its `success` outcome, unless another is named. */
-  | { readonly passed: Passed }
+  /**
+   * The person passed the node: its `success` outcome, unless another is named. A node that
+   * identifies the person (a password, a passkey without a known person) says whether their
+   * account is disabled, from the record it read.
+   */
+  | { readonly passed: Passed; readonly disabled?: boolean }
   /** The person took another outcome of the node without passing it (a passkey they do not have). */
   | { readonly outcome: string }
   /** Shown on the node's page again, in its language; `failure` counts towards brute-force limits. */

@@ -73,7 +73,8 @@ export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'w
         if (form.unavailable !== undefined && offersUnavailable(node)) return { outcome: 'unavailable' };
         const outcome = await relyingParty.verifyAuthentication(realm.name, bindingOf(context), form.credential, {});
         if (!outcome.ok) return failedWith(context, outcome);
-        return { passed: { userId: outcome.passkey.userId, amr: outcome.amr } };
+        const disabled = (await store.users.getById(realm.name, outcome.passkey.userId))?.enabled !== true;
+        return { passed: { userId: outcome.passkey.userId, amr: outcome.amr }, disabled };
       }
       if ((await store.passkeys.listForUser(realm.name, userId)).length === 0) {
         if (node.type !== 'passkey' || !node.enrol) return { outcome: 'unavailable' };
