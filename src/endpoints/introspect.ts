@@ -55,6 +55,8 @@ interface ActiveToken {
   keyThumbprint?: string | undefined;
   act?: Actor | undefined;
   audience?: readonly string[] | undefined;
+  /** A JWT access token (RFC 9068): nothing stored that a disable or a deletion would revoke. */
+  stateless?: true;
 }
 
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
@@ -79,16 +81,21 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
   };
 }
 
-/**
- * A stateless access token (RFC 9068): verified against the realm's published keys, its
- * `jti` and grant checked against the deny list, its person enabled: a grant that stored
- * nothing (an assertion's) is not found by the disable that revokes the person's grants
- * (CONTRACT.md §10), so their flag is read here.
- */
-async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier; users: UserStore }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
+/** A stateless access token (RFC 9068): verified against the realm's published keys, its `jti` and grant checked against the deny list. */
+async function jwtToken(deps: { jwtAccessTokens: JwtAccessTokenVerifier }, realm: RequestRealm, token: string): Promise<ActiveToken | undefined> {
   const jwt = await deps.jwtAccessTokens.active(realm, token);
-  if (jwt?.userId !== undefined && !(await deps.users.getById(realm.name, jwt.userId))?.enabled) return undefined;
-  return jwt && { ...jwt, tokenType: accessTokenType(jwt) };
+  return jwt && { ...jwt, tokenType: accessTokenType(jwt), stateless: true };
+}
+
+/**
+ * The username of the token's person while the token stands for them. A stored token of a
+ * deleted or disabled person was deleted or revoked with them; a JWT of a grant that stored
+ * nothing (an assertion's) is found by neither, so its person's record is read (CONTRACT.md §10).
+ */
+async function usernameWhileActive(users: UserStore, realm: RequestRealm, token: ActiveToken & { userId: string }): Promise<string | undefined> {
+  if (!token.stateless) return users.usernameOf(realm.name, token.userId);
+  const user = await users.getById(realm.name, token.userId);
+  return user?.enabled ? user.username : undefined;
 }
 
 /**
@@ -103,8 +110,8 @@ async function describe(
   token: ActiveToken | undefined,
 ) {
   if (!token || (token.clientId !== client.client_id && !client.introspect_any_token)) return INACTIVE;
-  // A token whose person no longer exists (issued while the user was being deleted) is not active.
-  const username = token.userId === undefined ? undefined : await deps.users.usernameOf(realm.name, token.userId);
+  // A token whose person no longer exists (issued while the user was being deleted) or is disabled is not active.
+  const username = token.userId === undefined ? undefined : await usernameWhileActive(deps.users, realm, { ...token, userId: token.userId });
   if (token.userId !== undefined && username === undefined) return INACTIVE;
   const mapped = token.userId === undefined ? undefined : await deps.scopeClaims.claimsFor(realm.name, scopeNames(token.scope), token.userId, ['introspection']);
   return {

@@ -86,10 +86,12 @@ async function ownAccessToken(
   realm: RequestRealm,
   token: string,
 ): Promise<{ token: PresentedToken; issuedTo: string; audience: readonly string[] | undefined } | undefined> {
-  const found = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
+  const jwt = looksLikeJwt(token);
+  const found = jwt ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
   if (!found) return undefined;
-  // A JWT access token of a grant that stored nothing outlives its person's disable (CONTRACT.md §10): their flag is read here.
-  if (found.userId !== undefined && !(await deps.users.getById(realm.name, found.userId))?.enabled) return undefined;
+  // A JWT access token of a grant that stored nothing outlives its person's disable (CONTRACT.md §10): their flag is read
+  // here. A stored token was revoked by the disable.
+  if (jwt && found.userId !== undefined && !(await deps.users.getById(realm.name, found.userId))?.enabled) return undefined;
   return {
     token: {
       subject: found.subject,

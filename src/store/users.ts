@@ -205,9 +205,6 @@ export class UserStore {
       const id = await this.idOf(realm, username, tx);
       const denied = id === undefined ? undefined : await this.endGrantsWithin(tx, realm, id);
       const written = denied && (await write(tx, id));
-      // Sessions begun while this waited for the person's row: they locked it first, and so
-      // are committed now; those begun after the flag is cleared are not begun at all.
-      if (written && disabling) denied.push(...(await this.endSessionsWithin(tx, realm, written.user.id)));
       return written && { ...written, denied };
     });
     if (!updated) return undefined;
@@ -262,25 +259,18 @@ export class UserStore {
       params,
     );
     await tx.query('DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND used_at IS NULL', params);
-    const sessions = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', params);
+    const ended = async () => (await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', params)).rows;
+    const sessions = await ended();
     // FOR UPDATE, not the weaker lock of an UPDATE of the row, which would not wait for issuance's FOR KEY SHARE.
     const locked = await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', params);
     if (locked.rows.length === 0) return undefined;
+    // Sessions begun while this waited for the person's row (a sign-in holds it FOR KEY SHARE,
+    // and so committed first): a password change or a disable ends them too.
+    sessions.push(...(await ended()));
     await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2::uuid AND revoked_at IS NULL', params);
     const denied = (await tx.query<DenialRow>(DENY_PERSON_GRANTS, params)).rows;
     // JWT access tokens of grants with nothing stored carry their session's sid.
-    for (const { sid } of sessions.rows) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
-    return denied;
-  }
-
-  /**
-   * Ends the person's sessions left in `tx`, which holds their row (their stored tokens are
-   * revoked already), and denies the JWT access tokens that carry those sessions' `sid`.
-   */
-  private async endSessionsWithin(tx: Queryable, realm: string, userId: string): Promise<DenialRow[]> {
-    const sessions = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', [realm, userId]);
-    const denied: DenialRow[] = [];
-    for (const { sid } of sessions.rows) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
+    for (const { sid } of sessions) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
     return denied;
   }
 
