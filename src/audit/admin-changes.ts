@@ -27,7 +27,7 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   'DELETE /realms/:realm': { type: 'realm.deleted' },
   'PUT /realms/:realm/import': { type: 'realm.imported', describe: ({ answer }) => ({ details: importCounts(answer) }) },
   // Not a change, but with `users=true` it reads every password hash of the realm.
-  'GET /realms/:realm/export': { type: 'realm.exported', describe: ({ answer }) => ({ details: { users: 'users' in answer } }) },
+  'GET /realms/:realm/export': { type: 'realm.exported', describe: ({ query }) => ({ details: { users: query.users === 'true' } }) },
   'POST /realms/:realm/clients': {
     type: 'client.created',
     describe: ({ answer }) => ({ clientId: text(answer.client_id), details: { client_type: answer.client_type, grant_types: answer.grant_types } }),
@@ -127,7 +127,9 @@ export function recordAdminChanges(app: FastifyInstance): void {
     const body = (request.body !== null && typeof request.body === 'object' ? request.body : {}) as Fields;
     const query = (request.query !== null && typeof request.query === 'object' ? request.query : {}) as Fields;
     const common = fromParams(params);
-    const described = change.describe?.({ params, query, body, answer: parsedAnswer(payload) }) ?? {};
+    // The answer is parsed only for an event that reads it: an export's may hold a whole realm.
+    let answer: Fields | undefined;
+    const described = change.describe?.({ params, query, body, get answer() { return (answer ??= parsedAnswer(payload)); } }) ?? {};
     const realm = params.realm ?? text(body.name);
     if (realm === undefined) return payload;
     app.audit.record({
