@@ -139,11 +139,12 @@ export class UserStore {
    * Undefined when the username is taken (or the id, when one is given: a realm's import keeps
    * the `sub` of the person it brings). No password hash: a person who signs in otherwise.
    */
-  async create(realm: string, username: string, passwordHash: string | undefined, claims: Claims, id?: string): Promise<User | undefined> {
+  /** A new person; `imported` keeps the id and the flag of a realm's document (src/admin/realm-data/). */
+  async create(realm: string, username: string, passwordHash: string | undefined, claims: Claims, imported: { id?: string; enabled?: boolean } = {}): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(
-      `INSERT INTO users (realm, id, username, password_hash, claims) VALUES ($1, coalesce($5::uuid, gen_random_uuid()), $2, $3, $4::jsonb)
+      `INSERT INTO users (realm, id, username, password_hash, claims, enabled) VALUES ($1, coalesce($5::uuid, gen_random_uuid()), $2, $3, $4::jsonb, $6)
        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [realm, username, passwordHash ?? null, JSON.stringify(claims), id ?? null],
+      [realm, username, passwordHash ?? null, JSON.stringify(claims), imported.id ?? null, imported.enabled ?? true],
     );
     return result.rows[0] && toUser(result.rows[0]);
   }

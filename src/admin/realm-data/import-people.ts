@@ -124,9 +124,9 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
 
     if (!existing) {
       planner.create(entry.username, async (tx) => {
-        const user = await tx.users.create(ctx.realm, entry.username, entry.password_hash, claims, entry.sub);
+        // A new person has nothing to end: a disabled one is created disabled.
+        const user = await tx.users.create(ctx.realm, entry.username, entry.password_hash, claims, { id: entry.sub, enabled });
         if (!user) throw conflict(`${path}: a person of this username or sub was created meanwhile`);
-        if (!enabled) await tx.users.update(ctx.realm, user.username, { enabled });
         // Their links are made by the last write, which runs after this one.
         for (const identity of wanted) newLinks.push(link(path, user.id, identity));
         await changeMemberships(tx, path, entry.username, NONE, { roles, groups });
