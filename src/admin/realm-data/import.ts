@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Journey } from '../../authn/journeys/graph.js';
 import { journeyNamed } from '../../authn/journeys/select.js';
 import { realmNameProblem } from '../../realms/names.js';
@@ -18,7 +19,8 @@ import { planGroups, planRoles } from './import-roles.js';
 import { type FinalResource, checkResourceScopes, planResources, resourcesAsTheyAre } from './import-resources.js';
 import { planScopes } from './import-scopes.js';
 import { planTrustedIssuers } from './import-trusted-issuers.js';
-import { type PlanContext, type SectionPlan, type SectionSummary, invalidAt, problemsAt } from './plan.js';
+import type { RealmImportSummarySchema } from './summary-schema.js';
+import { type PlanContext, type SectionPlan, invalidAt, problemsAt } from './plan.js';
 
 /** The sections of a document, in the order their writes are applied: what an entry names is written before it. */
 const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'resources', 'clients', 'users'] as const;
@@ -30,13 +32,7 @@ type Section = (typeof SECTIONS)[number];
  * clients and identity providers that have no secret yet, which an admin sets after the import
  * (docs/realms-as-data.md).
  */
-export interface ImportSummary {
-  realm: string;
-  realm_created: boolean;
-  prune: boolean;
-  sections: Partial<Record<Section, SectionSummary>>;
-  secrets_to_set: { clients: string[]; identity_providers: string[] };
-}
+export type ImportSummary = z.output<typeof RealmImportSummarySchema>;
 
 export interface ImportOptions {
   /** What a section of the document leaves out is deleted: the document is the whole truth of the sections it has. */
@@ -73,22 +69,28 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
     if (document.settings) ({ plan: plans.settings, settings } = planSettings(ctx, realm, document.settings));
     let finalJourneys: Readonly<Record<string, Journey>> = realm.journeys;
     if (journeys) ({ plan: plans.journeys, journeys: finalJourneys } = planJourneys(ctx, realm, journeys));
-    let scopes = new Set((await tx.scopes.list(name)).map((scope) => scope.name));
+    // A section the document has is read by its planner; one it leaves out, as it is.
+    let scopes: Set<string>;
     if (document.scopes) ({ plan: plans.scopes, names: scopes } = await planScopes(ctx, document.scopes));
-    let roles = new Set((await tx.roles.list(name)).map((role) => role.name));
+    else scopes = new Set((await tx.scopes.list(name)).map((scope) => scope.name));
+    let roles: Set<string>;
     if (document.roles) ({ plan: plans.roles, names: roles } = await planRoles(ctx, document.roles));
-    let groups = new Set((await tx.groups.list(name)).map((group) => group.name));
+    else roles = new Set((await tx.roles.list(name)).map((role) => role.name));
+    let groups: Set<string>;
     if (document.groups) ({ plan: plans.groups, names: groups } = await planGroups(ctx, document.groups, roles));
-    let aliases = new Set((await tx.identityProviders.list(name)).map((provider) => provider.alias));
+    else groups = new Set((await tx.groups.list(name)).map((group) => group.name));
+    let aliases: Set<string>;
     const secretsToSet: ImportSummary['secrets_to_set'] = { clients: [], identity_providers: [] };
     if (document.identity_providers) {
       ({ plan: plans.identity_providers, aliases, secretsToSet: secretsToSet.identity_providers } = await planIdentityProviders(ctx, document.identity_providers));
-    }
+    } else aliases = new Set((await tx.identityProviders.list(name)).map((provider) => provider.alias));
     if (document.trusted_issuers) plans.trusted_issuers = await planTrustedIssuers(ctx, document.trusted_issuers);
-    let resources: FinalResource[] = await resourcesAsTheyAre(tx, name);
+    let resources: FinalResource[];
     if (document.resources) ({ plan: plans.resources, resources } = await planResources(ctx, document.resources));
-    let clients = await clientsAsTheyAre(tx, name);
+    else resources = await resourcesAsTheyAre(tx, name);
+    let clients: Awaited<ReturnType<typeof clientsAsTheyAre>>;
     if (document.clients) ({ plan: plans.clients, clients, secretsToSet: secretsToSet.clients } = await planClients(ctx, document.clients));
+    else clients = await clientsAsTheyAre(tx, name);
     if (document.users) plans.users = await planPeople(ctx, document.users, { aliases, roles, groups });
 
     checkReferences({ journeys: finalJourneys, settings }, scopes, clients);

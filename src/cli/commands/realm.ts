@@ -3,6 +3,8 @@ import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
 import { fields, notice, printJson, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
+import type { ImportSummary } from '../../admin/realm-data/import.js';
+import type { SectionSummary } from '../../admin/realm-data/plan.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 import { readJson } from './input.js';
 
@@ -27,28 +29,12 @@ export function realmView(realm: RealmView): string {
   ].join('\n');
 }
 
-interface SectionSummary {
-  created: string[];
-  changed: string[];
-  deleted: string[];
-  unchanged: number;
-}
-
-/** The answer of `PUT /admin/realms/{realm}/import` (src/admin/realm-data/import.ts). */
-interface ImportSummary {
-  realm: string;
-  realm_created: boolean;
-  prune: boolean;
-  sections: Record<string, SectionSummary>;
-  secrets_to_set: { clients: string[]; identity_providers: string[] };
-}
-
 const PEOPLE_NOTICE = 'The document holds the password hashes of the realm\'s people: keep it as a secret.';
 
 /** What an import did, section by section, and the commands that give what it brought a secret. */
 export function importSummary(summary: ImportSummary): string {
   const realm = printable(summary.realm);
-  const sections = Object.entries(summary.sections);
+  const sections = Object.entries(summary.sections).filter((entry): entry is [string, SectionSummary] => entry[1] !== undefined);
   const lines = [`Realm ${realm} ${summary.realm_created ? 'created' : 'imported'}${summary.prune ? ' (pruned)' : ''}.`];
   if (sections.length > 0) {
     lines.push(
