@@ -1,6 +1,7 @@
 import type { Client } from '../store/clients.js';
-import type { TransactionPurpose } from '../store/authorization-flow.js';
+import type { AuthorizationTransaction, TransactionPurpose } from '../store/authorization-flow.js';
 import { type RealmJourneys, type SelectedJourney, selectJourney } from './journeys/select.js';
+import { type JourneyProgress, beginJourney } from './journeys/walk.js';
 
 /**
  * The journey a transaction's sign-in walks (CONTRACT.md §8): the client's (or, for a plain
@@ -13,4 +14,19 @@ export function journeyOfTransaction(realm: RealmJourneys, purpose: TransactionP
     clientJourney: purpose.kind === 'sign-in' ? purpose.journey : client?.journey,
     acrValues: purpose.kind === 'authorize' ? purpose.request.acrValues : undefined,
   });
+}
+
+/**
+ * The transaction's journey and where its sign-in stands as stored, before the decided nodes
+ * are taken (`settle`). A sign-in whose journey changed under it (or began before journeys)
+ * starts again. Undefined as `journeyOfTransaction` is.
+ */
+export function storedWalkOf(
+  realm: RealmJourneys,
+  resumed: { transaction: Pick<AuthorizationTransaction, 'purpose' | 'progress'>; client: Client | undefined },
+): { selected: SelectedJourney; progress: JourneyProgress } | undefined {
+  const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
+  if (!selected) return undefined;
+  const stored = resumed.transaction.progress;
+  return { selected, progress: stored?.journey === selected.name ? stored : beginJourney(selected.name, selected.journey) };
 }

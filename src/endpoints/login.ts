@@ -8,11 +8,11 @@ import { journeyFacts } from '../authn/journey-facts.js';
 import { finalAmr } from '../authn/journeys/amr.js';
 import type { JourneyNode } from '../authn/journeys/graph.js';
 import type { SelectedJourney } from '../authn/journeys/select.js';
-import { type JourneyProgress, beginJourney, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
+import { type JourneyProgress, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
 import type { NodeContext, NodeRunner, Shown } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
-import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import { storedWalkOf } from '../authn/transaction-journey.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
@@ -79,13 +79,9 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 
   /** The transaction's journey and where it stands, its decided nodes taken. */
   async function walkOf(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction): Promise<Walk | undefined> {
-    const realm = request.realm;
-    const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
-    if (!selected) return undefined;
-    const stored = resumed.transaction.progress;
-    // A sign-in whose journey changed under it (or began before journeys) starts again.
-    const progress = stored?.journey === selected.name ? stored : beginJourney(selected.name, selected.journey);
-    return { selected, progress: await settle(selected.journey, progress, factsOf(request, reply, resumed)) };
+    const stored = storedWalkOf(request.realm, resumed);
+    if (!stored) return undefined;
+    return { selected: stored.selected, progress: await settle(stored.selected.journey, stored.progress, factsOf(request, reply, resumed)) };
   }
 
   /** Takes the decided nodes after a step of the person's. */

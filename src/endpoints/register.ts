@@ -1,16 +1,17 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type ResumedTransaction, pageUrl } from '../authn/authorization-flow.js';
-import { beginJourney, currentNode, follow } from '../authn/journeys/walk.js';
+import { journeyFacts } from '../authn/journey-facts.js';
+import { currentNode, follow, settle } from '../authn/journeys/walk.js';
 import { PASSWORD_AMR } from '../authn/password.js';
 import type { Mailed } from '../authn/self-service/verification.js';
 import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/registration.js';
-import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import type { RiskAssessor } from '../authn/risk.js';
+import { storedWalkOf } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
 import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
 import { type RegistrationKept, registrationPage } from '../pages/self-service/registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
-import type { RequestRealm } from '../realms/resolve.js';
 import { sha256 } from '../tokens/secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
@@ -38,7 +39,7 @@ function createdMessage(t: Messages, mailed: Mailed | undefined, email: string):
  * they had passed its password node; otherwise a page says the account exists. Posts count
  * against the address's limit of the sign-in pages.
  */
-export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
+export function registrationEndpoint(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   function show(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction | undefined, kept: RegistrationKept, error?: string) {
@@ -55,11 +56,14 @@ export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAs
    * The sign-in goes on as the new person's when it waits for someone to say who they are
    * (a password or a `register` node): that node passes with `pwd`. Undefined when it cannot.
    */
-  async function continueSignIn(realm: RequestRealm, resumed: ResumedTransaction, userId: string): Promise<string | undefined> {
-    const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
-    if (!selected) return undefined;
-    const stored = resumed.transaction.progress;
-    const progress = stored?.journey === selected.name ? stored : beginJourney(selected.name, selected.journey);
+  async function continueSignIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, userId: string): Promise<string | undefined> {
+    const realm = request.realm;
+    const stored = storedWalkOf(realm, resumed);
+    if (!stored) return undefined;
+    const { selected } = stored;
+    // The nodes decided before anyone is known (a condition on the client) are taken, as the sign-in page takes them.
+    const source = () => ({ device: cookies.device(request, reply, realm), address: request.ip });
+    const progress = await settle(selected.journey, stored.progress, journeyFacts({ store, risk: deps.risk }, realm, { source, clientId: resumed.client?.client_id }));
     const node = currentNode(selected.journey, progress);
     if (progress.userId !== undefined || (node.type !== 'password' && node.type !== 'register')) return undefined;
     await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: PASSWORD_AMR }));
@@ -84,7 +88,7 @@ export function registrationEndpoint(deps: SelfServicePageDeps): FastifyPluginAs
       const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, locale: localeOf(request), via: 'register_page' });
       if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.map((problem) => problem(t)).join(' '));
 
-      const signIn = resumed && (await continueSignIn(realm, resumed, registration.user.id));
+      const signIn = resumed && (await continueSignIn(request, reply, resumed, registration.user.id));
       if (signIn) return reply.redirect(signIn, 303);
       const page = donePage(t, {
         title: t.register.createdTitle,

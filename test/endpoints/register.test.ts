@@ -134,6 +134,27 @@ describe('self-registration', () => {
     expect(claims.email_verified).toBe(false);
   });
 
+  it("goes on with the sign-in when its journey decides a node before the password (a condition on the client)", async () => {
+    const { realm, clientId } = await selfServiceRealm(t, { self_registration: true });
+    const journey = {
+      start: 'which',
+      nodes: {
+        which: { type: 'condition', if: { client_in: [clientId] }, next: { true: 'pw', false: 'pw' } },
+        pw: { type: 'password', next: { success: 'done' } },
+      },
+    };
+    expect((await t.admin.request('PUT', `/realms/${realm}/journeys/default`, journey)).statusCode).toBeLessThan(300);
+    const browser = new TestBrowser(t.app, BASE_URL);
+    const { loginUrl, verifier } = await beginSignIn(browser, realm, clientId);
+    const link = hrefWith((await browser.get(loginUrl)).body, '/register');
+    const username = name('heidi');
+    const registered = await browser.submit(link!, await browser.get(link!), { username, email: `${username}@example.com`, password: GOOD_PASSWORD });
+    expect(registered.statusCode, registered.body).toBe(303);
+    expect(location(registered)).toBe(loginUrl);
+    const { claims } = await exchangeCode(t, realm, clientId, await browser.get(loginUrl), verifier);
+    expect(claims.sub).toBe((await userOf(realm, username)).json().sub);
+  });
+
   it('counts posts against the address limit of the sign-in pages', async () => {
     const { realm } = await selfServiceRealm(t, { self_registration: true, rate_limit_sign_in: 2 });
     const browser = new TestBrowser(t.app, BASE_URL);
