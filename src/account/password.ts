@@ -29,13 +29,15 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
   const bruteForce = new BruteForceGuard(store.attemptCounters);
 
   /** This browser's sign-in, in a new session: the change ended the one it had. */
-  async function renewSession(reply: FastifyReply, tools: AccountTools, holder: AccountHolder): Promise<void> {
+  /** False when no session began: the person was disabled or deleted meanwhile. */
+  async function renewSession(reply: FastifyReply, tools: AccountTools, holder: AccountHolder): Promise<boolean> {
     const { realm, session } = holder;
     const secret = randomSecret();
     const lifetimeSeconds = Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
     const { authTime, amr, journey, acr } = session;
-    await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, lifetimeSeconds });
+    if (!(await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, lifetimeSeconds }))) return false;
     tools.cookies.setSession(reply, realm, secret, lifetimeSeconds);
+    return true;
   }
 
   return {
@@ -67,9 +69,13 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
 
         const problem = newPasswordProblem(form.new_password ?? '', realm.settings, { username, email: emailOf(user) });
         if (problem) return again(problem(t));
-        await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
-        await renewSession(reply, tools, holder);
-        app.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
+        const changed = await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
+        if (changed) app.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
+        // Deleted or disabled meanwhile: their session is gone, and none begins; the account page asks for a sign-in.
+        if (!changed || !(await renewSession(reply, tools, holder))) {
+          tools.cookies.clearSession(reply, realm);
+          return reply.redirect(`${realm.issuer}/account`, 303);
+        }
         return tools.backToAccount(reply, realm, t.account.password.changed);
       });
     },
