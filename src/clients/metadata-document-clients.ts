@@ -58,11 +58,12 @@ export class MetadataDocumentClients {
 
   /** The client the URL describes in the realm; a MetadataDocumentError says why there is none. */
   async client(realm: RequestRealm, clientId: string): Promise<Client> {
-    const problem = clientIdUrlProblem(clientId);
-    if (problem) throw new MetadataDocumentError(problem);
-    const document = await this.fetcher.document(clientId);
     const key = `${realm.name} ${clientId}`;
     const entry = this.entries.get(key);
+    // A URL with an entry was checked when the entry was made.
+    const problem = entry ? undefined : clientIdUrlProblem(clientId);
+    if (problem) throw new MetadataDocumentError(problem);
+    const document = await this.fetcher.document(clientId);
     if (entry && entry.document === document && entry.settings === realm.settings) return entry.client;
 
     let metadata;
