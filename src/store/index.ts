@@ -17,7 +17,7 @@ import { OneTimeCodeStore } from './one-time-codes.js';
 import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { RequestBudgetStore } from './request-budgets.js';
-import { ResourceStore } from './resources.js';
+import { type ResourceCache, ResourceStore } from './resources.js';
 import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
 import { SpentAssertionStore } from './spent-assertions.js';
@@ -41,11 +41,12 @@ const CACHE_LIMITS = {
   trustedIssuers: { max: 10_000, ttlMs: 5 * 60_000 },
   scopes: { max: 10_000, ttlMs: 5 * 60_000 },
   identityProviders: { max: 10_000, ttlMs: 5 * 60_000 },
+  resources: { max: 10_000, ttlMs: 5 * 60_000 },
 };
 
 /**
  * The repositories a transaction offers, bound to its connection. Those whose rows are cached
- * (realms, clients, scopes, trusted issuers, identity providers) read the database itself
+ * (realms, clients, scopes, trusted issuers, identity providers, resources) read the database itself
  * within it, and their writes drop what the caches hold again once the transaction commits.
  */
 export type StoreTransaction = Pick<
@@ -136,12 +137,13 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
   const trustedIssuerCache = new SharedCache<TrustedIssuer>('trusted_issuers', db, CACHE_LIMITS.trustedIssuers);
   const scopeCache: ScopeCache = new SharedCache('scopes', db, CACHE_LIMITS.scopes);
   const identityProviderCache = new SharedCache<RealmProviders>('identity_providers', db, CACHE_LIMITS.identityProviders);
+  const resourceCache: ResourceCache = new SharedCache('resources', db, CACHE_LIMITS.resources);
   const revokedJwts = new RevokedJwts(db);
-  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache, revokedJwts]);
+  await listenForInvalidations(db, [realmCache, clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache, resourceCache, revokedJwts]);
   await revokedJwts.load();
   return {
     db,
-    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache]),
+    realms: new RealmStore(db, realmCache, [clientCache, signingKeyCache, trustedIssuerCache, scopeCache, identityProviderCache, resourceCache]),
     clients: new ClientStore(db, clientCache),
     users: new UserStore(db, revokedJwts),
     scopes: new ScopeStore(db, scopeCache),
@@ -171,7 +173,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     roles: new RoleStore(db),
     groups: new GroupStore(db),
     memberships: new MembershipStore(db),
-    resources: new ResourceStore(db),
+    resources: new ResourceStore(db, resourceCache),
     async transaction(work) {
       const committed: Invalidation[] = [];
       const result = await db.transaction((connection) => {
@@ -185,7 +187,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
           tokens: new TokenStore(tx, revokedJwts),
           pendingAuthorizations: new PendingAuthorizationStore(tx),
           get realms() {
-            const owned = () => [within(clientCache), within(signingKeyCache), within(trustedIssuerCache), within(scopeCache), within(identityProviderCache)];
+            const owned = () => [within(clientCache), within(signingKeyCache), within(trustedIssuerCache), within(scopeCache), within(identityProviderCache), within(resourceCache)];
             return once('realms', () => new RealmStore(tx, within(realmCache), owned()));
           },
           get clients() {
@@ -213,7 +215,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
             return once('memberships', () => new MembershipStore(tx));
           },
           get resources() {
-            return once('resources', () => new ResourceStore(tx));
+            return once('resources', () => new ResourceStore(tx, within(resourceCache)));
           },
         });
       });

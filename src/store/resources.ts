@@ -1,3 +1,4 @@
+import { type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
 
 /** A registered resource of a realm (CONTRACT.md §10, RFC 8707): an API its clients may ask tokens for. */
@@ -30,25 +31,43 @@ const toResource = (row: ResourceRow): Resource => ({ identifier: row.identifier
 
 const COLUMNS = 'identifier, name, scopes';
 
+/**
+ * A realm's resources, cached per instance as "{realm}/all" (by identifier, in identifier
+ * order): /authorize, PAR, the consent page and the token endpoint read them for every request
+ * that names a `resource`, and an admin changes them rarely. A change invalidates them on every
+ * instance as it commits; so does the realm's creation or deletion (src/store/realms.ts).
+ */
+export type ResourceCache = SharedCache<ReadonlyMap<string, Resource>>;
+
 /** The registered resources of each realm, by identifier. */
 export class ResourceStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: ResourceCache,
+  ) {}
+
+  private async all(realm: string): Promise<ReadonlyMap<string, Resource>> {
+    const resources = await this.cache.get(`${realm}/all`, async () => {
+      const result = await this.db.query<ResourceRow>(`SELECT ${COLUMNS} FROM resources WHERE realm = $1 ORDER BY identifier COLLATE "C"`, [realm]);
+      return new Map(result.rows.map((row) => [row.identifier, toResource(row)]));
+    });
+    return resources ?? new Map();
+  }
 
   /** In identifier order (byte order, the same on every database). */
   async list(realm: string): Promise<Resource[]> {
-    const result = await this.db.query<ResourceRow>(`SELECT ${COLUMNS} FROM resources WHERE realm = $1 ORDER BY identifier COLLATE "C"`, [realm]);
-    return result.rows.map(toResource);
+    return [...(await this.all(realm)).values()];
   }
 
   async get(realm: string, identifier: string): Promise<Resource | undefined> {
-    return (await this.find(realm, [identifier]))[0];
+    return (await this.all(realm)).get(identifier);
   }
 
   /** Those of `identifiers` that are registered in the realm. */
   async find(realm: string, identifiers: readonly string[]): Promise<Resource[]> {
     if (identifiers.length === 0) return [];
-    const result = await this.db.query<ResourceRow>(`SELECT ${COLUMNS} FROM resources WHERE realm = $1 AND identifier = ANY ($2::text[])`, [realm, identifiers]);
-    return result.rows.map(toResource);
+    const resources = await this.all(realm);
+    return [...new Set(identifiers)].flatMap((identifier) => resources.get(identifier) ?? []);
   }
 
   /**
@@ -57,7 +76,7 @@ export class ResourceStore {
    * is missing, nothing changes.
    */
   put(realm: string, change: ResourceChange): Promise<ResourcePut> {
-    return this.db.transaction(async (tx) => {
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
       const missingScopes = await missing(tx, realm, change.scopes ?? []);
       if (missingScopes.length > 0) return { missingScopes };
       const result = await tx.query<ResourceRow & { created: boolean }>(
@@ -74,18 +93,16 @@ export class ResourceStore {
     });
   }
 
-  async delete(realm: string, identifier: string): Promise<boolean> {
-    const result = await this.db.query('DELETE FROM resources WHERE realm = $1 AND identifier = $2', [realm, identifier]);
-    return result.rowCount > 0;
+  delete(realm: string, identifier: string): Promise<boolean> {
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], async (tx) => {
+      const result = await tx.query('DELETE FROM resources WHERE realm = $1 AND identifier = $2', [realm, identifier]);
+      return result.rowCount > 0;
+    });
   }
 
   /** The identifiers of the resources that list `scope`. */
   async listingScope(realm: string, scope: string): Promise<string[]> {
-    const result = await this.db.query<{ identifier: string }>(
-      'SELECT identifier FROM resources WHERE realm = $1 AND $2 = ANY (scopes) ORDER BY identifier COLLATE "C"',
-      [realm, scope],
-    );
-    return result.rows.map((row) => row.identifier);
+    return [...(await this.all(realm)).values()].filter((resource) => resource.scopes?.includes(scope)).map((resource) => resource.identifier);
   }
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT, createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp } from '../support/app.js';
+import { AdminClient, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import {
   authorize,
   codeRequest,
@@ -355,5 +355,36 @@ describe('registered resources and resource indicators (RFC 8707)', () => {
       expect((await t.admin.request('PUT', `/realms/${b}/resources`, { identifier: ORDERS })).statusCode).toBe(201);
       expect(ok(await tokenRequest(t.app, b, service, { grant_type: 'client_credentials', resource: ORDERS })).scope).toBe('orders:read');
     });
+  });
+});
+
+describe('registered resources on two instances', () => {
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
+  beforeAll(async () => {
+    instances = await startTwoInstances();
+  });
+  afterAll(() => instances?.close());
+
+  /** B's cached resources are dropped by the change's notification, which arrives as the change commits. */
+  async function eventually(check: () => Promise<number>, status: number): Promise<void> {
+    const deadline = Date.now() + 2_000;
+    while ((await check()) !== status && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await check()).toBe(status);
+  }
+
+  it('a resource registered on one instance is taken by the other, and refused there once it is deleted', async () => {
+    const { a, b } = instances;
+    const admin = new AdminClient(a);
+    await admin.createRealm('shared');
+    await admin.putScope('shared', 'orders:read');
+    const created = await admin.createClient('shared', { grant_types: ['client_credentials'], scope: 'orders:read' });
+    const service: ServiceClient = { clientId: created.client_id, secret: created.client_secret as string };
+    const asked = async () => (await tokenRequest(b, 'shared', service, { grant_type: 'client_credentials', resource: ORDERS })).statusCode;
+
+    expect(await asked()).toBe(400);
+    expect((await admin.request('PUT', '/realms/shared/resources', { identifier: ORDERS })).statusCode).toBe(201);
+    await eventually(asked, 200);
+    expect((await admin.request('DELETE', `/realms/shared/resources?identifier=${encodeURIComponent(ORDERS)}`)).statusCode).toBe(204);
+    await eventually(asked, 400);
   });
 });
