@@ -1,6 +1,6 @@
 import { randomUUID, webcrypto } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DpopKey } from '../support/dpop.js';
 import { BUDGET, type HostileFixture, encoded, expectAnswer, formBytes, hostileJwt, hostileProperty, hostileText, send, startHostileApp } from '../support/hostile.js';
 import { basic } from '../support/oauth.js';
@@ -70,6 +70,8 @@ describe('hostile DPoP proofs', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(f.service.clientId, f.service.secret), dpop: await key.proof('POST', tokenUrl) },
       body: formBytes(encoded({ grant_type: 'password', username: f.user.username, password: f.user.password, scope: 'openid' })),
     });
+    expect(granted.statusCode, granted.body).toBe(200);
+    expect(granted.json().token_type).toBe('DPoP');
     boundToken = granted.json().access_token;
   });
   afterAll(() => f.t.close());

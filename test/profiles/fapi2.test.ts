@@ -290,6 +290,8 @@ describe('FAPI 2.0 Security Profile (realm setting profile "fapi2")', () => {
         expect(refreshed.json().token_type).toBe('DPoP');
         expect(refreshed.json().refresh_token ?? refreshToken).toBe(refreshToken);
       }
+      // A confidential client's refresh token is not bound to the key (RFC 9449 §5): the profile's rule alone refuses a refresh without a proof.
+      expectRefusal(await token({ grant_type: 'refresh_token', refresh_token: refreshToken }), 400, 'invalid_request', /requires sender-constrained access tokens/);
     });
   });
 
