@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { StoreUnavailableError } from './errors.js';
+import { exitWhenIdle } from './exit-when-idle.js';
 import { AdminPort } from './http/admin-port.js';
 import { Drain } from './http/health.js';
 import { createLogger } from './logger.js';
@@ -13,8 +15,19 @@ import type { Db } from './store/db.js';
 import { resolveMasterKey } from './tokens/master-key.js';
 
 /** What SIGTERM has to close: the app (and its admin listener) once it exists, else the database if it is open. */
-const running: { app?: FastifyInstance; adminPort?: AdminPort | undefined; drain?: Drain; db?: Db } = {};
+const running: { app?: FastifyInstance; adminPort?: AdminPort | undefined; drain?: Drain; db?: Db; logger?: Logger } = {};
 let stopping = false;
+
+/**
+ * A signal during start-up is honoured between two of its steps (opening the store, preparing
+ * it, building the app), not in the middle of one: closing the store under a step left the
+ * migrations' transaction failing, and the process exiting 1 with "PGlite is closed" as often as 0.
+ */
+class StoppedDuringStartUp extends Error {}
+
+function unlessStopping(): void {
+  if (stopping) throw new StoppedDuringStartUp();
+}
 
 /**
  * SIGTERM or SIGINT: new requests are answered 503 until they stop coming (src/http/health.ts
@@ -26,10 +39,7 @@ function stop(signal: string): void {
   stopping = true;
   const { app, drain, adminPort } = running;
   if (!app || !drain) {
-    Promise.resolve(running.db?.close()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    running.logger?.info({ signal }, 'stopping once the start-up step under way ends');
     return;
   }
   const signalledAt = Date.now();
@@ -44,9 +54,9 @@ function stop(signal: string): void {
     .then(
       () => {
         app.log.info({ stopMs: Date.now() - signalledAt }, 'stopped');
-        process.exit(0);
+        exitWhenIdle(0);
       },
-      () => process.exit(1),
+      () => exitWhenIdle(1),
     );
 }
 
@@ -57,15 +67,18 @@ async function main(): Promise<void> {
   const https = readTls(config);
   const clientCa = config.clientCa ? readClientCa(config.clientCa) : undefined;
   const logger = createLogger(config.logLevel);
+  running.logger = logger;
   const masterKey = resolveMasterKey(config);
   const db = await openDb(config, logger);
   running.db = db;
+  unlessStopping();
   const { store, encryption, adminToken } = await prepare(db, { masterKey, adminToken: config.adminToken, logger });
   if (adminToken.generated) {
     // Printed once, as a plain line on stderr: the JSON log lines go to stdout, and are often
     // shipped elsewhere; only the token's hash is stored.
     process.stderr.write(`realmgate admin token (shown once, keep it safe): ${adminToken.generated}\n`);
   }
+  unlessStopping();
   const adminPort = config.adminPort === undefined ? undefined : new AdminPort(https);
   const app = await buildApp({
     config,
@@ -80,6 +93,7 @@ async function main(): Promise<void> {
   running.drain = new Drain(app);
   running.app = app;
   running.adminPort = adminPort;
+  unlessStopping();
 
   await app.listen({ port: config.port, host: config.host });
   if (adminPort) {
@@ -139,9 +153,20 @@ function describeStartFailure(error: unknown): string {
  */
 export function run(): (signal: string) => void {
   main().catch(async (error: unknown) => {
-    process.stderr.write(`realmgate: ${describeStartFailure(error).replace(/\s+/g, ' ')}\n`);
-    await running.db?.close().catch(() => {});
-    process.exit(1);
+    const stopped = error instanceof StoppedDuringStartUp;
+    if (!stopped) process.stderr.write(`realmgate: ${describeStartFailure(error).replace(/\s+/g, ' ')}\n`);
+    await closeStarted().then(
+      () => exitWhenIdle(stopped ? 0 : 1),
+      () => exitWhenIdle(1),
+    );
   });
   return stop;
+}
+
+/** What start-up opened: the listeners and the app, which owns the store, once built; else the store. */
+async function closeStarted(): Promise<void> {
+  const { app, adminPort, db } = running;
+  if (!app) return db?.close();
+  await adminPort?.close();
+  await app.close();
 }

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { exitWhenIdle } from './exit-when-idle.js';
 
 /**
  * Starts the server process (`npm start`, `realmgate start`). Its signal handlers are
@@ -22,14 +23,19 @@ export async function start(): Promise<void> {
   // the flag whenever it sets the next limit.
   setFlagsFromString('--heap-growing-percent=50');
   let stop: ((signal: string) => void) | undefined;
+  let stoppedWhileLoading = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    // Before run() nothing is open, only modules loading (seconds on a busy machine): exit now.
+    // Before run() nothing is open, only modules loading (seconds on a busy machine): they are
+    // not run, and the process ends when they have loaded.
     if (stop) stop(signal);
-    else process.exit(0);
+    else if (!stoppedWhileLoading) {
+      stoppedWhileLoading = true;
+      exitWhenIdle(0);
+    }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
   const { run } = await import('./process.js');
-  stop = run();
+  if (!stoppedWhileLoading) stop = run();
 }

@@ -47,11 +47,19 @@ describe('realmgate start: the server, as npm start runs it', () => {
       await delay(700);
       expect(server.exit).toBeUndefined();
       server.signal('SIGTERM');
-      expect(await server.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+      expect(await server.waitForExit(15_000), server.output).toEqual({ code: 0, signal: null });
+      expect(server.stderr).not.toMatch(/cannot start|still open/);
+
+      // No step was cut in half: the store it left starts and serves.
+      const port = await freePort();
+      const again = startCommand({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+      await waitForStatus(again, `http://127.0.0.1:${port}/readyz`, 200, again.spawnedAt + 30_000);
+      again.signal('SIGTERM');
+      expect(await again.waitForExit(15_000), again.output).toEqual({ code: 0, signal: null });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 75_000);
 });
 
 describe('realmgate migrate', () => {
