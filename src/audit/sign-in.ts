@@ -20,7 +20,7 @@ export interface SignInFailure {
   /** `denied`: the journey ended at `deny` (CONTRACT.md §8), or an upstream provider refused the person. */
   /** `upstream_failed`: a sign-in through an upstream provider failed (src/endpoints/broker.ts). */
   /** `disabled`: the person's credentials passed, but an admin disabled them (CONTRACT.md §10). */
-  reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed' | 'disabled';
+  reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed' | 'disabled' | 'password_changed';
 }
 
 /** `sign_in.succeeded`: the sign-in page writes it with the session (src/authn/authorization-flow.ts). */

@@ -16,7 +16,7 @@ import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { BrowserCookies } from './browser.js';
-import { sendAccountDisabled } from './disabled.js';
+import { sendCannotSignIn } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';
 import { networkOf } from './risk.js';
 import { journeyOfTransaction } from './transaction-journey.js';
@@ -50,6 +50,8 @@ export interface Decision {
 export interface CompletedJourney {
   readonly userId: string;
   readonly amr: readonly string[];
+  /** The fingerprint of the password a step checked, if one did: the session begins only while it is the person's. */
+  readonly passwordOf: string | undefined;
   readonly journey: string;
   readonly acr: string;
   /** For its `sign_in.succeeded` event. */
@@ -172,7 +174,16 @@ export class AuthorizationFlow {
     const event = request.server.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
     const written = await this.store.authorizationFlow.signedIn(sha256(resumed.id), {
       secretHash: sha256(secret),
-      session: { realm: realm.name, userId: done.userId, authTime: new Date(), amr: done.amr, journey: done.journey, acr: done.acr, lifetimeSeconds: SESSION_LIFETIME_SECONDS },
+      session: {
+        realm: realm.name,
+        userId: done.userId,
+        authTime: new Date(),
+        amr: done.amr,
+        journey: done.journey,
+        acr: done.acr,
+        lifetimeSeconds: SESSION_LIFETIME_SECONDS,
+        passwordOf: done.passwordOf,
+      },
       replaces: previous === undefined ? undefined : sha256(previous),
       finish: purpose.kind === 'sign-in',
       source: networkOf({ device: this.cookies.device(request, reply, realm), address: request.ip }),
@@ -180,10 +191,12 @@ export class AuthorizationFlow {
       consentOf: purpose.kind === 'authorize' ? resumed.client?.client_id : undefined,
     });
     if (!written) {
-      // Disabled (or deleted) while signing in: no session began, and the browser's previous one ended.
+      // Disabled (or deleted), or the password checked changed, while signing in: no session
+      // began, and the browser's previous one ended.
       this.cookies.clearSession(reply, realm);
-      recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: 'disabled' });
-      return sendAccountDisabled(request, reply);
+      const changed = done.passwordOf !== undefined && (await this.store.users.getById(realm.name, done.userId))?.enabled === true;
+      recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: changed ? 'password_changed' : 'disabled' });
+      return sendCannotSignIn(request, reply, changed ? 'passwordChangedDuringSignIn' : 'accountDisabled');
     }
     this.cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
     event.committed();

@@ -8,7 +8,12 @@ import { sendPage } from '../pages/layout.js';
  * their credentials passed, as Keycloak does: a wrong password reads as any other.
  */
 export function sendAccountDisabled(request: FastifyRequest, reply: FastifyReply) {
+  return sendCannotSignIn(request, reply, 'accountDisabled');
+}
+
+/** The page that ends a sign-in whose session could not begin: the person was disabled, or their password changed meanwhile. */
+export function sendCannotSignIn(request: FastifyRequest, reply: FastifyReply, why: 'accountDisabled' | 'passwordChangedDuringSignIn') {
   const t = messagesOf(request);
-  const page = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.accountDisabled, status: 403 });
+  const page = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors[why], status: 403 });
   return sendPage(reply, page.options, page.body);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import argon2 from 'argon2';
 import type { User, UserStore } from '../store/users.js';
 import { randomSecret } from '../tokens/secrets.js';
@@ -5,6 +6,15 @@ import { PASSWORD_HASHING } from './password-hashing.js';
 
 /** The `amr` value of a sign-in by password (RFC 8176 §2). */
 export const PASSWORD_AMR: readonly string[] = Object.freeze(['pwd']);
+
+/**
+ * What a sign-in keeps of the password it checked, to begin its session only while that password
+ * is still the person's (src/store/sessions.ts insertSession computes the same of the stored hash):
+ * the SHA-256 of the argon2 hash, in hex.
+ */
+export function passwordFingerprint(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('hex');
+}
 
 /**
  * A hash of a random password, made with the parameters of real ones, to verify against

@@ -177,6 +177,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     return flow.signedIn(request, reply, resumed, {
       userId: walk.progress.userId!,
       amr: finalAmr(walk.progress.amr),
+      passwordOf: walk.progress.passwordOf,
       journey: walk.selected.name,
       acr: walk.selected.acr,
       attempt: attemptOf(request, resumed),

@@ -52,20 +52,29 @@ export interface NewSession {
   journey: string;
   acr: string;
   lifetimeSeconds: number;
+  /**
+   * The fingerprint of the password the sign-in checked (src/authn/password.ts passwordFingerprint):
+   * the session begins only while it is still the person's, so that a sign-in with a password
+   * changed under it (by its owner, to shut someone out) begins nothing.
+   */
+  passwordOf?: string | undefined;
 }
 
 /**
  * The statement that starts a session, answering its columns; none when the person is gone or
- * disabled. It reads the person's row while it locks it FOR KEY SHARE, as token issuance does
- * (src/store/token-statements.ts insertTokens): a disable that locked the row first is waited
- * for, and then no session begins.
+ * disabled, or their password is no longer the one the sign-in checked. It reads the person's
+ * row while it locks it FOR KEY SHARE, as token issuance does (src/store/token-statements.ts
+ * insertTokens): a disable or a password change that locked the row first is waited for, and
+ * then no session begins; one that comes later ends the session (src/store/users.ts endGrants).
  */
 export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession): string {
+  const passwordOf = params.add(session.passwordOf ?? null);
   return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
           SELECT ${params.add(secretHash)}::bytea, u.realm, u.id, ${params.add(session.authTime)}::timestamptz,
                  ${params.add(session.amr)}::text[], ${params.add(session.journey)}::text, ${params.add(session.acr)}::text,
                  now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}::double precision)
             FROM users u WHERE u.realm = ${params.add(session.realm)} AND u.id = ${params.add(session.userId)}::uuid AND u.enabled
+             AND (${passwordOf}::text IS NULL OR encode(sha256(convert_to(u.password_hash, 'UTF8')), 'hex') = ${passwordOf})
              FOR KEY SHARE
           RETURNING ${COLUMNS}`;
 }

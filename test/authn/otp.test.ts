@@ -121,6 +121,26 @@ describe('the otp sign-in step', () => {
     expect(payload.acr).toBe('0');
   });
 
+  it('begins no session when the password changed between the password and the code (CONTRACT.md §7): the page says so, and the new password signs in', async () => {
+    const s = await setup();
+    await awayFromStepEnd();
+    const at = await atCodePage(s);
+    const changed = await t.admin.request('PATCH', `/realms/${s.realm}/users/${s.user.username}`, { password: 'a new password 0123' });
+    expect(changed.statusCode, changed.body).toBe(200);
+
+    const answer = await submitCode(at, codeAt(s.secret, 0));
+    expect(answer.statusCode, answer.body.slice(0, 300)).toBe(403);
+    expect(answer.body).toContain('The password of this account changed while you were signing in.');
+    expect(await rowsOf(t, 'sessions', s.user.sub)).toBe(0);
+    expect(at.b.cookies.has(`rg_session_${s.realm}`)).toBe(false);
+    const failures = (await t.admin.request('GET', `/realms/${s.realm}/events?type=sign_in.failed`)).json().events as Array<{ user_id: string; details: Record<string, unknown> }>;
+    expect(failures).toContainEqual(expect.objectContaining({ user_id: s.user.sub, details: expect.objectContaining({ step: 'done', reason: 'password_changed' }) }));
+
+    const again = await atCodePage({ ...s, person: { username: s.user.username, password: 'a new password 0123' } });
+    expect(passed(await submitCode(again, codeAt(s.secret, 1)))).toBe(true);
+    expect(await rowsOf(t, 'sessions', s.user.sub)).toBe(1);
+  });
+
   it('refuses a code used once already, even in another sign-in within its window', async () => {
     const s = await setup();
     await awayFromStepEnd();

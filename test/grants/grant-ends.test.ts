@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
-import { freshRealm, issuerOf } from '../support/flow-helpers.js';
+import { freshRealm, issuerOf, rowsOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, formFor, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, postForm, realmPath } from '../support/oauth.js';
 import { lockToken, waitingFor } from '../support/row-locks.js';
@@ -156,6 +156,28 @@ describe('ends of grants', () => {
       expect(await active(s, tokens.access_token)).toBe(true);
       expect(await active(s, tokens.refresh_token)).toBe(true);
       expect(await signedIn(s, browser)).toBe(true);
+    });
+
+    it('leaves no session to sign-ins by the old password sent with it, whichever checked the password first', async () => {
+      const s = await setup();
+      const query = new URLSearchParams({ client_id: s.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+      const atPage = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const browser = new TestBrowser(t.app, t.baseUrl);
+          const url = location(await browser.get(`${realmPath(s.realm)}/authorize?${query}`));
+          return { browser, url, page: await browser.get(url) };
+        }),
+      );
+      const [changed, ...answers] = await Promise.all([
+        changePassword(s, 'a new password 0123'),
+        ...atPage.map(({ browser, url, page }) => browser.submit(url, page, { username: s.user.username, password: s.user.password })),
+      ]);
+      expect(changed.statusCode, changed.body).toBe(200);
+      // Each either checked the password after the change (refused), or began a session that the
+      // change ended, or found the password changed when its session was to begin (403).
+      for (const answer of answers) expect([200, 303, 403, 429]).toContain(answer.statusCode);
+      expect(await rowsOf(t, 'sessions', s.user.sub)).toBe(0);
+      for (const { browser } of atPage) expect(await signedIn(s, browser)).toBe(false);
     });
   });
 

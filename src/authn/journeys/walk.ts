@@ -13,6 +13,8 @@ export interface JourneyProgress {
   readonly userId?: string;
   /** The RFC 8176 methods that passed, in order. */
   readonly amr: readonly string[];
+  /** The fingerprint of the password a step checked (src/authn/password.ts passwordFingerprint). */
+  readonly passwordOf?: string;
 }
 
 /** What decided nodes ask about the person signing in; the caller knows how to find out. */
@@ -32,6 +34,8 @@ export interface JourneyFacts {
 export interface Passed {
   readonly userId: string;
   readonly amr: readonly string[];
+  /** A password step's: the fingerprint of the password it checked. */
+  readonly passwordOf?: string;
 }
 
 /** A step named another person than the one the journey already knows. */
@@ -62,7 +66,13 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
   if (target === undefined) return { ...progress, node: 'deny' };
   if (!passed) return { ...progress, node: target };
   if (progress.userId !== undefined && passed.userId !== progress.userId) throw new PersonChanged();
-  return { ...progress, node: target, userId: passed.userId, amr: [...new Set([...progress.amr, ...passed.amr])] };
+  return {
+    ...progress,
+    node: target,
+    userId: passed.userId,
+    amr: [...new Set([...progress.amr, ...passed.amr])],
+    ...(passed.passwordOf ? { passwordOf: passed.passwordOf } : {}),
+  };
 }
 
 function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {

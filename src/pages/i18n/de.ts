@@ -43,6 +43,7 @@ export const de: Messages = {
     signInRefused: 'Diese Anmeldung wurde abgelehnt.',
     signInUnavailable: 'Diese Anmeldung ist nicht verfügbar. Wenden Sie sich an die Administration der Anwendung.',
     accountDisabled: 'Dieses Konto ist deaktiviert. Wenden Sie sich an die Administration dieses Dienstes.',
+    passwordChangedDuringSignIn: 'Das Passwort dieses Kontos wurde während Ihrer Anmeldung geändert. Kehren Sie zur Anwendung zurück und melden Sie sich mit dem neuen Passwort an.',
   },
 
   signIn: {

@@ -49,6 +49,7 @@ export const en = {
     signInRefused: 'This sign-in was refused.',
     signInUnavailable: 'This sign-in is not available. Ask the application\u2019s administrator.',
     accountDisabled: 'This account is disabled. Ask the administrator of this service.',
+    passwordChangedDuringSignIn: 'The password of this account changed while you were signing in. Go back to the application and sign in with the new password.',
   },
 
   signIn: {

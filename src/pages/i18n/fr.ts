@@ -46,6 +46,7 @@ export const fr: Messages = {
     signInRefused: 'Cette connexion a été refusée.',
     signInUnavailable: 'Cette connexion n’est pas disponible. Contactez l’administrateur de l’application.',
     accountDisabled: 'Ce compte est désactivé. Contactez l’administrateur de ce service.',
+    passwordChangedDuringSignIn: 'Le mot de passe de ce compte a changé pendant votre connexion. Revenez à l’application et connectez-vous avec le nouveau mot de passe.',
   },
 
   signIn: {
