@@ -26,15 +26,18 @@ export async function proofAtAuthorizationServer(dpop: DpopProofs, request: Prov
 const quoted = (value: string): string => `"${value.replace(/[^\x20-\x7e]|["\\]/g, '')}"`;
 
 /**
- * At a protected resource (RFC 9449 §7.1, §9): 401 with a `DPoP` challenge naming the error
- * and the algorithms accepted, and the realm's current nonce when it demands them.
+ * At a protected resource (RFC 9449 §7.1, §9): a `DPoP` challenge naming the error (with the
+ * statuses of RFC 6750 §3.1: 400, 401, or 403 and the `scope` needed), and the algorithms
+ * accepted, and the realm's current nonce when it demands them.
  */
 export function resourceRefusal(
   realm: string,
-  code: 'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token' | 'invalid_request',
+  code: 'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token' | 'invalid_request' | 'insufficient_scope',
   description: string,
   nonceHeaders: Record<string, string> = {},
+  scope?: string,
 ): OAuthError {
-  const challenge = `DPoP realm=${quoted(realm)}, error=${quoted(code)}, algs=${quoted(DPOP_SIGNING_ALGS.join(' '))}`;
-  return new OAuthError(code, description, { status: code === 'invalid_request' ? 400 : 401, headers: { 'www-authenticate': challenge, ...nonceHeaders } });
+  const challenge = `DPoP realm=${quoted(realm)}, error=${quoted(code)}${scope ? `, scope=${quoted(scope)}` : ''}, algs=${quoted(DPOP_SIGNING_ALGS.join(' '))}`;
+  const status = code === 'invalid_request' ? 400 : code === 'insufficient_scope' ? 403 : 401;
+  return new OAuthError(code, description, { status, headers: { 'www-authenticate': challenge, ...nonceHeaders } });
 }

@@ -108,20 +108,22 @@ export function userinfoEndpoint(deps: {
       if (presented === undefined) throw bearerError(realm, 'invalid_token', 'an access token is required', {});
       const { token } = presented;
 
-      const invalid = () =>
+      // In the challenge of the scheme the token came with (RFC 9449 §7.1).
+      const refusal = (code: 'invalid_token' | 'insufficient_scope', description: string, scope?: string) =>
         presented.scheme === 'DPoP'
-          ? resourceRefusal(realm.name, 'invalid_token', 'the access token is invalid, expired or revoked')
-          : bearerError(realm, 'invalid_token', 'the access token is invalid, expired or revoked');
+          ? resourceRefusal(realm.name, code, description, deps.dpop.nonceHeaders(realm), scope)
+          : bearerError(realm, code, description, { error: true, ...(scope ? { scope } : {}) });
+      const invalid = () => refusal('invalid_token', 'the access token is invalid, expired or revoked');
       const accessToken = looksLikeJwt(token) ? await deps.jwtAccessTokens.active(realm, token) : await liveAccessToken(deps.tokens, realm, token);
       if (accessToken?.userId === undefined) throw invalid();
       if (!presentedWithItsCertificate(accessToken, request, deps.clientCertificate)) {
-        throw bearerError(realm, 'invalid_token', 'the access token is bound to a client certificate that this request did not present');
+        throw refusal('invalid_token', 'the access token is bound to a client certificate that this request did not present');
       }
       await checkDpopPresentation(deps.dpop, request, realm, '/userinfo', presented, accessToken.keyThumbprint);
       if (presented.scheme === 'DPoP') reply.headers(deps.dpop.nonceHeaders(realm));
       const scope = scopeNames(accessToken.scope);
       if (!scope.includes('openid')) {
-        throw bearerError(realm, 'insufficient_scope', 'the access token lacks the openid scope', { error: true, scope: 'openid' });
+        throw refusal('insufficient_scope', 'the access token lacks the openid scope', 'openid');
       }
       const user = await deps.users.getById(realm.name, accessToken.userId);
       // A disabled person's tokens are revoked, but for JWTs of grants that stored nothing (CONTRACT.md §10).

@@ -29,9 +29,9 @@ describe('UserInfo with DPoP-bound access tokens (RFC 9449 §7)', () => {
   }
 
   /** A token for alice, bound to `key` when given (its proof made with the realm's nonce when asked). */
-  async function tokenOf(s: Setup, key?: DpopKey, nonce?: string): Promise<string> {
+  async function tokenOf(s: Setup, key?: DpopKey, nonce?: string, scope = 'openid profile'): Promise<string> {
     const url = `${BASE_URL}${realmPath(s.realm)}/access_token`;
-    const response = await postForm(t.app, `${realmPath(s.realm)}/access_token`, { grant_type: 'password', username: 'alice', password: s.alice.password, scope: 'openid profile' }, {
+    const response = await postForm(t.app, `${realmPath(s.realm)}/access_token`, { grant_type: 'password', username: 'alice', password: s.alice.password, scope }, {
       authorization: basic(s.client.clientId, s.client.secret),
       ...(key ? { dpop: await key.proof('POST', url, nonce === undefined ? {} : { nonce }) } : {}),
     });
@@ -72,6 +72,14 @@ describe('UserInfo with DPoP-bound access tokens (RFC 9449 §7)', () => {
     expectDpopChallenge(await userinfo(s, { authorization: `Bearer ${token}` }), 'invalid_token', /bound to a DPoP key/);
     const form = await postForm(t.app, `${realmPath(s.realm)}/userinfo`, { access_token: token });
     expectDpopChallenge(form, 'invalid_token', /bound to a DPoP key/);
+  });
+
+  it('refuses a token without openid with 403 insufficient_scope in a DPoP challenge naming the scope (RFC 9449 §7.1, RFC 6750 §3.1)', async () => {
+    const profileOnly = await tokenOf(s, key, undefined, 'profile');
+    const response = await userinfo(s, { authorization: `DPoP ${profileOnly}`, dpop: await key.proof('GET', s.userinfoUrl, { accessToken: profileOnly }) });
+    expect(response.statusCode, response.body).toBe(403);
+    expect(response.headers['www-authenticate']).toMatch(/^DPoP realm="[^"]+", error="insufficient_scope", scope="openid", algs="[A-Za-z0-9 ]*ES256[A-Za-z0-9 ]*"$/);
+    expect(response.json()).toEqual({ error: 'insufficient_scope', error_description: expect.stringMatching(/openid/) });
   });
 
   it('refuses the DPoP scheme without a proof', async () => {
