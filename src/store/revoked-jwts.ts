@@ -62,26 +62,26 @@ export function denyGrantsStatement(ctes: string): string {
 }
 
 /**
- * Denies the grants begun under one of a person's sessions ($1 realm, $2 user id, $3 sid):
+ * Denies the grants begun under some of a person's sessions ($1 realm, $2 user id, $3 sids):
  * the grants with stored tokens, and those whose code was exchanged recently enough for a JWT
  * access token of it to live (such a grant may have nothing stored).
  */
 export const DENY_SESSION_GRANTS = denyGrantsStatement(`
   grants AS (
-    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid AND sid = $3::uuid
+    SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid AND sid = ANY ($3::uuid[])
     UNION
     SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
-     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.sid = $3::uuid AND c.used_at IS NOT NULL
+     WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.sid = ANY ($3::uuid[]) AND c.used_at IS NOT NULL
        AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
 
 /**
- * Denies every JWT access token of a deleted person ($1 realm, $2 user id) for the realm's
+ * Denies every JWT access token of deleted people ($1 realm, $2 user ids) for the realm's
  * access token lifetime: whatever grant issued them, stored or not (a user id is never reused).
  */
 export const DENY_PERSON = denyByIdStatement('person');
 
 /**
- * Denies every JWT access token carrying an ended session's `sid` ($1 realm, $2 sid), whatever
+ * Denies every JWT access token carrying the `sid` of an ended session ($1 realm, $2 sids), whatever
  * grant issued it: those with no stored sibling (no refresh token) have no grant to deny.
  */
 export const DENY_SESSION = denyByIdStatement('session');
@@ -90,7 +90,8 @@ function denyByIdStatement(kind: 'person' | 'session'): string {
   return `
   WITH denied AS (
     INSERT INTO revoked_jwts (realm, kind, id, expires_at)
-    SELECT r.name, '${kind}', $2::text, now() + make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}) FROM realms r WHERE r.name = $1
+    SELECT r.name, '${kind}', id, now() + make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL})
+      FROM realms r CROSS JOIN unnest($2::text[]) AS id WHERE r.name = $1
     ${ON_CONFLICT})
   ${NOTIFY_DENIED}`;
 }

@@ -229,11 +229,10 @@ export class SessionStore {
       );
       // Their JWT access tokens are not stored: their grants are denied, and so is every JWT
       // carrying a session's sid (those of grants with nothing stored, no refresh token).
-      const denied: DenialRow[] = [];
-      for (const sid of endedSids) {
-        denied.push(...(await tx.query<DenialRow>(DENY_SESSION_GRANTS, [...person, sid])).rows);
-        denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [first.realm, sid])).rows);
-      }
+      const denied = [
+        ...(await tx.query<DenialRow>(DENY_SESSION_GRANTS, [...person, endedSids])).rows,
+        ...(await tx.query<DenialRow>(DENY_SESSION, [first.realm, endedSids])).rows,
+      ];
       return { count: endedSids.length, denied };
     });
     if (ended === undefined) return 0;

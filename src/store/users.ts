@@ -271,7 +271,7 @@ export class UserStore {
     await tx.query('UPDATE tokens SET revoked_at = now() WHERE realm = $1 AND user_id = $2::uuid AND revoked_at IS NULL', params);
     const denied = (await tx.query<DenialRow>(DENY_PERSON_GRANTS, params)).rows;
     // JWT access tokens of grants with nothing stored carry their session's sid.
-    for (const { sid } of sessions) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sid])).rows);
+    if (sessions.length > 0) denied.push(...(await tx.query<DenialRow>(DENY_SESSION, [realm, sessions.map(({ sid }) => sid)])).rows);
     return denied;
   }
 
@@ -294,7 +294,7 @@ export class UserStore {
       const id = found.rows[0]?.id;
       if (id === undefined) return undefined;
       // The person's JWT access tokens are not stored: they are denied by the person's id.
-      const denials = await tx.query<DenialRow>(DENY_PERSON, [realm, id]);
+      const denials = await tx.query<DenialRow>(DENY_PERSON, [realm, [id]]);
       await tx.query('DELETE FROM users WHERE realm = $1 AND id = $2', [realm, id]);
       await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
       this.usernames?.delete(`${realm}/${id}`);
