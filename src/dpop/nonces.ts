@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** How long one nonce is handed out; it is accepted for one window more. */
-export const NONCE_WINDOW_SECONDS = 300;
+const NONCE_WINDOW_SECONDS = 300;
 
 /**
  * Server-provided DPoP nonces (RFC 9449 §8) of the realms with `dpop_nonce`, without shared

@@ -8,7 +8,7 @@ import type { DpopProofs, ProvedRequest } from './proofs.js';
  * At the token endpoint and PAR (RFC 9449 §5, §8): 400 in the RFC 6749 §5.2 shape, with the
  * realm's current nonce when it demands them, so that the client can retry at once.
  */
-export function authorizationServerRefusal(error: DpopProofError, nonceHeaders: Record<string, string>): OAuthError {
+function authorizationServerRefusal(error: DpopProofError, nonceHeaders: Record<string, string>): OAuthError {
   return new OAuthError(error.code, error.message, { headers: nonceHeaders });
 }
 

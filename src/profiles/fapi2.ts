@@ -15,11 +15,11 @@ type Realm = { readonly settings: Pick<RealmSettings, 'profile'> };
 export const isFapi2 = (realm: Realm): boolean => realm.settings.profile === 'fapi2';
 
 /** §5.3.2.1: MTLS (RFC 8705 §2) or `private_key_jwt` (OIDC Core §9), nothing else. */
-export const FAPI2_AUTH_METHODS: readonly string[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];
+const FAPI2_AUTH_METHODS: readonly string[] = ['private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'];
 /** §5.3.2.2: authorization codes live at most 60 seconds. */
-export const FAPI2_MAX_CODE_LIFETIME = 60;
+const FAPI2_MAX_CODE_LIFETIME = 60;
 /** §5.3.2.2: a pushed request's `expires_in` is under 600 seconds. */
-export const FAPI2_MAX_PAR_LIFETIME = 599;
+const FAPI2_MAX_PAR_LIFETIME = 599;
 const PASSWORD_GRANT = 'password';
 
 const refused = (code: 'invalid_request' | 'invalid_client' | 'unsupported_response_type' | 'unsupported_grant_type', rule: string): OAuthError =>

@@ -2,7 +2,7 @@
  * What binds a token to the client that obtained it beyond its value: sender-constraining
  * (RFC 9700 §4.10.1). A token bound to nothing is a bearer token.
  */
-export interface TokenBinding {
+interface TokenBinding {
   /** RFC 8705 §3: the SHA-256 thumbprint of the client certificate. */
   readonly certificateThumbprint?: string | undefined;
   /** RFC 9449 §6: the JWK SHA-256 thumbprint (RFC 7638) of the DPoP key. */
