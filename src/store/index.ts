@@ -22,7 +22,7 @@ import { SessionStore } from './sessions.js';
 import { SignInSourceStore } from './sign-in-sources.js';
 import { SpentAssertionStore } from './spent-assertions.js';
 import { type ScopeCache, ScopeStore } from './scopes.js';
-import { RevokedJwts } from './revoked-jwts.js';
+import { type DenialRow, RevokedJwts, rememberOnCommit } from './revoked-jwts.js';
 import { RoleStore } from './roles.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
@@ -176,6 +176,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     resources: new ResourceStore(db, resourceCache),
     async transaction(work) {
       const committed: Invalidation[] = [];
+      const denied: DenialRow[] = [];
       const result = await db.transaction((connection) => {
         const tx = transactionDb(db, connection);
         const within = <V extends object>(cache: SharedCache<V>) => cache.withinTransaction(committed);
@@ -183,8 +184,8 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
         const made = new Map<string, unknown>();
         const once = <T>(name: string, make: () => T): T => (made.has(name) ? made.get(name) : made.set(name, make()).get(name)) as T;
         return work({
-          users: new UserStore(tx, revokedJwts),
-          tokens: new TokenStore(tx, revokedJwts),
+          users: new UserStore(tx, rememberOnCommit(denied)),
+          tokens: new TokenStore(tx, rememberOnCommit(denied)),
           pendingAuthorizations: new PendingAuthorizationStore(tx),
           get realms() {
             const owned = () => [within(clientCache), within(signingKeyCache), within(trustedIssuerCache), within(scopeCache), within(identityProviderCache), within(resourceCache)];
@@ -220,6 +221,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
         });
       });
       for (const [cache, key] of committed) cache.drop(key);
+      revokedJwts.remember(denied);
       return result;
     },
     async ping() {

@@ -102,6 +102,20 @@ const DENY_JTI = `
     ${ON_CONFLICT})
   ${NOTIFY_DENIED}`;
 
+/** What the stores that deny tokens need of the list: to remember what their statements denied. */
+export interface DenialMemory {
+  remember(rows: readonly DenialRow[]): void;
+}
+
+/**
+ * The memory of a transaction (src/store/index.ts Store.transaction): its denials are kept
+ * for `RevokedJwts.remember` once it commits, as its notifications are sent then; a
+ * transaction rolled back denies nothing, here as on the other instances.
+ */
+export function rememberOnCommit(kept: DenialRow[]): DenialMemory {
+  return { remember: (rows) => kept.push(...rows) };
+}
+
 const toDenial = (row: DenialRow): Denial => ({ realm: row.realm, kind: row.kind, id: row.id, expiresAt: row.expires_at });
 
 const keyOf = (realm: string, kind: DenialKind, id: string): string => `${realm}|${kind}|${id}`;
@@ -115,7 +129,7 @@ const keyOf = (realm: string, kind: DenialKind, id: string): string => `${realm}
  * received, or the list is being (re)loaded, the check asks the database instead. Entries
  * leave memory once expired, as their rows leave the table (src/store/cleanup.ts).
  */
-export class RevokedJwts implements Invalidatable {
+export class RevokedJwts implements Invalidatable, DenialMemory {
   readonly name = NAME;
   /** Expiry (epoch ms) by "realm|kind|id". */
   private readonly denied = new Map<string, number>();

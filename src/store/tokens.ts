@@ -1,7 +1,7 @@
 import { type NewAuditEvent, auditEventColumns } from './audit-events.js';
 import { type CodeExchange, type CodeTokens, type PresentedCode, exchangeCode } from './code-exchange.js';
 import type { Db } from './db.js';
-import type { DenialRow, RevokedJwts } from './revoked-jwts.js';
+import type { DenialMemory, DenialRow } from './revoked-jwts.js';
 import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
 import { type NewToken, type StoredToken, TOKEN_COLUMNS, type TokenRow, CLIENT_EXISTS, toToken } from './token-records.js';
 import { FIND_MANY, HOLD_PEOPLE, INSERT_MANY, REVOKE_GRANT, ROTATE_MANY, insertedColumns } from './token-statements.js';
@@ -55,7 +55,7 @@ export class TokenStore {
 
   constructor(
     private readonly db: Db,
-    private readonly revokedJwts: RevokedJwts,
+    private readonly revokedJwts: DenialMemory,
   ) {
     this.writer = batcher(db, (grants) => this.insertMany(grants));
     // Two lookups at a time: over a table larger than PostgreSQL's shared buffers, a lookup

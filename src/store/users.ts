@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type Db, type Queryable, isUuid } from './db.js';
-import { ACCESS_TOKEN_LIFETIME_SQL, DENY_PERSON, DENY_SESSION, type DenialRow, type RevokedJwts, denyGrantsStatement } from './revoked-jwts.js';
+import { ACCESS_TOKEN_LIFETIME_SQL, DENY_PERSON, DENY_SESSION, type DenialMemory, type DenialRow, denyGrantsStatement } from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -85,7 +85,7 @@ export class UserStore {
 
   constructor(
     private readonly db: Db,
-    private readonly revokedJwts: RevokedJwts,
+    private readonly revokedJwts: DenialMemory,
   ) {}
 
   async usernameOf(realm: string, id: string): Promise<string | undefined> {

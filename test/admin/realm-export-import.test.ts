@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { TestBrowser } from '../support/flow.js';
 import { keyPair } from '../support/keys.js';
-import { basic, postForm, realmPath } from '../support/oauth.js';
+import { basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { createUser, passwordGrant } from '../support/users.js';
 import { appClient, startAtProvider } from '../identity-providers/support.js';
 
@@ -549,6 +549,39 @@ describe('admin API: a realm\'s export and import', () => {
       expect(after).toEqual(seen);
       expect(await realmRows('rollback-new')).toBe(0);
       expect((await request('GET', '/realms/rollback-new')).statusCode).toBe(404);
+    });
+
+    it('denies the JWTs of a password it changes only once the import commits: one rolled back denies nothing, on this instance as on the others', async () => {
+      await t.admin.createRealm('denials', { stateless_tokens: true });
+      // With a refresh token, the grant leaves a row that a password change denies the JWTs of.
+      const created = await t.admin.createClient('denials', { grant_types: ['password', 'refresh_token'], scope: 'openid' });
+      const client = { clientId: created.client_id, secret: created.client_secret as string };
+      const carol = await createUser(t.admin, 'denials', 'carol');
+      const granted = await passwordGrant(t.app, 'denials', client, carol, { scope: 'openid' });
+      expect(granted.statusCode, granted.body).toBe(200);
+      expect(granted.json().refresh_token).toEqual(expect.any(String));
+      const jwt = granted.json().access_token as string;
+      const active = async () => (await introspect(t.app, 'denials', client, jwt)).json().active;
+      expect(await active()).toBe(true);
+
+      const document = await exported('denials', true);
+      const otherHash = (await exported('source', true)).users as Json[];
+      const changed = { users: (document.users as Json[]).map((user) => ({ ...user, password_hash: otherHash[0]!.password_hash })) };
+      const transaction = t.store.transaction;
+      (t.store as { transaction: typeof transaction }).transaction = (work) =>
+        transaction(async (tx) => {
+          await work(tx);
+          throw new Error('the database went away after the last write');
+        });
+      try {
+        expect((await request('PUT', '/realms/denials/import', changed)).statusCode).toBe(500);
+      } finally {
+        (t.store as { transaction: typeof transaction }).transaction = transaction;
+      }
+      expect(await active()).toBe(true);
+
+      await imported('denials', changed);
+      expect(await active()).toBe(false);
     });
   });
 });
