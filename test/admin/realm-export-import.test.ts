@@ -63,6 +63,20 @@ describe('admin API: a realm\'s export and import', () => {
     expect(response.statusCode, response.body).toBeLessThan(300);
     return response.json() as Json & { sections: Record<string, Json> };
   };
+  /** Runs `act` while every Store.transaction fails after its work, as a database gone at the commit would. */
+  async function failingAfterTheLastWrite(act: () => Promise<void>): Promise<void> {
+    const transaction = t.store.transaction;
+    (t.store as { transaction: typeof transaction }).transaction = (work) =>
+      transaction(async (tx) => {
+        await work(tx);
+        throw new Error('the database went away after the last write');
+      });
+    try {
+      await act();
+    } finally {
+      (t.store as { transaction: typeof transaction }).transaction = transaction;
+    }
+  }
   /** The document as another realm's: apart from the name of the realm it came from. */
   const asRealm = (document: Document, realm: string): Document => ({ ...document, realm });
 
@@ -524,13 +538,7 @@ describe('admin API: a realm\'s export and import', () => {
       await imported('rollback', good);
       // Read through the caches first, so that they hold the realm as it is.
       const seen = await Promise.all(['', '/scopes', '/clients/spa', '/identity-providers'].map(async (path) => (await request('GET', `/realms/rollback${path}`)).json()));
-      const transaction = t.store.transaction;
-      (t.store as { transaction: typeof transaction }).transaction = (work) =>
-        transaction(async (tx) => {
-          await work(tx);
-          throw new Error('the database went away after the last write');
-        });
-      try {
+      await failingAfterTheLastWrite(async () => {
         const changed = {
           ...good,
           settings: { ...(good.settings as Json), access_token_lifetime: 60 },
@@ -542,9 +550,7 @@ describe('admin API: a realm\'s export and import', () => {
         expect(failed.statusCode).toBe(500);
         const refusedNew = await request('PUT', '/realms/rollback-new/import', changed);
         expect(refusedNew.statusCode).toBe(500);
-      } finally {
-        (t.store as { transaction: typeof transaction }).transaction = transaction;
-      }
+      });
       const after = await Promise.all(['', '/scopes', '/clients/spa', '/identity-providers'].map(async (path) => (await request('GET', `/realms/rollback${path}`)).json()));
       expect(after).toEqual(seen);
       expect(await realmRows('rollback-new')).toBe(0);
@@ -567,17 +573,9 @@ describe('admin API: a realm\'s export and import', () => {
       const document = await exported('denials', true);
       const otherHash = (await exported('source', true)).users as Json[];
       const changed = { users: (document.users as Json[]).map((user) => ({ ...user, password_hash: otherHash[0]!.password_hash })) };
-      const transaction = t.store.transaction;
-      (t.store as { transaction: typeof transaction }).transaction = (work) =>
-        transaction(async (tx) => {
-          await work(tx);
-          throw new Error('the database went away after the last write');
-        });
-      try {
+      await failingAfterTheLastWrite(async () => {
         expect((await request('PUT', '/realms/denials/import', changed)).statusCode).toBe(500);
-      } finally {
-        (t.store as { transaction: typeof transaction }).transaction = transaction;
-      }
+      });
       expect(await active()).toBe(true);
 
       await imported('denials', changed);
