@@ -7,7 +7,7 @@ import { finalAmr } from '../authn/journeys/amr.js';
 import { selectJourney } from '../authn/journeys/select.js';
 import { type JourneyProgress, beginJourney, currentNode, endOf, finishesWithoutPages, follow, settle } from '../authn/journeys/walk.js';
 import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from '../authn/otp.js';
-import { PASSWORD_AMR, verifyPassword } from '../authn/password.js';
+import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../authn/password.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -68,7 +68,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         grantType: 'password',
         user: signedIn.user,
         scope,
-        signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID() },
+        signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID(), passwordOf: passwordFingerprint(signedIn.user.passwordHash!) },
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
         audienceScopes: request.audienceScopes,

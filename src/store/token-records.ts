@@ -43,6 +43,12 @@ export interface SignIn {
   /** The acr of the journey walked (CONTRACT.md §8). */
   acr: string;
   sid: string;
+  /**
+   * The fingerprint of the password the sign-in checked (src/authn/password.ts
+   * passwordFingerprint), when it is written with its tokens: they are written only while it is
+   * still the person's (src/store/token-statements.ts insertTokens). Not stored.
+   */
+  passwordOf?: string | undefined;
 }
 
 export interface StoredToken extends TokenRecord {

@@ -11,7 +11,7 @@ export const WRITTEN_TOKEN_COLUMNS = `token_hash, realm, client_id, client_inter
 
 export const INSERTED_COLUMNS = [
   'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
-  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud', 'jkt',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud', 'jkt', 'password_of',
 ];
 
 /**
@@ -20,11 +20,12 @@ export const INSERTED_COLUMNS = [
  * more arrays (`extra`) that the condition `and` filters on. It answers the grant of each
  * token written.
  *
- * A person's token is written only while the person exists and is enabled, and their row is
+ * A person's token is written only while the person exists and is enabled, and, when it comes
+ * from a password check (`password_of`), while that password is still theirs; their row is
  * locked (FOR KEY SHARE) until the token commits: whatever ends the person's grants
  * (src/store/users.ts, sessions.ts, consents.ts) locks that row FOR UPDATE first, so that it
- * either waits for the token and then revokes it, or goes first, and a deletion or a disable
- * leaves nothing to write (a lock that waited reads the row the end committed).
+ * either waits for the token and then revokes it, or goes first, and a deletion, a disable or a
+ * password change leaves nothing to write (a lock that waited reads the row the end committed).
  */
 export function insertTokens(first: number, extra: readonly string[] = [], and = ''): string {
   const columns = [...INSERTED_COLUMNS, ...extra];
@@ -36,7 +37,9 @@ export function insertTokens(first: number, extra: readonly string[] = [], and =
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
          string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
-   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled FOR KEY SHARE))
+   WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled
+                                         AND (t.password_of IS NULL OR encode(sha256(convert_to(u.password_hash, 'UTF8')), 'hex') = t.password_of)
+                                         FOR KEY SHARE))
          ${and && `AND ${and}`}
   RETURNING grant_id`;
 }
@@ -126,6 +129,7 @@ export function insertedColumns(tokens: readonly NewToken[]): Array<Array<string
     column((t) => (t.act ? JSON.stringify(t.act) : null)),
     column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
     column((t) => t.keyThumbprint ?? null),
+    column((t) => t.signIn?.passwordOf ?? null),
   ];
 }
 

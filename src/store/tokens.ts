@@ -75,7 +75,8 @@ export class TokenStore {
   /**
    * Inserts the tokens of one grant, and the event of their issuance, in one statement:
    * batched with other grants', or in the transaction of a `Store.transaction` (which commits
-   * them). False when nothing was written: the person behind the tokens no longer exists.
+   * them). False when nothing was written: the person behind the tokens no longer exists, is
+   * disabled, or changed the password they were granted with.
    */
   async insertAll(tokens: readonly NewToken[], event: NewAuditEvent | undefined): Promise<boolean> {
     if (tokens.length === 0 && !event) return true;

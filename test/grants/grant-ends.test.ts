@@ -179,6 +179,21 @@ describe('ends of grants', () => {
       expect(await rowsOf(t, 'sessions', s.user.sub)).toBe(0);
       for (const { browser } of atPage) expect(await signedIn(s, browser)).toBe(false);
     });
+
+    it('leaves no token to password grants by the old password sent with it, whichever checked the password first', async () => {
+      const s = await setup();
+      const [changed, ...answers] = await Promise.all([
+        changePassword(s, 'a new password 0123'),
+        ...Array.from({ length: 8 }, () => passwordGrant(t.app, s.realm, s.app, s.user, { scope: 'openid' })),
+      ]);
+      expect(changed.statusCode, changed.body).toBe(200);
+      const granted = answers.filter((answer) => answer.statusCode === 200).map((answer) => answer.json() as Tokens);
+      for (const answer of answers) if (answer.statusCode !== 200) expect(answer.json().error, answer.body).toBe('invalid_grant');
+      for (const tokens of granted) {
+        expect(await active(s, tokens.access_token)).toBe(false);
+        expect(await active(s, tokens.refresh_token)).toBe(false);
+      }
+    });
   });
 
   describe('a device poll after sign-out', () => {
