@@ -1,3 +1,5 @@
+import type { Broker } from '../identity-providers/broker.js';
+import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { displayNameOf } from '../identity-providers/record.js';
 import { formParams } from '../http/form-params.js';
 import { identitiesSectionBody } from '../pages/account/identities.js';
@@ -8,6 +10,8 @@ import type { AccountHolder, AccountSection } from './section.js';
 
 const UNLINK = 'identities unlink';
 const UNLINK_PATH = '/account/identities/unlink';
+const LINK = 'identities link';
+const LINK_PATH = '/account/identities/link';
 
 /**
  * "Linked accounts" (CONTRACT.md §10): the person's accounts at the realm's upstream providers,
@@ -15,10 +19,13 @@ const UNLINK_PATH = '/account/identities/unlink';
  * so the re-authentication rule applies (src/account/reauthentication.ts); it is refused while
  * the link is the person's only way to sign in (no password, passkey or other link), which the
  * database decides (UserIdentityStore.unlink). An `identity.unlinked` audit event, as linking
- * is an `identity.linked` one. The section is left out at a realm without providers.
+ * is an `identity.linked` one. Linking an account at one of the realm's providers is this
+ * page's too, and only this page's (CONTRACT.md §8): the person signs in there, and the
+ * broker's callback (src/endpoints/broker.ts) links it to the session that asked. The section
+ * is left out at a realm without providers.
  */
-export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'> }): AccountSection {
-  const { store } = deps;
+export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'>; broker: Broker }): AccountSection {
+  const { store, broker } = deps;
 
   /** Whether the person signs in some other way than their one link: the page offers no unlink otherwise. */
   async function signsInOtherwise(holder: AccountHolder, links: readonly PersonLink[]): Promise<boolean> {
@@ -53,9 +60,30 @@ export function identitiesSection(deps: { store: Pick<Store, 'identityProviders'
         showSubject: perProvider(link.provider) > 1,
         linkedAt: link.linkedAt,
       }));
-      return { body: identitiesSectionBody(holder.t, { links: views, unlink }) };
+      const link = {
+        form: { action: `${holder.realm.issuer}${LINK_PATH}`, csrf: holder.csrf(LINK) },
+        providers: providers.map((provider) => broker.buttonOf(provider)),
+      };
+      // Browsers hold the redirect after the link form to its form-action: the providers are listed.
+      return { body: identitiesSectionBody(holder.t, { links: views, unlink, link }), formTargets: broker.formTargets(providers) };
     },
     routes(app, tools) {
+      // Linking changes how the person signs in: a recent sign-in first (src/account/reauthentication.ts).
+      app.post(LINK_PATH, async (request, reply) => {
+        const form = formParams(request.body, ['csrf', 'provider']);
+        if (form.provider === undefined) throw new InvalidFormError();
+        const holder = await tools.credentialHolder(request, reply, LINK, form.csrf);
+        if (!holder) return reply;
+        const { realm, userId } = holder;
+        try {
+          return reply.redirect(await broker.beginLink(realm, form.provider, { sid: holder.session.sid, userId }), 303);
+        } catch (error) {
+          if (!(error instanceof UpstreamFailure)) throw error;
+          request.log.warn({ provider: form.provider, ...failureDetails(error) }, 'linking an upstream account could not begin');
+          return tools.backToAccount(reply, realm, holder.t.upstream[error.kind](error.providerName));
+        }
+      });
+
       app.post(UNLINK_PATH, async (request, reply) => {
         const form = formParams(request.body, ['csrf', 'provider', 'subject']);
         if (form.provider === undefined || form.subject === undefined) throw new InvalidFormError();

@@ -1,3 +1,4 @@
+import type { Broker } from '../identity-providers/broker.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { applicationsSection } from './applications.js';
@@ -15,6 +16,8 @@ export interface AccountSectionDeps {
   encryption: KeyEncryption;
   /** BASE_URL: passkeys are bound to its origin. */
   baseUrl: string;
+  /** Linking accounts at the realm's upstream providers. */
+  broker: Broker;
 }
 
 /** The sections of the account page, in the order they are shown. */

@@ -29,6 +29,8 @@ export interface AccountSectionView {
   readonly body: SafeHtml | undefined;
   /** Same-origin scripts the section needs (passkeys); the rest of the page works without JavaScript. */
   readonly scripts?: readonly string[];
+  /** Where the section's forms lead beyond the realm (an upstream provider): the page's CSP form-action. */
+  readonly formTargets?: readonly string[];
 }
 
 /** What the account page gives its sections to handle their own requests. */

@@ -5,6 +5,7 @@ import type { AccountHolder, AccountTools } from '../account/section.js';
 import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
+import type { Broker } from '../identity-providers/broker.js';
 import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
 import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
@@ -17,6 +18,10 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
 /** A notice is a sentence; a longer one is cut. */
 const MAX_NOTICE_LENGTH = 200;
 
+/** The account page, with a notice at its top that only this server can have written (its MAC). */
+export const accountNoticeUrl = (cookies: BrowserCookies, realm: RequestRealm, notice: string): string =>
+  `${realm.issuer}/account?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`;
+
 /**
  * The account page (`{issuer}/account`): the signed-in person manages how they sign in (one-
  * time codes, passkeys, recovery codes), the applications they allowed, and their sessions.
@@ -28,9 +33,10 @@ export function accountPage(deps: {
   cookies: BrowserCookies;
   encryption: KeyEncryption;
   baseUrl: string;
+  broker: Broker;
 }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
-  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl });
+  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker });
   const accountUrl = (realm: RequestRealm) => `${realm.issuer}/account`;
 
   async function holderOf(request: FastifyRequest, realm: RequestRealm, session: Session, browserHash: Buffer): Promise<AccountHolder> {
@@ -75,7 +81,7 @@ export function accountPage(deps: {
       return undefined;
     },
     backToAccount(reply, realm, notice) {
-      return reply.redirect(`${accountUrl(realm)}?notice=${encodeURIComponent(notice)}&mac=${cookies.textMac(notice)}`, 303);
+      return reply.redirect(accountNoticeUrl(cookies, realm, notice), 303);
     },
     sendAccountPage(reply, realm, page) {
       const rendered = accountSubpage(messagesOf(reply.request), { accountUrl: accountUrl(realm), page });
@@ -101,6 +107,7 @@ export function accountPage(deps: {
         signInAgainAfter: holder.recentSignIn ? undefined : realm.settings.reauthentication_max_age,
         sections: views.map(({ title, view }) => ({ title, body: view.body })),
         scripts: [...new Set(views.flatMap(({ view }) => view.scripts ?? []))],
+        formTargets: views.flatMap(({ view }) => view.formTargets ?? []),
       });
       return sendPage(reply, page.options, page.body);
     });

@@ -5,14 +5,19 @@ import { sendAccountDisabled } from '../authn/disabled.js';
 import { currentNode, follow } from '../authn/journeys/walk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
-import { personOf } from '../identity-providers/accounts.js';
+import type { BrowserCookies } from '../authn/browser.js';
+import { linkToPerson, linkedToPerson, personOf } from '../identity-providers/accounts.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
+import { displayNameOf } from '../identity-providers/record.js';
+import { type AccountLink, type PendingUpstream, type UpstreamAccount, isAccountLink } from '../identity-providers/upstream-flow.js';
+import type { IdentityProvider } from '../store/identity-providers.js';
 import { messagePage } from '../pages/forms.js';
 import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../tokens/secrets.js';
+import { accountNoticeUrl } from './account.js';
 import { GET_ONLY } from './page-routes.js';
 
 /** The methods of a sign-in at an upstream provider (RFC 8176 §2: federated). */
@@ -21,6 +26,7 @@ const FEDERATED_AMR = ['fed'];
 export interface BrokerPageDeps {
   store: Store;
   flow: AuthorizationFlow;
+  cookies: BrowserCookies;
   broker: Broker;
 }
 
@@ -30,17 +36,19 @@ export interface BrokerPageDeps {
  * transaction, which continues only in the browser that began it. The code is exchanged and
  * the ID token verified (src/identity-providers/upstream-flow.ts), the upstream account finds
  * its person (or makes one), and the node the provider was chosen at passes as a password
- * would: the sign-in page then takes the journey on. Whatever fails ends on a page that says
- * what happened.
+ * would: the sign-in page then takes the journey on. When the journey knows the person
+ * already, only their own linked account passes; any other is `deny`. Whatever fails ends on a
+ * page that says what happened. A flow the account page began to link an account ends back there.
  */
 export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
-  const { store, flow, broker } = deps;
+  const { store, flow, cookies, broker } = deps;
 
   async function callback(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
     const realm = request.realm;
     const provider = await store.identityProviders.get(realm.name, request.params.alias);
     if (!provider) throw new UpstreamFailure('unknown_provider', request.params.alias);
     const pending = await broker.flow.take(realm, provider, formParams(request.query, ['state']).state);
+    if (isAccountLink(pending)) return linked(request, reply, provider, pending);
     const resumed = await flow.resume(request, realm, pending.transactionId);
     const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
     const progress = resumed.transaction.progress;
@@ -52,8 +60,14 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
     if (!stillThere) return reply.redirect(loginPage, 303);
 
     const account = await broker.flow.finish(realm, provider, pending, queryOf(request.url));
-    const context = { realm: realm.name, address: request.ip, clientId: resumed.client?.client_id, knownUserId: progress.userId };
-    const userId = await personOf({ store, audit: request.server.audit }, provider, account, context);
+    if (progress.userId !== undefined && !(await linkedToPerson(store, realm.name, provider, account, progress.userId))) {
+      // A person known already: only their own linked account confirms them (CONTRACT.md §8); any other is `deny`, and nothing is linked.
+      request.log.info({ provider: provider.alias }, 'the upstream account is not linked to the person signing in');
+      await store.authorizationFlow.saveProgress(sha256(resumed.id), { ...progress, node: 'deny' });
+      return reply.redirect(loginPage, 303);
+    }
+    const context = { realm: realm.name, address: request.ip, clientId: resumed.client?.client_id };
+    const userId = progress.userId ?? (await personOf({ store, audit: request.server.audit }, provider, account, context));
     // The person the upstream account names is disabled (CONTRACT.md §10): the sign-in ends here.
     if (!(await store.users.getById(realm.name, userId))?.enabled) {
       const attempt = { realm: realm.name, address: request.ip, via: 'sign_in_page' as const, clientId: resumed.client?.client_id };
@@ -62,6 +76,32 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
     }
     await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: FEDERATED_AMR }));
     return reply.redirect(loginPage, 303);
+  }
+
+  /**
+   * The end of linking an upstream account from the account page: only in the session that
+   * began it (a link begun by someone else cannot be finished in a victim's browser, nor the
+   * other way round), then back to the account page, which says what happened.
+   */
+  async function linked(request: FastifyRequest, reply: FastifyReply, provider: IdentityProvider, pending: PendingUpstream & AccountLink) {
+    const realm = request.realm;
+    const t = messagesOf(request);
+    const texts = t.account.identities;
+    const name = displayNameOf(provider.alias, provider);
+    const back = (notice: string) => reply.redirect(accountNoticeUrl(cookies, realm, notice), 303);
+    const session = await flow.currentSession(request, realm);
+    if (!session || session.sid !== pending.link.sid || session.userId !== pending.link.userId) return back(texts.linkExpired);
+    let account: UpstreamAccount;
+    try {
+      account = await broker.flow.finish(realm, provider, pending, queryOf(request.url));
+    } catch (error) {
+      if (!(error instanceof UpstreamFailure)) throw error;
+      request.log.warn({ provider: provider.alias, ...failureDetails(error) }, 'linking an upstream account failed');
+      return back(t.upstream[error.kind](name));
+    }
+    const context = { realm: realm.name, address: request.ip, userId: session.userId };
+    const outcome = await linkToPerson({ store, audit: request.server.audit }, provider, account, context);
+    return back(outcome === 'linked' ? texts.linkedNotice(name) : outcome === 'already_linked' ? texts.alreadyLinked(name) : texts.otherPerson(name));
   }
 
   return async (app) => {

@@ -6,7 +6,7 @@ import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { UpstreamFailure } from './failures.js';
 import { displayNameOf } from './record.js';
 import { UpstreamClients } from './upstream-clients.js';
-import { UpstreamFlow } from './upstream-flow.js';
+import { type AccountLink, UpstreamFlow, type UpstreamPurpose } from './upstream-flow.js';
 
 /** A provider the sign-in page offers, as its button shows it. */
 export interface ProviderButton {
@@ -68,10 +68,15 @@ export class Broker {
     realm: { name: string; issuer: string },
     offer: 'all' | string | undefined,
     alias: string,
-    at: { transactionId: string; node: string },
+    at: UpstreamPurpose,
   ): Promise<string> {
     const provider = (await this.offered(realm.name, offer)).find((offered) => offered.alias === alias);
     if (!provider) throw new UpstreamFailure('unknown_provider', alias);
     return this.flow.begin(realm, provider, at);
+  }
+
+  /** Begins the upstream flow that links an account at one of the realm's providers to the signed-in person (the account page). */
+  async beginLink(realm: { name: string; issuer: string }, alias: string, link: AccountLink['link']): Promise<string> {
+    return this.begin(realm, 'all', alias, { link });
   }
 }

@@ -12,9 +12,7 @@ export type UpstreamFailureKind =
   /** The callback's `state` is unknown, expired or used already. */
   | 'unknown_state'
   /** The provider is not (or no longer) one of the realm's. */
-  | 'unknown_provider'
-  /** The upstream account is linked to another person than the one this sign-in knows. */
-  | 'other_person';
+  | 'unknown_provider';
 
 /**
  * A sign-in through an upstream provider that ends on a page saying what happened, in plain
@@ -33,7 +31,7 @@ export class UpstreamFailure extends Error {
 
   /** 400 for what the browser brought, 403 for a refusal, 502 for what the provider did. */
   get status(): number {
-    if (this.kind === 'denied' || this.kind === 'other_person') return 403;
+    if (this.kind === 'denied') return 403;
     return this.kind === 'unknown_state' || this.kind === 'unknown_provider' ? 400 : 502;
   }
 }

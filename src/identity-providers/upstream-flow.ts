@@ -13,17 +13,29 @@ const STATE_LIFETIME_SECONDS = 10 * 60;
 /** Where a realm's provider sends the person back (CONTRACT.md §10). */
 export const callbackUrl = (issuer: string, alias: string): string => `${issuer}/broker/${alias}/callback`;
 
-/** What the callback needs of the flow it ends; kept server-side, never in the browser. */
-export interface PendingUpstream {
-  /** The sign-in transaction the upstream sign-in is a step of. */
+/** A step of a sign-in: the transaction, and the journey node the person chose the provider at. */
+export interface SignInStep {
   readonly transactionId: string;
-  /** The journey node the person chose the provider at. */
   readonly node: string;
+}
+
+/** Linking an upstream account to a signed-in person from the account page: their session, which must end the flow too. */
+export interface AccountLink {
+  readonly link: { readonly sid: string; readonly userId: string };
+}
+
+/** What an upstream sign-in is for. */
+export type UpstreamPurpose = SignInStep | AccountLink;
+
+/** What the callback needs of the flow it ends; kept server-side, never in the browser. */
+export type PendingUpstream = UpstreamPurpose & {
   readonly codeVerifier: string;
   readonly nonce: string;
   /** The `state` the callback brought. */
   readonly state: string;
-}
+};
+
+export const isAccountLink = (purpose: UpstreamPurpose): purpose is AccountLink => 'link' in purpose;
 
 /** The upstream account the person signed in to: its `sub` and the claims of its verified ID token. */
 export interface UpstreamAccount {
@@ -50,7 +62,7 @@ export class UpstreamFlow {
   ) {}
 
   /** The provider's authorization URL to send the person to, its state stored. */
-  async begin(realm: Realm, provider: IdentityProvider, at: { transactionId: string; node: string }): Promise<string> {
+  async begin(realm: Realm, provider: IdentityProvider, purpose: UpstreamPurpose): Promise<string> {
     const configuration = await this.configurationOf(provider);
     const state = randomSecret();
     const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -64,7 +76,7 @@ export class UpstreamFlow {
       code_challenge_method: 'S256',
     });
     const stateHash = sha256(state);
-    const sealed = { transactionId: at.transactionId, node: at.node, codeVerifier, nonce };
+    const sealed = { ...purposeOf(purpose), codeVerifier, nonce };
     await this.states.put(stateHash, {
       realm: realm.name,
       provider: provider.alias,
@@ -80,7 +92,7 @@ export class UpstreamFlow {
     const sealed = stateHash && (await this.states.take(stateHash, realm.name, provider.alias));
     if (!stateHash || !sealed) throw new UpstreamFailure('unknown_state', displayNameOf(provider.alias, provider));
     const opened = this.encryption.decrypt(sealed, sealContext(realm.name, provider.alias, stateHash));
-    return { ...(JSON.parse(opened.toString('utf8')) as Omit<PendingUpstream, 'state'>), state: state! };
+    return { ...(JSON.parse(opened.toString('utf8')) as UpstreamPurpose & { codeVerifier: string; nonce: string }), state: state! };
   }
 
   /**
@@ -117,6 +129,10 @@ export class UpstreamFlow {
     }
   }
 }
+
+/** Only the purpose's own fields are sealed. */
+const purposeOf = (purpose: UpstreamPurpose): UpstreamPurpose =>
+  isAccountLink(purpose) ? { link: { sid: purpose.link.sid, userId: purpose.link.userId } } : { transactionId: purpose.transactionId, node: purpose.node };
 
 /** The realm, the provider and the state are authenticated with what is sealed: a row copied elsewhere does not open. */
 const sealContext = (realm: string, alias: string, stateHash: Buffer) => `broker state\0${realm}\0${alias}\0${stateHash.toString('hex')}`;

@@ -369,3 +369,111 @@ describe('the account page: linked accounts', () => {
     expect(await identitiesOf(username)).toEqual([]);
   });
 });
+
+/** The link form of the account page: its action, its CSRF token, and the providers its buttons name. */
+function linkFormOf(page: string): { action: string; csrf: string; providers: string[] } {
+  const found = [...page.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)].find(([, action]) => unescape(action!) === `${ACCOUNT}/identities/link`);
+  if (!found) throw new Error('no link form');
+  return {
+    action: unescape(found[1]!),
+    csrf: hiddenInputs(found[2]!).csrf!,
+    providers: [...found[2]!.matchAll(/<button type="submit" name="provider" value="([^"]*)">/g)].map(([, alias]) => alias!),
+  };
+}
+
+/** The link form posted for `alias`, then the upstream sign-in as `subject`: the callback URL the upstream sends the browser to. */
+async function linkAt(b: TestBrowser, subject: string, alias = 'up'): Promise<string> {
+  const form = linkFormOf(await accountPage(b));
+  const toUpstream = await b.post(form.action, { csrf: form.csrf, provider: alias });
+  expect(toUpstream.statusCode, toUpstream.body.slice(0, 300)).toBe(303);
+  expect(location(toUpstream)).toMatch(new RegExp(`^${upstream.issuer}/auth\\?`));
+  upstream.nextAccount = subject;
+  return upstream.browse(location(toUpstream));
+}
+
+describe('the account page: linking an account at another provider', () => {
+  it('links an upstream account to the signed-in person, who then signs in with it', async () => {
+    const user = await createUser(t.admin, REALM, unique('pw'));
+    const b = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(b, user);
+    const page = await accountPage(b);
+    expect(linkFormOf(page)).toEqual({ action: `${ACCOUNT}/identities/link`, csrf: expect.any(String), providers: ['up', 'second'] });
+    expect(page).toContain('>Link an account at Upstream Corp</button>');
+    // The browser follows the form's redirect to the provider only if the page's form-action lists it.
+    expect((await b.get(ACCOUNT)).headers['content-security-policy']).toMatch(new RegExp(`form-action 'self' [^;]*${upstream.issuer}`));
+
+    const { subject } = upstreamAccount();
+    const back = await b.get(await linkAt(b, subject));
+    expect(noticeOf(back)).toBe('Your account at Upstream Corp is linked: you can sign in with it now.');
+    expect(await identitiesOf(user.username)).toEqual([{ provider: 'up', subject }]);
+    expect(await eventsOf('identity.linked', user.sub)).toEqual([expect.objectContaining({ details: { provider: 'up', subject, how: 'account' } })]);
+
+    const elsewhere = new TestBrowser(t.app, t.baseUrl);
+    await signInThrough(elsewhere, subject);
+    expect(await accountPage(elsewhere)).toContain(`<strong>${user.username}</strong>`);
+
+    // Linking it again changes nothing.
+    expect(noticeOf(await b.get(await linkAt(b, subject)))).toBe('That account at Upstream Corp is linked to yours already.');
+    expect(await eventsOf('identity.linked', user.sub)).toHaveLength(1);
+  });
+
+  it('does not take an upstream account linked to another person', async () => {
+    const owner = await passwordPersonLinked(upstreamAccount().subject);
+    const user = await createUser(t.admin, REALM, unique('pw'));
+    const b = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(b, user);
+    expect(noticeOf(await b.get(await linkAt(b, owner.subject)))).toBe(
+      'That account at Upstream Corp belongs to another person of this service: it was not linked to yours.',
+    );
+    expect(await identitiesOf(user.username)).toEqual([]);
+    expect(await identitiesOf(owner.user.username)).toEqual([{ provider: 'up', subject: owner.subject }]);
+  });
+
+  it('an older sign-in links nothing: the form leads to the sign-in page, not to the provider', async () => {
+    const user = await createUser(t.admin, REALM, unique('pw'));
+    const b = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(b, user);
+    const form = linkFormOf(await accountPage(b));
+    await signedInAgo(user.sub, 301);
+    const refused = await b.post(form.action, { csrf: form.csrf, provider: 'up' });
+    expect(refused.statusCode, refused.body.slice(0, 300)).toBe(303);
+    expect(redirectPath(refused)).toBe(`${realmPath(REALM)}/login`);
+    expect(await identitiesOf(user.username)).toEqual([]);
+  });
+
+  it('is finished only in the session that began it: a callback in another browser links nothing', async () => {
+    // The attacker begins linking at their own account and has a victim's browser come back with the victim's upstream account.
+    const attacker = await createUser(t.admin, REALM, unique('pw'));
+    const victim = await createUser(t.admin, REALM, unique('pw'));
+    const ab = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(ab, attacker);
+    const vb = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(vb, victim);
+    const { subject } = upstreamAccount();
+    const callback = await linkAt(ab, subject);
+
+    const answer = await vb.get(callback);
+    expect(noticeOf(answer)).toBe('The account was not linked: the request expired or was made in another session. Try again.');
+    expect(await identitiesOf(attacker.username)).toEqual([]);
+    expect(await identitiesOf(victim.username)).toEqual([]);
+    // The state was taken: the browser that began it cannot use it afterwards either.
+    expect((await ab.get(callback)).statusCode).toBe(400);
+    expect(await identitiesOf(attacker.username)).toEqual([]);
+  });
+
+  it("refuses a form without the link form's CSRF token, and an unknown provider, linking nothing", async () => {
+    const user = await createUser(t.admin, REALM, unique('pw'));
+    const b = new TestBrowser(t.app, t.baseUrl);
+    await signInWithPassword(b, user);
+    const form = linkFormOf(await accountPage(b));
+    const posted: Array<Record<string, string>> = [{ provider: 'up' }, { provider: 'up', csrf: `${form.csrf.slice(0, -4)}AAAA` }, { csrf: form.csrf }];
+    for (const fields of posted) {
+      const response = await b.post(form.action, fields);
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('The form could not be accepted.');
+    }
+    const unknown = await b.post(form.action, { csrf: form.csrf, provider: 'nope' });
+    expect(noticeOf(unknown)).toBe('This way of signing in is not available. Return to the application and try again.');
+    expect(await identitiesOf(user.username)).toEqual([]);
+  });
+});

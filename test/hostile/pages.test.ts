@@ -46,6 +46,7 @@ const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/account/sessions/end': ['sid', 'csrf'],
   '/account/password': ['csrf', 'current_password', 'new_password'],
   '/account/identities/unlink': ['csrf', 'provider', 'subject'],
+  '/account/identities/link': ['csrf', 'provider'],
   '/register': ['transaction', 'csrf', 'username', 'email', 'password', 'given_name', 'family_name'],
   '/verify': ['ticket'],
   '/reset': ['ticket', 'transaction', 'csrf', 'password', 'username'],

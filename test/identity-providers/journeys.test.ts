@@ -7,7 +7,8 @@ import { Upstream, addProvider, callbackOf, exchange, returnFromProvider } from 
 /**
  * The `identity_provider` node of a journey (CONTRACT.md §8): the validator accepts it, it
  * tells who signs in as a password does, its page is the provider's button, and as a second
- * step it links the upstream account to the person the journey knows.
+ * step it passes only the upstream account linked to the person the journey knows: any other
+ * is `deny`, and links nothing.
  */
 const REALM = 'journeys';
 
@@ -101,37 +102,63 @@ describe('a journey with an identity_provider node', () => {
     expect(await linksOf('fed-only')).toEqual([{ provider: 'up', subject: 'up-fed' }]);
   });
 
-  it('after a password, links the upstream account to the person the password told', async () => {
-    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'carol', password: 'correct horse battery' });
-    const clientId = await clientOf('pw-fed');
+  /** Signs in as `username` with the password, then at the provider as `account`: where the realm sends the browser back. */
+  async function passwordThenProvider(clientId: string, username: string, account: string) {
     const browser = new TestBrowser(t.app, t.baseUrl);
     const { login, verifier } = await authorize(browser, clientId);
-    const passwordPage = await browser.get(login);
-    const afterPassword = await browser.submit(login, passwordPage, { username: 'carol', password: 'correct horse battery' });
+    const afterPassword = await browser.submit(login, await browser.get(login), { username, password: 'correct horse battery' });
     const providerPage = await browser.get(location(afterPassword));
     expect(providerPage.body).toContain('name="provider" value="up"');
-
-    upstream.nextAccount = 'up-carol';
+    upstream.nextAccount = account;
     const toProvider = await browser.submit(location(afterPassword), providerPage, { provider: 'up' });
-    const back = await returnFromProvider(browser, await upstream.browse(location(toProvider)));
-    const { idToken } = await exchange(t, REALM, clientId, back.code!, verifier);
-    expect(idToken.amr).toEqual(['pwd', 'fed']);
-    expect(await linksOf('carol')).toEqual([{ provider: 'up', subject: 'up-carol' }]);
+    // The callback leads to the sign-in page, which ends the journey (consent allowed): at the client with a code or an error.
+    let response = await browser.get(await upstream.browse(location(toProvider)));
+    while (location(response).startsWith(t.baseUrl)) {
+      const next = location(response);
+      response = next.includes('/consent') ? await browser.submit(next, await browser.get(next), { decision: 'allow' }) : await browser.get(next);
+    }
+    const answer = new URL(location(response));
+    return { answer: { at: `${answer.origin}${answer.pathname}`, code: answer.searchParams.get('code'), error: answer.searchParams.get('error') }, verifier };
+  }
+
+  it('after a password, denies an upstream account not linked to the person, and links nothing', async () => {
+    // Whoever holds carol's password and any upstream account of their own.
+    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'carol', password: 'correct horse battery' });
+    const clientId = await clientOf('pw-fed');
+    const { answer } = await passwordThenProvider(clientId, 'carol', 'up-carol');
+    expect(answer).toEqual({ at: REDIRECT_URI, code: null, error: 'access_denied' });
+    expect(await linksOf('carol')).toEqual([]);
     expect((await t.admin.request('GET', `/realms/${REALM}/users/carol-upstream`)).statusCode).toBe(404);
+    const denied = (await t.admin.request('GET', `/realms/${REALM}/events?type=sign_in.failed`)).json() as { events: Array<{ details: Record<string, unknown> }> };
+    expect(denied.events.map((event) => event.details.reason)).toContain('denied');
+
+    // Nothing stayed behind: the same upstream account alone still makes no one of carol.
+    const again = await passwordThenProvider(clientId, 'carol', 'up-carol');
+    expect(again.answer.error).toBe('access_denied');
+    expect(await linksOf('carol')).toEqual([]);
   });
 
-  it('refuses an upstream account linked to another person than the one the password told', async () => {
-    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'dave', password: 'correct horse battery' });
+  it("after a password, passes the upstream account linked to that person, with both methods in amr", async () => {
+    const user = await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'erin', password: 'correct horse battery' });
+    expect(await t.store.userIdentities.link(REALM, { provider: 'up', subject: 'up-erin', userId: (user.json() as { sub: string }).sub })).toBe(true);
+    upstream.accounts.set('up-erin', { preferred_username: 'erin-upstream' });
     const clientId = await clientOf('pw-fed');
-    const browser = new TestBrowser(t.app, t.baseUrl);
-    const { login } = await authorize(browser, clientId);
-    const afterPassword = await browser.submit(login, await browser.get(login), { username: 'dave', password: 'correct horse battery' });
-    upstream.nextAccount = 'up-carol';
-    const toProvider = await browser.submit(location(afterPassword), await browser.get(location(afterPassword)), { provider: 'up' });
-    const page = await browser.get(await upstream.browse(location(toProvider)));
-    expect(page.statusCode).toBe(403);
-    expect(page.body).toContain('belongs to another person');
+    const { answer, verifier } = await passwordThenProvider(clientId, 'erin', 'up-erin');
+    const { idToken } = await exchange(t, REALM, clientId, answer.code!, verifier);
+    expect(idToken.amr).toEqual(['pwd', 'fed']);
+    expect(await linksOf('erin')).toEqual([{ provider: 'up', subject: 'up-erin' }]);
+  });
+
+  it('after a password, denies an upstream account linked to another person', async () => {
+    await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'dave', password: 'correct horse battery' });
+    const frank = await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'frank', password: 'correct horse battery' });
+    expect(await t.store.userIdentities.link(REALM, { provider: 'up', subject: 'up-frank', userId: (frank.json() as { sub: string }).sub })).toBe(true);
+    upstream.accounts.set('up-frank', { preferred_username: 'frank-upstream' });
+    const clientId = await clientOf('pw-fed');
+    const { answer } = await passwordThenProvider(clientId, 'dave', 'up-frank');
+    expect(answer).toEqual({ at: REDIRECT_URI, code: null, error: 'access_denied' });
     expect(await linksOf('dave')).toEqual([]);
+    expect(await linksOf('frank')).toEqual([{ provider: 'up', subject: 'up-frank' }]);
   });
 
   it('shows no page for a provider the realm does not have', async () => {

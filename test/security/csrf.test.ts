@@ -475,6 +475,32 @@ describe('CSRF protection of every form', () => {
       },
     },
     {
+      name: 'account: link an account at another provider',
+      route: '/account/identities/link',
+      async arrange() {
+        const name = await securityRealm(t);
+        const added = await t.admin.request('POST', `/realms/${name}/identity-providers`, {
+          alias: 'corp',
+          kind: 'oidc',
+          issuer: 'https://idp.example',
+          client_id: 'realmgate',
+          client_secret: 'upstream-client-secret-0123456789',
+        });
+        expect(added.statusCode, added.body).toBe(201);
+        const user = await personIn(t, name);
+        const { victim, victimPage, otherPage } = await twoAccountPages(user, name);
+        const form = formOn(victimPage, name, '/account/identities/link');
+        return {
+          victim,
+          url: form.action!,
+          form: { ...form.hidden, provider: 'corp' },
+          othersCsrf: formOn(otherPage, name, '/account/identities/link').hidden.csrf!,
+          // An accepted form goes to the provider (here unreachable: the account page says so).
+          changed: async (response) => response.statusCode === 303 && new URL(location(response)).searchParams.get('notice') === 'corp cannot be reached right now. Try again later, or sign in another way.',
+        };
+      },
+    },
+    {
       name: 'registration',
       route: '/register',
       async arrange() {

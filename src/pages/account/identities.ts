@@ -18,6 +18,8 @@ export interface IdentitiesSectionView {
   readonly links: readonly LinkedAccountView[];
   /** The unlink form of every link (one action, one CSRF token); none while the one link is the person's only way to sign in. */
   readonly unlink: AccountForm | undefined;
+  /** The realm's providers an account of which can be linked (one form, a button per provider). */
+  readonly link: { readonly form: AccountForm; readonly providers: ReadonlyArray<{ readonly alias: string; readonly name: string }> } | undefined;
 }
 
 const item = (texts: Messages['account']['identities'], link: LinkedAccountView, unlink: AccountForm | undefined) => html`<li class="identity"><strong>${link.name}</strong>${
@@ -34,9 +36,15 @@ ${csrfInput(unlink.csrf)}
     : ''
 }</li>`;
 
+const linkForm = (texts: Messages['account']['identities'], link: NonNullable<IdentitiesSectionView['link']>) => html`
+<form method="post" action="${link.form.action}">
+${csrfInput(link.form.csrf)}
+${link.providers.map((provider) => html`<button type="submit" name="provider" value="${provider.alias}">${texts.link(provider.name)}</button>\n`)}</form>`;
+
 export function identitiesSectionBody(t: Messages, view: IdentitiesSectionView): SafeHtml {
   const texts = t.account.identities;
-  if (view.links.length === 0) return html`<p>${texts.none}</p>`;
+  const adding = view.link && view.link.providers.length > 0 ? linkForm(texts, view.link) : '';
+  if (view.links.length === 0) return html`<p>${texts.none}</p>${adding}`;
   const list = html`<ul class="identities">${view.links.map((link) => item(texts, link, view.unlink))}</ul>`;
-  return view.unlink ? list : html`${list}\n<p class="only-way">${texts.onlyWay}</p>`;
+  return view.unlink ? html`${list}${adding}` : html`${list}\n<p class="only-way">${texts.onlyWay}</p>${adding}`;
 }

@@ -27,13 +27,15 @@ export function accountOverviewPage(
     sections: readonly AccountSectionPart[];
     /** Same-origin scripts the sections need (passkeys); the rest of the page works without JavaScript. */
     scripts: readonly string[];
+    /** Where forms lead beyond the realm (an upstream provider a link form goes to). */
+    formTargets: readonly string[];
   },
 ): Page {
   const signInAgain =
     view.signInAgainAfter === undefined ? '' : html`<p class="reauthentication">${t.account.signInAgainFirst(view.signInAgainAfter)}</p>
 `;
   return {
-    options: { t, title: t.account.title, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
+    options: { t, title: t.account.title, formTargets: view.formTargets, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
     body: html`${view.notice ? html`${noticeBox(view.notice)}\n` : ''}<p>${t.account.signedInAs(html`<strong>${view.username}</strong>`)}</p>
 ${signInAgain}${view.sections.filter((section) => section.body !== undefined).map(
       (section) => html`<section class="account">

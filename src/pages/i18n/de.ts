@@ -255,6 +255,11 @@ export const de: Messages = {
       unlinked: (provider: string) => `Die Verknüpfung mit ${provider} wurde aufgehoben: Sie melden sich nicht mehr darüber an.`,
       refusedOnlyWay: (provider: string) => `Die Verknüpfung mit ${provider} kann nicht aufgehoben werden: Sie ist Ihre einzige Möglichkeit, sich anzumelden.`,
       notLinked: 'Dieses verknüpfte Konto wurde nicht gefunden.',
+      link: (provider: string) => `Konto bei ${provider} verknüpfen`,
+      linkedNotice: (provider: string) => `Ihr Konto bei ${provider} ist verknüpft: Sie können sich jetzt damit anmelden.`,
+      alreadyLinked: (provider: string) => `Dieses Konto bei ${provider} ist bereits mit Ihrem verknüpft.`,
+      otherPerson: (provider: string) => `Dieses Konto bei ${provider} gehört einer anderen Person dieses Dienstes: Es wurde nicht mit Ihrem verknüpft.`,
+      linkExpired: 'Das Konto wurde nicht verknüpft: Die Anfrage ist abgelaufen oder stammt aus einer anderen Sitzung. Versuchen Sie es erneut.',
     },
     applications: {
       none: 'Sie haben keiner Anwendung erlaubt, Ihr Konto zu verwenden.',
@@ -337,8 +342,6 @@ export const de: Messages = {
       `${provider} hat eine Antwort gesendet, die nicht überprüft werden konnte, daher wurden Sie nicht angemeldet. Versuchen Sie es später erneut oder melden Sie sich auf andere Weise an.`,
     unknown_state: (_provider: string) => 'Diese Anmeldung ist abgelaufen oder wurde bereits abgeschlossen. Kehren Sie zur Anwendung zurück und versuchen Sie es erneut.',
     unknown_provider: (_provider: string) => 'Diese Art der Anmeldung ist nicht verfügbar. Kehren Sie zur Anwendung zurück und versuchen Sie es erneut.',
-    other_person: (provider: string) =>
-      `Ihr Konto bei ${provider} gehört einer anderen Person dieses Dienstes und kann diese Anmeldung daher nicht bestätigen.`,
   },
 
   mail: {

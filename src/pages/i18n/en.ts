@@ -264,6 +264,11 @@ export const en = {
       unlinked: (provider: string) => `${provider} is unlinked from your account: you no longer sign in with it.`,
       refusedOnlyWay: (provider: string) => `${provider} cannot be unlinked: it is your only way to sign in.`,
       notLinked: 'That linked account was not found.',
+      link: (provider: string) => `Link an account at ${provider}`,
+      linkedNotice: (provider: string) => `Your account at ${provider} is linked: you can sign in with it now.`,
+      alreadyLinked: (provider: string) => `That account at ${provider} is linked to yours already.`,
+      otherPerson: (provider: string) => `That account at ${provider} belongs to another person of this service: it was not linked to yours.`,
+      linkExpired: 'The account was not linked: the request expired or was made in another session. Try again.',
     },
     applications: {
       none: 'You have not allowed any application to use your account.',
@@ -346,7 +351,6 @@ export const en = {
       `${provider} sent an answer that could not be verified, so you were not signed in. Try again later, or sign in another way.`,
     unknown_state: (_provider: string) => 'This sign-in has expired or was already completed. Return to the application and try again.',
     unknown_provider: (_provider: string) => 'This way of signing in is not available. Return to the application and try again.',
-    other_person: (provider: string) => `Your account at ${provider} belongs to another person of this service, so it cannot confirm this sign-in.`,
   },
 
   mail: {

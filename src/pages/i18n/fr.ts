@@ -258,6 +258,11 @@ export const fr: Messages = {
       unlinked: (provider: string) => `${provider} est dissocié de votre compte\u00a0: vous ne vous connectez plus avec lui.`,
       refusedOnlyWay: (provider: string) => `${provider} ne peut pas être dissocié\u00a0: c’est votre seul moyen de connexion.`,
       notLinked: 'Ce compte associé est introuvable.',
+      link: (provider: string) => `Associer un compte ${provider}`,
+      linkedNotice: (provider: string) => `Votre compte ${provider} est associé\u00a0: vous pouvez désormais vous connecter avec lui.`,
+      alreadyLinked: (provider: string) => `Ce compte ${provider} est déjà associé au vôtre.`,
+      otherPerson: (provider: string) => `Ce compte ${provider} appartient à une autre personne de ce service\u00a0: il n’a pas été associé au vôtre.`,
+      linkExpired: 'Le compte n’a pas été associé\u00a0: la demande a expiré ou vient d’une autre session. Réessayez.',
     },
     applications: {
       none: 'Vous n’avez autorisé aucune application à utiliser votre compte.',
@@ -340,8 +345,6 @@ export const fr: Messages = {
       `${provider} a envoyé une réponse qui n’a pas pu être vérifiée\u00a0: la connexion n’a donc pas eu lieu. Réessayez plus tard ou connectez-vous autrement.`,
     unknown_state: (_provider: string) => 'Cette connexion a expiré ou a déjà été effectuée. Revenez à l’application et réessayez.',
     unknown_provider: (_provider: string) => 'Ce mode de connexion n’est pas disponible. Revenez à l’application et réessayez.',
-    other_person: (provider: string) =>
-      `Votre compte ${provider} appartient à une autre personne de ce service\u00a0: il ne peut donc pas confirmer cette connexion.`,
   },
 
   mail: {
