@@ -167,7 +167,8 @@ export async function replaceRecoveryCodes(stores: OneTimeCodeStores, realm: str
 /**
  * Checks a code a person typed: a current TOTP code (one step either side) of their confirmed
  * secret, accepted once; or one of their unused recovery codes, spent by this use. With
- * `pending`, a TOTP code of a secret waiting for its first code confirms it. The database
+ * `pending` (or when it resolves true, asked only then), a TOTP code of a secret waiting for
+ * its first code confirms it. The database
  * decides between concurrent uses of one code: exactly one of them passes.
  *
  * For every caller that takes a second factor: the `otp` sign-in step, the password grant.
@@ -178,15 +179,17 @@ export async function verifyOneTimeCode(
   realm: string,
   userId: string,
   typed: string,
-  options: { pending?: boolean; now?: number } = {},
+  options: { pending?: boolean | (() => Promise<boolean>); now?: number } = {},
 ): Promise<OneTimeCodeKind | undefined> {
   const code = typed.replace(/\s/g, '');
   if (/^\d+$/.test(code) && code.length === DIGITS) {
     const stored = await stores.oneTimeCodes.totp(realm, userId);
-    if (!stored || (!stored.confirmedAt && !options.pending)) return undefined;
+    // Asked only of a person without a confirmed secret, so that a sign-in with one does no more work.
+    const pending = stored?.confirmedAt === undefined && (typeof options.pending === 'function' ? await options.pending() : options.pending === true);
+    if (!stored || (!stored.confirmedAt && !pending)) return undefined;
     const step = timeStepOf(openTotpSecret(encryption, realm, userId, stored.secretEncrypted), code, options.now);
     if (step === undefined) return undefined;
-    return (await stores.oneTimeCodes.acceptStep(realm, userId, stored.secretEncrypted, step, options.pending ?? false)) ? 'otp' : undefined;
+    return (await stores.oneTimeCodes.acceptStep(realm, userId, stored.secretEncrypted, step, pending)) ? 'otp' : undefined;
   }
   const hash = recoveryCodeHash(typed);
   if (hash === undefined) return undefined;

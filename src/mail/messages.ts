@@ -27,6 +27,31 @@ export function passwordResetMail(to: string, context: MailContext): MailMessage
   return message(to, context, (t) => t.mail.passwordReset);
 }
 
+/** The code a sign-in asks for before a first second factor is enrolled (CONTRACT.md §8): a code to type, no link. */
+export function enrolmentCodeMail(
+  to: string,
+  context: Omit<MailContext, 'link'> & { readonly code: string },
+): MailMessage {
+  const t = messagesIn(context.locale ?? 'en');
+  const wording = t.mail.enrolmentCode;
+  const subject = wording.subject(context.realm);
+  const lead = wording.lead(context.realm, context.username);
+  const hello = t.mail.hello(context.username);
+  const expiry = t.mail.codeExpiry(context.lifetime);
+  const text = [hello, lead, context.code, expiry, wording.ignore, `— ${context.realm}`].join('\n\n');
+  const body = html`<!doctype html>
+<html lang="${t.lang}"><head><meta charset="utf-8"><title>${subject}</title></head>
+<body style="font-family: system-ui, sans-serif; line-height: 1.5">
+<p>${hello}</p>
+<p>${lead}</p>
+<p style="font-size: 1.5em; letter-spacing: .2em"><strong>${context.code}</strong></p>
+<p>${expiry}</p>
+<p>${wording.ignore}</p>
+<p>— ${context.realm}</p>
+</body></html>`;
+  return { to, subject: oneLine(subject), text: `${text}\n`, html: body.value };
+}
+
 type Wording = Messages['mail']['verification'];
 
 function message(to: string, context: MailContext, wordingOf: (t: Messages) => Wording): MailMessage {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
-import type { Db } from './db.js';
+import { type Db, isUuid } from './db.js';
 
 /** What a mailed ticket lets its person do (CONTRACT.md §9). */
-export type TicketKind = 'email_verification' | 'password_reset';
+export type TicketKind = 'email_verification' | 'password_reset' | 'enrolment_code';
 
 /** Tickets of one kind issued per person and per address within the window, whatever became of them. */
 export const TICKET_LIMITS = { perPerson: 5, perAddress: 30, windowSeconds: 15 * 60 } as const;
@@ -43,6 +43,33 @@ const REDEEM = `WITH used AS (
 
 const LIVE = `SELECT user_id::text AS user_id FROM tickets
   WHERE ticket_hash = $1 AND kind = $2 AND realm = $3 AND used_at IS NULL AND expires_at > now()`;
+
+/** How many wrong codes a mailed enrolment code takes before it stops working. */
+export const ENROLMENT_CODE_TRIES = 5;
+
+const INSERT_CODE_WITHIN_LIMITS = `INSERT INTO tickets (ticket_hash, kind, realm, user_id, address, expires_at, transaction_hash, code_hash, tries_left)
+  SELECT $1, $2, $3, $4::uuid, $5, now() + make_interval(secs => $6), $7, $8, ${ENROLMENT_CODE_TRIES}
+   WHERE (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND user_id = $4::uuid) < ${TICKET_LIMITS.perPerson}
+     AND (SELECT count(*) FROM tickets WHERE ${WITHIN_WINDOW} AND address = $5) < ${TICKET_LIMITS.perAddress}
+  RETURNING expires_at`;
+
+/** The codes of the sign-in mailed before: a new mail replaces them. */
+const REPLACE_CODES = `UPDATE tickets SET tries_left = 0
+  WHERE transaction_hash = $1 AND realm = $2 AND user_id = $3::uuid AND kind = 'enrolment_code' AND used_at IS NULL AND ticket_hash <> $4`;
+
+/** A typed code against the sign-in's live code: used when it matches, one try fewer when not. */
+const CHECK_CODE = `UPDATE tickets
+     SET used_at = CASE WHEN code_hash = $4 THEN now() END,
+         tries_left = tries_left - CASE WHEN code_hash = $4 THEN 0 ELSE 1 END
+   WHERE transaction_hash = $1 AND realm = $2 AND user_id = $3::uuid AND kind = 'enrolment_code'
+     AND used_at IS NULL AND tries_left > 0 AND expires_at > now()
+  RETURNING used_at IS NOT NULL AS matched`;
+
+const CODE_STATE = `SELECT bool_or(used_at IS NOT NULL) AS passed, bool_or(used_at IS NULL AND tries_left > 0 AND expires_at > now()) AS live, count(*) > 0 AS mailed
+  FROM tickets WHERE transaction_hash = $1 AND realm = $2 AND user_id = $3::uuid AND kind = 'enrolment_code'`;
+
+/** Where a sign-in stands with its mailed enrolment code: passed, a live code mailed, codes mailed that no longer work, none mailed. */
+export type EnrolmentCodeState = 'passed' | 'sent' | 'spent' | 'none';
 
 /** A ticket value is 43 base64url characters; anything much longer names no ticket and is not hashed. */
 const MAX_TICKET_LENGTH = 128;
@@ -100,5 +127,43 @@ export class TicketStore {
     if (value.length > MAX_TICKET_LENGTH) return undefined;
     const result = await this.db.query<{ user_id: string }>(LIVE, [sha256(value), kind, realm]);
     return result.rows[0]?.user_id;
+  }
+
+  /**
+   * A code for the person's sign-in `transactionHash`, mailed before they enrol a first second
+   * factor (CONTRACT.md §8): counted with the tickets of its kind per person and per address
+   * (`limited` past them), living `lifetime` seconds; it replaces the codes mailed for the same
+   * sign-in before. `codeHash` is the code as the caller binds it to the sign-in.
+   */
+  async issueEnrolmentCode(realm: string, userId: string, address: string, lifetime: number, codes: { transactionHash: Buffer; codeHash: Buffer }): Promise<'issued' | 'limited'> {
+    const kind: TicketKind = 'enrolment_code';
+    const ticketHash = sha256(randomSecret());
+    const lockNames = [`ticket:${kind}:${realm}:person:${userId}`, `ticket:${kind}:${realm}:address:${address}`];
+    return this.db.transaction(async (tx) => {
+      await tx.query(LOCK_LIMITS, [lockNames]);
+      const inserted = await tx.query(INSERT_CODE_WITHIN_LIMITS, [ticketHash, kind, realm, userId, address, lifetime, codes.transactionHash, codes.codeHash]);
+      if (inserted.rowCount === 0) return 'limited';
+      await tx.query(REPLACE_CODES, [codes.transactionHash, realm, userId, ticketHash]);
+      return 'issued';
+    });
+  }
+
+  /**
+   * Checks a typed code against the sign-in's live code, in one statement: `passed` uses it,
+   * `wrong` takes one of its tries; `none` when there is no code that still works (expired,
+   * out of tries, replaced, or never sent), and nothing changes.
+   */
+  async checkEnrolmentCode(realm: string, userId: string, transactionHash: Buffer, codeHash: Buffer): Promise<'passed' | 'wrong' | 'none'> {
+    if (!isUuid(userId)) return 'none';
+    const result = await this.db.query<{ matched: boolean }>(CHECK_CODE, [transactionHash, realm, userId, codeHash]);
+    const row = result.rows[0];
+    return row === undefined ? 'none' : row.matched ? 'passed' : 'wrong';
+  }
+
+  async enrolmentCodeState(realm: string, userId: string, transactionHash: Buffer): Promise<EnrolmentCodeState> {
+    if (!isUuid(userId)) return 'none';
+    const result = await this.db.query<{ passed: boolean | null; live: boolean | null; mailed: boolean }>(CODE_STATE, [transactionHash, realm, userId]);
+    const row = result.rows[0];
+    return row?.passed ? 'passed' : row?.live ? 'sent' : row?.mailed ? 'spent' : 'none';
   }
 }

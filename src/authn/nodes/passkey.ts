@@ -2,6 +2,8 @@ import type { Store } from '../../store/index.js';
 import type { JourneyNode } from '../journeys/graph.js';
 import type { CeremonyFailure, Failed } from '../passkey-ceremony.js';
 import { RelyingParty, passkeyName } from '../passkeys.js';
+import type { Mailer } from '../../mail/mailer.js';
+import { EnrolmentCodeGate } from '../enrolment-code.js';
 import type { NodeContext, NodeOutcome, NodeRunner } from './node.js';
 
 /** Whether a failed ceremony counts towards brute-force limits: only a passkey the server refused. */
@@ -30,8 +32,10 @@ export interface PasskeyNodeRunner extends NodeRunner {
  *
  * Without JavaScript it cannot be passed, and its page says so.
  */
-export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'webauthnChallenges'>; baseUrl: string }): PasskeyNodeRunner {
+export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'webauthnChallenges' | 'tickets'>; baseUrl: string; mailer: Mailer | undefined }): PasskeyNodeRunner {
   const { store } = deps;
+  // A first passkey enrolled here asks first for a code mailed to the verified address (src/authn/enrolment-code.ts).
+  const gate = new EnrolmentCodeGate(deps);
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
   const bindingOf = (context: NodeContext) => ({ transactionId: context.transactionId });
 
@@ -47,7 +51,7 @@ export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'w
 
   return {
     type: 'passkey',
-    fields: ['credential', 'passkey_name', 'unavailable'],
+    fields: ['credential', 'passkey_name', 'unavailable', 'otp', 'resend'],
 
     passwordlessOptions: (context) => relyingParty.authenticationOptions(context.realm.name, bindingOf(context)),
 
@@ -59,6 +63,8 @@ export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'w
       }
       const passkeys = await store.passkeys.listForUser(realm.name, userId);
       if (passkeys.length === 0) {
+        const gated = node.type === 'passkey' && node.enrol ? await gate.pending(context) : undefined;
+        if (gated) return gate.view(context, gated);
         const username = (await store.users.usernameOf(realm.name, userId)) ?? '';
         const options = await relyingParty.registrationOptions(realm.name, bindingOf(context), { userId, username, passkeys });
         return { kind: 'passkey', mode: 'register', options, offerUnavailable: false };
@@ -78,6 +84,8 @@ export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'w
       }
       if ((await store.passkeys.listForUser(realm.name, userId)).length === 0) {
         if (node.type !== 'passkey' || !node.enrol) return { outcome: 'unavailable' };
+        const gated = await gate.pending(context);
+        if (gated) return gate.submit(context, gated, form);
         const name = passkeyName(form.passkey_name);
         const outcome = await relyingParty.verifyRegistration(realm.name, bindingOf(context), form.credential, { userId, name });
         if (!outcome.ok) return failedWith(context, outcome);

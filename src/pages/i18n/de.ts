@@ -56,6 +56,7 @@ export const de: Messages = {
       identity_provider: 'Anmelden',
       register: 'Konto erstellen',
       email_verification: 'E-Mail-Adresse bestätigen',
+      enrolment_code: 'Prüfen Sie Ihre E-Mails',
     },
     username: 'Benutzername',
     password: 'Passwort',
@@ -113,6 +114,18 @@ export const de: Messages = {
     qrLabel: 'QR-Code des geheimen Schlüssels',
     secret: 'Geheimer Schlüssel:',
     codeFromApp: 'Code aus der App',
+  },
+
+  enrolmentCode: {
+    lead: 'Bevor Sie einen zweiten Faktor einrichten, geben Sie den Code ein, den wir an Ihre E-Mail-Adresse gesendet haben. Er gilt nur für diese Anmeldung.',
+    codeFromMail: 'Code aus der E-Mail',
+    resend: 'Neuen Code senden',
+    resent: 'Wir haben Ihnen einen neuen Code gesendet. Frühere Codes gelten nicht mehr.',
+    enterCode: 'Geben Sie den Code aus der E-Mail ein, die wir Ihnen gesendet haben.',
+    wrongCode: 'Der Code ist falsch.',
+    expired: 'Der Code gilt nicht mehr: Er ist abgelaufen oder wurde zu oft falsch eingegeben. Lassen Sie sich einen neuen senden.',
+    tooMany: 'Es wurden zu viele E-Mails an Sie gesendet. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
+    notSent: 'Die E-Mail konnte nicht gesendet werden. Versuchen Sie es später erneut.',
   },
 
   emailVerification: {
@@ -349,11 +362,17 @@ export const de: Messages = {
     beforeLink: (action: string) => `${action}:`,
     copyLink: 'Oder kopieren Sie diesen Link in Ihren Browser:',
     expiry: (seconds: number) => `Der Link funktioniert einmal innerhalb von ${roundedDuration('de', seconds)}.`,
+    codeExpiry: (seconds: number) => `Der Code funktioniert einmal innerhalb von ${roundedDuration('de', seconds)} und nur auf der Seite, die ihn angefordert hat.`,
     verification: {
       subject: (realm: string) => `Bestätigen Sie Ihre E-Mail-Adresse für ${realm}`,
       lead: (realm: string, username: string) => `Bitte bestätigen Sie, dass dies die E-Mail-Adresse Ihres Kontos „${username}“ bei ${realm} ist.`,
       action: 'E-Mail-Adresse bestätigen',
       ignore: 'Wenn Sie dieses Konto nicht erstellt haben, ignorieren Sie diese E-Mail.',
+    },
+    enrolmentCode: {
+      subject: (realm: string) => `Ihr Code zum Einrichten eines zweiten Faktors für ${realm}`,
+      lead: (realm: string, username: string) => `Jemand, der sich bei Ihrem Konto „${username}“ bei ${realm} angemeldet hat, richtet einen zweiten Faktor ein. Geben Sie diesen Code auf jener Seite ein:`,
+      ignore: 'Wenn Sie das nicht waren, geben Sie diesen Code niemandem weiter und ändern Sie Ihr Passwort: Wer sich angemeldet hat, kennt es.',
     },
     passwordReset: {
       subject: (realm: string) => `Setzen Sie Ihr Passwort für ${realm} zurück`,

@@ -62,6 +62,7 @@ export const en = {
       identity_provider: 'Sign in',
       register: 'Create an account',
       email_verification: 'Confirm your email address',
+      enrolment_code: 'Check your mail',
     },
     username: 'Username',
     password: 'Password',
@@ -121,6 +122,19 @@ export const en = {
     qrLabel: 'QR code of the secret',
     secret: 'Secret:',
     codeFromApp: 'Code from the app',
+  },
+
+  /** Before a first second factor is set up during a sign-in: a code mailed to the verified address (src/authn/enrolment-code.ts). */
+  enrolmentCode: {
+    lead: 'Before you set up a second factor, enter the code we mailed to your email address. It works only for this sign-in.',
+    codeFromMail: 'Code from the mail',
+    resend: 'Send a new code',
+    resent: 'We mailed you a new code. Earlier codes no longer work.',
+    enterCode: 'Enter the code from the mail we sent you.',
+    wrongCode: 'The code is incorrect.',
+    expired: 'The code no longer works: it expired or was mistyped too often. Have a new one sent.',
+    tooMany: 'Too many mails were sent to you. Wait a few minutes, then try again.',
+    notSent: 'The mail could not be sent. Try again later.',
   },
 
   emailVerification: {
@@ -359,11 +373,17 @@ export const en = {
     beforeLink: (action: string) => `${action}:`,
     copyLink: 'Or copy this link into your browser:',
     expiry: (seconds: number) => `The link works once, within ${roundedDuration('en', seconds)}.`,
+    codeExpiry: (seconds: number) => `The code works once, within ${roundedDuration('en', seconds)}, and only on the page that asked for it.`,
     verification: {
       subject: (realm: string) => `Confirm your email address for ${realm}`,
       lead: (realm: string, username: string) => `Please confirm that this is your email address for your ${realm} account "${username}".`,
       action: 'Confirm your email address',
       ignore: 'If you did not create this account, ignore this mail.',
+    },
+    enrolmentCode: {
+      subject: (realm: string) => `Your code to set up a second factor for ${realm}`,
+      lead: (realm: string, username: string) => `Someone who signed in to your ${realm} account "${username}" is setting up a second factor. Enter this code on that page:`,
+      ignore: 'If it was not you, do not give this code to anyone, and change your password: whoever signed in knows it.',
     },
     passwordReset: {
       subject: (realm: string) => `Reset your ${realm} password`,

@@ -59,6 +59,7 @@ export const fr: Messages = {
       identity_provider: 'Connexion',
       register: 'Créer un compte',
       email_verification: 'Confirmez votre adresse e-mail',
+      enrolment_code: 'Consultez vos e-mails',
     },
     username: 'Nom d’utilisateur',
     password: 'Mot de passe',
@@ -116,6 +117,18 @@ export const fr: Messages = {
     qrLabel: 'Code QR de la clé secrète',
     secret: 'Clé secrète\u00a0:',
     codeFromApp: 'Code de l’application',
+  },
+
+  enrolmentCode: {
+    lead: 'Avant de configurer un second facteur, saisissez le code que nous avons envoyé à votre adresse e-mail. Il ne vaut que pour cette connexion.',
+    codeFromMail: 'Code reçu par e-mail',
+    resend: 'Envoyer un nouveau code',
+    resent: 'Nous vous avons envoyé un nouveau code. Les codes précédents ne fonctionnent plus.',
+    enterCode: 'Saisissez le code de l’e-mail que nous vous avons envoyé.',
+    wrongCode: 'Le code est incorrect.',
+    expired: 'Le code ne fonctionne plus\u00a0: il a expiré ou a été mal saisi trop souvent. Demandez-en un nouveau.',
+    tooMany: 'Trop d’e-mails vous ont été envoyés. Patientez quelques minutes, puis réessayez.',
+    notSent: 'L’e-mail n’a pas pu être envoyé. Réessayez plus tard.',
   },
 
   emailVerification: {
@@ -352,12 +365,19 @@ export const fr: Messages = {
     beforeLink: (action: string) => `${action}\u00a0:`,
     copyLink: 'Ou copiez ce lien dans votre navigateur\u00a0:',
     expiry: (seconds: number) => `Le lien fonctionne une seule fois, pendant ${roundedDuration('fr', seconds)}.`,
+    codeExpiry: (seconds: number) => `Le code fonctionne une seule fois, pendant ${roundedDuration('fr', seconds)}, et seulement sur la page qui l’a demandé.`,
     verification: {
       subject: (realm: string) => `Confirmez votre adresse e-mail pour ${realm}`,
       lead: (realm: string, username: string) =>
         `Veuillez confirmer qu’il s’agit bien de votre adresse e-mail pour votre compte «\u00a0${username}\u00a0» sur ${realm}.`,
       action: 'Confirmer votre adresse e-mail',
       ignore: 'Si vous n’avez pas créé ce compte, ignorez cet e-mail.',
+    },
+    enrolmentCode: {
+      subject: (realm: string) => `Votre code pour configurer un second facteur sur ${realm}`,
+      lead: (realm: string, username: string) =>
+        `Quelqu’un qui s’est connecté à votre compte «\u00a0${username}\u00a0» sur ${realm} configure un second facteur. Saisissez ce code sur cette page\u00a0:`,
+      ignore: 'Si ce n’était pas vous, ne donnez ce code à personne et changez votre mot de passe\u00a0: la personne qui s’est connectée le connaît.',
     },
     passwordReset: {
       subject: (realm: string) => `Réinitialisez votre mot de passe ${realm}`,

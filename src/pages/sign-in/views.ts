@@ -1,7 +1,7 @@
 import type { SafeHtml } from '../html.js';
 import { html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
-import { checkYourMailBody } from '../self-service/check-your-mail.js';
+import { checkYourMailBody, enrolmentCodeBody } from '../self-service/check-your-mail.js';
 import { type RegistrationKept, registrationFields } from '../self-service/registration.js';
 import { codeField, enrolmentView, passkeyControl, passkeyNameField } from './controls.js';
 
@@ -20,7 +20,9 @@ export type SignInView =
   /** A `register` node: the registration form, with what was typed (CONTRACT.md §9). */
   | { readonly kind: 'register'; readonly kept: RegistrationKept }
   /** An `email_verification` node: check the mail, or have it sent again. */
-  | { readonly kind: 'email_verification' };
+  | { readonly kind: 'email_verification' }
+  /** Before a first second factor is enrolled: the code mailed to the verified address (src/authn/enrolment-code.ts), and what became of the mail. */
+  | { readonly kind: 'enrolment_code'; readonly mailed: 'sent' | 'limited' | 'failed' | 'spent' };
 
 /** A provider's button: `button[name=provider][value=<alias>]` (CONTRACT.md §10). */
 export interface ProviderButtonView {
@@ -65,6 +67,8 @@ ${providerButton(t, view.provider, true)}`;
       return registrationFields(t, view.kept);
     case 'email_verification':
       return checkYourMailBody(t);
+    case 'enrolment_code':
+      return enrolmentCodeBody(t, view.mailed);
   }
 }
 
