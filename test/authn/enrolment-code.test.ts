@@ -137,6 +137,18 @@ describe('a code mailed before a first second factor is enrolled during a sign-i
     expect((await post(at, { otp: fresh })).statusCode).toBe(303);
   });
 
+  it('takes no more than its five tries from wrong codes sent at once', async () => {
+    const s = await setup();
+    const at = await afterPassword(s);
+    const code = codeIn(await mail.nextMail(s.email));
+    const page = at.page;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => at.b.submit(at.url, page, { otp: otherThan(code) })));
+    const errors = answers.map((answer) => errorOf(answer.body));
+    expect(errors.filter((error) => error === 'The code is incorrect.'), JSON.stringify(errors)).toHaveLength(5);
+    expect(errors.filter((error) => error?.startsWith('The code no longer works'))).toHaveLength(3);
+    expect(errorOf((await post(at, { otp: code })).body)).toBe('The code no longer works: it expired or was mistyped too often. Have a new one sent.');
+  });
+
   it('an expired code does not work, and a new mail replaces the code before it', async () => {
     const s = await setup();
     const at = await afterPassword(s);
