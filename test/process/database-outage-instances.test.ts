@@ -29,6 +29,7 @@ const TEST = 'database-outage-instances';
 
 interface Probe {
   status: number;
+  /** `error` of a JSON answer. */
   error: string | undefined;
   retryAfter: string | null;
   ms: number;
@@ -74,27 +75,30 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL goes away and comes back u
   const clientCredentials = (server: RunningServer, auth = authorization) =>
     postForm(`${issuerAt(server)}/access_token`, { grant_type: 'client_credentials' }, { authorization: auth });
 
-  /** A token request and /readyz, each bounded so that a hang shows as a failure (status 0). */
-  async function probe(server: RunningServer): Promise<{ token: Probe; readyz: number }> {
+  /** One request, bounded so that a hang shows as a failure (status 0). */
+  async function timed(url: string, init: RequestInit = {}): Promise<Probe> {
     const started = Date.now();
-    let token: Probe;
     try {
-      const response = await fetch(`${issuerAt(server)}/access_token`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=client_credentials',
-        signal: AbortSignal.timeout(3 * MAX_LATENCY_MS),
-      });
-      const body = (await response.json().catch(() => ({}))) as { error?: string };
-      token = { status: response.status, error: body.error, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
+      const response = await fetch(url, { redirect: 'manual', ...init, signal: AbortSignal.timeout(3 * MAX_LATENCY_MS) });
+      const text = await response.text();
+      const error = response.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as { error?: string }).error : undefined;
+      return { status: response.status, error, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
     } catch (error) {
-      token = { status: 0, error: String(error), retryAfter: null, ms: Date.now() - started };
+      return { status: 0, error: String(error), retryAfter: null, ms: Date.now() - started };
     }
-    const readyz = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(3 * MAX_LATENCY_MS) }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    return { token, readyz };
+  }
+
+  /** What a client, a resource server, a browser and a load balancer ask of an instance. */
+  async function probe(server: RunningServer, token: string, cookie: string): Promise<Record<'token' | 'introspect' | 'page' | 'readyz', Probe>> {
+    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization };
+    const query = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+    const [tokenProbe, introspect, page, readyz] = await Promise.all([
+      timed(`${issuerAt(server)}/access_token`, { method: 'POST', headers: form, body: 'grant_type=client_credentials' }),
+      timed(`${issuerAt(server)}/introspect`, { method: 'POST', headers: form, body: new URLSearchParams({ token }).toString() }),
+      timed(`${issuerAt(server)}/authorize?${query}`, { headers: { cookie } }),
+      timed(`${server.baseUrl}/readyz`),
+    ]);
+    return { token: tokenProbe, introspect, page, readyz };
   }
 
   /** Polls until `check` holds, for at most `ms`; the time it took, or undefined. */
@@ -115,13 +119,17 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL goes away and comes back u
     const token = (kind: IssuedToken['kind']) => issued.find((entry) => entry.kind === kind)!.token;
     // Instance b knows the client that a will delete after the outage.
     expect((await clientCredentials(b, doomed.authorization)).status).toBe(200);
-    for (const server of [a, b]) expect((await probe(server)).token.status).toBe(200);
+    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    for (const server of [a, b]) {
+      const before = await probe(server, token('access_token'), cookie);
+      expect([before.token.status, before.introspect.status, before.page.status, before.readyz.status]).toEqual([200, 200, 303, 200]);
+    }
 
     await cluster.stop('fast');
     const downAt = Date.now();
     const during: Array<{ instance: string } & Awaited<ReturnType<typeof probe>>> = [];
     while (Date.now() - downAt < OUTAGE_MS) {
-      const [fromA, fromB] = await Promise.all([probe(a), probe(b)]);
+      const [fromA, fromB] = await Promise.all([probe(a, token('access_token'), cookie), probe(b, token('access_token'), cookie)]);
       during.push({ instance: 'a', ...fromA }, { instance: 'b', ...fromB });
       await delay(200);
     }
@@ -129,18 +137,21 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL goes away and comes back u
     const recovery = await Promise.all([a, b].map((server) => within(15_000, async () => (await clientCredentials(server)).status === 200)));
 
     const label = TEST;
+    const probes = (['token', 'introspect', 'page', 'readyz'] as const).flatMap((kind) => during.map((entry) => ({ kind, instance: entry.instance, ...entry[kind] })));
     const tally = new Map<string, number>();
-    for (const entry of during) tally.set(`${entry.instance} ${entry.token.status}/${entry.readyz}`, (tally.get(`${entry.instance} ${entry.token.status}/${entry.readyz}`) ?? 0) + 1);
-    figure(label, 'probes during the outage (instance token/readyz: count)', JSON.stringify(Object.fromEntries(tally)));
-    figure(label, 'max latency of a token request during the outage', `${Math.max(...during.map((entry) => entry.token.ms))} ms (limit ${MAX_LATENCY_MS} ms)`);
+    for (const entry of probes) tally.set(`${entry.instance} ${entry.kind} ${entry.status}`, (tally.get(`${entry.instance} ${entry.kind} ${entry.status}`) ?? 0) + 1);
+    figure(label, 'answers during the outage (instance, request, status: count)', JSON.stringify(Object.fromEntries(tally)));
+    figure(label, 'max latency during the outage', `${Math.max(...probes.map((entry) => entry.ms))} ms (limit ${MAX_LATENCY_MS} ms)`);
     figure(label, 'PostgreSQL up to the first 200 (a, b)', recovery.map((ms) => (ms === undefined ? 'never' : `${ms} ms`)).join(', '));
 
     for (const instance of ['a', 'b']) expect(during.filter((entry) => entry.instance === instance).length).toBeGreaterThan(0);
     for (const entry of during) {
       expect(entry.token).toMatchObject({ status: 503, error: 'temporarily_unavailable', retryAfter: '1' });
-      expect(entry.token.ms).toBeLessThan(MAX_LATENCY_MS);
-      expect(entry.readyz).toBe(503);
+      expect(entry.introspect).toMatchObject({ status: 503, error: 'temporarily_unavailable', retryAfter: '1' });
+      expect(entry.page).toMatchObject({ status: 503, retryAfter: '1' });
+      expect(entry.readyz.status).toBe(503);
     }
+    for (const entry of probes) expect(entry.ms).toBeLessThan(MAX_LATENCY_MS);
     expect(recovery.every((ms) => ms !== undefined), 'both instances serve again without a restart').toBe(true);
     for (const server of [a, b]) expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
 
