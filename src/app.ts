@@ -27,6 +27,7 @@ import { clientCertificateExtractor } from './http/client-certificate.js';
 import { OutboundFetcher } from './http/outbound-fetch.js';
 import { trustedPeer } from './http/trusted-proxies.js';
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
+import { lingeringClose } from './http/lingering-close.js';
 import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
@@ -73,6 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // certificate header's peer is checked the same way (src/http/client-certificate.ts).
     trustProxy: config.trustProxy === false ? false : trustedPeer(config.trustProxy),
     bodyLimit: ADMIN_BODY_LIMIT,
+    // Node's default, which Fastify would turn off (0): a request, its body included, arrives within
+    // 5 minutes, long enough for the largest body (a 32 MiB realm document) at ~110 KiB/s.
+    requestTimeout: 300_000,
     // A request read while closing is served like any in flight (the drain of src/http/health.ts
     // turned new ones away before), rather than answered in Fastify's own 503 shape.
     return503OnClosing: false,
@@ -147,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(errorHandling);
+  await app.register(lingeringClose);
   await app.register(requestLog);
   await app.register(metrics);
   await app.register(healthRoutes(store));

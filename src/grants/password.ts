@@ -60,6 +60,8 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
       // The scope is checked first, so that a refused request says nothing about the password.
       const scope = requestedScope(params.scope, client.scope);
 
+      // Before the password is read: should it change meanwhile, the change denies the JWT (src/tokens/jti.ts).
+      const credentialsReadAt = new Date();
       const signedIn = await walk({ realm, client, username, password, otp: params.otp, address: request.address });
 
       return issue(deps.store.tokens, deps.issuer.userTokens({
@@ -69,6 +71,7 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
         user: signedIn.user,
         scope,
         signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID(), passwordOf: passwordFingerprint(signedIn.user.passwordHash!) },
+        credentialsReadAt,
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
         audienceScopes: request.audienceScopes,

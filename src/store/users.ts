@@ -1,6 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import { type Db, type Queryable, isUuid } from './db.js';
-import { ACCESS_TOKEN_LIFETIME_SQL, DENY_PERSON, DENY_SESSION, type DenialMemory, type DenialRow, denyGrantsStatement } from './revoked-jwts.js';
+import {
+  ACCESS_TOKEN_LIFETIME_SQL,
+  DENY_PERSON,
+  DENY_SESSION,
+  type DenialMemory,
+  type DenialRow,
+  PERSON_ISSUED_UNTIL_NOW,
+  denyGrantsStatement,
+} from './revoked-jwts.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -45,15 +53,19 @@ export const toUser = (row: UserRow): User => ({
 /**
  * Denies the JWT access tokens of a person's grants ($1 realm, $2 user id): the grants with
  * stored tokens, and those whose code was exchanged recently enough for a JWT access token of
- * it to live (such a grant may have nothing stored).
+ * it to live (such a grant may have nothing stored); and, by the person's id, every one of
+ * their JWT access tokens issued up to now, whatever grant issued it.
  */
-const DENY_PERSON_GRANTS = denyGrantsStatement(`
+const DENY_PERSON_GRANTS = denyGrantsStatement(
+  `
   grants AS (
     SELECT realm, grant_id AS id FROM tokens WHERE realm = $1 AND user_id = $2::uuid
     UNION
     SELECT c.realm, c.grant_id FROM authorization_codes c JOIN realms r ON r.name = c.realm
      WHERE c.realm = $1 AND c.user_id = $2::uuid AND c.used_at IS NOT NULL
-       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`);
+       AND c.expires_at > now() - make_interval(secs => ${ACCESS_TOKEN_LIFETIME_SQL}))`,
+  PERSON_ISSUED_UNTIL_NOW,
+);
 
 /**
  * Locks the rows through which tokens are issued to a person ($1 realm, $2 user id) before

@@ -282,6 +282,7 @@ export class TokenIssuer {
           audience: request.audience,
           lifetime,
           claims: accessClaims,
+          since: request.credentialsReadAt,
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];

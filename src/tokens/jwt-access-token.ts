@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -6,6 +5,7 @@ import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { Actor } from '../store/tokens.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import { bindingOf, confirmationOf, isSenderConstrained } from './binding.js';
+import { jtiTime, timeOrderedJti } from './jti.js';
 import type { RealmSigner } from './signer.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
 
@@ -66,9 +66,16 @@ export function looksLikeJwt(token: string): boolean {
 export async function mintJwtAccessToken(
   signer: RealmSigner,
   realm: RequestRealm,
-  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & { lifetime: number; clientSubject?: boolean; claims?: Readonly<Record<string, unknown>> | undefined },
+  token: Omit<JwtAccessToken, 'jti' | 'issuedAt' | 'expiresAt' | 'userId'> & {
+    lifetime: number;
+    clientSubject?: boolean;
+    claims?: Readonly<Record<string, unknown>> | undefined;
+    /** When what the token rests on was read, if before now: its `jti` carries it (src/tokens/jti.ts). */
+    since?: Date | undefined;
+  },
 ): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
+  const now = Date.now();
+  const iat = Math.floor(now / 1000);
   const payload: JWTPayload = {
     ...token.claims,
     iss: realm.issuer,
@@ -76,7 +83,7 @@ export async function mintJwtAccessToken(
     aud: audienceClaim(token.audience) ?? realm.issuer,
     exp: iat + token.lifetime,
     iat,
-    jti: randomUUID(),
+    jti: timeOrderedJti(Math.min(now, token.since?.getTime() ?? now)),
     client_id: token.clientId,
     scope: token.scope,
     ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
@@ -159,10 +166,16 @@ export class JwtAccessTokenVerifier {
     };
   }
 
-  /** The token when it verifies and neither it nor its grant is revoked. */
+  /**
+   * The token when it verifies and neither it, its grant, its session nor its person is
+   * denied. A person's denial up to a moment (a password change) is judged by the moment its
+   * `jti` carries; one without it (minted before jtis did) by the start of its `iat`'s second.
+   */
   async active(realm: RequestRealm, token: string): Promise<JwtAccessToken | undefined> {
     const verified = await this.verify(realm, token);
-    if (!verified || (await this.revoked.isDenied(realm.name, verified))) return undefined;
+    if (!verified) return undefined;
+    const issuedAtMs = jtiTime(verified.jti) ?? verified.issuedAt * 1000;
+    if (await this.revoked.isDenied(realm.name, { ...verified, issuedAtMs })) return undefined;
     return verified;
   }
 

@@ -57,6 +57,11 @@ export interface UserTokensRequest {
   /** When the grant they join began (its first token); now when absent, for a new grant. */
   grantStartedAt?: Date | undefined;
   signIn: SignIn;
+  /**
+   * When the credentials the tokens rest on were read (the password grant's), if not now: a
+   * password change after it denies their JWT access token though it is signed later.
+   */
+  credentialsReadAt?: Date | undefined;
   /** The scope of the refresh token to issue (the whole grant's), or none. */
   refreshScope?: readonly string[];
   /** From the authorization request, for the ID token (OIDC Core §3.1.3.6). */

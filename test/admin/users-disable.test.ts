@@ -266,9 +266,9 @@ describe('admin API: disabling a person', () => {
       const exchanged = await tokenRequest(t.app, s.realm, s.app, { grant_type: TOKEN_EXCHANGE, subject_token: jwt, subject_token_type: ACCESS_TOKEN_TYPE });
       expectGrantError(exchanged, 'invalid_request');
 
-      // Enabled again, the same token is back: it was never revoked, only its person refused.
+      // Enabled again, the token stays denied: a disable denies the JWTs issued before it (CONTRACT.md §7).
       await enable(s);
-      expect(await active(s, jwt)).toBe(true);
+      expect(await active(s, jwt)).toBe(false);
     });
   });
 

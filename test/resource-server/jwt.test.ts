@@ -18,6 +18,7 @@ import {
   tokens,
 } from './support.js';
 import { freePort } from '../support/app.js';
+import { createUser } from '../support/users.js';
 
 /** JWT access tokens (RFC 9068, the realm's `stateless_tokens`) verified offline by the plugin. */
 describe('resource server: JWT access tokens', () => {
@@ -197,6 +198,30 @@ describe('resource server: JWT access tokens', () => {
       await sleep(600);
       expect((await call(careful, token)).json()).toEqual({ error: 'invalid_token', error_description: expect.stringMatching(/not active/) });
       expect((await call(api, token)).statusCode).toBe(200);
+    } finally {
+      await careful.close();
+    }
+  });
+
+  it("with introspectJwts, refuses a person's JWT issued before their password changed, even of a grant that stored nothing (CONTRACT.md §7)", async () => {
+    const careful = await startApi({
+      issuer: realm.issuer,
+      introspection: { clientId: realm.api.clientId, clientSecret: realm.api.secret, introspectJwts: true, cacheTtl: 0.5 },
+    });
+    try {
+      const created = await as.admin.createClient(realm.name, { grant_types: ['password'], scope: 'orders:read' });
+      const passwordOnly = { clientId: created.client_id, secret: created.client_secret as string };
+      const bob = await createUser(as.admin, realm.name, `bob-${Date.now()}`);
+      const grant = (password: string) => tokens(as, realm, passwordOnly, { grant_type: 'password', username: bob.username, password, scope: 'orders:read' });
+      const before = await grant(bob.password);
+      expect(before.refresh_token).toBeUndefined();
+      const changed = await as.admin.request('PATCH', `/realms/${realm.name}/users/${bob.username}`, { password: 'a-new-password-for-bob-42' });
+      expect(changed.statusCode).toBe(200);
+      expect((await call(careful, before.access_token)).json()).toEqual({ error: 'invalid_token', error_description: expect.stringMatching(/not active/) });
+      // Offline, the plugin cannot know (valid until its exp).
+      expect((await call(api, before.access_token)).statusCode).toBe(200);
+      const after = await grant('a-new-password-for-bob-42');
+      expect((await call(careful, after.access_token)).statusCode).toBe(200);
     } finally {
       await careful.close();
     }

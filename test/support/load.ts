@@ -237,8 +237,10 @@ export async function prepareCodes(input: {
   password: string;
   scope: string;
   count: number;
+  /** The browser's cookies (its session's among them), kept for the caller when given. */
+  cookies?: Map<string, string>;
 }): Promise<PreparedCode[]> {
-  const cookies = new Map<string, string>();
+  const cookies = input.cookies ?? new Map<string, string>();
   const go = async (url: string, form?: Record<string, string>): Promise<Response> => {
     const response = await fetch(url, {
       redirect: 'manual',
