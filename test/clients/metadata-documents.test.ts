@@ -429,6 +429,37 @@ describe('client ID metadata documents', () => {
       expect(urls.reduce((sum, url) => sum + server.count(url), 0)).toBe(10);
     });
 
+    it('a jwks_uri fetch refused by the rate limit answers 429 and leaves the key set to be fetched for the next request', async () => {
+      realm = await freshRealm(t, { client_id_metadata_documents: true, ...NO_RATE_LIMITS, rate_limit_token: 1 });
+      const key = await keyPair('ES256');
+      const jwksUri = server.serve(() => (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [key.publicJwk] }));
+      });
+      const clientId = server.serveDocument(publicDocument({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: jwksUri }));
+      const tokenRequest = async (from: string, client: string, assertion = true) =>
+        t.app.inject({
+          method: 'POST',
+          url: tokenPath(),
+          remoteAddress: from,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({
+            grant_type: 'authorization_code', code: 'no-such-code', code_verifier: 'x'.repeat(43), redirect_uri: REDIRECT_URI, client_id: client,
+            ...(assertion ? { client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(key, client) } : {}),
+          }).toString(),
+        });
+      // Its document is fetched (and kept) by a browser's /authorize, which fetches no keys.
+      expect((await authorize(new TestBrowser(t.app, t.baseUrl), realm, codeRequest(clientId))).statusCode).toBe(303);
+      // 192.0.2.1 spends its one fetch of the minute at the token endpoint on a public client's document.
+      expect((await tokenRequest('192.0.2.1', server.serveDocument(publicDocument()), false)).json()).toMatchObject({ error: 'invalid_grant' });
+      const refused = await tokenRequest('192.0.2.1', clientId);
+      expect(refused.statusCode, refused.body).toBe(429);
+      expect(server.count(jwksUri)).toBe(0);
+      // Another address fetches the keys at once: the refusal was not the URL's failure.
+      const authenticated = await tokenRequest('198.51.100.7', clientId);
+      expect(authenticated.json()).toMatchObject({ error: 'invalid_grant' });
+      expect(server.count(jwksUri)).toBe(1);
+    });
+
     it('an instance has at most its bound of fetches in flight: one more waits for a slot, and past the waiting room a request is refused with 503, fetching nothing', async () => {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
