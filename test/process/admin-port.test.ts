@@ -81,8 +81,8 @@ const DISGUISED_ADMIN_PATHS = [
   '/%61dmin/realms', '/%61%64%6d%69%6e/realms', '/%61%64%6D%69%6E/realms', '/adm%69n/realms', '/admin/%72ealms',
   '/%61dmin/realms/root/users', '/%61dmin/realms/', '/%61dmin', '/%61dmin/console/', '/%61dmin/openapi.json',
   '//admin/realms', '/admin//realms', '/./admin/realms', '/admin/./realms', '/x/../admin/realms', '/%2e/admin/realms', '/%2fadmin/realms',
-  '/admin%2frealms', '/admin/realms?x=1', '/admin/realms;x=1',
-  '/%6detrics', '/%6Detrics', '/%6d%65%74%72%69%63%73', '/metric%73', '//metrics', '/./metrics', '/metrics/', '/metrics?x=1', '/metrics;x',
+  '/admin%2frealms', '/admin/realms?x=1', '/admin/realms;x=1', '/%5cadmin/realms', 'http://127.0.0.1/admin/realms', 'http://127.0.0.1/%61dmin/realms',
+  '/%6detrics', '/%6Detrics', '/%6d%65%74%72%69%63%73', '/metric%73', '//metrics', '/./metrics', '/metrics/', '/metrics?x=1', '/metrics;x', 'http://127.0.0.1/metrics',
 ];
 
 /** The contract's 404, exactly as for a path the server does not have. */
