@@ -14,7 +14,7 @@ const EITHER_PORT = new Set(['/healthz', '/readyz']);
  * The request's path as a router or a proxy may read it: percent-decoded, dot segments resolved,
  * runs of slashes made one. `/%61dmin/realms`, `//admin` and `/x/../metrics` are what they look like.
  */
-export function normalisedPath(url: string): string {
+function normalisedPath(url: string): string {
   let path = url.split(/[?#]/, 1)[0]!;
   try {
     path = decodeURIComponent(path);
