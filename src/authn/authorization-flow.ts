@@ -6,7 +6,7 @@ import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
 import { askForLocales, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
-import { addressLimit, tooManyFromAddress } from '../rate-limits/rate-limits.js';
+import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
@@ -153,8 +153,9 @@ export class AuthorizationFlow {
         sid: session?.sid,
         lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
       },
-      // Anyone may begin one without signing in: the rows an address makes are limited (docs/operations.md "Rate limits").
-      addressLimit(request, 'authorize'),
+      // Anyone may begin one without signing in: the rows an address makes are limited (docs/operations.md "Rate limits"),
+      // once per request: a request whose fetch of a client's document was counted there is not counted again.
+      uncountedAddressLimit(request, 'authorize'),
     );
     if (!stored.begun) throw tooManyFromAddress(stored.secondsLeft);
     return reply.redirect(pageUrl(realm, session ? 'consent' : 'login', id), 303);

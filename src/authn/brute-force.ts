@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AttemptCounters, AttemptLimit, Reservation } from '../store/attempt-counters.js';
-import { sha256 } from '../tokens/secrets.js';
+import { type AttemptCounters, type AttemptLimit, type Reservation, personKey } from '../store/attempt-counters.js';
 
 /** Checks counted in a window of this length, per account and per address. */
 const WINDOW_SECONDS = 15 * 60;
@@ -31,8 +30,11 @@ export type CheckReservation = { readonly reserved: readonly Reservation[] } | {
  * second factor is the same account, and a budget of its own would let an attacker who knows
  * the password guess codes beside the password guesses.
  *
- * An account is counted by what was typed (a username, which need not exist) before the
- * person is known, so that locking says nothing about which usernames exist.
+ * An account is counted per person, whatever spelling of their username reaches them: the
+ * reserving statement looks the typed name up as the users lookup does (SQL `lower()`, which
+ * folds `İ` to `i` where JavaScript does not) and counts under the person's id. A name that
+ * reaches nobody is counted by that same `lower()` of it, so that locking an unknown name
+ * behaves as locking a known one and says nothing about which usernames exist.
  */
 export class BruteForceGuard {
   constructor(
@@ -57,15 +59,17 @@ export class BruteForceGuard {
     return this.counters.release(check.reserved);
   }
 
-  /** Whether the account failed to sign in within the current window (the risk step asks). */
-  async recentFailures(realm: RequestRealm, account: string): Promise<boolean> {
-    return (await this.counters.failures(accountLimit(realm, account).key)) > 0;
+  /** Whether the person failed to sign in within the current window (the risk step asks). */
+  async recentFailures(realm: RequestRealm, userId: string): Promise<boolean> {
+    return (await this.counters.failures(personKey(accountKeyPrefix(realm), userId))) > 0;
   }
 }
 
+const accountKeyPrefix = (realm: RequestRealm): string => `sign-in:${realm.name}:account:`;
+
 const accountLimit = (realm: RequestRealm, account: string): AttemptLimit => ({
-  // Hashed: the name is as typed, of any length (a counter key must fit the index).
-  key: `sign-in:${realm.name}:account:${sha256(account.toLowerCase()).toString('base64url')}`,
+  key: accountKeyPrefix(realm),
+  person: { realm: realm.name, username: account },
   max: ACCOUNT_LOCK_AFTER,
   windowSeconds: WINDOW_SECONDS,
 });

@@ -20,10 +20,7 @@ export function journeyFacts(
   const { store, risk } = deps;
   return {
     clientId: sign.clientId,
-    async risk(userId) {
-      const username = (await store.users.usernameOf(realm.name, userId)) ?? '';
-      return (await risk.needsMoreSteps(realm, { userId, username }, sign.source())) ? 'high' : 'low';
-    },
+    risk: async (userId) => ((await risk.needsMoreSteps(realm, userId, sign.source())) ? 'high' : 'low'),
     hasPasskey: async (userId) => (await store.passkeys.listForUser(realm.name, userId)).length > 0,
     hasOtp: (userId) => hasConfirmedTotp(store, realm.name, userId),
     emailVerified: async (userId) => (await store.users.getById(realm.name, userId))?.claims.email_verified === true,

@@ -20,10 +20,10 @@ export class RiskAssessor {
     private readonly bruteForce: BruteForceGuard,
   ) {}
 
-  async needsMoreSteps(realm: RequestRealm, person: { userId: string; username: string }, source: SignInSource): Promise<boolean> {
+  async needsMoreSteps(realm: RequestRealm, userId: string, source: SignInSource): Promise<boolean> {
     const [known, failed] = await Promise.all([
-      this.sources.known(realm.name, person.userId, networkOf(source)),
-      this.bruteForce.recentFailures(realm, person.username),
+      this.sources.known(realm.name, userId, networkOf(source)),
+      this.bruteForce.recentFailures(realm, userId),
     ]);
     return failed || !known.address || (source.device !== undefined && !known.device);
   }

@@ -1,6 +1,7 @@
 import type { Agent } from 'node:https';
 import { type LocalJWKSet, createLocalJWKSet } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { OAuthError } from '../errors.js';
 import { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { Client } from '../store/clients.js';
 
@@ -117,6 +118,7 @@ export class ClientJwks {
     if (fresh && !refresh) return Promise.resolve(entry.keySet);
     if (now - entry.attemptedAt < this.options.cooldownMs) return Promise.resolve(fresh ? entry.keySet : undefined);
 
+    const attemptedBefore = entry.attemptedAt;
     entry.attemptedAt = now;
     this.remote.set(url, entry);
     this.fetches += 1;
@@ -128,6 +130,12 @@ export class ClientJwks {
           return keySet;
         },
         (error: unknown) => {
+          // The request was refused before anything was fetched (its rate limit, or the instance's
+          // bound on fetches in flight): its answer, not the URL's failure, so no cooldown begins.
+          if (error instanceof OAuthError) {
+            entry.attemptedAt = attemptedBefore;
+            throw error;
+          }
           this.logger?.warn({ jwks_uri: url, reason: error instanceof Error ? error.message : String(error) }, 'client jwks_uri fetch failed');
           // Keys fetched within the TTL stay usable; older ones are dropped.
           if (entry.keySet !== undefined && this.now() - entry.fetchedAt >= this.options.ttlMs) entry.keySet = undefined;

@@ -58,6 +58,7 @@ export async function sendCibaNotification(
       body: JSON.stringify(notification),
       timeoutMs: options.timeoutMs ?? NOTIFICATION_TIMEOUT_MS,
       maxBytes: NOTIFICATION_ANSWER_MAX_BYTES,
+      uncounted: true,
     });
     if (response.status < 200 || response.status >= 300) logger.warn({ ...context, status: response.status }, 'CIBA notification refused');
   } catch (error) {

@@ -7,6 +7,7 @@ import { DpopProofs } from '../dpop/proofs.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
+import { withOutboundSpend } from '../http/outbound-budget.js';
 import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -65,6 +66,10 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
   const dpop = new DpopProofs({ spent: store.spentAssertions, nonces: new DpopNonces(deps.encryption.deriveKey('dpop nonces')) });
   return async (app) => {
     resolveRealmFromPath(app, store.realms, deps.baseUrl, 'endpoints');
+    // What a request causes to be fetched (a client_id URL's document, its keys, an upstream's
+    // discovery) is counted under its rate limit first (src/http/outbound-budget.ts). Set once
+    // the body is read, so that the handler and everything it awaits run within it.
+    app.addHook('preValidation', (request, _reply, done) => withOutboundSpend(() => rateLimits.outboundFetch(request), done));
     app.removeAllContentTypeParsers();
     await app.register(formBody, { bodyLimit: OAUTH_BODY_LIMIT });
     app.addHook('onSend', async (_request, reply) => {

@@ -11,6 +11,20 @@ export function isAdminPath(path: string): boolean {
 const EITHER_PORT = new Set(['/healthz', '/readyz']);
 
 /**
+ * The request's path as a router or a proxy may read it: percent-decoded, dot segments resolved,
+ * runs of slashes made one. `/%61dmin/realms`, `//admin` and `/x/../metrics` are what they look like.
+ */
+function normalisedPath(url: string): string {
+  let path = url.split(/[?#]/, 1)[0]!;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Malformed percent-encoding: no route matches it either; judged as sent.
+  }
+  return new URL(path.replace(/\/+/g, '/'), 'http://path.invalid').pathname.replace(/\/+/g, '/');
+}
+
+/**
  * `ADMIN_PORT` (CONTRACT.md §1): a second listener of the same application, which alone serves
  * `/admin` and `/metrics`; the public listener answers 404 there, as for any unknown path, and
  * the admin listener answers 404 for the public endpoints. Both serve /healthz and /readyz.
@@ -45,9 +59,14 @@ export class AdminPort {
   attach(app: FastifyInstance): void {
     this.app = app;
     app.addHook('onRequest', (request, reply, done) => {
-      const path = request.url.split('?', 1)[0]!;
       // A path no route serves is answered 404 by the not-found handler already.
-      if (request.is404 || EITHER_PORT.has(path) || this.arrived.has(request.raw) === isAdminPath(path)) return done();
+      if (request.is404) return done();
+      // Judged by the route the router matched (it percent-decodes the path: `/%61dmin` is /admin),
+      // and by the path once decoded, so that no spelling of /admin or /metrics reaches the public port.
+      const route = request.routeOptions.url ?? '';
+      if (EITHER_PORT.has(route)) return done();
+      const adminOnly = isAdminPath(route) || isAdminPath(normalisedPath(request.url));
+      if (this.arrived.has(request.raw) === adminOnly) return done();
       reply.callNotFound();
     });
     app.addHook('onReady', (ready) => {

@@ -3,6 +3,8 @@ import { type Agent as HttpAgent, type IncomingHttpHeaders, request as httpReque
 import { request as httpsRequest } from 'node:https';
 import { type LookupFunction, isIP } from 'node:net';
 import { OutboundAllowList, isSpecialPurposeAddress } from './address-ranges.js';
+import { spendOutboundBudget } from './outbound-budget.js';
+import { type OutboundSlots, PROCESS_OUTBOUND_SLOTS } from './outbound-slots.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,6 +21,8 @@ export interface OutboundFetcherOptions {
   allow?: readonly string[];
   /** Tests pass their own resolver; the default is the system's (dns.lookup). */
   resolve?: Resolve;
+  /** The bound on fetches in flight; the default is the one of this process, shared by every fetcher. */
+  slots?: OutboundSlots;
 }
 
 export interface OutboundRequest {
@@ -33,6 +37,11 @@ export interface OutboundRequest {
   httpsOnly?: boolean;
   /** Tests pass an HTTPS agent that trusts their certificate authority. */
   agent?: HttpAgent;
+  /**
+   * A delivery this server owes (a CIBA notification), not a fetch that the request being
+   * handled asks for: it spends nothing of that request's rate limit (src/http/outbound-budget.ts).
+   */
+  uncounted?: boolean;
 }
 
 export interface OutboundResponse {
@@ -66,14 +75,20 @@ const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, v
  * resolves elsewhere between a check and the connection (DNS rebinding) gains nothing;
  * literal addresses are judged before connecting. Redirects are never followed (a 3xx is
  * the caller's answer), the whole exchange has a deadline, and the body a size cap.
+ *
+ * A fetch that a request causes is first counted under that request's rate limit (src/http/outbound-budget.ts),
+ * and then waits for one of the instance's slots (src/http/outbound-slots.ts): a refused request fetches
+ * nothing, and no number of requests opens more than a few connections at once.
  */
 export class OutboundFetcher {
   private readonly allow: OutboundAllowList;
   private readonly resolve: Resolve;
+  private readonly slots: OutboundSlots;
 
   constructor(options: OutboundFetcherOptions = {}) {
     this.allow = new OutboundAllowList(options.allow);
     this.resolve = options.resolve ?? systemResolve;
+    this.slots = options.slots ?? PROCESS_OUTBOUND_SLOTS;
   }
 
   /** Whether the guard lets a connection reach `address`. */
@@ -115,7 +130,17 @@ export class OutboundFetcher {
     if (!allowedHost && isIP(host) !== 0 && !this.permits(host)) {
       return Promise.reject(refusedAddress());
     }
-    return this.exchange(target, request, this.lookup(allowedHost));
+    return this.counted(target, request, this.lookup(allowedHost));
+  }
+
+  private async counted(target: URL, request: OutboundRequest, lookup: LookupFunction): Promise<OutboundResponse> {
+    if (!request.uncounted) await spendOutboundBudget();
+    const giveBack = await this.slots.take();
+    try {
+      return await this.exchange(target, request, lookup);
+    } finally {
+      giveBack();
+    }
   }
 
   /** The connection's name resolution: every answer must be permitted (unless the host is allowed), else none is used. */

@@ -1,4 +1,5 @@
 import { AuthorizationResponseError, ClientError, ResponseBodyError } from 'openid-client';
+import { OAuthError } from '../errors.js';
 import { OutboundError } from '../http/outbound-fetch.js';
 
 /** Why a sign-in through an upstream provider did not go on. */
@@ -43,6 +44,10 @@ export class UpstreamFailure extends Error {
  */
 export function upstreamFailureOf(error: unknown, providerName: string): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
+  // The request was refused before anything was fetched (its rate limit, or the instance's bound
+  // on fetches in flight; src/http/outbound-fetch.ts): that refusal is its answer, not the provider's failure.
+  const refusal = refusalIn(error);
+  if (refusal) throw refusal;
   if (error instanceof AuthorizationResponseError) {
     return new UpstreamFailure(error.error === 'access_denied' ? 'denied' : 'invalid_answer', providerName, { cause: error });
   }
@@ -50,6 +55,14 @@ export function upstreamFailureOf(error: unknown, providerName: string): Upstrea
   if (causedByNetwork(error)) return new UpstreamFailure('unreachable', providerName, { cause: error });
   if (error instanceof ClientError || error instanceof TypeError) return new UpstreamFailure('invalid_answer', providerName, { cause: error });
   throw error;
+}
+
+/** The refusal of the request itself among the error's causes, which openid-client wraps. */
+function refusalIn(error: unknown): OAuthError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause instanceof OAuthError) return cause;
+  }
+  return undefined;
 }
 
 /** Whether the fetcher (or the timeout openid-client sets) failed somewhere in the error's causes. */

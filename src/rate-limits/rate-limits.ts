@@ -34,6 +34,42 @@ export function addressLimit(request: FastifyRequest, page: AddressPage): Attemp
   return { key: `rate:${page}:${request.realm.name}:${addressKey(request.ip)}`, max: perMinute, windowSeconds: WINDOW_SECONDS };
 }
 
+/**
+ * The requests whose outbound fetches were counted, and the key they were counted under: the
+ * request itself is then counted already (`uncountedAddressLimit`).
+ */
+const countedForFetches = new WeakMap<FastifyRequest, { readonly key: string; readonly counted: Promise<void> }>();
+
+/** The request's address's limit of `page`, unless its outbound fetches counted it there already. */
+export function uncountedAddressLimit(request: FastifyRequest, page: AddressPage): AttemptLimit | undefined {
+  const limit = addressLimit(request, page);
+  return limit && countedForFetches.get(request)?.key === limit.key ? undefined : limit;
+}
+
+/** Endpoints by the end of their route, whose outbound fetches count under their own limit. */
+const CLIENT_ENDPOINT_ROUTES: ReadonlyArray<readonly [suffix: string, endpoint: ClientEndpoint]> = [
+  ['/access_token', 'token'],
+  ['/par', 'par'],
+  ['/device/code', 'device'],
+  ['/bc-authorize', 'ciba'],
+];
+
+/**
+ * The limit that the outbound fetches of a request count under (CONTRACT.md §7): at an endpoint
+ * that clients call, its own `rate_limit_<endpoint>`, per address, since the client a document
+ * describes is not known before it is fetched (a per-client count would give each new client_id
+ * URL a budget of its own); anywhere else, the address's `authorize` limit, the one of the rows
+ * a browser makes without signing in (the /authorize that fetches also begins a transaction).
+ */
+function outboundLimit(request: FastifyRequest): AttemptLimit | undefined {
+  const route = request.routeOptions.url ?? '';
+  const endpoint = CLIENT_ENDPOINT_ROUTES.find(([suffix]) => route.endsWith(suffix))?.[1];
+  if (!endpoint) return addressLimit(request, 'authorize');
+  const perMinute = request.realm.settings[`rate_limit_${endpoint}`];
+  if (perMinute === null) return undefined;
+  return { key: `rate:${endpoint}:${request.realm.name}:fetches:${addressKey(request.ip)}`, max: perMinute, windowSeconds: WINDOW_SECONDS };
+}
+
 /** Counts one request of the request's address to `page`; throws past the limit. */
 export async function countAddress(counters: AttemptCounters, request: FastifyRequest, page: AddressPage): Promise<void> {
   const limit = addressLimit(request, page);
@@ -74,5 +110,23 @@ export class RateLimits {
   /** Counts one request of the request's address to `page`; throws past the limit. */
   address(request: FastifyRequest, page: AddressPage): Promise<void> {
     return countAddress(this.counters, request, page);
+  }
+
+  /**
+   * Counts the request under the limit of its outbound fetches (`outboundLimit`) before the
+   * first of them is made; throws past the limit, and then nothing is fetched. A request is
+   * counted once, however many fetches it causes.
+   */
+  outboundFetch(request: FastifyRequest): Promise<void> {
+    const counting = countedForFetches.get(request);
+    if (counting) return counting.counted;
+    const limit = outboundLimit(request);
+    if (!limit) return Promise.resolve();
+    const counted = this.counters.countRequest(limit.key, limit.windowSeconds).then(({ count, secondsLeft }) => {
+      if (count > limit.max) throw tooManyFromAddress(secondsLeft);
+    });
+    // Every fetch of the request waits for this one count, and is refused with it.
+    countedForFetches.set(request, { key: limit.key, counted });
+    return counted;
   }
 }

@@ -5,7 +5,18 @@ export interface AttemptLimit {
   readonly key: string;
   readonly max: number;
   readonly windowSeconds: number;
+  /**
+   * Counts one person's attempts, however they are named: `key` is then a prefix, which the
+   * reserving statement completes with `person:` and the id of the realm's user whose username
+   * matches `username` by the users lookup's own `lower()` (src/store/users.ts get), or else with
+   * `name:` and the hash of that `lower()`. Every spelling that reaches one person (or nobody)
+   * counts as one, and the person is looked up in the statement that counts (no statement more).
+   */
+  readonly person?: { readonly realm: string; readonly username: string };
 }
+
+/** The key under which `AttemptLimit.person` counts a known person: `prefix` and their id. */
+export const personKey = (prefix: string, userId: string): string => `${prefix}person:${userId}`;
 
 /** One attempt counted against a limit before it is made: its count then, and the window it counts in. */
 export interface Reservation {
@@ -31,26 +42,43 @@ export class AttemptCounters {
    * deadlock. A reservation counts as a failure until it is given back (`release`).
    */
   async reserve(limits: readonly AttemptLimit[]): Promise<{ reserved: Reservation[] } | { wait: number }> {
-    const result = await this.db.query<{ key: string; count: number; window: string }>(
-      `INSERT INTO attempt_counters AS c (key, failures, window_ends_at)
-       SELECT l.key, 1, now() + make_interval(secs => l.seconds)
-         FROM unnest($1::text[], $2::int[]) AS l(key, seconds) ORDER BY l.key
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
-         window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
-       WHERE c.window_ends_at <= now()
-          OR c.failures < (SELECT l.max FROM unnest($1::text[], $3::int[]) AS l(key, max) WHERE l.key = c.key)
-       RETURNING c.key, c.failures AS count, c.window_ends_at::text AS window`,
-      [limits.map((limit) => limit.key), limits.map((limit) => limit.windowSeconds), limits.map((limit) => limit.max)],
+    // One statement: the keys (a person's looked up), the conditional upsert, and for a limit
+    // reached the seconds left in its window (as the statement's snapshot saw it).
+    const result = await this.db.query<{ key: string; count: number | null; window: string | null; wait: number | null }>(
+      `WITH l AS (
+         SELECT CASE WHEN l.realm IS NULL THEN l.key ELSE l.key || coalesce(
+                  'person:' || (SELECT u.id::text FROM users u WHERE u.realm = l.realm AND lower(u.username) = lower(l.username)),
+                  'name:' || encode(sha256(convert_to(lower(l.username), 'UTF8')), 'base64'))
+                END AS key, l.seconds, l.max, l.n
+           FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[]) WITH ORDINALITY AS l(key, seconds, max, realm, username, n)
+       ), taken AS (
+         INSERT INTO attempt_counters AS c (key, failures, window_ends_at)
+         SELECT l.key, 1, now() + make_interval(secs => l.seconds) FROM l ORDER BY l.key
+         ON CONFLICT (key) DO UPDATE SET
+           failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
+           window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+         WHERE c.window_ends_at <= now() OR c.failures < (SELECT l.max FROM l WHERE l.key = c.key)
+         RETURNING c.key, c.failures, c.window_ends_at
+       )
+       SELECT l.key, t.failures AS count, t.window_ends_at::text AS window,
+              (SELECT ceil(extract(epoch FROM a.window_ends_at - now()))::int FROM attempt_counters a WHERE a.key = l.key) AS wait
+         FROM l LEFT JOIN taken t ON t.key = l.key ORDER BY l.n`,
+      [
+        limits.map((limit) => limit.key),
+        limits.map((limit) => limit.windowSeconds),
+        limits.map((limit) => limit.max),
+        limits.map((limit) => limit.person?.realm ?? null),
+        limits.map((limit) => limit.person?.username ?? null),
+      ],
     );
-    const reserved = new Map(result.rows.map((row) => [row.key, { key: row.key, windowEndsAt: row.window, count: row.count }]));
-    const reached = limits.find((limit) => !reserved.has(limit.key));
+    const reserved = result.rows.flatMap((row) => (row.count === null ? [] : [{ key: row.key, windowEndsAt: row.window!, count: row.count }]));
+    const reached = result.rows.find((row) => row.count === null);
     if (reached) {
       // Those taken of the other limits go back: this attempt is not made.
-      await this.release([...reserved.values()]);
-      return { wait: await this.secondsLeft(reached.key) };
+      await this.release(reserved);
+      return { wait: Math.max(1, reached.wait ?? 1) };
     }
-    return { reserved: limits.map((limit) => reserved.get(limit.key)!) };
+    return { reserved };
   }
 
   /**
@@ -70,14 +98,6 @@ export class AttemptCounters {
         WHEN MATCHED THEN UPDATE SET failures = c.failures - 1`,
       [reservations.map((reservation) => reservation.key), reservations.map((reservation) => reservation.windowEndsAt)],
     );
-  }
-
-  private async secondsLeft(key: string): Promise<number> {
-    const result = await this.db.query<{ wait: number }>(
-      'SELECT ceil(extract(epoch FROM window_ends_at - now()))::int AS wait FROM attempt_counters WHERE key = $1',
-      [key],
-    );
-    return Math.max(1, result.rows[0]?.wait ?? 1);
   }
 
   /**

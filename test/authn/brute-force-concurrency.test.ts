@@ -212,6 +212,27 @@ describe('brute-force limits under concurrent attempts', () => {
   );
 
   it(
+    'at the password grant: 30 wrong passwords under five spellings of one person (mira, MİRA, mİra…) and the right one sent at once: at most 10 are checked',
+    async () => {
+      const { realm, service } = await setup(t.admin);
+      const mira = await createUser(t.admin, realm, 'mira');
+      const spellings = ['mira', 'MIRA', 'mİra', 'MİRA', 'Mİra'];
+
+      const answers = await burst(
+        holdChecks(argon2, 'verify'),
+        Array.from({ length: 30 }, (_, n) => () => grant(t.app, realm, service, { username: spellings[n % spellings.length]!, password: 'wrong' })),
+        () => grant(t.app, realm, service, { username: 'Mİra', password: mira.password }),
+      );
+      expect(answers.right.json().error_description).toMatch(LOCKED_GRANT);
+      const counted = await refusals(t.admin, realm);
+      expect(counted.checked).toBeLessThanOrEqual(LIMIT);
+      expect(counted.checked + counted.locked).toBe(31);
+      expect(await succeeded(t.admin, realm)).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'one-time codes at the password grant: of 30 wrong codes and the right one sent at once, at most 10 are checked, and the right one is refused',
     async () => {
       const { realm, service, user } = await setup(t.admin, { authentication: ['password', 'otp'] });

@@ -214,6 +214,65 @@ describe('brute-force limits of sign-in', () => {
   });
 });
 
+/**
+ * The budget is the person's, however they are named (CONTRACT.md §7, issue 34 item 5): the users
+ * lookup compares with SQL lower(), which folds `İ` (U+0130) to `i` where JavaScript's
+ * toLowerCase() makes it `i̇`; a counter keyed by the JavaScript spelling gave `mİra` a budget of
+ * its own beside `mira`'s.
+ */
+describe('brute-force limits count per person, whatever spelling reaches them', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** A realm of its own with `mira`, whom every spelling below reaches (asserted with her password). */
+  async function withMira() {
+    const realm = await freshRealm(t);
+    const created = await t.admin.createClient(realm, { grant_types: ['password'], scope: 'openid' });
+    const service = { clientId: created.client_id, secret: created.client_secret as string };
+    const browserClient = await publicClient(t, realm, 'openid profile');
+    const mira = await createUser(t.admin, realm, 'mira');
+    for (const spelling of SPELLINGS_OF_MIRA) {
+      const response = await grantFrom(t.app, realm, service, { username: spelling, password: mira.password });
+      expect(response.statusCode, `${spelling} reaches mira: ${response.body}`).toBe(200);
+    }
+    return { realm, service, browserClient, mira };
+  }
+
+  it('spellings share one budget of 10 across the sign-in page and the password grant', async () => {
+    const { realm, service, browserClient, mira } = await withMira();
+    for (let failure = 0; failure < 10; failure++) {
+      const spelling = SPELLINGS_OF_MIRA[failure % SPELLINGS_OF_MIRA.length]!;
+      if (failure % 2 === 0) {
+        const answer = await grantFrom(t.app, realm, service, { username: spelling, password: 'wrong' });
+        expect(answer.json().error_description, spelling).toBe('the username or password is incorrect');
+      } else {
+        const { attempt } = await signInPage(t.app, realm, browserClient, spelling);
+        expect((await attempt('wrong')).statusCode, spelling).toBe(200);
+      }
+    }
+    for (const spelling of SPELLINGS_OF_MIRA) {
+      const grant = await grantFrom(t.app, realm, service, { username: spelling, password: mira.password });
+      expect(grant.json().error_description, spelling).toMatch(LOCKED_GRANT);
+      const { attempt } = await signInPage(t.app, realm, browserClient, spelling);
+      expect((await attempt(mira.password)).statusCode, spelling).toBe(429);
+    }
+  });
+
+  it('an unknown name is counted by the lower() of its spelling too, so that locking tells nothing', async () => {
+    const { realm, service } = await withMira();
+    for (let failure = 0; failure < 10; failure++) {
+      await grantFrom(t.app, realm, service, { username: ['nina', 'nİna', 'NİNA'][failure % 3]!, password: 'wrong' });
+    }
+    expect((await grantFrom(t.app, realm, service, { username: 'nİna', password: 'wrong' })).json().error_description).toMatch(LOCKED_GRANT);
+  });
+});
+
+const SPELLINGS_OF_MIRA = ['mira', 'MIRA', 'mİra', 'MİRA', 'Mİra'];
+
 describe('brute-force limits on two instances of one database', () => {
   let instances: Awaited<ReturnType<typeof startTwoInstances>>;
   let a: FastifyInstance;

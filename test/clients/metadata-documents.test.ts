@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
 import { OutboundFetcher } from '../../src/http/outbound-fetch.js';
+import { OutboundSlots } from '../../src/http/outbound-slots.js';
 import { deleteExpired } from '../../src/store/cleanup.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { selfSigned } from '../support/certificates.js';
@@ -393,6 +394,108 @@ describe('client ID metadata documents', () => {
       expectRefusedPage(await authorize(b, off, codeRequest(clientId)), /the client is unknown/);
       expectInvalidClient(await postForm(t.app, tokenPath(off), { grant_type: 'authorization_code', code: 'c', code_verifier: 'x'.repeat(43), client_id: clientId }));
       expect(server.count(clientId)).toBe(0);
+    });
+  });
+
+  /**
+   * Issue 34 item 7 (CONTRACT.md §7): a client_id URL is fetched only after its request was
+   * counted under the rate limit, so that changing URLs cannot make the server open a
+   * connection per request; and an instance has only so many fetches in flight.
+   */
+  describe('fetches are counted before they are made, and bounded per instance', () => {
+    const TRIES = 30;
+
+    it('/authorize with a new client_id URL each time fetches no more documents than rate_limit_authorize allows', async () => {
+      const limited = await freshRealm(t, { client_id_metadata_documents: true, ...NO_RATE_LIMITS, rate_limit_authorize: 10 });
+      const urls = Array.from({ length: TRIES }, () => server.serveDocument(publicDocument()));
+      const statuses: number[] = [];
+      for (const clientId of urls) statuses.push((await authorize(new TestBrowser(t.app, t.baseUrl), limited, codeRequest(clientId))).statusCode);
+      // Each of the first ten is counted once (its fetch, not again for its transaction) and signs in.
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(303));
+      expect(statuses.slice(10)).toEqual(Array(TRIES - 10).fill(429));
+      expect(urls.map((url) => server.count(url))).toEqual([...Array(10).fill(1), ...Array(TRIES - 10).fill(0)]);
+    });
+
+    it('/par with a new client_id URL each time fetches no more documents than rate_limit_par allows from one address', async () => {
+      const limited = await freshRealm(t, { client_id_metadata_documents: true, ...NO_RATE_LIMITS, rate_limit_par: 10 });
+      const urls = Array.from({ length: TRIES }, () => server.serveDocument(publicDocument()));
+      const statuses: number[] = [];
+      for (const clientId of urls) {
+        const pushed = await postForm(t.app, `${realmPath(limited)}/par`, { ...(codeRequest(clientId, { code_challenge: pkce().challenge }) as Record<string, string>) });
+        statuses.push(pushed.statusCode);
+        if (pushed.statusCode === 429) expect(pushed.json()).toMatchObject({ error: 'temporarily_unavailable' });
+      }
+      expect(statuses).toEqual([...Array(10).fill(201), ...Array(TRIES - 10).fill(429)]);
+      expect(urls.reduce((sum, url) => sum + server.count(url), 0)).toBe(10);
+    });
+
+    it('a jwks_uri fetch refused by the rate limit answers 429 and leaves the key set to be fetched for the next request', async () => {
+      realm = await freshRealm(t, { client_id_metadata_documents: true, ...NO_RATE_LIMITS, rate_limit_token: 1 });
+      const key = await keyPair('ES256');
+      const jwksUri = server.serve(() => (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [key.publicJwk] }));
+      });
+      const clientId = server.serveDocument(publicDocument({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: jwksUri }));
+      const tokenRequest = async (from: string, client: string, assertion = true) =>
+        t.app.inject({
+          method: 'POST',
+          url: tokenPath(),
+          remoteAddress: from,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({
+            grant_type: 'authorization_code', code: 'no-such-code', code_verifier: 'x'.repeat(43), redirect_uri: REDIRECT_URI, client_id: client,
+            ...(assertion ? { client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(key, client) } : {}),
+          }).toString(),
+        });
+      // Its document is fetched (and kept) by a browser's /authorize, which fetches no keys.
+      expect((await authorize(new TestBrowser(t.app, t.baseUrl), realm, codeRequest(clientId))).statusCode).toBe(303);
+      // 192.0.2.1 spends its one fetch of the minute at the token endpoint on a public client's document.
+      expect((await tokenRequest('192.0.2.1', server.serveDocument(publicDocument()), false)).json()).toMatchObject({ error: 'invalid_grant' });
+      const refused = await tokenRequest('192.0.2.1', clientId);
+      expect(refused.statusCode, refused.body).toBe(429);
+      expect(server.count(jwksUri)).toBe(0);
+      // Another address fetches the keys at once: the refusal was not the URL's failure.
+      const authenticated = await tokenRequest('198.51.100.7', clientId);
+      expect(authenticated.json()).toMatchObject({ error: 'invalid_grant' });
+      expect(server.count(jwksUri)).toBe(1);
+    });
+
+    it('an instance has at most its bound of fetches in flight: one more waits for a slot, and past the waiting room a request is refused with 503, fetching nothing', async () => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let firstArrived!: () => void;
+      const firstInFlight = new Promise<void>((resolve) => (firstArrived = resolve));
+      const held = () =>
+        server.serve((url) => (_request, response) => {
+          firstArrived();
+          void released.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(publicDocument()(url))));
+        });
+      const slots = new OutboundSlots({ max: 1, waiting: 1, waitMs: 20_000 });
+      const bounded = await startTestApp({
+        metadataDocuments: new MetadataDocumentFetcher({ outbound: new OutboundFetcher({ allow: ['127.0.0.1'], slots }), agent: server.agent, timeoutMs: 20_000 }),
+      });
+      const begin = (clientId: string) => authorize(new TestBrowser(bounded.app, bounded.baseUrl), name, codeRequest(clientId));
+      let name = '';
+      try {
+        name = await freshRealm(bounded, { client_id_metadata_documents: true, ...NO_RATE_LIMITS });
+        const urls = [held(), held(), held()];
+        const first = begin(urls[0]!);
+        await firstInFlight;
+        // The second and the third: one waits for the slot, the other finds the waiting room full.
+        const others = [begin(urls[1]!), begin(urls[2]!)];
+        const refused = await Promise.race(others);
+        expect(refused.statusCode, refused.body).toBe(503);
+        expect(refused.headers['retry-after']).toBe('1');
+        expect(urls.map((url) => server.count(url))).toEqual([1, 0, 0]);
+        release();
+        const answers = await Promise.all([first, ...others]);
+        expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 303, 503]);
+        // The one that waited was fetched once the first gave its slot back; the refused one never was.
+        expect(urls.map((url) => server.count(url)).sort()).toEqual([0, 1, 1]);
+      } finally {
+        release();
+        await bounded.close();
+      }
     });
   });
 

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, freePort, startTestApp } from '../support/app.js';
-import { TestBrowser, location } from '../support/flow.js';
+import { NO_RATE_LIMITS, type TestApp, freePort, startTestApp } from '../support/app.js';
+import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { realmPath } from '../support/oauth.js';
 import { Upstream, UPSTREAM_CLIENT, addProvider, appClient, callbackOf, returnFromProvider, startAtProvider } from './support.js';
 
 /**
@@ -116,6 +119,39 @@ describe('a provider that cannot be reached', () => {
       expectPage(started.response, 502, /cannot be reached right now/);
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe('a provider whose discovery keeps failing', () => {
+  // Issue 34 item 7 (CONTRACT.md §7): a failed discovery is not kept, so each press of the
+  // provider's button would fetch it again; each fetch is counted under the address's
+  // rate_limit_authorize before it is made, and a refused press fetches nothing.
+  it('is fetched no more often than the address\'s rate_limit_authorize allows', async () => {
+    let discoveries = 0;
+    const failing = createServer((_request, response) => {
+      discoveries += 1;
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      await t.admin.createRealm('flaky', { ...NO_RATE_LIMITS, rate_limit_authorize: 3 });
+      await addProvider(t, 'flaky', `http://127.0.0.1:${(failing.address() as AddressInfo).port}`);
+      const clientId = await appClient(t, 'flaky');
+      const browser = new TestBrowser(t.app, t.baseUrl);
+      // The transaction counts one of the three.
+      const query = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' });
+      const login = location(await browser.get(`${realmPath('flaky')}/authorize?${query}`));
+      const page = await browser.get(login);
+      const answers = [];
+      for (let press = 0; press < 6; press++) answers.push(await browser.submit(login, page, { provider: 'up' }));
+      expect({ statuses: answers.map((answer) => answer.statusCode), discoveries }).toEqual({ statuses: [502, 502, 429, 429, 429, 429], discoveries: 2 });
+      expectPage(answers[5]!, 429, /Too many/);
+      expect(Number(answers[5]!.headers['retry-after'])).toBeGreaterThan(0);
+      expect(discoveries).toBe(2);
+    } finally {
+      failing.closeAllConnections();
+      await new Promise((resolve) => failing.close(resolve));
     }
   });
 });

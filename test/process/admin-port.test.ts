@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -57,6 +57,34 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
 
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/**
+ * A GET written byte for byte on a socket of its own, the path as it is (as `curl --path-as-is`):
+ * no client library normalises its percent-encoding, dot segments or slashes. `connection: close`
+ * ends the answer.
+ */
+function sendRaw(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }));
+    const lines = [`GET ${path} HTTP/1.1`, 'host: 127.0.0.1', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    // Written, not ended: a half-closed socket lets the server drop an answer still being made.
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  });
+}
+
+/** Spellings of /admin… and /metrics that a router or a proxy may take for them (issue 34 item 4). */
+const DISGUISED_ADMIN_PATHS = [
+  '/%61dmin/realms', '/%61%64%6d%69%6e/realms', '/%61%64%6D%69%6E/realms', '/adm%69n/realms', '/admin/%72ealms',
+  '/%61dmin/realms/root/users', '/%61dmin/realms/', '/%61dmin', '/%61dmin/console/', '/%61dmin/openapi.json',
+  '//admin/realms', '/admin//realms', '/./admin/realms', '/admin/./realms', '/x/../admin/realms', '/%2e/admin/realms', '/%2fadmin/realms',
+  '/admin%2frealms', '/admin/realms?x=1', '/admin/realms;x=1', '/%5cadmin/realms', 'http://127.0.0.1/admin/realms', 'http://127.0.0.1/%61dmin/realms',
+  '/%6detrics', '/%6Detrics', '/%6d%65%74%72%69%63%73', '/metric%73', '//metrics', '/./metrics', '/metrics/', '/metrics?x=1', '/metrics;x', 'http://127.0.0.1/metrics',
+];
+
 /** The contract's 404, exactly as for a path the server does not have. */
 function expectNotFound(answer: Answer, where: string): void {
   expect(answer.status, `${where}: ${answer.body}`).toBe(404);
@@ -109,6 +137,23 @@ describe('ADMIN_PORT', () => {
       // Nothing was created through the public port.
       const realms = await send(`${adminUrl}/admin/realms`, { headers: bearer });
       expect(realms.body).not.toContain('sneaky');
+    });
+
+    it('the public port answers 404 to /admin and /metrics however their path is spelt, the bytes as sent', async () => {
+      for (const path of DISGUISED_ADMIN_PATHS) {
+        const answer = await sendRaw(server.port, path, bearer);
+        expect(answer.status, `public ${path}: ${answer.text}`).toBe(404);
+        expect(answer.text, `public ${path}`).not.toMatch(/"root"|http_requests_total/);
+      }
+      // The same spellings that the router takes for an admin route still reach it on the admin port.
+      expect((await sendRaw(adminPort, '/%61dmin/realms', bearer)).status).toBe(200);
+      expect((await sendRaw(adminPort, '/%6detrics')).status).toBe(200);
+    });
+
+    it('the admin port answers 404 to the public endpoints however their path is spelt', async () => {
+      for (const path of ['/%6fauth2/.well-known/openid-configuration', '/oauth2/%2ewell-known/openid-configuration', '/%6Fauth2/login']) {
+        expect((await sendRaw(adminPort, path)).status, `admin ${path}`).toBe(404);
+      }
     });
 
     it('the admin port serves the admin API behind its token, the console and the metrics', async () => {
