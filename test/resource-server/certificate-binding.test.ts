@@ -149,7 +149,7 @@ describe('resource server: certificate-bound tokens (RFC 8705 §3)', () => {
     for (const options of [undefined, {}, { trustProxy: true }, { trustProxy: '' }, { trustProxy: 'true' }, { trustProxy: '0.0.0.0/0' }, { trustProxy: ['nginx'] }]) {
       expect(() => certificateFromHeader('X-Client-Cert', options as never), JSON.stringify(options)).toThrow(TypeError);
     }
-    expect(typeof certificateFromHeader('X-Client-Cert', { trustProxy: ['10.0.0.0/8', 'fd00::/8'] })).toBe('function');
+    expect(typeof certificateFromHeader('X-Client-Cert', { trustProxy: ['10.0.0.0/8', 'fd00:1::/32'] })).toBe('function');
   });
 
   it('with trustProxy false, reads no header: only the TLS connection\'s certificate', async () => {
