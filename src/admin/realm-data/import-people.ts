@@ -1,3 +1,4 @@
+import { ARGON2_BOUNDS, argon2CostExceeded } from '../../authn/password-hashing.js';
 import type { StoreTransaction } from '../../store/index.js';
 import type { LinkedIdentity, UserIdentity } from '../../store/user-identities.js';
 import type { Memberships } from '../../store/memberships.js';
@@ -101,6 +102,11 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     const existing = byName.get(nameKey(entry.username));
     if (entry.sub !== undefined && existing && existing.id !== entry.sub) {
       throw invalidAt(`${path}.sub`, `the realm's person "${existing.username}" has another sub, and a sub never changes`);
+    }
+    const cost = entry.password_hash === undefined ? undefined : argon2CostExceeded(entry.password_hash);
+    if (cost) {
+      const { m, t, p } = ARGON2_BOUNDS;
+      throw invalidAt(`${path}.password_hash`, `the password hash of "${entry.username}" asks more of argon2 than m=${m}, t=${t}, p=${p} allow (${cost})`);
     }
     const holder = entry.sub === undefined || existing ? undefined : byId.get(entry.sub);
     if (holder && !deleted.has(holder.id)) throw invalidAt(`${path}.sub`, `another person of the realm ("${holder.username}") has it`);
