@@ -2,6 +2,7 @@ import { passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import { hashPassword } from '../password-hashing.js';
+import { greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
 import { newPasswordProblem } from './new-password.js';
 import { emailOf } from './verification.js';
@@ -26,7 +27,7 @@ export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, t
   const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
   if (issued === 'limited') return;
   const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
-  await deps.mailer.send(passwordResetMail(email, { realm: realmLabel(realm), username: person.username, link, lifetime, locale }));
+  await sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale }));
 }
 
 /** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */
