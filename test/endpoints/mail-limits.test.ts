@@ -5,7 +5,7 @@ import { expectErrorPage, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { realmPath } from '../support/oauth.js';
-import { GOOD_PASSWORD, capturedLog, errorOf, linkIn, noticeOf, selfServiceRealm } from '../support/self-service.js';
+import { GOOD_PASSWORD, beginSignIn, capturedLog, errorOf, linkIn, noticeOf, selfServiceRealm } from '../support/self-service.js';
 import { createUser } from '../support/users.js';
 
 const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -101,6 +101,25 @@ describe('mail limits and addresses of one person', () => {
     expect(told.text).toContain(`It belongs to your account "${owner.username}" already, so no account was created.`);
     expect(told.text).toContain(`${issuerOf(realm)}/account`);
     expect(told.text).not.toContain(username);
+  });
+
+  it("in a journey's register node, makes no one with a taken address, mails its owner, and says a mail was sent", async () => {
+    const { realm, clientId } = await realmOf({ email_verification: false });
+    const journey = { start: 'new', nodes: { new: { type: 'register', next: { success: 'done' } } } };
+    expect((await t.admin.request('PUT', `/realms/${realm}/journeys/default`, journey)).statusCode).toBeLessThan(300);
+    const owner = await createUser(t.admin, realm, name('owner'), { claims: { email: `${name('owner')}@example.com` } });
+    const email = (await userOf(realm, owner.username)).json().claims.email as string;
+    const browser = new TestBrowser(t.app, BASE_URL);
+    const { loginUrl } = await beginSignIn(browser, realm, clientId);
+    const username = name('intruder');
+    const answer = await browser.submit(loginUrl, await browser.get(loginUrl), { username, email, password: GOOD_PASSWORD });
+    expect(answer.statusCode).toBe(200);
+    expect(errorOf(answer.body)).toBe(`We sent a mail to ${email}: follow it to go on.`);
+    expect((await userOf(realm, username)).statusCode).toBe(404);
+    const told = await mail.nextMail(email);
+    // The owner's address is not confirmed: the mail names no username.
+    expect(told.text).toContain('It belongs to your account already, so no account was created.');
+    expect(told.text).not.toContain(owner.username);
   });
 
   it('names no username in a mail to an address not yet confirmed', async () => {
