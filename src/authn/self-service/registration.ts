@@ -68,10 +68,12 @@ export async function register(deps: SelfServiceDeps, realm: RequestRealm, form:
   if (passwordProblem) problems.push(passwordProblem);
   if (problems.length > 0) return { problems };
 
+  // Hashed whether or not the address is taken: the time of the answer must not tell.
+  const passwordHash = await hashPassword(password);
   const owner = await users.getByEmail(realm.name, email);
   if (owner) return { addressTaken: true, mailed: await mailOwner(deps, realm, owner, requester) };
   const claims: Claims = { email, email_verified: false, ...names };
-  const user = await users.create(realm.name, username, await hashPassword(password), claims);
+  const user = await users.create(realm.name, username, passwordHash, claims);
   if (!user) {
     // The username or the address taken meanwhile by someone else.
     const meanwhile = await users.getByEmail(realm.name, email);
@@ -94,19 +96,24 @@ async function countAttempt(deps: SelfServiceDeps, realm: RequestRealm, address:
 /**
  * Tells the owner of an address that someone tried to register it, with a link to their
  * account; nothing for a disabled owner (a password reset mails them nothing either). What
- * becomes of it stands in for the verification mail a registration would have sent.
+ * becomes of it stands in for the verification mail a registration would have sent, and is
+ * awaited only where that one would be: without `email_verification`, a registration mails
+ * nothing, and its answer does not wait for a mail server.
  */
 async function mailOwner(deps: SelfServiceDeps, realm: RequestRealm, owner: User, requester: Requester): Promise<Mailed | undefined> {
-  const mailed = owner.enabled
-    ? await sendCounted(deps, realm, addressTakenMail(owner.claims.email as string, {
+  const sending: Promise<Mailed> = owner.enabled
+    ? sendCounted(deps, realm, addressTakenMail(owner.claims.email as string, {
         realm: realmLabel(realm),
         username: greetedName(owner),
         link: `${realm.issuer}/account`,
         lifetime: undefined,
         locale: requester.locale,
       }))
-    : 'sent';
-  return realm.settings.email_verification ? mailed : undefined;
+    : Promise.resolve('sent');
+  if (realm.settings.email_verification) return sending;
+  // Nobody waits for it: a failure to count it (the database gone) sends nothing, and is the mail's alone.
+  sending.catch(() => undefined);
+  return undefined;
 }
 
 /** The optional names, trimmed; a problem for each that cannot be one. */
