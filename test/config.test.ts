@@ -37,11 +37,11 @@ describe('configuration', () => {
   });
 
   it('reads TRUST_PROXY as the load balancers\' addresses and CIDR ranges, IPv4 and IPv6', () => {
-    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , 127.0.0.1,::1, fd00::/8,::ffff:192.0.2.1,' }).trustProxy).toEqual([
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , 127.0.0.1,::1, fd00:1::/32,::ffff:192.0.2.1,' }).trustProxy).toEqual([
       '10.0.0.0/8',
       '127.0.0.1',
       '::1',
-      'fd00::/8',
+      'fd00:1::/32',
       '::ffff:192.0.2.1',
     ]);
     for (const off of ['', 'false', '0']) expect(loadConfig({ TRUST_PROXY: off }).trustProxy, off).toBe(false);
@@ -53,6 +53,11 @@ describe('configuration', () => {
     }
     // /0 trusts every peer too.
     for (const everyone of ['0.0.0.0/0', '::/0']) expect(() => loadConfig({ TRUST_PROXY: everyone }), everyone).toThrow(/TRUST_PROXY: .*trusts every peer/);
+    // Ranges no load balancer has: together, two halves trust every peer.
+    for (const wide of ['0.0.0.0/1,128.0.0.0/1', '10.0.0.0/7', '::/1,8000::/1', 'fd00::/31', '::ffff:0.0.0.0/97']) {
+      expect(() => loadConfig({ TRUST_PROXY: wide }), wide).toThrow(/^invalid configuration: TRUST_PROXY: .*is refused: a range wider than \/(8|32|104) would trust peers that are no load balancer/);
+    }
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,fd00:1::/32,::ffff:10.0.0.0/104' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00:1::/32', '::ffff:10.0.0.0/104']);
     for (const bad of ['maybe', 'TRUE', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/-1', '300.1.2.3', 'fe80::1%eth0', 'proxy.example', ',', ' , ']) {
       expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
       expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^invalid configuration: TRUST_PROXY: /);

@@ -16,8 +16,13 @@ const port = Number(process.env.API_PORT ?? 4000);
 const { API_CLIENT_ID: clientId, API_CLIENT_SECRET: clientSecret } = process.env;
 
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+// The API's resource identifier (RFC 8707, RFC 9728), which the plugin requires; tokens asked
+// for no resource name the issuer, and this demo takes those too.
+const resource = process.env.API_RESOURCE ?? `http://localhost:${port}`;
 await app.register(resourceServer, {
   issuer,
+  resource,
+  audience: [resource, issuer],
   ...(clientId && clientSecret ? { introspection: { clientId, clientSecret } } : {}),
 });
 

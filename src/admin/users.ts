@@ -7,7 +7,7 @@ import { OAuthError } from '../errors.js';
 import type { RealmSettings } from '../realms/settings.js';
 import { type Memberships, NO_MEMBERSHIPS } from '../store/memberships.js';
 import type { UserIdentity } from '../store/user-identities.js';
-import type { User } from '../store/users.js';
+import { type User, isEmailTaken } from '../store/users.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
@@ -89,6 +89,9 @@ async function checkNewPassword(value: string, settings: RealmSettings, context:
   return hashPassword(value);
 }
 
+/** An email address is one person's per realm, ignoring case (CONTRACT.md §7). */
+const emailTaken = () => conflict('the email address belongs to another person of the realm');
+
 const emailOf = (claims: Record<string, unknown> | undefined): string | undefined =>
   typeof claims?.email === 'string' ? claims.email : undefined;
 
@@ -108,8 +111,13 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const input = parseInput(UserCreateSchema, request.body);
       const claims = (input.claims ?? {}) as Record<string, unknown>;
       const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) });
+      const email = emailOf(claims);
+      if (email !== undefined && (await store.users.getByEmail(request.params.realm, email))) throw emailTaken();
       const user = await store.users.create(request.params.realm, input.username, passwordHash, claims);
-      if (!user) throw conflict('a user with this username exists in the realm');
+      if (!user) {
+        if (email !== undefined && (await store.users.getByEmail(request.params.realm, email))) throw emailTaken();
+        throw conflict('a user with this username exists in the realm');
+      }
       return reply.code(201).send(userView(user, [], NO_MEMBERSHIPS));
     });
 
@@ -131,11 +139,15 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
         const email = claims && Object.hasOwn(claims, 'email') ? emailOf(claims) : emailOf(current.claims);
         passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: current.username, email });
       }
-      const changed = await store.users.change(request.params.realm, request.params.username, {
-        ...(passwordHash === undefined ? {} : { passwordHash }),
-        ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
-        ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
-      });
+      const changed = await store.users
+        .change(request.params.realm, request.params.username, {
+          ...(passwordHash === undefined ? {} : { passwordHash }),
+          ...(input.claims === undefined ? {} : { claims: input.claims as Record<string, unknown> }),
+          ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
+        })
+        .catch((error: unknown) => {
+          throw isEmailTaken(error) ? emailTaken() : error;
+        });
       if (!changed) throw notFound('user');
       const { user } = changed;
       if (user.enabled !== changed.wasEnabled) {

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Mailer } from '../mail/mailer.js';
 import { enrolmentCodeMail, realmLabel } from '../mail/messages.js';
+import { sendCounted } from './self-service/counted-mail.js';
 import type { SignInView } from '../pages/sign-in/views.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
@@ -19,7 +20,7 @@ export interface GatedEnrolment {
 }
 
 export interface EnrolmentCodeDeps {
-  readonly store: Pick<Store, 'users' | 'tickets'>;
+  readonly store: Pick<Store, 'users' | 'tickets' | 'mailAllowances'>;
   /** None without `SMTP_URL`: nothing can be mailed, and enrolment is not gated. */
   readonly mailer: Mailer | undefined;
 }
@@ -82,6 +83,6 @@ export class EnrolmentCodeGate {
     const codes = { transactionHash: transactionHashOf(context), codeHash: codeHashOf(context, code) };
     if ((await this.deps.store.tickets.issueEnrolmentCode(realm.name, gated.user.id, context.address, lifetime, codes)) === 'limited') return 'limited';
     const mail = enrolmentCodeMail(gated.email, { realm: realmLabel(realm), username: gated.user.username, code, lifetime, locale: context.locale });
-    return (await this.deps.mailer!.send(mail)) ? 'sent' : 'failed';
+    return sendCounted(this.deps, realm, mail);
   }
 }

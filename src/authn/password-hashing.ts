@@ -14,3 +14,24 @@ export async function hashPassword(password: string): Promise<string> {
   const hash = await argon2.hash(password, PASSWORD_HASHING);
   return hash.replace(NODE_ARGON2_ORDER, '$1m=$2,t=$4,p=$3$$');
 }
+
+/**
+ * The most an imported hash may ask of argon2 at each check (CONTRACT.md §7): memory in KiB,
+ * passes, lanes. A hash's parameters are the work of every sign-in with it; `t=200` would hold a
+ * thread of the pool for seconds per attempt.
+ */
+export const ARGON2_BOUNDS = { m: 262_144, t: 10, p: 8 } as const;
+
+const PHC_PARAMETERS = /^\$argon2(?:id|i|d)\$v=\d+\$([^$]+)\$/;
+
+/** Which of an argon2 PHC string's parameters exceed ARGON2_BOUNDS (`t=200 > 10`), or undefined when none does. */
+export function argon2CostExceeded(hash: string): string | undefined {
+  const parameters = PHC_PARAMETERS.exec(hash)?.[1];
+  if (parameters === undefined) return undefined;
+  const exceeded = parameters.split(',').flatMap((pair) => {
+    const [name, value] = pair.split('=') as [keyof typeof ARGON2_BOUNDS, string];
+    const bound = ARGON2_BOUNDS[name];
+    return bound !== undefined && Number(value) > bound ? [`${name}=${value} > ${bound}`] : [];
+  });
+  return exceeded.length > 0 ? exceeded.join(', ') : undefined;
+}

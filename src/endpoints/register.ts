@@ -88,7 +88,8 @@ export function registrationEndpoint(deps: SelfServicePageDeps & { risk: RiskAss
       const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, locale: localeOf(request), via: 'register_page' });
       if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.map((problem) => problem(t)).join(' '));
 
-      const signIn = resumed && (await continueSignIn(request, reply, resumed, registration.user.id));
+      // An address that is someone's already creates no one, and reads as a registration whose sign-in cannot go on.
+      const signIn = resumed && 'user' in registration && (await continueSignIn(request, reply, resumed, registration.user.id));
       if (signIn) return reply.redirect(signIn, 303);
       const page = donePage(t, {
         title: t.register.createdTitle,

@@ -54,11 +54,10 @@ const unacceptable = (role: string, why: string) => new OAuthError('invalid_requ
  * (opaque or JWT), or a JWT or ID token from an issuer the realm trusts (kind `jwt`), whose
  * subject maps to a user of the realm.
  *
- * A subject token must be meant for the exchanging client (CONTRACT.md §7): this realm's token
- * issued to it or naming its `client_id` in `aud`; a trusted issuer's naming this realm's issuer
- * or token endpoint in `aud`. Else a client could trade any token it came across for its own.
- * An actor token says who acts; what it may do comes from the subject token, so its audience is
- * not checked.
+ * A subject or actor token must be meant for the exchanging client (CONTRACT.md §7): this
+ * realm's token issued to it or naming its `client_id` in `aud`; a trusted issuer's naming this
+ * realm's issuer or token endpoint in `aud`. Else a client could trade any token it came across
+ * for its own, or name anyone whose token it came across as the one who acts (`act`).
  */
 export async function readPresentedToken(
   deps: PresentedTokenDeps,
@@ -71,7 +70,7 @@ export async function readPresentedToken(
   if (type === TOKEN_TYPES.accessToken) {
     const own = await ownAccessToken(deps, realm, token);
     if (!own) throw unacceptable(role, 'it is not an active access token of this realm');
-    if (role === 'subject_token' && own.issuedTo !== clientId && !own.audience?.includes(clientId)) {
+    if (own.issuedTo !== clientId && !own.audience?.includes(clientId)) {
       throw unacceptable(role, 'it was not issued to this client, and its aud does not name this client');
     }
     return own.token;
@@ -117,12 +116,13 @@ async function storedAccessToken(tokens: PresentedTokenDeps['tokens'], realm: Re
 async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientId: string, role: string, token: string): Promise<PresentedToken> {
   let verified;
   try {
-    // Which clients may exchange the issuer's tokens is its `client_ids`; a subject token must
-    // also be meant for this realm (RFC 8693 §2.1 leaves the policy to the server).
+    // Which clients may exchange the issuer's tokens is its `client_ids`; a subject or actor
+    // token must also be meant for this realm (RFC 8693 §2.1 leaves the policy to the server).
     verified = await verifyTrustedJwt(deps, realm, clientId, token, {
       requiredClaims: ['sub'],
       // A token, not an assertion made for us: it may name other audiences beside this realm.
-      ...(role === 'subject_token' ? { audience: [realm.issuer, `${realm.issuer}/access_token`], audienceMayBeArray: true } : {}),
+      audience: [realm.issuer, `${realm.issuer}/access_token`],
+      audienceMayBeArray: true,
     });
   } catch (error) {
     if (error instanceof UntrustedJwtError) throw unacceptable(role, error.message);

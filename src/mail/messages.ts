@@ -8,11 +8,15 @@ export { realmLabel } from '../pages/branding.js';
 export interface MailContext {
   /** The realm as people know it: `realmLabel`. */
   readonly realm: string;
-  readonly username: string;
+  /**
+   * The person's username, only when the address is confirmed as theirs: whoever typed an
+   * unconfirmed address chose the username too, and a mail must not carry their words.
+   */
+  readonly username: string | undefined;
   /** The page the mail sends the person to, with its ticket. */
   readonly link: string;
-  /** Seconds until the link stops working (the realm's `ticket_lifetime`). */
-  readonly lifetime: number;
+  /** Seconds until the link stops working (the realm's `ticket_lifetime`); none for a link without a ticket. */
+  readonly lifetime: number | undefined;
   /** The language of the page that caused the mail (CONTRACT.md §10); English when none is named. */
   readonly locale?: Locale | undefined;
 }
@@ -30,7 +34,7 @@ export function passwordResetMail(to: string, context: MailContext): MailMessage
 /** The code a sign-in asks for before a first second factor is enrolled (CONTRACT.md §8): a code to type, no link. */
 export function enrolmentCodeMail(
   to: string,
-  context: Omit<MailContext, 'link'> & { readonly code: string },
+  context: Pick<MailContext, 'realm' | 'locale'> & { readonly username: string; readonly lifetime: number; readonly code: string },
 ): MailMessage {
   const t = messagesIn(context.locale ?? 'en');
   const wording = t.mail.enrolmentCode;
@@ -52,7 +56,15 @@ export function enrolmentCodeMail(
   return { to, subject: oneLine(subject), text: `${text}\n`, html: body.value };
 }
 
-type Wording = Messages['mail']['verification'];
+/**
+ * The mail to the owner of an address someone tried to register again (CONTRACT.md §7): no
+ * account was made; its link is the account page.
+ */
+export function addressTakenMail(to: string, context: MailContext): MailMessage {
+  return message(to, context, (t) => t.mail.addressTaken);
+}
+
+type Wording = Messages['mail']['passwordReset'];
 
 function message(to: string, context: MailContext, wordingOf: (t: Messages) => Wording): MailMessage {
   const t = messagesIn(context.locale ?? 'en');
@@ -60,8 +72,10 @@ function message(to: string, context: MailContext, wordingOf: (t: Messages) => W
   const subject = wording.subject(context.realm);
   const lead = wording.lead(context.realm, context.username);
   const hello = t.mail.hello(context.username);
-  const expiry = t.mail.expiry(context.lifetime);
-  const text = [hello, lead, `${t.mail.beforeLink(wording.action)}\n${context.link}`, expiry, wording.ignore, `— ${context.realm}`].join('\n\n');
+  const expiry = context.lifetime === undefined ? undefined : t.mail.expiry(context.lifetime);
+  const text = [hello, lead, `${t.mail.beforeLink(wording.action)}\n${context.link}`, expiry, wording.ignore, `— ${context.realm}`]
+    .filter((part) => part !== undefined)
+    .join('\n\n');
   const body = html`<!doctype html>
 <html lang="${t.lang}"><head><meta charset="utf-8"><title>${subject}</title></head>
 <body style="font-family: system-ui, sans-serif; line-height: 1.5">
@@ -69,7 +83,7 @@ function message(to: string, context: MailContext, wordingOf: (t: Messages) => W
 <p>${lead}</p>
 <p><a href="${context.link}">${wording.action}</a></p>
 <p>${t.mail.copyLink} ${context.link}</p>
-<p>${expiry}</p>
+${expiry === undefined ? '' : html`<p>${expiry}</p>`}
 <p>${wording.ignore}</p>
 <p>— ${context.realm}</p>
 </body></html>`;

@@ -26,6 +26,8 @@ const BATCH_STATEMENTS = [
   deleteBatch('initial_access_tokens'),
   // A ticket counts against its person's and address's limits for 15 minutes, however short it lived.
   deleteBatch('tickets', "expires_at < now() AND created_at < now() - interval '15 minutes'"),
+  // An address's mails count for an hour (src/store/mail-allowances.ts).
+  deleteBatch('mail_allowances', "sent_at[cardinality(sent_at)] < now() - interval '1 hour'"),
   // Each audit event expires after its realm's audit_event_lifetime (src/audit/audit-trail.ts).
   deleteBatch('audit_events'),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.

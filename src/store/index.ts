@@ -26,6 +26,7 @@ import { type DenialRow, RevokedJwts, rememberOnCommit } from './revoked-jwts.js
 import { RoleStore } from './roles.js';
 import { ServerStateStore } from './server-state.js';
 import { SigningKeyStore, type StoredSigningKey } from './signing-keys.js';
+import { MailAllowances } from './mail-allowances.js';
 import { TicketStore } from './tickets.js';
 import { TokenStore } from './tokens.js';
 import { type TrustedIssuer, TrustedIssuerStore } from './trusted-issuers.js';
@@ -110,6 +111,8 @@ export interface Store {
   readonly brokerStates: BrokerStateStore;
   /** Single-use tickets that mails carry: email verification, password reset. */
   readonly tickets: TicketStore;
+  /** The mails each recipient address was sent in the last hour (CONTRACT.md §7). */
+  readonly mailAllowances: MailAllowances;
   /** The realm's roles (CONTRACT.md §10). */
   readonly roles: RoleStore;
   /** The realm's groups and the roles each gives. */
@@ -170,6 +173,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     userIdentities: new UserIdentityStore(db),
     brokerStates: new BrokerStateStore(db),
     tickets: new TicketStore(db),
+    mailAllowances: new MailAllowances(db),
     roles: new RoleStore(db),
     groups: new GroupStore(db),
     memberships: new MembershipStore(db),

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { addressKey } from '../rate-limits/address-key.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
 import { type Db, isUuid } from './db.js';
 
 /** What a mailed ticket lets its person do (CONTRACT.md §9). */
 export type TicketKind = 'email_verification' | 'password_reset' | 'enrolment_code';
 
-/** Tickets of one kind issued per person and per address within the window, whatever became of them. */
+/**
+ * Tickets of one kind issued per person and per address within the window, whatever became of
+ * them. An address is counted as every per-address limit counts it: an IPv6 address by its /64
+ * (src/rate-limits/address-key.ts), whose every host may pick any of its 2^64 addresses.
+ */
 export const TICKET_LIMITS = { perPerson: 5, perAddress: 30, windowSeconds: 15 * 60 } as const;
 
 export type IssuedTicket = { readonly ticket: string; readonly expiresAt: Date } | 'limited';
@@ -90,8 +95,9 @@ export class TicketStore {
    * limits' advisory locks are held from before the count until the commit: each count then
    * sees every ticket issued before it.
    */
-  async issue(kind: TicketKind, realm: string, userId: string, address: string, lifetime: number): Promise<IssuedTicket> {
+  async issue(kind: TicketKind, realm: string, userId: string, requester: string, lifetime: number): Promise<IssuedTicket> {
     const ticket = randomSecret();
+    const address = addressKey(requester);
     const lockNames = [`ticket:${kind}:${realm}:person:${userId}`, `ticket:${kind}:${realm}:address:${address}`];
     const expiresAt = await this.db.transaction(async (tx) => {
       await tx.query(LOCK_LIMITS, [lockNames]);
@@ -106,8 +112,9 @@ export class TicketStore {
    * written. A page that must not tell whether a person exists (a password reset) does this
    * for a name that names no one, so that its work does not tell either.
    */
-  async rehearse(kind: TicketKind, realm: string, address: string, lifetime: number): Promise<void> {
+  async rehearse(kind: TicketKind, realm: string, requester: string, lifetime: number): Promise<void> {
     const nobody = randomUUID();
+    const address = addressKey(requester);
     const lockNames = [`ticket:${kind}:${realm}:person:${nobody}`, `ticket:${kind}:${realm}:address:${address}`];
     await this.db.transaction(async (tx) => {
       await tx.query(LOCK_LIMITS, [lockNames]);

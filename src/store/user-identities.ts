@@ -140,13 +140,21 @@ async function insertLink(q: Queryable, realm: string, identity: LinkedIdentity)
   return result.rowCount > 0;
 }
 
-/** A person without a password, under the first of the candidate usernames that is free. */
+/**
+ * A person without a password, under the first of the candidate usernames that is free. An
+ * address that is another person's is not copied (migrations/025: an address is one
+ * person's): the new person has no `email`; a clash with a registration made meanwhile is seen
+ * by the next attempt, once that one has committed.
+ */
 async function insertFreeUsername(tx: Queryable, realm: string, username: string, claims: Claims): Promise<User> {
   const candidates = [username, ...Array.from({ length: NUMBERED_SUFFIXES - 1 }, (_, index) => withSuffix(username, String(index + 2)))];
   for (let attempt = 0; ; attempt++) {
     const candidate = candidates[attempt] ?? withSuffix(username, crypto.randomUUID().slice(0, 8));
     const result = await tx.query<UserRow>(
-      `INSERT INTO users (realm, username, claims) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING RETURNING ${USER_COLUMNS.join(', ')}`,
+      `INSERT INTO users (realm, username, claims)
+       SELECT $1, $2, CASE WHEN EXISTS (SELECT 1 FROM users WHERE realm = $1 AND lower(claims->>'email') = lower($3::jsonb->>'email'))
+                           THEN $3::jsonb - 'email' - 'email_verified' ELSE $3::jsonb END
+       ON CONFLICT DO NOTHING RETURNING ${USER_COLUMNS.join(', ')}`,
       [realm, candidate, JSON.stringify(claims)],
     );
     if (result.rows[0]) return toUser(result.rows[0]);

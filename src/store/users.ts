@@ -25,6 +25,13 @@ export interface User {
   readonly updatedAt: Date;
 }
 
+/**
+ * Whether a statement failed because the address it would give a person is another's
+ * (migrations/025_mail_limits_and_unique_emails.sql: one person per address and realm).
+ */
+export const isEmailTaken = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === 'users_email';
+
 export interface UserRow {
   realm: string;
   id: string;
@@ -135,10 +142,7 @@ export class UserStore {
     return result.rows[0] && toUser(result.rows[0]);
   }
 
-  /**
-   * The one user whose `email` claim is `email`, ignoring case; undefined when none is, or
-   * when several are (claims are not unique, so an email may not name one person).
-   */
+  /** The person whose `email` claim is `email`, ignoring case (an address is one person's: migrations/025). */
   async getByEmail(realm: string, email: string): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(
       `SELECT ${COLUMNS} FROM users WHERE realm = $1 AND lower(claims->>'email') = lower($2) LIMIT 2`,
@@ -148,10 +152,11 @@ export class UserStore {
   }
 
   /**
-   * Undefined when the username is taken (or the id, when one is given: a realm's import keeps
-   * the `sub` of the person it brings). No password hash: a person who signs in otherwise.
+   * A new person; `imported` keeps the id and the flag of a realm's document (src/admin/realm-data/).
+   * Undefined when the username is taken, or the email address (another person's), or the id
+   * when one is given (a realm's import keeps the `sub` of the person it brings). No password
+   * hash: a person who signs in otherwise.
    */
-  /** A new person; `imported` keeps the id and the flag of a realm's document (src/admin/realm-data/). */
   async create(realm: string, username: string, passwordHash: string | undefined, claims: Claims, imported: { id?: string; enabled?: boolean } = {}): Promise<User | undefined> {
     const result = await this.db.query<UserRow>(
       `INSERT INTO users (realm, id, username, password_hash, claims, enabled) VALUES ($1, coalesce($5::uuid, gen_random_uuid()), $2, $3, $4::jsonb, $6)

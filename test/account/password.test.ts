@@ -32,7 +32,9 @@ describe('the account page: changing the password', () => {
   const accountUrl = () => `${realmPath(realm)}/account`;
   const changeUrl = () => `${BASE_URL}${realmPath(realm)}/account/password`;
   async function person(): Promise<TestUser> {
-    const user = await createUser(t.admin, realm, `p-${randomBytes(4).toString('hex')}`, { claims: { email: 'p@example.com' } });
+    const username = `p-${randomBytes(4).toString('hex')}`;
+    // An address is one person's: each their own.
+    const user = await createUser(t.admin, realm, username, { claims: { email: `${username}@example.com` } });
     log.keep(user.password);
     return user;
   }

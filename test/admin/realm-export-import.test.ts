@@ -496,6 +496,10 @@ describe('admin API: a realm\'s export and import', () => {
         await expectRefused(realm, withClient(2, { journey: 'missing' }), 'clients.2.journey: the realm has no journey "missing"');
         await expectRefused(realm, { ...good, clients: [...(good.clients as Json[]), (good.clients as Json[])[0]] }, 'clients.3: the same client_id as clients.0');
         await expectRefused(realm, withUser(0, { password_hash: 'plain text' }), /^users\.0\.password_hash: must be an argon2 hash/);
+        // Every sign-in of the person would hold a thread of argon2's pool for seconds.
+        const hashWith = (parameters: string) => ((good.users as Json[])[0]!.password_hash as string).replace(/m=\d+,t=\d+,p=\d+/, parameters);
+        await expectRefused(realm, withUser(0, { password_hash: hashWith('m=19456,t=200,p=1') }), 'users.0.password_hash: the password hash of "alice" asks more of argon2 than m=262144, t=10, p=8 allow (t=200 > 10)');
+        await expectRefused(realm, withUser(1, { password_hash: hashWith('m=262145,t=2,p=9') }), /^users\.1\.password_hash: the password hash of "Bob" .*\(m=262145 > 262144, p=9 > 8\)$/);
         await expectRefused(realm, withUser(1, { claims: { sub: 'someone else' } }), /^users\.1\.claims\.sub: is set by the server/);
         await expectRefused(realm, withUser(0, { identities: [{ provider: 'elsewhere', subject: 'x' }] }), 'users.0.identities.0.provider: the realm has no identity provider "elsewhere"');
         await expectRefused(realm, withUser(1, { username: 'ALICE' }), 'users.1: the same username (ignoring case) as users.0');

@@ -320,11 +320,13 @@ describe('POST /bc-authorize', () => {
         expect((await pendingRow(body.auth_req_id))?.user_id).toBe(alice.sub);
       });
 
-      it('an email two people share names nobody', async () => {
-        await createUser(t.admin, realm, 'erin', { claims: { email: 'shared@example.com' } });
-        await createUser(t.admin, realm, 'frank', { claims: { email: 'shared@example.com' } });
+      it('an email names the one person it belongs to: no second person can be given it', async () => {
+        const erin = await createUser(t.admin, realm, 'erin', { claims: { email: 'shared@example.com' } });
+        const frank = await t.admin.request('POST', `/realms/${realm}/users`, { username: 'frank', password: 'pw-frank-0123456789', claims: { email: 'Shared@Example.com' } });
+        expect(frank.statusCode, frank.body).toBe(409);
         const token = await loginHintToken({ sub_id: { format: 'email', email: 'shared@example.com' } });
-        expectError(await bcAuthorize({ scope: 'openid', login_hint_token: token }), 400, 'unknown_user_id');
+        const body = expectAnswer(await bcAuthorize({ scope: 'openid', login_hint_token: token }));
+        expect((await pendingRow(body.auth_req_id))?.user_id).toBe(erin.sub);
       });
 
       it('an unknown subject is unknown_user_id', async () => {

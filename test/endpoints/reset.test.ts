@@ -90,6 +90,25 @@ describe('password reset', () => {
     expect(mailsTo('nobody@example.com')).toBe(0);
   });
 
+  it('mails a disabled person nothing, with the same page', async () => {
+    const { realm, clientId } = await selfServiceRealm(t, { password_reset: true });
+    const disabled = await signedInPerson(realm, clientId);
+    const response = await t.admin.request('PATCH', `/realms/${realm}/users/${disabled.user.username}`, { enabled: false });
+    expect(response.statusCode, response.body).toBe(200);
+    const enabled = await signedInPerson(realm, clientId);
+    const forDisabled = await ask(realm, disabled.user.username);
+    const byEmail = await ask(realm, disabled.email);
+    const forEnabled = await ask(realm, enabled.user.username);
+    for (const answer of [forDisabled, byEmail]) {
+      expect(answer.statusCode).toBe(forEnabled.statusCode);
+      expect(answer.body).toBe(forEnabled.body);
+    }
+    // The enabled person's mail arrives; the disabled person's would have gone at the same time.
+    await mail.nextMail(enabled.email);
+    await sleep(300);
+    expect(mailsTo(disabled.email)).toBe(0);
+  });
+
   it('sets a new password from the link once: the policy first, then every session and grant of the person ends', async () => {
     const { realm, clientId } = await selfServiceRealm(t, { password_reset: true });
     const { user, email, browser: signedIn, tokens } = await signedInPerson(realm, clientId);

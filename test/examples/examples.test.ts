@@ -40,7 +40,7 @@ describe('examples', () => {
     // Again, as someone who runs it twice: it updates what exists and hands out new secrets.
     settings = await setup(env);
     await Promise.all([
-      start('examples/api/server.mjs', { ISSUER: settings.ISSUER!, API_PORT: String(apiPort), API_CLIENT_ID: settings.API_CLIENT_ID!, API_CLIENT_SECRET: settings.API_CLIENT_SECRET! }, apiUrl),
+      start('examples/api/server.mjs', { ISSUER: settings.ISSUER!, API_PORT: String(apiPort), API_RESOURCE: apiUrl, API_CLIENT_ID: settings.API_CLIENT_ID!, API_CLIENT_SECRET: settings.API_CLIENT_SECRET! }, apiUrl),
       start('examples/web/server.mjs', {
         ISSUER: settings.ISSUER!,
         WEB_CLIENT_ID: settings.WEB_CLIENT_ID!,

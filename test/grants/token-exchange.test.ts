@@ -322,7 +322,7 @@ describe('token exchange (RFC 8693)', () => {
     describe('actors (RFC 8693 §4.1)', () => {
       it('names the actor in act: a service of this realm, without iss', async () => {
         const subject = await personToken(w, w.alice, 'a b');
-        const actor = await accessToken(t.app, w.realm, w.service, 'a');
+        const actor = await serviceToken(w);
         const token = issued(await exchange(w, ofAccessToken(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), {
           scope: 'a b',
         });
@@ -332,8 +332,8 @@ describe('token exchange (RFC 8693)', () => {
 
       it('nests the new actor over the subject token\'s act', async () => {
         const subject = await personToken(w, w.alice, 'a b');
-        const serviceToken = await accessToken(t.app, w.realm, w.service, 'a');
-        const first = issued(await exchange(w, ofAccessToken(subject, { actor_token: serviceToken, actor_token_type: TYPE.accessToken })), {
+        const serviceActor = await serviceToken(w);
+        const first = issued(await exchange(w, ofAccessToken(subject, { actor_token: serviceActor, actor_token_type: TYPE.accessToken })), {
           scope: 'a b',
         });
         // Bob acts for Alice, through the service.
@@ -358,17 +358,34 @@ describe('token exchange (RFC 8693)', () => {
 
       it('refuses actor_token without actor_token_type, and the other way round, with invalid_request', async () => {
         const subject = await personToken(w, w.alice, 'a');
-        const actor = await accessToken(t.app, w.realm, w.service, 'a');
+        const actor = await serviceToken(w);
         refused(await exchange(w, ofAccessToken(subject, { actor_token: actor })), 'invalid_request');
         refused(await exchange(w, ofAccessToken(subject, { actor_token_type: TYPE.accessToken })), 'invalid_request');
       });
 
+      it("refuses an actor token not meant for the exchanger (not issued to it, its aud not naming it) with invalid_request", async () => {
+        const subject = await personToken(w, w.alice, 'a');
+        // Tokens the exchanger came across: the service's own, a person's of the login client.
+        const notForExchanger = [await accessToken(t.app, w.realm, w.service, 'a'), await personToken(w, w.bob, 'a', null)];
+        for (const actor of notForExchanger) {
+          const response = await exchange(w, ofAccessToken(subject, { actor_token: actor, actor_token_type: TYPE.accessToken }));
+          refused(response, 'invalid_request');
+          expect(response.json().error_description).toBe('the actor_token is not accepted: it was not issued to this client, and its aud does not name this client');
+        }
+        // A trusted issuer's token meant for another realm.
+        const elsewhere = await externalJwt(w, w.idpKey, { sub: 'bob', aud: 'https://elsewhere.example.com' });
+        refused(await exchange(w, ofAccessToken(subject, { actor_token: elsewhere, actor_token_type: TYPE.jwt })), 'invalid_request');
+        // The same service's token naming the exchanger in aud acts.
+        const token = issued(await exchange(w, ofAccessToken(subject, { actor_token: await serviceToken(w), actor_token_type: TYPE.accessToken })), { scope: 'a' });
+        expect((await described(w, token)).act).toEqual({ sub: w.service.clientId });
+      });
+
       it('refuses an unacceptable actor token with invalid_request', async () => {
         const subject = await personToken(w, w.alice, 'a');
-        const actor = await accessToken(t.app, w.realm, w.service, 'a');
+        const actor = await serviceToken(w);
         expect((await revoke(t.app, w.realm, w.service, actor)).statusCode).toBe(200);
         refused(await exchange(w, ofAccessToken(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), 'invalid_request');
-        const fresh = await accessToken(t.app, w.realm, w.service, 'a');
+        const fresh = await serviceToken(w);
         refused(await exchange(w, ofAccessToken(subject, { actor_token: fresh, actor_token_type: TYPE.saml2 })), 'invalid_request');
       });
     });
@@ -530,7 +547,7 @@ describe('token exchange (RFC 8693)', () => {
       const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', act: { sub: 'gateway', iss: IDP } });
       const carried = issued(await exchange(w, ofJwt(subject)), { scope: 'a' });
       expect((await described(w, carried)).act).toEqual({ sub: 'gateway', iss: IDP });
-      const actor = await accessToken(t.app, w.realm, w.service, 'a');
+      const actor = await serviceToken(w);
       const nested = issued(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), { scope: 'a' });
       expect((await described(w, nested)).act).toEqual({ sub: w.service.clientId, act: { sub: 'gateway', iss: IDP } });
     });
@@ -538,7 +555,7 @@ describe('token exchange (RFC 8693)', () => {
     describe('may_act (RFC 8693 §4.4)', () => {
       it('lets the actor may_act names act', async () => {
         const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId } });
-        const actor = await accessToken(t.app, w.realm, w.service, 'a');
+        const actor = await serviceToken(w);
         const token = issued(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), { scope: 'a' });
         expect((await described(w, token)).act).toEqual({ sub: w.service.clientId });
       });
@@ -551,14 +568,14 @@ describe('token exchange (RFC 8693)', () => {
         const otherIss = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'bob', iss: 'https://elsewhere.example.com' } });
         refused(await exchange(w, ofJwt(otherIss, { actor_token: actor, actor_token_type: TYPE.jwt })), 'invalid_request');
         // This realm's own actor, named with the realm's issuer.
-        const service = await accessToken(t.app, w.realm, w.service, 'a');
+        const service = await serviceToken(w);
         const ownIss = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: w.service.clientId, iss: w.issuer } });
         issued(await exchange(w, ofJwt(ownIss, { actor_token: service, actor_token_type: TYPE.accessToken })), { scope: 'a' });
       });
 
       it('refuses another actor with invalid_request', async () => {
         const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: { sub: 'someone-else' } });
-        const actor = await accessToken(t.app, w.realm, w.service, 'a');
+        const actor = await serviceToken(w);
         refused(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), 'invalid_request');
         const bob = await externalJwt(w, w.idpKey, { sub: 'bob' });
         refused(await exchange(w, ofJwt(subject, { actor_token: bob, actor_token_type: TYPE.jwt })), 'invalid_request');
@@ -585,7 +602,7 @@ describe('token exchange (RFC 8693)', () => {
     it('exchanges a JWT access token for a JWT naming the person, its actor and audience', async () => {
       const subject = await personToken(w, w.alice, 'a b');
       expect(subject.split('.')).toHaveLength(3);
-      const actor = await accessToken(t.app, w.realm, w.service, 'a');
+      const actor = await serviceToken(w);
       const token = issued(
         await exchange(w, ofAccessToken(subject, { scope: 'a', actor_token: actor, actor_token_type: TYPE.accessToken, audience: 'orders-api' })),
         { scope: 'a' },
@@ -628,8 +645,8 @@ describe('token exchange (RFC 8693)', () => {
 
     it('nests actors over an exchanged JWT', async () => {
       const subject = await personToken(w, w.alice, 'a');
-      const serviceToken = await accessToken(t.app, w.realm, w.service, 'a');
-      const first = issued(await exchange(w, ofAccessToken(subject, { actor_token: serviceToken, actor_token_type: TYPE.accessToken })), {
+      const serviceActor = await serviceToken(w);
+      const first = issued(await exchange(w, ofAccessToken(subject, { actor_token: serviceActor, actor_token_type: TYPE.accessToken })), {
         scope: 'a',
       });
       const bobToken = await personToken(w, w.bob, 'a');
@@ -849,7 +866,7 @@ describe('token exchange (RFC 8693)', () => {
 
     it('lets no actor act under a may_act that is not an object', async () => {
       const subject = await externalJwt(w, w.idpKey, { sub: 'alice', scope: 'a', may_act: 'anyone' });
-      const actor = await accessToken(t.app, w.realm, w.service, 'a');
+      const actor = await serviceToken(w);
       refused(await exchange(w, ofJwt(subject, { actor_token: actor, actor_token_type: TYPE.accessToken })), 'invalid_request');
     });
 

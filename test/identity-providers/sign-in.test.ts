@@ -104,6 +104,9 @@ describe('linking by a verified email', () => {
     expect(idToken.sub).not.toBe((await userOf('no-email-link', 'alan')).sub);
     expect((await userOf('no-email-link', 'alan-upstream')).sub).toBe(idToken.sub);
     expect((await userOf('no-email-link', 'alan')).identities).toEqual([]);
+    // The address is Alan's (one person's per realm): the new person is made without it.
+    expect((await userOf('no-email-link', 'alan-upstream')).claims.email).toBeUndefined();
+    expect((await userOf('no-email-link', 'alan')).claims.email).toBe('alan@corp.example');
   });
 
   it('makes a new person when the upstream does not say the email is verified', async () => {
@@ -114,6 +117,9 @@ describe('linking by a verified email', () => {
 
     const idToken = await signInThrough(t, upstream, 'unverified', clientId, 'up-alan-unverified', new TestBrowser(t.app, t.baseUrl));
     expect(idToken.sub).not.toBe((await userOf('unverified', 'alan')).sub);
-    expect((await userOf('unverified', 'alan-upstream')).claims.email_verified).toBe(false);
+    // Without the address, which is Alan's, nor what the upstream said of it.
+    const made = await userOf('unverified', 'alan-upstream');
+    expect(made.claims.email).toBeUndefined();
+    expect(made.claims.email_verified).toBeUndefined();
   });
 });

@@ -35,6 +35,8 @@ describe.skipIf(testStoreKind() === 'postgres')('configuration errors stop the p
     ['TRUST_PROXY', { TRUST_PROXY: 'true' }],
     ['TRUST_PROXY', { TRUST_PROXY: '1' }],
     ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
+    // Two halves of the address space trust every peer as /0 would.
+    ['TRUST_PROXY', { TRUST_PROXY: '0.0.0.0/1,128.0.0.0/1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     // A PostgreSQL store needs the key: there is no data dir to keep a generated one in.

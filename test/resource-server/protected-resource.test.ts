@@ -6,6 +6,8 @@ import { realmPath } from '../support/oauth.js';
 import { type AuthorizationServer, type Realm, call, challenge, createRealm, serviceToken, startApi, startAuthorizationServer, tokens } from './support.js';
 
 const RESOURCE = 'https://api.example/orders';
+/** An API named by its origin alone. */
+const ORIGIN = 'http://api.example';
 const METADATA = 'https://api.example/.well-known/oauth-protected-resource/orders';
 
 /**
@@ -34,7 +36,8 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
         expect(saved.statusCode, saved.body).toBe(201);
       }
     }
-    api = await startApi({ issuer: jwtRealm.issuer });
+    // An API named by its origin that also takes the tokens asked for no resource (their aud: the issuer).
+    api = await startApi({ issuer: jwtRealm.issuer, resource: ORIGIN, audience: [ORIGIN, jwtRealm.issuer] });
     resourceApi = await startApi({ issuer: jwtRealm.issuer, resource: RESOURCE, scopes: ['orders:read', 'orders:write', 'orders:admin'] });
     introspectingApi = await startApi({
       issuer: opaqueRealm.issuer,
@@ -62,7 +65,7 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
   it('serves the metadata document at the well-known URL: resource, authorization server, the routes’ scopes, header only, DPoP algorithms', async () => {
     const document = expectDocument(await metadataOf(api, '/.well-known/oauth-protected-resource'));
     expect(document).toEqual({
-      resource: 'http://api.example',
+      resource: ORIGIN,
       authorization_servers: [jwtRealm.issuer],
       scopes_supported: ['orders:read', 'orders:write'],
       bearer_methods_supported: ['header'],
@@ -71,6 +74,10 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
     });
     expect(document.dpop_signing_alg_values_supported).not.toContain('HS256');
     expect(document.dpop_signing_alg_values_supported).not.toContain('none');
+    // Nothing of the request goes into the document that caches keep: a forged Host changes nothing.
+    expect(expectDocument(await metadataOf(api, '/.well-known/oauth-protected-resource', 'evil.example'))).toEqual(document);
+    const challenged = await metadataOf(api, '/orders', 'evil.example');
+    expect(challenge(challenged).resource_metadata).toBe(`${ORIGIN}/.well-known/oauth-protected-resource`);
   });
 
   it('serves the document of a resource identifier with a path at the path-suffixed URL (RFC 9728 §3.1), naming it verbatim (§3.3) with the configured scopes', async () => {
@@ -147,7 +154,7 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
         expect(challenge(refused)).toMatchObject({ error: 'invalid_token', error_description: 'the token is not meant for this API (aud)', resource_metadata: METADATA });
       }
     }
-    // Without `resource`, the API keeps accepting the realm's tokens for the issuer, and no others.
+    // With the issuer in its audience, the API accepts the realm's tokens asked for no resource, and not those for another.
     expect((await call(api, await serviceToken(as, jwtRealm))).statusCode).toBe(200);
     expect((await call(api, await tokenFor(jwtRealm, { resource: RESOURCE }))).statusCode).toBe(401);
   });
@@ -168,7 +175,7 @@ describe('resource server: protected resource metadata (RFC 9728)', () => {
     await expect(register({ resource: RESOURCE, audience: jwtRealm.issuer })).rejects.toThrow(/audience must include the resource/);
     await expect(register({ resource: RESOURCE, audience: [RESOURCE, jwtRealm.issuer] })).resolves.toBeUndefined();
     for (const scopes of ['orders:read', ['orders read'], [''], [1]]) {
-      await expect(register({ scopes }), JSON.stringify(scopes)).rejects.toThrow(/scopes must be a list of scope names/);
+      await expect(register({ resource: RESOURCE, scopes }), JSON.stringify(scopes)).rejects.toThrow(/scopes must be a list of scope names/);
     }
   });
 });

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceServer } from '../../src/resource-server/index.js';
-import { type AuthorizationServer, type Realm, challenge, createRealm, serviceToken, startApi, startAuthorizationServer } from './support.js';
+import { type AuthorizationServer, type Realm, challenge, createRealm, serviceToken, startApi, startAuthorizationServer, withResource } from './support.js';
 
 /** What an API without a `resource` names in its challenges: its origin as requests see it (light-my-request's Host). */
 const METADATA = 'http://localhost/.well-known/oauth-protected-resource';
@@ -82,7 +82,7 @@ describe('resource server: requests and answers', () => {
     expect(unprotected.json()).toEqual({ token: null });
 
     const app = Fastify();
-    await app.register(resourceServer, { issuer: realm.issuer, realm: 'orders' });
+    await app.register(resourceServer, withResource({ issuer: realm.issuer, realm: 'orders' }));
     app.get('/any', { config: { requireToken: true } }, async (request) => ({ sub: request.token.sub }));
     app.get('/both', { config: { requireToken: { scope: 'orders:read orders:write' } } }, async () => ({ ok: true }));
     app.get('/open', { config: { requireToken: false as never } }, async () => ({ ok: true }));
@@ -104,12 +104,14 @@ describe('resource server: requests and answers', () => {
     const register = async (options: Record<string, unknown>) => {
       const app = Fastify();
       try {
-        await app.register(resourceServer, options as never);
+        await app.register(resourceServer, { resource: 'https://api.example', ...options } as never);
         await app.ready();
       } finally {
         await app.close();
       }
     };
+    // Never derived from a request's Host, which a client chooses: an API names its own.
+    await expect(register({ issuer: realm.issuer, resource: undefined })).rejects.toThrow(/resource is required/);
     await expect(register({ issuer: 'not a url' })).rejects.toThrow(/issuer must be an http or https URL/);
     await expect(register({ issuer: 'ftp://x' })).rejects.toThrow(/issuer/);
     await expect(register({ issuer: realm.issuer, audience: [] })).rejects.toThrow(/audience/);

@@ -116,15 +116,28 @@ export async function revoke(as: AuthorizationServer, realm: Realm, client: Serv
  * A small API protected by the plugin: `GET /orders` needs `orders:read`, `POST /orders`
  * `orders:write` (by route config), `GET /me` any valid token; each answers the token's claims.
  */
-export async function startApi(options: ResourceServerOptions): Promise<FastifyInstance> {
+export async function startApi(options: Omit<ResourceServerOptions, 'resource'> & { resource?: string }): Promise<FastifyInstance> {
   const api = Fastify();
-  await api.register(resourceServer, options);
+  await api.register(resourceServer, withResource(options));
   api.get('/orders', { onRequest: api.requireToken({ scope: 'orders:read' }) }, async (request) => ({ orders: [], token: request.token }));
   api.post('/orders', { config: { requireToken: { scope: ['orders:write'] } } }, async (request) => ({ created: true, token: request.token }));
   api.get('/me', { preHandler: api.requireToken() }, async (request) => ({ token: request.token }));
   api.get('/public', async (request) => ({ token: request.token }));
   await api.ready();
   return api;
+}
+
+/** What the tests' APIs are called when a test names no resource of its own: light-my-request's Host. */
+export const DEFAULT_RESOURCE = 'http://localhost';
+
+/**
+ * The options with a resource (the plugin requires one): a test about something else names
+ * none, and its API answers to DEFAULT_RESOURCE and, as its `audience` says or else the issuer,
+ * to the tokens asked for no resource, which name the issuer.
+ */
+export function withResource(options: Omit<ResourceServerOptions, 'resource'> & { resource?: string }): ResourceServerOptions {
+  if (options.resource !== undefined) return options as ResourceServerOptions;
+  return { ...options, resource: DEFAULT_RESOURCE, audience: [DEFAULT_RESOURCE, ...[options.audience ?? options.issuer].flat()] };
 }
 
 /** A request to the API with this bearer token (or none). */

@@ -113,7 +113,7 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
     );
     certificate = readFileSync(join(dir, 'client.pem'), 'utf8');
     // As the operator sets it: through the configuration.
-    const config = loadConfig({ BASE_URL, TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8 ,fd00::/8', CLIENT_CERT_HEADER: 'X-SSL-Client-Cert' });
+    const config = loadConfig({ BASE_URL, TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8 ,fd00:1::/32', CLIENT_CERT_HEADER: 'X-SSL-Client-Cert' });
     const testDb = await createTestDb();
     const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
     app = await buildApp({ config, store, encryption, adminTokenHash: adminToken.hash, cleanup: false });
@@ -180,7 +180,7 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
     ['a listed address', '127.0.0.1'],
     ['a listed address, IPv4-mapped', '::ffff:127.0.0.1'],
     ['a listed IPv4 range', '10.20.30.40'],
-    ['a listed IPv6 range', 'fd00::7'],
+    ['a listed IPv6 range', 'fd00:1::7'],
   ])('honours X-Forwarded-For from %s (%s): each forwarded address has its own limit', async (_what, peer) => {
     expect(await wrongCodesForwarded(peer)).toEqual(Array(21).fill(200));
   });
@@ -196,7 +196,7 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
   });
 
   it('honours the client certificate header from a listed address or range, and binds the token to it', async () => {
-    for (const peer of ['127.0.0.1', '::ffff:127.0.0.1', '10.1.2.3', 'fd00::1']) {
+    for (const peer of ['127.0.0.1', '::ffff:127.0.0.1', '10.1.2.3', 'fd00:1::1']) {
       const response = await tokenRequest(peer, encodeURIComponent(certificate));
       expect(response.statusCode, `${peer}: ${response.body}`).toBe(200);
       const introspected = (await introspect(app, realm, auditor, response.json().access_token)).json();

@@ -57,7 +57,7 @@ function scopesOf(requirement: TokenRequirement | undefined): string[] {
  * at `/.well-known/oauth-protected-resource` (RFC 9728). See docs/resource-server.md.
  *
  * ```js
- * await app.register(resourceServer, { issuer: 'https://auth.example.com/oauth2/acme' });
+ * await app.register(resourceServer, { issuer: 'https://auth.example.com/oauth2/acme', resource: 'https://api.example.com' });
  * app.get('/orders', { onRequest: app.requireToken({ scope: 'orders:read' }) }, (request) => list(request.token.sub));
  * ```
  */
@@ -104,7 +104,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
         if (error instanceof BearerError) {
           // A refusal of a token sent with the DPoP scheme challenges with that scheme (RFC 9449 §7.1).
           const answered = error.code !== undefined && scheme === 'DPoP' && error.scheme === 'Bearer' ? new BearerError(error.code, error.message, error.scope, scheme) : error;
-          return sendBearerError(reply, settings.realm, answered, metadataUrlOf(resourceOf(request, settings)));
+          return sendBearerError(reply, settings.realm, answered, metadataUrlOf(resourceOf(settings)));
         }
         if (error instanceof AuthorizationServerUnavailable) {
           request.log.warn({ reason: error.message }, 'resource server: the authorization server could not be reached');

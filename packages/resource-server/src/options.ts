@@ -12,17 +12,17 @@ export interface ResourceServerOptions {
   /**
    * The API's resource identifier (RFC 9728 §1.2, RFC 8707): the URL clients name in
    * `resource` when they ask for its tokens, e.g. `https://api.example.com` or
-   * `https://api.example.com/orders` (no query, no fragment). Tokens must then name it in
-   * `aud`; the metadata document (RFC 9728 §3) names it as `resource`. Default: none, and the
-   * metadata document names the request's origin (`dpop.origin` when set).
+   * `https://api.example.com/orders` (no query, no fragment). Tokens must name it in `aud`
+   * (unless `audience` lists others beside it); the metadata document (RFC 9728 §3) names it as
+   * `resource`. Required: derived from a request's `Host`, it would be whatever a client sent,
+   * and a cache would hand that to everyone.
    */
-  resource?: string;
+  resource: string;
   /**
    * The audiences the API answers to: a token must name one of them in `aud`. Default: the
-   * `resource` when set; else the issuer, which realmgate puts in `aud` unless the token was
-   * asked for a resource or exchanged for another audience (RFC 8707, RFC 8693). An
-   * introspection answer without `aud` stands for the issuer. With `resource`, the list must
-   * include it.
+   * `resource`. The list must include it; add the issuer to accept tokens asked for no
+   * resource, which realmgate gives the issuer as `aud` (RFC 8707, RFC 8693). An
+   * introspection answer without `aud` stands for the issuer.
    */
   audience?: string | readonly string[];
   /**
@@ -86,7 +86,7 @@ export interface ResourceServerOptions {
 export interface Settings {
   issuer: string;
   /** The configured resource identifier, verbatim, and its parsed form. */
-  resource: { identifier: string; url: URL } | undefined;
+  resource: { identifier: string; url: URL };
   audience: string[];
   scopes: string[] | undefined;
   introspection:
@@ -107,13 +107,15 @@ export function settingsOf(options: ResourceServerOptions): Settings {
   httpUrl(options.issuer, 'issuer');
   // Compared as a string, exactly (RFC 8414 §3.3, RFC 9068 §4): never normalized.
   const issuer = options.issuer;
-  const resource = options.resource === undefined ? undefined : resourceIdentifier(options.resource);
-  const fallback = resource ? resource.identifier : issuer;
-  const audience = options.audience === undefined ? [fallback] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
+  if (options.resource === undefined) {
+    throw new TypeError('resource server: resource is required: the URL clients name in `resource` for this API (never derived from a request\'s Host)');
+  }
+  const resource = resourceIdentifier(options.resource);
+  const audience = options.audience === undefined ? [resource.identifier] : typeof options.audience === 'string' ? [options.audience] : [...options.audience];
   if (audience.length === 0 || audience.some((value) => typeof value !== 'string' || value === '')) {
     throw new TypeError('resource server: audience must be a non-empty string or a list of them');
   }
-  if (resource && !audience.includes(resource.identifier)) {
+  if (!audience.includes(resource.identifier)) {
     throw new TypeError('resource server: audience must include the resource, which tokens for this API name in aud');
   }
   const scopes: unknown[] | undefined = options.scopes === undefined ? undefined : Array.isArray(options.scopes) ? [...(options.scopes as unknown[])] : [''];

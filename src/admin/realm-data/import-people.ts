@@ -1,3 +1,4 @@
+import { ARGON2_BOUNDS, argon2CostExceeded } from '../../authn/password-hashing.js';
 import type { StoreTransaction } from '../../store/index.js';
 import type { LinkedIdentity, UserIdentity } from '../../store/user-identities.js';
 import type { Memberships } from '../../store/memberships.js';
@@ -56,6 +57,27 @@ function refuseUnknown(path: string, names: readonly string[], known: ReadonlySe
 }
 const nameKey = (username: string) => username.toLowerCase();
 
+const emailKey = (claims: Claims | undefined): string | undefined => (typeof claims?.email === 'string' ? claims.email.toLowerCase() : undefined);
+
+/**
+ * An address is one person's (CONTRACT.md §7): 409 when two people of the document, or one of
+ * it and one of the realm it leaves as they are (`kept`), would share one, ignoring case.
+ */
+function refuseSharedEmails(entries: readonly PersonEntry[], kept: readonly User[]): void {
+  const holders = new Map<string, string>();
+  for (const person of kept) {
+    const email = emailKey(person.claims);
+    if (email !== undefined) holders.set(email, `the realm's person "${person.username}"`);
+  }
+  entries.forEach((entry, index) => {
+    const email = emailKey((entry.claims ?? undefined) as Claims | undefined);
+    if (email === undefined) return;
+    const holder = holders.get(email);
+    if (holder) throw conflict(`users.${index}.claims.email: the email address (ignoring case) is ${holder}'s`);
+    holders.set(email, `users.${index}`);
+  });
+}
+
 /** A claim set to null is none (as a PATCH removes it): claims compare and are written without them. */
 const withoutNulls = (claims: Claims): Claims => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== null));
 
@@ -89,6 +111,8 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
   const named = new Set(entries.map((entry) => nameKey(entry.username)));
   const deleted = new Set(ctx.prune ? people.filter((person) => !named.has(nameKey(person.username))).map((person) => person.id) : []);
 
+  refuseSharedEmails(entries, people.filter((person) => !deleted.has(person.id) && !named.has(nameKey(person.username))));
+
   const planner = new SectionPlanner();
   const unlinks: Array<(tx: StoreTransaction) => Promise<void>> = [];
   const newLinks: Array<(tx: StoreTransaction) => Promise<void>> = [];
@@ -101,6 +125,11 @@ export async function planPeople(ctx: PlanContext, entries: readonly PersonEntry
     const existing = byName.get(nameKey(entry.username));
     if (entry.sub !== undefined && existing && existing.id !== entry.sub) {
       throw invalidAt(`${path}.sub`, `the realm's person "${existing.username}" has another sub, and a sub never changes`);
+    }
+    const cost = entry.password_hash === undefined ? undefined : argon2CostExceeded(entry.password_hash);
+    if (cost) {
+      const { m, t, p } = ARGON2_BOUNDS;
+      throw invalidAt(`${path}.password_hash`, `the password hash of "${entry.username}" asks more of argon2 than m=${m}, t=${t}, p=${p} allow (${cost})`);
     }
     const holder = entry.sub === undefined || existing ? undefined : byId.get(entry.sub);
     if (holder && !deleted.has(holder.id)) throw invalidAt(`${path}.sub`, `another person of the realm ("${holder.username}") has it`);

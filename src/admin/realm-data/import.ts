@@ -10,6 +10,7 @@ import type { AdminDeps } from '../deps.js';
 import { checkAcrJourneys } from '../journey-references.js';
 import { checkMailFeatures } from '../realms.js';
 import { conflict } from '../validate.js';
+import { isEmailTaken } from '../../store/users.js';
 import type { RealmDocument } from './document.js';
 import { type FinalClient, clientsAsTheyAre, missingScopes, planClients } from './import-clients.js';
 import { planIdentityProviders } from './import-identity-providers.js';
@@ -57,6 +58,10 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
   // Keys take a while to make: not while the transaction is open, unless the realm went meanwhile.
   const keys = existed ? undefined : await generateRealmKeys(name, encryption);
 
+  // An address the checks above saw free, taken meanwhile, or passed from one person to another within the document.
+  const emailTakenMeanwhile = (error: unknown) => {
+    throw isEmailTaken(error) ? conflict('an email address of the document is another person\'s: import the document again, or give each person their own') : error;
+  };
   return store.transaction(async (tx) => {
     let realm = await tx.realms.get(name);
     const created = !realm;
@@ -98,7 +103,7 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
     for (const section of SECTIONS) await plans[section]?.apply(tx);
     const sections = Object.fromEntries(SECTIONS.filter((section) => plans[section]).map((section) => [section, plans[section]!.summary]));
     return { realm: name, realm_created: created, prune: options.prune, sections, secrets_to_set: secretsToSet };
-  });
+  }).catch(emailTakenMeanwhile);
 }
 
 /**

@@ -10,7 +10,7 @@ import { registerNode } from './register.js';
 
 /** What the nodes need: the store, and the key that encrypts one-time code secrets at rest. */
 export interface SignInNodeDeps {
-  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'webauthnChallenges' | 'tickets'>;
+  store: Pick<Store, 'users' | 'oneTimeCodes' | 'passkeys' | 'webauthnChallenges' | 'tickets' | 'mailAllowances' | 'attemptCounters'>;
   encryption: KeyEncryption;
   /** The web origin of the server (BASE_URL's), which passkeys are bound to. */
   baseUrl: string;

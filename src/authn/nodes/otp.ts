@@ -16,7 +16,7 @@ const NO_CODE: Text = (t) => t.signIn.enterCode;
  * Where the realm can mail the person's verified address, a code mailed there comes first
  * (src/authn/enrolment-code.ts): the secret is neither shown nor confirmed before it.
  */
-export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets'>; encryption: KeyEncryption; mailer: Mailer | undefined }): NodeRunner {
+export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>; encryption: KeyEncryption; mailer: Mailer | undefined }): NodeRunner {
   const { store, encryption } = deps;
   const gate = new EnrolmentCodeGate(deps);
   return {

@@ -32,7 +32,7 @@ export interface PasskeyNodeRunner extends NodeRunner {
  *
  * Without JavaScript it cannot be passed, and its page says so.
  */
-export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'webauthnChallenges' | 'tickets'>; baseUrl: string; mailer: Mailer | undefined }): PasskeyNodeRunner {
+export function passkeyNode(deps: { store: Pick<Store, 'users' | 'passkeys' | 'webauthnChallenges' | 'tickets' | 'mailAllowances'>; baseUrl: string; mailer: Mailer | undefined }): PasskeyNodeRunner {
   const { store } = deps;
   // A first passkey enrolled here asks first for a code mailed to the verified address (src/authn/enrolment-code.ts).
   const gate = new EnrolmentCodeGate(deps);

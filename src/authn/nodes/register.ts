@@ -23,6 +23,8 @@ export function registerNode(deps: SelfServiceDeps): NodeRunner {
         const { problems } = registration;
         return { error: (t) => problems.map((problem) => problem(t)).join(' '), failure: false };
       }
+      // The address is someone's: its owner was mailed, and nobody signs in.
+      if ('addressTaken' in registration) return { error: (t) => t.register.addressMailed(form.email!.trim()), failure: false };
       return { passed: { userId: registration.user.id, amr: PASSWORD_AMR } };
     },
   };

@@ -5,7 +5,7 @@ import type { Store } from '../../store/index.js';
 
 /** What the pages by which people manage themselves (CONTRACT.md §9) change and send. */
 export interface SelfServiceDeps {
-  readonly store: Pick<Store, 'users' | 'tickets'>;
+  readonly store: Pick<Store, 'users' | 'tickets' | 'mailAllowances' | 'attemptCounters'>;
   /** None without `SMTP_URL`: nothing is mailed, and the pages say so. */
   readonly mailer: Mailer | undefined;
 }

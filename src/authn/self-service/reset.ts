@@ -2,13 +2,14 @@ import { passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import { hashPassword } from '../password-hashing.js';
+import { greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
 import { newPasswordProblem } from './new-password.js';
 import { emailOf } from './verification.js';
 
 /**
  * A person who forgot their password asked for a link (CONTRACT.md §9), by username or email
- * address. Whether anyone is named must not show, in what the page says or in how long it takes:
+ * address; a disabled person is mailed nothing. Whether anyone is named must not show, in what the page says or in how long it takes:
  * the caller answers without waiting for this. The work is the same for no one: the two
  * lookups, then a ticket issued, or the same statements run without a person
  * (`TicketStore.rehearse`). The mail is sent with the ticket, in the language of the page that
@@ -21,11 +22,12 @@ export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, t
   const [byName, byEmail] = await Promise.all([users.get(realm.name, typed), users.getByEmail(realm.name, typed)]);
   const person = byName ?? byEmail;
   const email = person && emailOf(person);
-  if (!person || email === undefined || !deps.mailer) return tickets.rehearse('password_reset', realm.name, address, lifetime);
+  // A disabled person signs in nowhere: a link would only tell them, or whoever reads their mail, that the account is there.
+  if (!person?.enabled || email === undefined || !deps.mailer) return tickets.rehearse('password_reset', realm.name, address, lifetime);
   const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
   if (issued === 'limited') return;
   const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
-  await deps.mailer.send(passwordResetMail(email, { realm: realmLabel(realm), username: person.username, link, lifetime, locale }));
+  await sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale }));
 }
 
 /** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */

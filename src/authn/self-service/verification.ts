@@ -1,7 +1,10 @@
 import { realmLabel, verificationMail } from '../../mail/messages.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import type { User } from '../../store/users.js';
+import { type Mailed, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
+
+export type { Mailed } from './counted-mail.js';
 
 /** The person's email address, when their claims hold one. */
 export const emailOf = (user: Pick<User, 'claims'>): string | undefined => (typeof user.claims.email === 'string' ? user.claims.email : undefined);
@@ -12,12 +15,10 @@ export const emailOf = (user: Pick<User, 'claims'>): string | undefined => (type
  */
 export const emailToConfirm = (user: Pick<User, 'claims'>): boolean => emailOf(user) !== undefined && user.claims.email_verified !== true;
 
-/** What became of a mail a page sends: sent, refused by the tickets' limits, or not taken by the mail server. */
-export type Mailed = 'sent' | 'limited' | 'failed';
-
 /**
  * Mails the person a link `{issuer}/verify?ticket=…` that confirms their address (CONTRACT.md
- * §9), in the language of the page that asked. Awaited: the page says whether it went.
+ * §9), in the language of the page that asked, within the ticket's and the address's limits.
+ * Awaited: the page says whether it went.
  */
 export async function mailVerification(deps: SelfServiceDeps, realm: RequestRealm, user: User, requester: Pick<Requester, 'address' | 'locale'>): Promise<Mailed> {
   const { address, locale } = requester;
@@ -27,8 +28,8 @@ export async function mailVerification(deps: SelfServiceDeps, realm: RequestReal
   const issued = await deps.store.tickets.issue('email_verification', realm.name, user.id, address, lifetime);
   if (issued === 'limited') return 'limited';
   const link = `${realm.issuer}/verify?ticket=${encodeURIComponent(issued.ticket)}`;
-  const sent = await deps.mailer.send(verificationMail(email, { realm: realmLabel(realm), username: user.username, link, lifetime, locale }));
-  return sent ? 'sent' : 'failed';
+  // No username: the address is not confirmed yet (greetedName).
+  return sendCounted(deps, realm, verificationMail(email, { realm: realmLabel(realm), username: undefined, link, lifetime, locale }));
 }
 
 /**

@@ -307,6 +307,7 @@ export const de: Messages = {
     createdMailFailed:
       'Ihr Konto wurde erstellt, aber die E-Mail zur Bestätigung Ihrer E-Mail-Adresse konnte nicht gesendet werden. Bei der Anmeldung können Sie sie erneut anfordern.',
     usernameInvalid: 'Wählen Sie einen Benutzernamen aus höchstens 255 Buchstaben, Ziffern oder . _ @ + -.',
+    addressMailed: (email: string) => `Wir haben eine E-Mail an ${email} gesendet: Folgen Sie ihr, um fortzufahren.`,
     usernameTaken: 'Dieser Benutzername ist vergeben: Wählen Sie einen anderen.',
     emailInvalid: 'Geben Sie eine gültige E-Mail-Adresse ein.',
     givenNameInvalid: (most: number) => `Geben Sie einen Vornamen mit höchstens ${most} sichtbaren Zeichen ein.`,
@@ -358,14 +359,14 @@ export const de: Messages = {
   },
 
   mail: {
-    hello: (username: string) => `Guten Tag ${username},`,
+    hello: (username: string | undefined) => (username === undefined ? 'Guten Tag,' : `Guten Tag ${username},`),
     beforeLink: (action: string) => `${action}:`,
     copyLink: 'Oder kopieren Sie diesen Link in Ihren Browser:',
     expiry: (seconds: number) => `Der Link funktioniert einmal innerhalb von ${roundedDuration('de', seconds)}.`,
     codeExpiry: (seconds: number) => `Der Code funktioniert einmal innerhalb von ${roundedDuration('de', seconds)} und nur auf der Seite, die ihn angefordert hat.`,
     verification: {
       subject: (realm: string) => `Bestätigen Sie Ihre E-Mail-Adresse für ${realm}`,
-      lead: (realm: string, username: string) => `Bitte bestätigen Sie, dass dies die E-Mail-Adresse Ihres Kontos „${username}“ bei ${realm} ist.`,
+      lead: (realm: string) => `Bitte bestätigen Sie, dass dies die E-Mail-Adresse Ihres neuen Kontos bei ${realm} ist.`,
       action: 'E-Mail-Adresse bestätigen',
       ignore: 'Wenn Sie dieses Konto nicht erstellt haben, ignorieren Sie diese E-Mail.',
     },
@@ -376,9 +377,17 @@ export const de: Messages = {
     },
     passwordReset: {
       subject: (realm: string) => `Setzen Sie Ihr Passwort für ${realm} zurück`,
-      lead: (realm: string, username: string) => `Jemand hat angefordert, das Passwort Ihres Kontos „${username}“ bei ${realm} zurückzusetzen.`,
+      lead: (realm: string, username: string | undefined) =>
+        `Jemand hat angefordert, das Passwort Ihres Kontos${username === undefined ? '' : ` „${username}“`} bei ${realm} zurückzusetzen.`,
       action: 'Neues Passwort wählen',
       ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt unverändert.',
+    },
+    addressTaken: {
+      subject: (realm: string) => `Jemand wollte mit Ihrer E-Mail-Adresse ein Konto bei ${realm} erstellen`,
+      lead: (realm: string, username: string | undefined) =>
+        `Jemand wollte mit dieser E-Mail-Adresse ein neues Konto bei ${realm} erstellen. Sie gehört bereits zu Ihrem Konto${username === undefined ? '' : ` „${username}“`}, daher wurde kein Konto erstellt.`,
+      action: 'Zu Ihrem Konto',
+      ignore: 'Wenn Sie das waren, melden Sie sich mit Ihrem Konto an (oder setzen Sie sein Passwort zurück, falls Sie es vergessen haben). Wenn nicht, ignorieren Sie diese E-Mail.',
     },
   },
 };

@@ -316,6 +316,7 @@ export const en = {
     createdMailFailed: 'Your account is created, but the mail that confirms your email address could not be sent. When you sign in, you can have it sent again.',
     usernameInvalid: 'Choose a username of at most 255 letters, digits or . _ @ + -.',
     usernameTaken: 'This username is taken: choose another.',
+    addressMailed: (email: string) => `We sent a mail to ${email}: follow it to go on.`,
     emailInvalid: 'Enter a valid email address.',
     givenNameInvalid: (most: number) => `Enter a first name of at most ${most} visible characters.`,
     familyNameInvalid: (most: number) => `Enter a last name of at most ${most} visible characters.`,
@@ -368,7 +369,8 @@ export const en = {
   },
 
   mail: {
-    hello: (username: string) => `Hello ${username},`,
+    /** Without a username: a mail to an address not yet confirmed names none, since whoever typed the address chose it. */
+    hello: (username: string | undefined) => (username === undefined ? 'Hello,' : `Hello ${username},`),
     /** The plain text part's line before the link. */
     beforeLink: (action: string) => `${action}:`,
     copyLink: 'Or copy this link into your browser:',
@@ -376,7 +378,7 @@ export const en = {
     codeExpiry: (seconds: number) => `The code works once, within ${roundedDuration('en', seconds)}, and only on the page that asked for it.`,
     verification: {
       subject: (realm: string) => `Confirm your email address for ${realm}`,
-      lead: (realm: string, username: string) => `Please confirm that this is your email address for your ${realm} account "${username}".`,
+      lead: (realm: string) => `Please confirm that this is your email address for your new ${realm} account.`,
       action: 'Confirm your email address',
       ignore: 'If you did not create this account, ignore this mail.',
     },
@@ -387,9 +389,17 @@ export const en = {
     },
     passwordReset: {
       subject: (realm: string) => `Reset your ${realm} password`,
-      lead: (realm: string, username: string) => `Someone asked to reset the password of your ${realm} account "${username}".`,
+      lead: (realm: string, username: string | undefined) =>
+        `Someone asked to reset the password of your ${realm} account${username === undefined ? '' : ` "${username}"`}.`,
       action: 'Choose a new password',
       ignore: 'If it was not you, ignore this mail: your password stays as it is.',
+    },
+    addressTaken: {
+      subject: (realm: string) => `Someone tried to create a ${realm} account with your email address`,
+      lead: (realm: string, username: string | undefined) =>
+        `Someone tried to create a new ${realm} account with this email address. It belongs to your account${username === undefined ? '' : ` "${username}"`} already, so no account was created.`,
+      action: 'Go to your account',
+      ignore: 'If it was you, sign in with your account (or reset its password if you forgot it). If it was not you, ignore this mail.',
     },
   },
 };

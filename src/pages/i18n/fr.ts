@@ -310,6 +310,7 @@ export const fr: Messages = {
     createdMailFailed:
       'Votre compte a été créé, mais l’e-mail qui confirme votre adresse n’a pas pu être envoyé. Lors de votre connexion, vous pourrez le demander à nouveau.',
     usernameInvalid: 'Choisissez un nom d’utilisateur d’au plus 255 lettres, chiffres ou . _ @ + -.',
+    addressMailed: (email: string) => `Nous avons envoyé un e-mail à ${email}\u00a0: suivez-le pour continuer.`,
     usernameTaken: 'Ce nom d’utilisateur est déjà pris\u00a0: choisissez-en un autre.',
     emailInvalid: 'Saisissez une adresse e-mail valide.',
     givenNameInvalid: (most: number) => `Saisissez un prénom d’au plus ${most} caractères visibles.`,
@@ -361,15 +362,14 @@ export const fr: Messages = {
   },
 
   mail: {
-    hello: (username: string) => `Bonjour ${username},`,
+    hello: (username: string | undefined) => (username === undefined ? 'Bonjour,' : `Bonjour ${username},`),
     beforeLink: (action: string) => `${action}\u00a0:`,
     copyLink: 'Ou copiez ce lien dans votre navigateur\u00a0:',
     expiry: (seconds: number) => `Le lien fonctionne une seule fois, pendant ${roundedDuration('fr', seconds)}.`,
     codeExpiry: (seconds: number) => `Le code fonctionne une seule fois, pendant ${roundedDuration('fr', seconds)}, et seulement sur la page qui l’a demandé.`,
     verification: {
       subject: (realm: string) => `Confirmez votre adresse e-mail pour ${realm}`,
-      lead: (realm: string, username: string) =>
-        `Veuillez confirmer qu’il s’agit bien de votre adresse e-mail pour votre compte «\u00a0${username}\u00a0» sur ${realm}.`,
+      lead: (realm: string) => `Veuillez confirmer qu’il s’agit bien de votre adresse e-mail pour votre nouveau compte sur ${realm}.`,
       action: 'Confirmer votre adresse e-mail',
       ignore: 'Si vous n’avez pas créé ce compte, ignorez cet e-mail.',
     },
@@ -381,10 +381,17 @@ export const fr: Messages = {
     },
     passwordReset: {
       subject: (realm: string) => `Réinitialisez votre mot de passe ${realm}`,
-      lead: (realm: string, username: string) =>
-        `Quelqu’un a demandé la réinitialisation du mot de passe de votre compte «\u00a0${username}\u00a0» sur ${realm}.`,
+      lead: (realm: string, username: string | undefined) =>
+        `Quelqu’un a demandé la réinitialisation du mot de passe de votre compte${username === undefined ? '' : ` «\u00a0${username}\u00a0»`} sur ${realm}.`,
       action: 'Choisir un nouveau mot de passe',
       ignore: 'Si ce n’était pas vous, ignorez cet e-mail\u00a0: votre mot de passe reste inchangé.',
+    },
+    addressTaken: {
+      subject: (realm: string) => `Quelqu’un a tenté de créer un compte ${realm} avec votre adresse e-mail`,
+      lead: (realm: string, username: string | undefined) =>
+        `Quelqu’un a tenté de créer un nouveau compte sur ${realm} avec cette adresse e-mail. Elle appartient déjà à votre compte${username === undefined ? '' : ` «\u00a0${username}\u00a0»`}\u00a0: aucun compte n’a été créé.`,
+      action: 'Accéder à votre compte',
+      ignore: 'Si c’était vous, connectez-vous avec votre compte (ou réinitialisez son mot de passe si vous l’avez oublié). Sinon, ignorez cet e-mail.',
     },
   },
 };

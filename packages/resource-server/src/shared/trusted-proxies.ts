@@ -13,6 +13,12 @@ export type PeerCheck = (address: string | undefined) => boolean;
 const EXAMPLE = 'e.g. 10.0.0.0/8,127.0.0.1';
 
 /**
+ * The widest ranges taken: an IPv4 /8, an IPv6 /32 (an IPv4-mapped one, `::ffff:…`, as its IPv4
+ * /8). A wider range is no load balancer's: `0.0.0.0/1,128.0.0.0/1` trusts every peer.
+ */
+const SHORTEST_PREFIX = { ipv4: 8, ipv6: 32, ipv4Mapped: 96 + 8 } as const;
+
+/**
  * The entries of a comma-separated list (or a list) of IP addresses and CIDR ranges, checked.
  * `true` is refused: it would let every peer forge the headers.
  */
@@ -56,5 +62,11 @@ function addEntry(list: BlockList, entry: string): void {
     throw new TypeError(`"${entry}" is neither an IP address nor a CIDR range (${EXAMPLE})`);
   }
   if (bits === 0) throw new TypeError(`"${entry}" trusts every peer and is refused: list the load balancers' addresses instead (${EXAMPLE})`);
+  const shortest = family === 4 ? SHORTEST_PREFIX.ipv4 : /^::ffff:/i.test(address) ? SHORTEST_PREFIX.ipv4Mapped : SHORTEST_PREFIX.ipv6;
+  if (bits < shortest) {
+    throw new TypeError(
+      `"${entry}" is refused: a range wider than /${shortest} would trust peers that are no load balancer; list the load balancers' addresses instead (${EXAMPLE})`,
+    );
+  }
   list.addSubnet(address, bits, type);
 }

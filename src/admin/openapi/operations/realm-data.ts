@@ -30,7 +30,8 @@ export const realmDataOperations: readonly Operation[] = [
       'the fields it leaves out at their defaults; a person\'s password is never removed), and what is the same is not written, so that applying ' +
       'a document again changes nothing. What a section of the document leaves out is kept, unless `prune=true`; a section the document ' +
       'does not have is left alone either way. A bad document is refused (400) naming the path of the bad field (`clients.2.redirect_uris.0: …`), ' +
-      `and nothing is written. Secrets are not imported: the answer names what needs one. Bodies up to ${REALM_DOCUMENT_BODY_LIMIT / 1024 / 1024} MiB.`,
+      'and nothing is written; so is a password hash asking more of argon2 than m=262144 KiB, t=10, p=8 (400 naming the person), and a document ' +
+      `that would give two people one email address (409). Secrets are not imported: the answer names what needs one. Bodies up to ${REALM_DOCUMENT_BODY_LIMIT / 1024 / 1024} MiB.`,
     query: {
       schema: RealmImportQuerySchema,
       parameters: { prune: { description: '`true`: delete what a section of the document leaves out (never a built-in scope)', example: 'false' } },
@@ -40,5 +41,6 @@ export const realmDataOperations: readonly Operation[] = [
       200: { description: 'What the import did to the realm', schema: 'RealmImportSummary' },
       201: { description: 'The realm was created; what the import did', schema: 'RealmImportSummary' },
     },
+    errors: [409],
   },
 ];

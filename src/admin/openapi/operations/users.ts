@@ -21,7 +21,7 @@ export const userOperations: readonly Operation[] = [
     method: 'POST', path: '/admin/realms/:realm/users', operationId: 'createUser', tag: 'Users', summary: 'Create a user',
     description: 'Claims are the person\'s OpenID Connect claims (`name`, `email`…); the server\'s own claims (`sub`, `iss`…) cannot be set. ' +
       'The password follows the realm\'s policy: at least `password_min_length` characters, not one of the most common passwords, ' +
-      'not the username or email address (400 naming the reason).',
+      'not the username or email address (400 naming the reason). An `email` claim that is another person\'s, ignoring case, is 409: an address is one person\'s per realm.',
     body: { schema: 'UserCreate', example: { username: 'alice', password: 'correct horse battery', claims: { name: 'Alice', email: 'alice@example.com' } } },
     responses: { 201: { description: 'The user', schema: 'User' } },
     errors: [409],
@@ -36,9 +36,10 @@ export const userOperations: readonly Operation[] = [
       'A new password follows the realm\'s policy, as at creation, and ends the person\'s sessions and grants. ' +
       '`enabled: false` refuses the person at every sign-in (the pages, the password grant, refresh tokens, device and CIBA approvals, assertions and ' +
       'token exchange naming them) and ends their sessions and grants in the same transaction; `enabled: true` lets them sign in again. ' +
-      'A change of `enabled` is a `user.disabled` or `user.enabled` audit event.',
+      'A change of `enabled` is a `user.disabled` or `user.enabled` audit event. An `email` claim that is another person\'s, ignoring case, is 409.',
     body: { schema: 'UserPatch', example: { claims: { name: 'Alice Liddell' } } },
     responses: { 200: { description: 'The user', schema: 'User' } },
+    errors: [409],
   },
   {
     method: 'GET', path: '/admin/realms/:realm/users/:username/sessions', operationId: 'listUserSessions', tag: 'Users', summary: 'List a user\'s sessions',
