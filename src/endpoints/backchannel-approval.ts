@@ -48,7 +48,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       const realm = request.realm;
       const session = await flow.currentSession(request, realm);
       if (!session) {
-        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve' }, session: undefined });
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve' }, fit: undefined });
       }
       const browserHash = cookies.bindBrowser(request, reply, realm);
       const { answered } = formParams(request.query, ['answered']);
@@ -76,7 +76,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       // A client with a journey of its own is approved only by a session of that journey (CONTRACT.md §8): sign in with it first.
       const journey = pending && decision === 'approved' ? (await store.clients.get(realm.name, pending.clientId))?.journey : undefined;
       if (journey !== undefined && journey !== session.journey) {
-        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve', journey }, session: undefined });
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve', journey }, fit: undefined });
       }
       const answered =
         pending?.kind === 'ciba' &&

@@ -196,7 +196,7 @@ describe('authentication journeys', () => {
     expect(await idTokenOf(realm, browserClient, expectCode(pinned.response, { iss: issuerOf(realm) }), pinned.verifier)).toMatchObject({ acr: '0' });
   });
 
-  it('does not let a session of a weaker journey stand for a client that asks for another: the person signs in again', async () => {
+  it('does not let a session of a weaker journey stand for a client that asks for another: the person completes its missing node', async () => {
     const { realm, user, secret, browserClient } = await setup({ journeys: { strong: STRONG_JOURNEY } });
     const strongClient = (
       await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile', skip_consent: true, journey: 'strong' })
@@ -209,9 +209,10 @@ describe('authentication journeys', () => {
     const { challenge } = pkce();
     expectCode(await authorize(browser, realm, codeRequest(browserClient, { code_challenge: challenge })), { iss: issuerOf(realm) });
     const none = await authorize(browser, realm, codeRequest(strongClient, { code_challenge: challenge, prompt: 'none' }));
-    expectRedirectError(none, { error: 'login_required', iss: issuerOf(realm) });
-    const strong = await throughPassword(browser, realm, strongClient, user);
-    const otp = await nextPage(browser, strong.response);
+    expectRedirectError(none, { error: 'interaction_required', iss: issuerOf(realm) });
+    const strong = await authorize(browser, realm, codeRequest(strongClient, { code_challenge: challenge }));
+    const otp = await nextPage(browser, strong);
+    expect(otp.page.body).toContain('name="otp"');
     expectCode(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }), { iss: issuerOf(realm) });
   });
 

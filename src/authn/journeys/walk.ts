@@ -15,6 +15,13 @@ export interface JourneyProgress {
   readonly amr: readonly string[];
   /** The fingerprint of the password a step checked (src/authn/password.ts passwordFingerprint). */
   readonly passwordOf?: string;
+  /**
+   * The nodes of the person's passed (`passedNodeOf`), the session's included when this sign-in
+   * completes one (a step-up): a node passed already passes by itself (`settle`).
+   */
+  readonly nodes?: readonly string[];
+  /** The sid of the session this sign-in completes (src/authn/session-fit.ts); none for a sign-in from the start. */
+  readonly stepUpOf?: string;
 }
 
 /** What decided nodes ask about the person signing in; the caller knows how to find out. */
@@ -36,11 +43,34 @@ export interface Passed {
   readonly amr: readonly string[];
   /** A password step's: the fingerprint of the password it checked. */
   readonly passwordOf?: string;
+  /** The node this step counts as when it is not the node's own: an upstream provider chosen beside a password form. */
+  readonly as?: string;
 }
 
 /** A step named another person than the one the journey already knows. */
 export class PersonChanged extends Error {
   override name = 'PersonChanged';
+}
+
+/**
+ * What a session records of a node of the person's passed along `outcome` (CONTRACT.md §8):
+ * `password`, `otp`, `passkey`, `identity_provider:<alias>`, `email_verification`. Undefined for
+ * the others: a choice, a registration (the person is known from then on) and decided nodes
+ * prove nothing by themselves.
+ */
+export function passedNodeOf(node: JourneyNode, outcome: string): string | undefined {
+  if (outcome !== 'success') return undefined;
+  switch (node.type) {
+    case 'password':
+    case 'otp':
+    case 'passkey':
+    case 'email_verification':
+      return node.type;
+    case 'identity_provider':
+      return `identity_provider:${node.provider}`;
+    default:
+      return undefined;
+  }
 }
 
 export function beginJourney(name: string, journey: Journey): JourneyProgress {
@@ -64,13 +94,16 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
   const node = currentNode(journey, progress);
   const target = outcomeTarget(node, outcome);
   if (target === undefined) return { ...progress, node: 'deny' };
-  if (!passed) return { ...progress, node: target };
+  const key = passed?.as ?? passedNodeOf(node, outcome);
+  const nodes = key === undefined || progress.nodes?.includes(key) ? progress.nodes : [...(progress.nodes ?? []), key];
+  if (!passed) return { ...progress, node: target, ...(nodes ? { nodes } : {}) };
   if (progress.userId !== undefined && passed.userId !== progress.userId) throw new PersonChanged();
   return {
     ...progress,
     node: target,
     userId: passed.userId,
     amr: [...new Set([...progress.amr, ...passed.amr])],
+    ...(nodes ? { nodes } : {}),
     ...(passed.passwordOf ? { passwordOf: passed.passwordOf } : {}),
   };
 }
@@ -84,18 +117,46 @@ function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {
 
 /**
  * Takes the nodes decided without the person (risk, condition, a passkey the known person
- * does not have, an email address confirmed already) until the journey waits for a step of the person's or ends. A decided node
- * before the person is known, or a loop of them, ends in `deny` (the validator refuses both).
+ * does not have, an email address confirmed already) and the nodes of the person's passed
+ * already (`progress.nodes`: a session's, for a step-up), until the journey waits for a step of
+ * the person's or ends. A choice is taken by itself when one of its ways reaches `done` with
+ * nothing more to ask; else the person picks. A decided node before the person is known, or a
+ * loop of them, ends in `deny` (the validator refuses both).
  */
 export async function settle(journey: Journey, start: JourneyProgress, facts: JourneyFacts): Promise<JourneyProgress> {
+  return settleWithin(journey, start, facts, { steps: SETTLE_STEPS, choices: new Set() });
+}
+
+/** How many nodes one `settle` takes at most, the ways of choices it tries included. */
+const SETTLE_STEPS = 1000;
+
+async function settleWithin(journey: Journey, start: JourneyProgress, facts: JourneyFacts, budget: { steps: number; choices: Set<string> }): Promise<JourneyProgress> {
   let progress = start;
-  for (let taken = 0; taken <= Object.keys(journey.nodes).length; taken++) {
-    const outcome = await decidedOutcome(currentNode(journey, progress), progress.userId, facts);
-    if (outcome === undefined) return progress;
-    if (outcome === null) return { ...progress, node: 'deny' };
-    progress = follow(journey, progress, outcome);
+  for (let taken = 0; taken <= Object.keys(journey.nodes).length && budget.steps > 0; taken++, budget.steps--) {
+    const node = currentNode(journey, progress);
+    const decided = await decidedOutcome(node, progress.userId, facts);
+    if (decided === null) return { ...progress, node: 'deny' };
+    const outcome = decided ?? passedBefore(node, progress);
+    if (outcome !== undefined) {
+      progress = follow(journey, progress, outcome);
+      continue;
+    }
+    if (node.type !== 'choice' || progress.nodes === undefined || budget.choices.has(progress.node)) return progress;
+    budget.choices.add(progress.node);
+    for (let option = 0; option < node.options.length; option++) {
+      const tried = await settleWithin(journey, follow(journey, progress, String(option)), facts, budget);
+      if (endOf(journey, tried) === 'done') return tried;
+    }
+    budget.choices.delete(progress.node);
+    return progress;
   }
   return { ...progress, node: 'deny' };
+}
+
+/** `success` for a node of the person's that this sign-in (or the session it completes) passed already. */
+function passedBefore(node: JourneyNode, progress: JourneyProgress): string | undefined {
+  const key = passedNodeOf(node, 'success');
+  return key !== undefined && progress.userId !== undefined && progress.nodes?.includes(key) ? 'success' : undefined;
 }
 
 /** The outcome a node takes by itself; undefined when it waits for the person, null when it cannot be decided. */
