@@ -5,8 +5,8 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest, expectCode, expectErrorPage, expectRedirectError, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
-import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
-import { postForm, realmPath } from '../support/oauth.js';
+import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
+import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, verifyIdToken } from '../support/users.js';
 
 /** The code of an authenticator app; `stepsAhead` 1 gives the next window's, accepted too (each time step once). */
@@ -55,8 +55,8 @@ describe('sessions and the journeys of later requests', () => {
     ).client_id;
 
   /** A realm with clients `shop` and `bank`, and a person with an authenticator app. */
-  async function setup() {
-    const realm = await freshRealm(t, { allow_consent_bypass: true });
+  async function setup(settings: Record<string, unknown> = {}) {
+    const realm = await freshRealm(t, { allow_consent_bypass: true, ...settings });
     const shop = await newClient(realm);
     const bank = await newClient(realm);
     const user = await createUser(t.admin, realm, `u-${randomBytes(4).toString('hex')}`);
@@ -173,5 +173,30 @@ describe('sessions and the journeys of later requests', () => {
     const after = await request(browser, realm, bank);
     const password = await pageOf(browser, after.response);
     expect(password.page.body).toContain('name="password"');
+  });
+
+  it('asks a session of shop for the one-time code before it approves a CIBA request of bank', async () => {
+    const CIBA = 'urn:openid:params:grant-type:ciba';
+    const { realm, shop, user, secret } = await setup({ ciba_poll_interval: 1 });
+    const created = await t.admin.createClient(realm, { grant_types: [CIBA], scope: 'openid' });
+    await putJourney(realm, perClientJourney(created.client_id));
+    const auth = basic(created.client_id, created.client_secret as string);
+    const asked = await postForm(t.app, `${realmPath(realm)}/bc-authorize`, { scope: 'openid', login_hint: user.username }, { authorization: auth });
+    expect(asked.statusCode, asked.body).toBe(200);
+
+    const browser = new TestBrowser(t.app, BASE_URL);
+    expectCode((await signIn(browser, realm, shop, user)).response, { iss: issuerOf(realm) });
+    const approvalUrl = `${realmPath(realm)}/bc-approve`;
+    const formOf = async () => hiddenInputs((await browser.get(approvalUrl)).body.split('<section class="request">')[1]!);
+    const otp = await pageOf(browser, await browser.post(approvalUrl, { ...(await formOf()), decision: 'allow' }));
+    expect(otp.page.body).toContain('name="otp"');
+    expect(otp.page.body).not.toContain('name="password"');
+
+    expect(location(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }))).toBe(`${issuerOf(realm)}/bc-approve`);
+    expect(location(await browser.post(approvalUrl, { ...(await formOf()), decision: 'allow' }))).toContain('answered=approved');
+    const tokens = await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: CIBA, auth_req_id: asked.json().auth_req_id }, { authorization: auth });
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    const idToken = await verifyIdToken(t.app, realm, tokens.json().id_token, { issuer: issuerOf(realm), audience: created.client_id });
+    expect(idToken.payload.amr).toEqual(['pwd', 'otp', 'mfa']);
   });
 });
