@@ -199,4 +199,31 @@ describe('sessions and the journeys of later requests', () => {
     const idToken = await verifyIdToken(t.app, realm, tokens.json().id_token, { issuer: issuerOf(realm), audience: created.client_id });
     expect(idToken.payload.amr).toEqual(['pwd', 'otp', 'mfa']);
   });
+
+  it('does not take a choice\'s registration as passed by a known person who did not register', async () => {
+    const { realm, shop, bank, user, secret } = await setup();
+    const weak = { start: 'pw', nodes: { pw: { type: 'password', next: { success: 'done' } } } };
+    expect((await t.admin.request('PUT', `/realms/${realm}/journeys/weak`, weak)).statusCode).toBeLessThan(300);
+    expect((await t.admin.request('PATCH', `/realms/${realm}/clients/${shop}`, { journey: 'weak' })).statusCode).toBe(200);
+    await putJourney(realm, {
+      start: 'how',
+      nodes: {
+        how: { type: 'choice', options: [{ label: 'Sign in', next: 'pw' }, { label: 'Register', next: 'reg' }] },
+        pw: { type: 'password', next: { success: 'otp' } },
+        otp: { type: 'otp', next: { success: 'done' } },
+        reg: { type: 'register', next: { success: 'done' } },
+      },
+    });
+    const browser = new TestBrowser(t.app, BASE_URL);
+    expectCode((await signIn(browser, realm, shop, user)).response, { iss: issuerOf(realm) });
+
+    expectRedirectError((await request(browser, realm, bank, { prompt: 'none' })).response, { error: 'interaction_required', iss: issuerOf(realm) });
+    const choice = await pageOf(browser, (await request(browser, realm, bank)).response);
+    expect(choice.page.body).toContain('Register');
+    const otp = await pageOf(browser, await browser.submit(choice.url, choice.page, { option: '0' }));
+    expect(otp.page.body).toContain('name="otp"');
+    expectCode(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }), { iss: issuerOf(realm) });
+    // Signed in through the choice's first way, the session stands for the journey from now on.
+    expectCode((await request(browser, realm, bank, { prompt: 'none' })).response, { iss: issuerOf(realm) });
+  });
 });

@@ -54,9 +54,9 @@ export class PersonChanged extends Error {
 
 /**
  * What a session records of a node of the person's passed along `outcome` (CONTRACT.md §8):
- * `password`, `otp`, `passkey`, `identity_provider:<alias>`, `email_verification`. Undefined for
- * the others: a choice, a registration (the person is known from then on) and decided nodes
- * prove nothing by themselves.
+ * `password`, `otp`, `passkey`, `identity_provider:<alias>`, `email_verification`, and `register`
+ * (so that a choice offering registration stands for the person who registered). Undefined for a
+ * choice and decided nodes, which prove nothing by themselves.
  */
 export function passedNodeOf(node: JourneyNode, outcome: string): string | undefined {
   if (outcome !== 'success') return undefined;
@@ -65,6 +65,7 @@ export function passedNodeOf(node: JourneyNode, outcome: string): string | undef
     case 'otp':
     case 'passkey':
     case 'email_verification':
+    case 'register':
       return node.type;
     case 'identity_provider':
       return `identity_provider:${node.provider}`;
@@ -124,16 +125,24 @@ function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {
  * loop of them, ends in `deny` (the validator refuses both).
  */
 export async function settle(journey: Journey, start: JourneyProgress, facts: JourneyFacts): Promise<JourneyProgress> {
-  return settleWithin(journey, start, facts, { steps: SETTLE_STEPS, choices: new Set() });
+  return settleWithin(journey, start, facts, { steps: SETTLE_STEPS, choices: new Set() }, false);
 }
 
 /** How many nodes one `settle` takes at most, the ways of choices it tries included. */
 const SETTLE_STEPS = 1000;
 
-async function settleWithin(journey: Journey, start: JourneyProgress, facts: JourneyFacts, budget: { steps: number; choices: Set<string> }): Promise<JourneyProgress> {
+async function settleWithin(
+  journey: Journey,
+  start: JourneyProgress,
+  facts: JourneyFacts,
+  budget: { steps: number; choices: Set<string> },
+  /** Trying a choice's way: a registration there is for new people, and stands for someone known only if they registered. */
+  trying: boolean,
+): Promise<JourneyProgress> {
   let progress = start;
   for (let taken = 0; taken <= Object.keys(journey.nodes).length && budget.steps > 0; taken++, budget.steps--) {
     const node = currentNode(journey, progress);
+    if (trying && node.type === 'register' && !progress.nodes?.includes('register')) return progress;
     const decided = await decidedOutcome(node, progress.userId, facts);
     if (decided === null) return { ...progress, node: 'deny' };
     const outcome = decided ?? passedBefore(node, progress);
@@ -144,7 +153,7 @@ async function settleWithin(journey: Journey, start: JourneyProgress, facts: Jou
     if (node.type !== 'choice' || progress.nodes === undefined || budget.choices.has(progress.node)) return progress;
     budget.choices.add(progress.node);
     for (let option = 0; option < node.options.length; option++) {
-      const tried = await settleWithin(journey, follow(journey, progress, String(option)), facts, budget);
+      const tried = await settleWithin(journey, follow(journey, progress, String(option)), facts, budget, true);
       if (endOf(journey, tried) === 'done') return tried;
     }
     budget.choices.delete(progress.node);
