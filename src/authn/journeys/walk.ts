@@ -1,4 +1,4 @@
-import { type Journey, type JourneyNode, isEnd, nodeNamed } from './graph.js';
+import { type Journey, type JourneyNode, identifies, isEnd, nodeNamed } from './graph.js';
 
 /**
  * How far a sign-in has come through its journey: kept with the sign-in (the transaction of
@@ -22,6 +22,11 @@ export interface JourneyProgress {
   readonly nodes?: readonly string[];
   /** The sid of the session this sign-in completes (src/authn/session-fit.ts); none for a sign-in from the start. */
   readonly stepUpOf?: string;
+  /**
+   * A node that tells who signs in has passed on this walk. A step-up knows its person from the
+   * start; until then it stands where a sign-in from the start would know no one yet.
+   */
+  readonly identified?: boolean;
 }
 
 /** What decided nodes ask about the person signing in; the caller knows how to find out. */
@@ -97,7 +102,8 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
   if (target === undefined) return { ...progress, node: 'deny' };
   const key = passed?.as ?? passedNodeOf(node, outcome);
   const nodes = key === undefined || progress.nodes?.includes(key) ? progress.nodes : [...(progress.nodes ?? []), key];
-  if (!passed) return { ...progress, node: target, ...(nodes ? { nodes } : {}) };
+  const identified = progress.identified || identifies(node, outcome) ? { identified: true } : {};
+  if (!passed) return { ...progress, node: target, ...(nodes ? { nodes } : {}), ...identified };
   if (progress.userId !== undefined && passed.userId !== progress.userId) throw new PersonChanged();
   return {
     ...progress,
@@ -105,6 +111,7 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
     userId: passed.userId,
     amr: [...new Set([...progress.amr, ...passed.amr])],
     ...(nodes ? { nodes } : {}),
+    ...identified,
     ...(passed.passwordOf ? { passwordOf: passed.passwordOf } : {}),
   };
 }
@@ -143,6 +150,11 @@ async function settleWithin(
   for (let taken = 0; taken <= Object.keys(journey.nodes).length && budget.steps > 0; taken++, budget.steps--) {
     const node = currentNode(journey, progress);
     if (trying && node.type === 'register' && !progress.nodes?.includes('register')) return progress;
+    // A session signed in by the passwordless passkey that this password node offers beside its form.
+    if (alternativePasskeyPassed(node, progress)) {
+      progress = { ...progress, node: node.passkey! };
+      continue;
+    }
     const decided = await decidedOutcome(node, progress.userId, facts);
     if (decided === null) return { ...progress, node: 'deny' };
     const outcome = decided ?? passedBefore(node, progress);
@@ -162,11 +174,28 @@ async function settleWithin(
   return { ...progress, node: 'deny' };
 }
 
-/** `success` for a node of the person's that this sign-in (or the session it completes) passed already. */
+/**
+ * `success` for a node of the person's that this sign-in (or the session it completes) passed
+ * already; and for a password node where no one would be known yet, whose page offers every
+ * upstream provider beside its form, by a session that signed in through one.
+ */
 function passedBefore(node: JourneyNode, progress: JourneyProgress): string | undefined {
   const key = passedNodeOf(node, 'success');
-  return key !== undefined && progress.userId !== undefined && progress.nodes?.includes(key) ? 'success' : undefined;
+  const nodes = progress.nodes ?? [];
+  if (progress.userId === undefined || key === undefined) return undefined;
+  if (nodes.includes(key)) return 'success';
+  const throughProvider = node.type === 'password' && stepUpBeforeAnyone(progress) && nodes.some((passed) => passed.startsWith('identity_provider:'));
+  return throughProvider ? 'success' : undefined;
 }
+
+function alternativePasskeyPassed(node: JourneyNode, progress: JourneyProgress): node is JourneyNode & { type: 'password'; passkey: string } {
+  if (node.type !== 'password' || node.passkey === undefined || !stepUpBeforeAnyone(progress)) return false;
+  const nodes = progress.nodes ?? [];
+  return nodes.includes('passkey') && !nodes.includes('password');
+}
+
+/** A step-up standing where a sign-in from the start would know no one yet. */
+const stepUpBeforeAnyone = (progress: JourneyProgress): boolean => progress.stepUpOf !== undefined && !progress.identified;
 
 /** The outcome a node takes by itself; undefined when it waits for the person, null when it cannot be decided. */
 async function decidedOutcome(node: JourneyNode, userId: string | undefined, facts: JourneyFacts): Promise<string | null | undefined> {
