@@ -345,6 +345,17 @@ describe('passkeys', () => {
     }
   });
 
+  it('a passwordless session stands for the next request of the journey whose password page offered the passkey', async () => {
+    const { realm, clientId, authenticator } = await withPasskey(['password', 'passkey']);
+    const { b, url, page, verifier } = await signInPage(realm, clientId);
+    const done = await answer(b, url, page, authenticator.authenticate(passkeyForm(page.body, 'authentication').options));
+    expect((await idTokenAfter(b, done, realm, clientId, verifier)).amr).toEqual(['hwk', 'mfa']);
+
+    const query = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid profile', state: 'st', code_challenge: pkce().challenge, code_challenge_method: 'S256', prompt: 'none' });
+    const again = await b.get(`${realmPath(realm)}/authorize?${query}`);
+    expect(new URL(location(again)).searchParams.get('code'), location(again)).toEqual(expect.any(String));
+  });
+
   it('a realm whose first step is the passkey signs in without a username, and says a passkey needs JavaScript', async () => {
     const { realm, clientId, authenticator } = await withPasskey(['passkey']);
     const { b, url, page, verifier } = await signInPage(realm, clientId);
