@@ -100,7 +100,8 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
   const node = currentNode(journey, progress);
   const target = outcomeTarget(node, outcome);
   if (target === undefined) return { ...progress, node: 'deny' };
-  const key = passed?.as ?? passedNodeOf(node, outcome);
+  // A registration taken by itself (someone known has nothing to register) is not one the person made.
+  const key = passed?.as ?? (passed || node.type !== 'register' ? passedNodeOf(node, outcome) : undefined);
   const nodes = key === undefined || progress.nodes?.includes(key) ? progress.nodes : [...(progress.nodes ?? []), key];
   const identified = progress.identified || identifies(node, outcome) ? { identified: true } : {};
   if (!passed) return { ...progress, node: target, ...(nodes ? { nodes } : {}), ...identified };
