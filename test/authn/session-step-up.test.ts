@@ -226,4 +226,26 @@ describe('sessions and the journeys of later requests', () => {
     // Signed in through the choice's first way, the session stands for the journey from now on.
     expectCode((await request(browser, realm, bank, { prompt: 'none' })).response, { iss: issuerOf(realm) });
   });
+
+  it('asks a session of shop for the one-time code before it confirms a device request of bank', async () => {
+    const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+    const { realm, shop, user, secret } = await setup({ device_poll_interval: 1 });
+    const tv = (await t.admin.createClient(realm, { client_type: 'public', grant_types: [DEVICE], scope: 'openid profile' })).client_id;
+    await putJourney(realm, perClientJourney(tv));
+    const browser = new TestBrowser(t.app, BASE_URL);
+    expectCode((await signIn(browser, realm, shop, user)).response, { iss: issuerOf(realm) });
+
+    const device = (await postForm(t.app, `${realmPath(realm)}/device/code`, { client_id: tv, scope: 'openid' })).json() as { device_code: string; user_code: string };
+    const codePage = `${realmPath(realm)}/device/user`;
+    const otp = await pageOf(browser, await browser.submit(codePage, await browser.get(codePage), { user_code: device.user_code }));
+    expect(otp.page.body).toContain('name="otp"');
+    expect(otp.page.body).not.toContain('name="password"');
+    const consentUrl = location(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }));
+    expect(new URL(consentUrl).pathname).toBe(`${realmPath(realm)}/consent`);
+    await browser.submit(consentUrl, await browser.get(consentUrl), { decision: 'allow' });
+    const tokens = await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: DEVICE, device_code: device.device_code, client_id: tv });
+    expect(tokens.statusCode, tokens.body).toBe(200);
+    const idToken = await verifyIdToken(t.app, realm, tokens.json().id_token, { issuer: issuerOf(realm), audience: tv });
+    expect(idToken.payload.amr).toEqual(['pwd', 'otp', 'mfa']);
+  });
 });
