@@ -121,7 +121,9 @@ describe('sessions and the journeys of later requests', () => {
     const bankToken = await idTokenOf(realm, bank, code, atBank.verifier);
     expect(bankToken).toMatchObject({ sub: shopToken.sub, amr: ['pwd', 'otp', 'mfa'], acr: '0', auth_time: shopToken.auth_time });
 
-    // The session now records both nodes: either client is answered at once.
+    // The session now records both nodes (the admin API lists them): either client is answered at once.
+    const sessions = (await t.admin.request('GET', `/realms/${realm}/users/${user.username}/sessions`)).json() as { sessions: Array<{ nodes: string[] }> };
+    expect(sessions.sessions.map((session) => session.nodes)).toEqual([['password', 'otp']]);
     const again = await request(browser, realm, bank, { prompt: 'none' });
     expect((await idTokenOf(realm, bank, expectCode(again.response, { iss: issuerOf(realm) }), again.verifier)).amr).toEqual(['pwd', 'otp', 'mfa']);
     expectCode((await request(browser, realm, shop, { prompt: 'none' })).response, { iss: issuerOf(realm) });
