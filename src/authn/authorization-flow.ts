@@ -202,7 +202,7 @@ export class AuthorizationFlow {
     // (not signed out, not another person's since), and the new one keeps its sign-in time and end.
     const completed = done.stepUpOf === undefined ? undefined : resumed.session;
     if (done.stepUpOf !== undefined && completed?.sid !== done.stepUpOf) throw new TransactionGone();
-    const lifetimeSeconds = completed ? Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((completed.expiresAt.getTime() - Date.now()) / 1000))) : SESSION_LIFETIME_SECONDS;
+    const lifetimeSeconds = completed ? remainingLifetimeOf(completed) : SESSION_LIFETIME_SECONDS;
     const event = request.server.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
     const written = await this.store.authorizationFlow.signedIn(sha256(resumed.id), {
       secretHash: sha256(secret),
@@ -337,6 +337,11 @@ export class TransactionGone extends Error {
  */
 function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): Session {
   return { ...session, acr: journeyOfTransaction(realm, purpose, client)?.acr ?? session.acr };
+}
+
+/** The seconds a session has left: what a session that takes its place keeps. */
+export function remainingLifetimeOf(session: Session): number {
+  return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
 }
 
 function isFreshEnough(session: Session, maxAge: number | undefined): boolean {
