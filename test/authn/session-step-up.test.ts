@@ -177,6 +177,30 @@ describe('sessions and the journeys of later requests', () => {
     expect(password.page.body).toContain('name="password"');
   });
 
+  it('begins no session from a step-up whose session ends while its last step is written (a sign-out elsewhere)', async () => {
+    const { realm, shop, bank, user, secret } = await setup();
+    await putJourney(realm, perClientJourney(bank));
+    const browser = new TestBrowser(t.app, BASE_URL);
+    expectCode((await signIn(browser, realm, shop, user)).response, { iss: issuerOf(realm) });
+    const otp = await pageOf(browser, (await request(browser, realm, bank)).response);
+
+    // The session is read with the transaction; it ends just before the statement that would replace it.
+    const flowStore = t.store.authorizationFlow;
+    const signedIn = flowStore.signedIn;
+    flowStore.signedIn = async (...args) => {
+      expect((await t.admin.request('DELETE', `/realms/${realm}/users/${user.username}/sessions`)).statusCode).toBeLessThan(300);
+      return signedIn.apply(flowStore, args);
+    };
+    try {
+      expectErrorPage(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }));
+    } finally {
+      flowStore.signedIn = signedIn;
+    }
+    const sessions = (await t.admin.request('GET', `/realms/${realm}/users/${user.username}/sessions`)).json() as { sessions: unknown[] };
+    expect(sessions.sessions).toEqual([]);
+    expectRedirectError((await request(browser, realm, bank, { prompt: 'none' })).response, { error: 'login_required', iss: issuerOf(realm) });
+  });
+
   it('asks a session of shop for the one-time code before it approves a CIBA request of bank', async () => {
     const CIBA = 'urn:openid:params:grant-type:ciba';
     const { realm, shop, user, secret } = await setup({ ciba_poll_interval: 1 });
