@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { SESSION_LIFETIME_SECONDS } from '../authn/authorization-flow.js';
+import { remainingLifetimeOf } from '../authn/authorization-flow.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { hashPassword } from '../authn/password-hashing.js';
 import { verifyPassword } from '../authn/password.js';
@@ -33,9 +33,9 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
   async function renewSession(reply: FastifyReply, tools: AccountTools, holder: AccountHolder): Promise<boolean> {
     const { realm, session } = holder;
     const secret = randomSecret();
-    const lifetimeSeconds = Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
-    const { authTime, amr, journey, acr } = session;
-    if (!(await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, lifetimeSeconds }))) return false;
+    const lifetimeSeconds = remainingLifetimeOf(session);
+    const { authTime, amr, journey, acr, nodes } = session;
+    if (!(await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, nodes, lifetimeSeconds }))) return false;
     tools.cookies.setSession(reply, realm, secret, lifetimeSeconds);
     return true;
   }

@@ -15,6 +15,7 @@ export function sessionView({ session, lastSeenAt, clients }: SessionActivity) {
     journey: session.journey,
     acr: session.acr,
     amr: [...session.amr],
+    nodes: [...session.nodes],
     clients: [...clients],
   };
 }

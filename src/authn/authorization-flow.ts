@@ -18,7 +18,9 @@ import { randomSecret, sha256 } from '../tokens/secrets.js';
 import type { BrowserCookies } from './browser.js';
 import { sendCannotSignIn } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';
-import { networkOf } from './risk.js';
+import { journeyFacts } from './journey-facts.js';
+import { type RiskAssessor, networkOf } from './risk.js';
+import { type SessionFit, sessionFit } from './session-fit.js';
 import { journeyOfTransaction } from './transaction-journey.js';
 
 export { redirectError, redirectTo } from './authorization-response.js';
@@ -54,6 +56,10 @@ export interface CompletedJourney {
   readonly passwordOf: string | undefined;
   readonly journey: string;
   readonly acr: string;
+  /** The nodes of the person's passed (src/authn/journeys/walk.ts passedNodeOf), the completed session's included. */
+  readonly nodes: readonly string[];
+  /** The sid of the session a step-up completes: the new session replaces it, keeping its sign-in time and end. */
+  readonly stepUpOf: string | undefined;
   /** For its `sign_in.succeeded` event. */
   readonly attempt: SignInAttempt;
 }
@@ -70,6 +76,7 @@ export class AuthorizationFlow {
   constructor(
     private readonly store: Store,
     private readonly cookies: BrowserCookies,
+    private readonly risk: RiskAssessor,
   ) {}
 
   /** The person's unexpired session at this realm, from the session cookie. */
@@ -110,38 +117,57 @@ export class AuthorizationFlow {
     const current = secret === undefined ? undefined : await this.store.sessions.findWithConsent(sha256(secret), realm.name, client.client_id);
     const session = current?.session;
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
-    const usable =
-      session && !authz.prompt.includes('login') && isFreshEnough(session, authz.maxAge) && walkedJourneyOf(realm, purpose, client, session)
-        ? session
-        : undefined;
+    // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8).
+    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge)
+      ? await this.fitOf(request, reply, realm, purpose, client, session)
+      : undefined;
+    const usable = fit?.kind === 'fits' ? fit.session : undefined;
     const consentNeeded = !usable || needsConsent(realm, client, authz, current?.consented);
 
     if (authz.prompt.includes('none')) {
       // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
+      if (fit?.kind === 'step-up') return redirectError(reply, realm, authz, new OAuthError('interaction_required', 'the sign-in must go on for this request'));
       if (!usable) return redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
       if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
     if (usable && !consentNeeded) {
-      const code = newCode(realm, authz, usable);
+      const code = newCode(realm, authz, withAcrOf(realm, purpose, client, usable));
       await this.store.codes.insert(code.hash, code.code);
       return deliverCode(reply, realm, authz, code.value);
     }
-    return this.begin(request, reply, realm, { clientId: client.client_id, purpose, session: usable });
+    return this.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
+  }
+
+  /**
+   * What the browser's session is worth for a transaction (CONTRACT.md §8): the transaction's
+   * journey walked for its client and the session's person (src/authn/session-fit.ts).
+   */
+  async fitOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    realm: RequestRealm,
+    purpose: TransactionPurpose,
+    client: Client | undefined,
+    session: Session | undefined,
+  ): Promise<SessionFit | undefined> {
+    const selected = session && journeyOfTransaction(realm, purpose, client);
+    if (!session || !selected) return undefined;
+    const source = () => ({ device: this.cookies.device(request, reply, realm), address: request.ip });
+    return sessionFit(selected, session, journeyFacts({ store: this.store, risk: this.risk }, realm, { source, clientId: client?.client_id }));
   }
 
   /**
    * Begins a transaction and sends the person to its first page: consent when a session
-   * signs in for it already, else sign-in.
+   * stands for it already, else sign-in: where a step-up stands (the session's person, the
+   * nodes it has not passed), or from the start.
    */
   async begin(
     request: FastifyRequest,
     reply: FastifyReply,
     realm: RequestRealm,
-    begun: { clientId: string | undefined; purpose: TransactionPurpose; session: Session | undefined },
+    begun: { clientId: string | undefined; purpose: TransactionPurpose; fit: SessionFit | undefined },
   ) {
-    // A session of another journey than this transaction's signs in again (CONTRACT.md §8).
-    const client = begun.clientId === undefined ? undefined : await request.server.clients.get(realm, begun.clientId);
-    const session = begun.session && walkedJourneyOf(realm, begun.purpose, client, begun.session) ? begun.session : undefined;
+    const session = begun.fit?.kind === 'fits' ? begun.fit.session : undefined;
     const id = randomSecret();
     const stored = await this.store.authorizationFlow.begin(
       sha256(id),
@@ -151,6 +177,7 @@ export class AuthorizationFlow {
         browserHash: this.cookies.bindBrowser(request, reply, realm),
         purpose: begun.purpose,
         sid: session?.sid,
+        progress: begun.fit?.kind === 'step-up' ? begun.fit.progress : undefined,
         lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
       },
       // Anyone may begin one without signing in: the rows an address makes are limited (docs/operations.md "Rate limits"),
@@ -172,20 +199,27 @@ export class AuthorizationFlow {
     const { purpose } = resumed.transaction;
     const secret = randomSecret();
     const previous = this.cookies.sessionSecret(request, realm);
+    // A step-up completes the browser's session: only while it is still the one it began from
+    // (not signed out, not another person's since), and the new one keeps its sign-in time and end.
+    const completed = done.stepUpOf === undefined ? undefined : resumed.session;
+    if (done.stepUpOf !== undefined && completed?.sid !== done.stepUpOf) throw new TransactionGone();
+    const lifetimeSeconds = completed ? remainingLifetimeOf(completed) : SESSION_LIFETIME_SECONDS;
     const event = request.server.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
     const written = await this.store.authorizationFlow.signedIn(sha256(resumed.id), {
       secretHash: sha256(secret),
       session: {
         realm: realm.name,
         userId: done.userId,
-        authTime: new Date(),
+        authTime: completed?.authTime ?? new Date(),
         amr: done.amr,
         journey: done.journey,
         acr: done.acr,
-        lifetimeSeconds: SESSION_LIFETIME_SECONDS,
+        nodes: done.nodes,
+        lifetimeSeconds,
         passwordOf: done.passwordOf,
       },
       replaces: previous === undefined ? undefined : sha256(previous),
+      completes: completed?.sid,
       finish: purpose.kind === 'sign-in',
       source: networkOf({ device: this.cookies.device(request, reply, realm), address: request.ip }),
       event: event.row,
@@ -195,11 +229,14 @@ export class AuthorizationFlow {
       // Disabled (or deleted), or the password checked changed, while signing in: no session
       // began, and the browser's previous one ended.
       this.cookies.clearSession(reply, realm);
-      const changed = done.passwordOf !== undefined && (await this.store.users.getById(realm.name, done.userId))?.enabled === true;
+      const enabled = (await this.store.users.getById(realm.name, done.userId))?.enabled === true;
+      // The session a step-up completed ended meanwhile (a sign-out, a password change): it begins again.
+      if (completed && enabled) throw new TransactionGone();
+      const changed = done.passwordOf !== undefined && enabled;
       recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: changed ? 'password_changed' : 'disabled' });
       return sendCannotSignIn(request, reply, changed ? 'passwordChangedDuringSignIn' : 'accountDisabled');
     }
-    this.cookies.setSession(reply, realm, secret, SESSION_LIFETIME_SECONDS);
+    this.cookies.setSession(reply, realm, secret, lifetimeSeconds);
     event.committed();
     if (!written.found) throw new TransactionGone();
     if (purpose.kind === 'sign-in') return reply.redirect(`${realm.issuer}/${purpose.returnTo}`, 303);
@@ -227,7 +264,7 @@ export class AuthorizationFlow {
         resources: purpose.kind === 'authorize' ? purpose.request.resource : undefined,
       };
     if (purpose.kind === 'authorize') {
-      const code = newCode(realm, purpose.request, session);
+      const code = newCode(realm, purpose.request, withAcrOf(realm, purpose, resumed.client, session));
       await this.finish(resumed, decision, { consent, code });
       return deliverCode(reply, realm, purpose.request, code.value);
     }
@@ -295,9 +332,17 @@ export class TransactionGone extends Error {
   override name = 'TransactionGone';
 }
 
-/** Whether the session walked the journey this transaction asks for. */
-function walkedJourneyOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): boolean {
-  return journeyOfTransaction(realm, purpose, client)?.name === session.journey;
+/**
+ * The session as a code of this request carries it: with the acr of the request's journey, which
+ * the session stands for, though it may have signed in through another (CONTRACT.md §8).
+ */
+function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): Session {
+  return { ...session, acr: journeyOfTransaction(realm, purpose, client)?.acr ?? session.acr };
+}
+
+/** The seconds a session has left: what a session that takes its place keeps. */
+export function remainingLifetimeOf(session: Session): number {
+  return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
 }
 
 function isFreshEnough(session: Session, maxAge: number | undefined): boolean {

@@ -54,7 +54,7 @@ export function accountPage(deps: {
 
   /** A sign-in whose way back is the account page; the session it replaces stays until it succeeds. */
   const signIn = (request: FastifyRequest, reply: FastifyReply, realm: RequestRealm) =>
-    flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'account' }, session: undefined });
+    flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'account' }, fit: undefined });
 
   async function holder(request: FastifyRequest, reply: FastifyReply, subject: string, csrf: string | undefined): Promise<AccountHolder | undefined> {
     const realm = request.realm;

@@ -48,7 +48,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       const realm = request.realm;
       const session = await flow.currentSession(request, realm);
       if (!session) {
-        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve' }, session: undefined });
+        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve' }, fit: undefined });
       }
       const browserHash = cookies.bindBrowser(request, reply, realm);
       const { answered } = formParams(request.query, ['answered']);
@@ -73,10 +73,13 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
 
       const pending = await store.pendingAuthorizations.findPending(realm.name, form.request);
       const decision = form.decision === 'allow' ? 'approved' : 'denied';
-      // A client with a journey of its own is approved only by a session of that journey (CONTRACT.md §8): sign in with it first.
-      const journey = pending && decision === 'approved' ? (await store.clients.get(realm.name, pending.clientId))?.journey : undefined;
-      if (journey !== undefined && journey !== session.journey) {
-        return flow.begin(request, reply, realm, { clientId: undefined, purpose: { kind: 'sign-in', returnTo: 'bc-approve', journey }, session: undefined });
+      // An approval is a request of the client's: the session stands for it only when the client's journey, walked for
+      // that client, asks for nothing it has not passed; else the person completes the rest first (CONTRACT.md §8).
+      const client = pending && decision === 'approved' ? await store.clients.get(realm.name, pending.clientId) : undefined;
+      if (client) {
+        const purpose = { kind: 'sign-in', returnTo: 'bc-approve', journey: client.journey ?? undefined } as const;
+        const fit = await flow.fitOf(request, reply, realm, purpose, client, session);
+        if (fit?.kind !== 'fits') return flow.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
       }
       const answered =
         pending?.kind === 'ciba' &&

@@ -74,7 +74,9 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
       recordSignInFailed(request.server.audit, attempt, { step: 'identity_provider', username: undefined, userId, reason: 'disabled' });
       return sendAccountDisabled(request, reply);
     }
-    await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: FEDERATED_AMR }));
+    // Beside a password form, the provider passes the password node's way on, and counts as itself (CONTRACT.md §8).
+    const passed = { userId, amr: FEDERATED_AMR, as: `identity_provider:${provider.alias}` };
+    await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', passed));
     return reply.redirect(loginPage, 303);
   }
 

@@ -83,11 +83,9 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
       }
 
       await store.attemptCounters.release(reservation.reserved);
-      return flow.begin(request, reply, realm, {
-        clientId: client.client_id,
-        purpose: { kind: 'device', pendingId: pending.id, userCode: formatUserCode(userCode!), scope: pending.scope },
-        session: await flow.currentSession(request, realm),
-      });
+      const purpose = { kind: 'device', pendingId: pending.id, userCode: formatUserCode(userCode!), scope: pending.scope } as const;
+      const fit = await flow.fitOf(request, reply, realm, purpose, client, await flow.currentSession(request, realm));
+      return flow.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
     });
   };
 }

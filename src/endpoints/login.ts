@@ -8,7 +8,7 @@ import { journeyFacts } from '../authn/journey-facts.js';
 import { finalAmr } from '../authn/journeys/amr.js';
 import type { JourneyNode } from '../authn/journeys/graph.js';
 import type { SelectedJourney } from '../authn/journeys/select.js';
-import { type JourneyProgress, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
+import { type JourneyProgress, PersonChanged, currentNode, endOf, follow, settle } from '../authn/journeys/walk.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
 import type { NodeContext, NodeRunner, Shown } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
@@ -180,6 +180,8 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       passwordOf: walk.progress.passwordOf,
       journey: walk.selected.name,
       acr: walk.selected.acr,
+      nodes: walk.progress.nodes ?? [],
+      stepUpOf: walk.progress.stepUpOf,
       attempt: attemptOf(request, resumed),
     });
   }
@@ -263,7 +265,15 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: outcome.passed.userId, reason: 'disabled' });
         return sendAccountDisabled(request, reply);
       }
-      const moved = 'passed' in outcome ? follow(journey, postedAt, 'success', outcome.passed) : follow(journey, postedAt, outcome.outcome);
+      let moved: JourneyProgress;
+      try {
+        moved = 'passed' in outcome ? follow(journey, postedAt, 'success', outcome.passed) : follow(journey, postedAt, outcome.outcome);
+      } catch (error) {
+        // Another person's credential where the sign-in knows who signs in (a step-up of their session): not theirs.
+        if (!(error instanceof PersonChanged)) throw error;
+        recordSignInFailed(app.audit, attemptOf(request, resumed), { step: node.type, username: account, userId: progress.userId, reason: 'wrong_credentials' });
+        return again((t) => t.signIn.wrongCredentials);
+      }
       return afterStep(request, reply, resumed, await resettle(request, reply, resumed, walk, moved));
     });
   };

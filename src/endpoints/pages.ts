@@ -62,14 +62,15 @@ export function browserPages(deps: {
   clientJwks: ClientJwks;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
-  const flow = new AuthorizationFlow(deps.store, cookies);
-  const routeDeps = { store: deps.store, flow, cookies };
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
+  const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
+  const flow = new AuthorizationFlow(deps.store, cookies, risk);
+  const routeDeps = { store: deps.store, flow, cookies };
   const signInDeps = {
     ...routeDeps,
     nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }),
     bruteForce,
-    risk: new RiskAssessor(deps.store.signInSources, bruteForce),
+    risk,
   };
   return async (app) => {
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });

@@ -74,6 +74,8 @@ export interface CompletedSignIn {
   session: NewSession;
   /** The hash of the browser's previous session, which the new one replaces (no session fixation). */
   replaces: Buffer | undefined;
+  /** The sid of the session a step-up completes: the new one begins only if it replaces that one, still there. */
+  completes?: string | undefined;
   /** A plain sign-in's transaction ends with it; the others go on to consent. */
   finish: boolean;
   /** Where the sign-in came from, as the risk node knows it (src/authn/risk.ts). */
@@ -82,6 +84,12 @@ export interface CompletedSignIn {
   event: NewAuditEvent;
   /** The client whose consent the next page depends on. */
   consentOf: string | undefined;
+}
+
+/** A step-up's session begins only in place of the one it completes (ended meanwhile: nothing begins). */
+function completesCondition(params: StatementParams, signIn: CompletedSignIn): string | undefined {
+  if (signIn.completes === undefined) return undefined;
+  return signIn.replaces ? `EXISTS (SELECT 1 FROM replaced WHERE sid = ${params.add(signIn.completes)}::uuid)` : 'false';
 }
 
 /** What ends with a transaction, written by the statement that ends it. */
@@ -111,6 +119,8 @@ export class AuthorizationFlowStore {
       browserHash: Buffer;
       purpose: TransactionPurpose;
       sid: string | undefined;
+      /** Where its sign-in begins: a step-up's, at the first node its session has not passed. */
+      progress?: JourneyProgress | undefined;
       lifetimeSeconds: number;
     },
     limit?: AttemptLimit,
@@ -124,25 +134,26 @@ export class AuthorizationFlowStore {
       JSON.stringify(detailsOf(tx.purpose)),
       tx.sid ?? null,
       tx.lifetimeSeconds,
+      tx.progress === undefined ? null : JSON.stringify(tx.progress),
     ];
     if (!limit) {
       await this.db.query(
-        `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8))`,
+        `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb)`,
         row,
       );
       return { begun: true };
     }
     const result = await this.db.query<{ count: number; seconds_left: number }>(
       `WITH counted AS (
-         INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($9, 1, now() + make_interval(secs => $10))
+         INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($10, 1, now() + make_interval(secs => $11))
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
            window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
          RETURNING c.failures, c.window_ends_at
        ), begun AS (
-         INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at)
-         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8) FROM counted WHERE counted.failures <= $11
+         INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress)
+         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb FROM counted WHERE counted.failures <= $12
        )
        SELECT failures AS count, ceil(extract(epoch FROM window_ends_at - now()))::int AS seconds_left FROM counted`,
       [...row, limit.key, limit.windowSeconds, limit.max],
@@ -184,8 +195,8 @@ export class AuthorizationFlowStore {
     const params = new StatementParams();
     const started = 'EXISTS (SELECT 1 FROM started)';
     const parts = [
-      ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)})`] : []),
-      `started AS (${insertSession(params, signIn.secretHash, signIn.session)})`,
+      ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)} RETURNING sid)`] : []),
+      `started AS (${insertSession(params, signIn.secretHash, signIn.session, completesCondition(params, signIn))})`,
       signIn.finish
         ? `moved AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} AND expires_at > now() AND ${started} RETURNING 1)`
         : `moved AS (UPDATE authorization_transactions SET sid = (SELECT sid FROM started)

@@ -15,6 +15,11 @@ export interface Session {
   /** The journey it walked (CONTRACT.md §8), and the acr its ID tokens carry. */
   readonly journey: string;
   readonly acr: string;
+  /**
+   * The nodes of the person's it passed (CONTRACT.md §8): `password`, `otp`, `passkey`,
+   * `identity_provider:<alias>`, `email_verification` (src/authn/journeys/walk.ts passedNodeOf).
+   */
+  readonly nodes: readonly string[];
   readonly expiresAt: Date;
 }
 
@@ -26,10 +31,11 @@ export interface SessionRow {
   amr: string[];
   journey: string | null;
   acr: string | null;
+  nodes: string[];
   expires_at: Date;
 }
 
-const SESSION_COLUMNS = ['sid', 'realm', 'user_id', 'auth_time', 'amr', 'journey', 'acr', 'expires_at'] as const;
+const SESSION_COLUMNS = ['sid', 'realm', 'user_id', 'auth_time', 'amr', 'journey', 'acr', 'nodes', 'expires_at'] as const;
 
 /** A session's columns; of an alias in a join, each named with `prefix` (`s.sid AS session_sid`). */
 export const sessionColumns = (alias?: string, prefix = ''): string =>
@@ -51,6 +57,7 @@ export interface NewSession {
   amr: readonly string[];
   journey: string;
   acr: string;
+  nodes: readonly string[];
   lifetimeSeconds: number;
   /**
    * The fingerprint of the password the sign-in checked (src/authn/password.ts passwordFingerprint):
@@ -67,14 +74,16 @@ export interface NewSession {
  * insertTokens): a disable or a password change that locked the row first is waited for, and
  * then no session begins; one that comes later ends the session (src/store/users.ts endGrants).
  */
-export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession): string {
+export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession, condition = 'true'): string {
   const passwordOf = params.add(session.passwordOf ?? null);
-  return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, expires_at)
+  return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, nodes, expires_at)
           SELECT ${params.add(secretHash)}::bytea, u.realm, u.id, ${params.add(session.authTime)}::timestamptz,
                  ${params.add(session.amr)}::text[], ${params.add(session.journey)}::text, ${params.add(session.acr)}::text,
+                 ${params.add(session.nodes)}::text[],
                  now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}::double precision)
             FROM users u WHERE u.realm = ${params.add(session.realm)} AND u.id = ${params.add(session.userId)}::uuid AND u.enabled
              AND (${passwordOf}::text IS NULL OR encode(sha256(convert_to(u.password_hash, 'UTF8')), 'hex') = ${passwordOf})
+             AND (${condition})
              FOR KEY SHARE
           RETURNING ${COLUMNS}`;
 }
@@ -88,6 +97,7 @@ export const toSession = (row: SessionRow): Session => ({
   // Sessions begun before journeys walked the realm's steps: the default journey.
   journey: row.journey ?? 'default',
   acr: row.acr ?? '0',
+  nodes: row.nodes ?? [],
   expiresAt: row.expires_at,
 });
 

@@ -74,8 +74,8 @@ describe('admin API: a person\'s sessions', () => {
     const { sessions } = response.json() as { sessions: SessionView[] };
     expect(sessions.map((session) => session.id)).toEqual([second.sid, first.sid]);
     for (const session of sessions) {
-      expect(Object.keys(session).sort()).toEqual(['acr', 'amr', 'clients', 'created_at', 'expires_at', 'id', 'journey', 'last_seen_at']);
-      expect(session).toMatchObject({ journey: 'default', amr: ['pwd'], created_at: expect.stringMatching(ISO_TIMESTAMP), expires_at: expect.stringMatching(ISO_TIMESTAMP) });
+      expect(Object.keys(session).sort()).toEqual(['acr', 'amr', 'clients', 'created_at', 'expires_at', 'id', 'journey', 'last_seen_at', 'nodes']);
+      expect(session).toMatchObject({ journey: 'default', amr: ['pwd'], nodes: ['password'], created_at: expect.stringMatching(ISO_TIMESTAMP), expires_at: expect.stringMatching(ISO_TIMESTAMP) });
       expect(Date.parse(session.last_seen_at)).toBeGreaterThanOrEqual(Date.parse(session.created_at));
     }
     expect(sessions[1]!.clients).toEqual(['shop', 'web']);

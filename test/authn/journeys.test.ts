@@ -196,7 +196,7 @@ describe('authentication journeys', () => {
     expect(await idTokenOf(realm, browserClient, expectCode(pinned.response, { iss: issuerOf(realm) }), pinned.verifier)).toMatchObject({ acr: '0' });
   });
 
-  it('does not let a session of a weaker journey stand for a client that asks for another: the person signs in again', async () => {
+  it('does not let a session of a weaker journey stand for a client that asks for another: the person completes its missing node', async () => {
     const { realm, user, secret, browserClient } = await setup({ journeys: { strong: STRONG_JOURNEY } });
     const strongClient = (
       await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile', skip_consent: true, journey: 'strong' })
@@ -209,9 +209,10 @@ describe('authentication journeys', () => {
     const { challenge } = pkce();
     expectCode(await authorize(browser, realm, codeRequest(browserClient, { code_challenge: challenge })), { iss: issuerOf(realm) });
     const none = await authorize(browser, realm, codeRequest(strongClient, { code_challenge: challenge, prompt: 'none' }));
-    expectRedirectError(none, { error: 'login_required', iss: issuerOf(realm) });
-    const strong = await throughPassword(browser, realm, strongClient, user);
-    const otp = await nextPage(browser, strong.response);
+    expectRedirectError(none, { error: 'interaction_required', iss: issuerOf(realm) });
+    const strong = await authorize(browser, realm, codeRequest(strongClient, { code_challenge: challenge }));
+    const otp = await nextPage(browser, strong);
+    expect(otp.page.body).toContain('name="otp"');
     expectCode(await browser.submit(otp.url, otp.page, { otp: codeOf(secret) }), { iss: issuerOf(realm) });
   });
 
@@ -317,7 +318,7 @@ describe('authentication journeys', () => {
     expect((await t.admin.request('DELETE', `/realms/${realm}/journeys/strong`)).statusCode).toBe(204);
   });
 
-  it('has a CIBA request of a client with a journey approved only after that journey: the session of another signs in again', async () => {
+  it('has a CIBA request of a client with a journey approved only after that journey: the session of another completes it first', async () => {
     const CIBA = 'urn:openid:params:grant-type:ciba';
     const { realm, user, secret, browserClient } = await setup({ journeys: { strong: STRONG_JOURNEY }, settings: { ciba_poll_interval: 1 } });
     const created = await t.admin.createClient(realm, { grant_types: [CIBA], scope: 'openid', journey: 'strong' });
@@ -325,15 +326,15 @@ describe('authentication journeys', () => {
     const asked = await postForm(t.app, `${realmPath(realm)}/bc-authorize`, { scope: 'openid', login_hint: user.username }, { authorization: auth });
     expect(asked.statusCode, asked.body).toBe(200);
 
-    // Signed in with `default` (a password), the person allows: they are sent to sign in with `strong` first.
+    // Signed in with `default` (a password), the person allows: they are sent to complete `strong` first, its one-time code.
     const browser = new TestBrowser(t.app, BASE_URL);
     expectCode((await throughPassword(browser, realm, browserClient, user)).response, { iss: issuerOf(realm) });
     const approvalUrl = `${realmPath(realm)}/bc-approve`;
     const approval = await browser.get(approvalUrl);
     const form = hiddenInputs(approval.body.split('<section class="request">')[1]!);
     const allow = await browser.post(approvalUrl, { ...form, decision: 'allow' });
-    const password = await nextPage(browser, allow);
-    const otp = await nextPage(browser, await browser.submit(password.url, password.page, { username: user.username, password: user.password }));
+    const otp = await nextPage(browser, allow);
+    expect(otp.page.body).toContain('name="otp"');
     const back = await browser.submit(otp.url, otp.page, { otp: codeOf(secret) });
     expect(location(back)).toBe(`${issuerOf(realm)}/bc-approve`);
     const again = await browser.get(approvalUrl);

@@ -345,6 +345,36 @@ describe('passkeys', () => {
     }
   });
 
+  it('a passwordless session stands for the next request of the journey whose password page offered the passkey', async () => {
+    const { realm, clientId, authenticator } = await withPasskey(['password', 'passkey']);
+    const { b, url, page, verifier } = await signInPage(realm, clientId);
+    const done = await answer(b, url, page, authenticator.authenticate(passkeyForm(page.body, 'authentication').options));
+    expect((await idTokenAfter(b, done, realm, clientId, verifier)).amr).toEqual(['hwk', 'mfa']);
+
+    const query = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid profile', state: 'st', code_challenge: pkce().challenge, code_challenge_method: 'S256', prompt: 'none' });
+    const again = await b.get(`${realmPath(realm)}/authorize?${query}`);
+    expect(new URL(location(again)).searchParams.get('code'), location(again)).toEqual(expect.any(String));
+  });
+
+  it('a step-up that asks a passwordless session for a password takes only its own person\'s password', async () => {
+    const { realm, clientId, authenticator, person } = await withPasskey(['password', 'passkey']);
+    const { b, url, page, verifier } = await signInPage(realm, clientId);
+    const done = await answer(b, url, page, authenticator.authenticate(passkeyForm(page.body, 'authentication').options));
+    await idTokenAfter(b, done, realm, clientId, verifier);
+    const journey = { start: 'pw', nodes: { pw: { type: 'password', next: { success: 'done' } } } };
+    expect((await t.admin.request('PUT', `/realms/${realm}/journeys/pw`, journey)).statusCode).toBeLessThan(300);
+    const pwClient = (await t.admin.createClient(realm, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile', journey: 'pw' })).client_id;
+    const mallory = await createUser(t.admin, realm, 'mallory');
+
+    const stepUp = await signInPage(realm, pwClient, b);
+    expect(stepUp.page.body).toContain('name="password"');
+    const other = await b.submit(stepUp.url, stepUp.page, { username: mallory.username, password: mallory.password, step: 'pw' });
+    expect(other.statusCode).toBe(200);
+    expect(other.body).toContain('The username or password is incorrect.');
+    const own = await b.submit(stepUp.url, stepUp.page, { ...person, step: 'pw' });
+    expect((await idTokenAfter(b, own, realm, pwClient, stepUp.verifier)).amr).toEqual(['hwk', 'mfa', 'pwd']);
+  });
+
   it('a realm whose first step is the passkey signs in without a username, and says a passkey needs JavaScript', async () => {
     const { realm, clientId, authenticator } = await withPasskey(['passkey']);
     const { b, url, page, verifier } = await signInPage(realm, clientId);

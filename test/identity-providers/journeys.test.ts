@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
 import { query } from '../support/flow-helpers.js';
-import { Upstream, addProvider, callbackOf, exchange, returnFromProvider } from './support.js';
+import { Upstream, addProvider, callbackOf, exchange, returnFromProvider, signInThrough } from './support.js';
 
 /**
  * The `identity_provider` node of a journey (CONTRACT.md §8): the validator accepts it, it
@@ -168,5 +168,28 @@ describe('a journey with an identity_provider node', () => {
     const page = await browser.get(login);
     expect(page.statusCode).toBe(400);
     expect(page.body).toContain('This sign-in is not available');
+  });
+});
+
+describe('a session signed in through a provider beside the password form', () => {
+  it('stands for a password node whose page offers the provider, and not for a password asked of a known person', async () => {
+    const plain = (await t.admin.createClient(REALM, { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile email' })).client_id;
+    expect((await putJourney('fed-pw', { start: 'idp', nodes: { idp: { ...FEDERATED_ONLY.nodes.idp, next: { success: 'pw' } }, pw: { type: 'password', next: { success: 'done' } } } })).statusCode).toBeLessThan(300);
+    const strict = await clientOf('fed-pw');
+    expect((await putJourney('pw-then-fed', PASSWORD_THEN_PROVIDER)).statusCode).toBeLessThan(300);
+    const both = await clientOf('pw-then-fed');
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    expect((await signInThrough(t, upstream, REALM, plain, 'up-fed', browser)).amr).toEqual(['fed']);
+
+    const silently = (clientId: string) => {
+      const params = { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid profile', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256', prompt: 'none' };
+      return browser.get(`/oauth2/${REALM}/authorize?${query(params)}`);
+    };
+    // The default journey's password page offers the provider: the session stands for it.
+    expect(new URL(location(await silently(plain))).searchParams.get('code')).toEqual(expect.any(String));
+    // A password asked after the provider has told who signs in is not passed by the provider.
+    expect(new URL(location(await silently(strict))).searchParams.get('error')).toBe('interaction_required');
+    // The session passed the provider itself (not a password): a journey asking both stands, and only consent is missing.
+    expect(new URL(location(await silently(both))).searchParams.get('error')).toBe('consent_required');
   });
 });

@@ -89,6 +89,9 @@ export const UserSessionResponse = z.strictObject({
   journey: z.string().describe('The journey the sign-in walked (CONTRACT.md §8)'),
   acr: z.string(),
   amr: z.array(z.string()).describe('RFC 8176 methods of the sign-in'),
+  nodes: z
+    .array(z.string())
+    .describe('The nodes of the person\'s it passed (`password`, `otp`, `passkey`, `identity_provider:<alias>`, `email_verification`, `register`): a later request asks only for the others its journey needs (CONTRACT.md §8)'),
   clients: z.array(z.string()).describe('The clients given codes or tokens under the session'),
 });
 

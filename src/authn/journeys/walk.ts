@@ -1,4 +1,4 @@
-import { type Journey, type JourneyNode, isEnd, nodeNamed } from './graph.js';
+import { type Journey, type JourneyNode, identifies, isEnd, nodeNamed } from './graph.js';
 
 /**
  * How far a sign-in has come through its journey: kept with the sign-in (the transaction of
@@ -15,6 +15,18 @@ export interface JourneyProgress {
   readonly amr: readonly string[];
   /** The fingerprint of the password a step checked (src/authn/password.ts passwordFingerprint). */
   readonly passwordOf?: string;
+  /**
+   * The nodes of the person's passed (`passedNodeOf`), the session's included when this sign-in
+   * completes one (a step-up): a node passed already passes by itself (`settle`).
+   */
+  readonly nodes?: readonly string[];
+  /** The sid of the session this sign-in completes (src/authn/session-fit.ts); none for a sign-in from the start. */
+  readonly stepUpOf?: string;
+  /**
+   * A node that tells who signs in has passed on this walk. A step-up knows its person from the
+   * start; until then it stands where a sign-in from the start would know no one yet.
+   */
+  readonly identified?: boolean;
 }
 
 /** What decided nodes ask about the person signing in; the caller knows how to find out. */
@@ -36,11 +48,35 @@ export interface Passed {
   readonly amr: readonly string[];
   /** A password step's: the fingerprint of the password it checked. */
   readonly passwordOf?: string;
+  /** The node this step counts as when it is not the node's own: an upstream provider chosen beside a password form. */
+  readonly as?: string;
 }
 
 /** A step named another person than the one the journey already knows. */
 export class PersonChanged extends Error {
   override name = 'PersonChanged';
+}
+
+/**
+ * What a session records of a node of the person's passed along `outcome` (CONTRACT.md §8):
+ * `password`, `otp`, `passkey`, `identity_provider:<alias>`, `email_verification`, and `register`
+ * (so that a choice offering registration stands for the person who registered). Undefined for a
+ * choice and decided nodes, which prove nothing by themselves.
+ */
+export function passedNodeOf(node: JourneyNode, outcome: string): string | undefined {
+  if (outcome !== 'success') return undefined;
+  switch (node.type) {
+    case 'password':
+    case 'otp':
+    case 'passkey':
+    case 'email_verification':
+    case 'register':
+      return node.type;
+    case 'identity_provider':
+      return `identity_provider:${node.provider}`;
+    default:
+      return undefined;
+  }
 }
 
 export function beginJourney(name: string, journey: Journey): JourneyProgress {
@@ -64,13 +100,19 @@ export function follow(journey: Journey, progress: JourneyProgress, outcome: str
   const node = currentNode(journey, progress);
   const target = outcomeTarget(node, outcome);
   if (target === undefined) return { ...progress, node: 'deny' };
-  if (!passed) return { ...progress, node: target };
+  // A registration taken by itself (someone known has nothing to register) is not one the person made.
+  const key = passed?.as ?? (passed || node.type !== 'register' ? passedNodeOf(node, outcome) : undefined);
+  const nodes = key === undefined || progress.nodes?.includes(key) ? progress.nodes : [...(progress.nodes ?? []), key];
+  const identified = progress.identified || identifies(node, outcome) ? { identified: true } : {};
+  if (!passed) return { ...progress, node: target, ...(nodes ? { nodes } : {}), ...identified };
   if (progress.userId !== undefined && passed.userId !== progress.userId) throw new PersonChanged();
   return {
     ...progress,
     node: target,
     userId: passed.userId,
     amr: [...new Set([...progress.amr, ...passed.amr])],
+    ...(nodes ? { nodes } : {}),
+    ...identified,
     ...(passed.passwordOf ? { passwordOf: passed.passwordOf } : {}),
   };
 }
@@ -84,19 +126,77 @@ function outcomeTarget(node: JourneyNode, outcome: string): string | undefined {
 
 /**
  * Takes the nodes decided without the person (risk, condition, a passkey the known person
- * does not have, an email address confirmed already) until the journey waits for a step of the person's or ends. A decided node
- * before the person is known, or a loop of them, ends in `deny` (the validator refuses both).
+ * does not have, an email address confirmed already) and the nodes of the person's passed
+ * already (`progress.nodes`: a session's, for a step-up), until the journey waits for a step of
+ * the person's or ends. A choice is taken by itself when one of its ways reaches `done` with
+ * nothing more to ask; else the person picks. A decided node before the person is known, or a
+ * loop of them, ends in `deny` (the validator refuses both).
  */
 export async function settle(journey: Journey, start: JourneyProgress, facts: JourneyFacts): Promise<JourneyProgress> {
+  return settleWithin(journey, start, facts, { steps: SETTLE_STEPS, choices: new Set() }, false);
+}
+
+/** How many nodes one `settle` takes at most, the ways of choices it tries included. */
+const SETTLE_STEPS = 1000;
+
+async function settleWithin(
+  journey: Journey,
+  start: JourneyProgress,
+  facts: JourneyFacts,
+  budget: { steps: number; choices: Set<string> },
+  /** Trying a choice's way: a registration there is for new people, and stands for someone known only if they registered. */
+  trying: boolean,
+): Promise<JourneyProgress> {
   let progress = start;
-  for (let taken = 0; taken <= Object.keys(journey.nodes).length; taken++) {
-    const outcome = await decidedOutcome(currentNode(journey, progress), progress.userId, facts);
-    if (outcome === undefined) return progress;
-    if (outcome === null) return { ...progress, node: 'deny' };
-    progress = follow(journey, progress, outcome);
+  for (let taken = 0; taken <= Object.keys(journey.nodes).length && budget.steps > 0; taken++, budget.steps--) {
+    const node = currentNode(journey, progress);
+    if (trying && node.type === 'register' && !progress.nodes?.includes('register')) return progress;
+    // A session signed in by the passwordless passkey that this password node offers beside its form.
+    if (alternativePasskeyPassed(node, progress)) {
+      progress = { ...progress, node: node.passkey! };
+      continue;
+    }
+    const decided = await decidedOutcome(node, progress.userId, facts);
+    if (decided === null) return { ...progress, node: 'deny' };
+    const outcome = decided ?? passedBefore(node, progress);
+    if (outcome !== undefined) {
+      progress = follow(journey, progress, outcome);
+      continue;
+    }
+    if (node.type !== 'choice' || progress.nodes === undefined || budget.choices.has(progress.node)) return progress;
+    budget.choices.add(progress.node);
+    for (let option = 0; option < node.options.length; option++) {
+      const tried = await settleWithin(journey, follow(journey, progress, String(option)), facts, budget, true);
+      if (endOf(journey, tried) === 'done') return tried;
+    }
+    budget.choices.delete(progress.node);
+    return progress;
   }
   return { ...progress, node: 'deny' };
 }
+
+/**
+ * `success` for a node of the person's that this sign-in (or the session it completes) passed
+ * already; and for a password node where no one would be known yet, whose page offers every
+ * upstream provider beside its form, by a session that signed in through one.
+ */
+function passedBefore(node: JourneyNode, progress: JourneyProgress): string | undefined {
+  const key = passedNodeOf(node, 'success');
+  const nodes = progress.nodes ?? [];
+  if (progress.userId === undefined || key === undefined) return undefined;
+  if (nodes.includes(key)) return 'success';
+  const throughProvider = node.type === 'password' && stepUpBeforeAnyone(progress) && nodes.some((passed) => passed.startsWith('identity_provider:'));
+  return throughProvider ? 'success' : undefined;
+}
+
+function alternativePasskeyPassed(node: JourneyNode, progress: JourneyProgress): node is JourneyNode & { type: 'password'; passkey: string } {
+  if (node.type !== 'password' || node.passkey === undefined || !stepUpBeforeAnyone(progress)) return false;
+  const nodes = progress.nodes ?? [];
+  return nodes.includes('passkey') && !nodes.includes('password');
+}
+
+/** A step-up standing where a sign-in from the start would know no one yet. */
+const stepUpBeforeAnyone = (progress: JourneyProgress): boolean => progress.stepUpOf !== undefined && !progress.identified;
 
 /** The outcome a node takes by itself; undefined when it waits for the person, null when it cannot be decided. */
 async function decidedOutcome(node: JourneyNode, userId: string | undefined, facts: JourneyFacts): Promise<string | null | undefined> {
