@@ -4,7 +4,7 @@ import { type JSONWebKeySet, createLocalJWKSet, decodeProtectedHeader, jwtVerify
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
-import { authorize, codeRequest, completeFlow, freshRealm } from '../support/flow-helpers.js';
+import { authorize, codeRequest, completeFlow, consentFrom, expectErrorPage, freshRealm, signInFrom } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser } from '../support/users.js';
@@ -112,6 +112,13 @@ describe('response modes', () => {
       expect(fields).toMatchObject({ error: 'invalid_request', state: 'state-123', iss: issuer });
     });
 
+    it('never posts to a redirect URI that is not registered: the error page instead', async () => {
+      const response = await authorize(browser(), realm, codeRequest(clientId, { response_mode: 'form_post', redirect_uri: 'https://evil.example/callback' }));
+      expectErrorPage(response);
+      expect(response.body).not.toContain('evil.example/callback"');
+      expect(response.body).not.toMatch(/<form method="post" action="https:/);
+    });
+
     it('is the language the request asks for', async () => {
       const page = await authorize(browser(), realm, codeRequest(clientId, { response_mode: 'form_post', prompt: 'none', ui_locales: 'de' }));
       expect(page.body).toContain('<html lang="de">');
@@ -153,6 +160,15 @@ describe('response modes', () => {
       expect(Object.keys(fields)).toEqual(['response']);
       const { payload } = await verifiedResponse(fields.response!);
       expect(payload).toMatchObject({ iss: issuer, aud: clientId, code: expect.any(String), state: 'state-123' });
+    });
+
+    it('form_post.jwt posts access_denied when the person refuses at the consent page', async () => {
+      const b = browser();
+      const consent = await signInFrom(b, await authorize(b, realm, codeRequest(clientId, { response_mode: 'form_post.jwt', prompt: 'consent' })), person);
+      const fields = expectFormPost(await consentFrom(b, consent, 'deny'));
+      const { payload } = await verifiedResponse(fields.response!);
+      expect(payload).toMatchObject({ iss: issuer, aud: clientId, error: 'access_denied', state: 'state-123' });
+      expect(payload.code).toBeUndefined();
     });
 
     it('signs errors too: after the request (login_required) and about it (invalid_request)', async () => {
