@@ -244,7 +244,6 @@ describe('response modes', () => {
 
     it('validates and redeems a JARM response (useJwtResponseMode)', async () => {
       const jarm = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests, oidc.useJwtResponseMode] });
-      config = jarm;
       const { final, checks } = await request('jwt');
       const tokens = await oidc.authorizationCodeGrant(jarm, new URL(location(final)), checks);
       expect(tokens.claims()?.sub).toEqual(expect.any(String));
