@@ -1,10 +1,12 @@
-// What an authorization request answers its client (RFC 6749 §4.1.2): a code, or an error.
+// What an authorization request answers its client (RFC 6749 §4.1.2): a code, or an error,
+// in the response mode the request asked for (query, form_post, JARM).
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
+import { sendFormPost } from '../pages/form-post.js';
 import { codeLifetime } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import type { AuthorizationRequest } from '../requests/authorization-request.js';
+import type { AuthorizationRequest, ResponseMode } from '../requests/authorization-request.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
@@ -16,15 +18,21 @@ export function redirectTo(redirectUri: string, params: Record<string, string | 
   return url.href;
 }
 
+/** Where an authorization response goes: the client's trusted redirect URI, in the mode its request asked for. */
+export interface ResponseTarget {
+  clientId: string;
+  redirectUri: string;
+  state?: string | undefined;
+  /** Absent: `query`. */
+  responseMode?: ResponseMode | undefined;
+}
+
+/** JARM §2.1: the response JWT is read at once by the client; it lives long enough for a slow redirect. */
+const RESPONSE_JWT_LIFETIME_SECONDS = 300;
+
 /** Sends the person back to the client with an error (RFC 6749 §4.1.2.1), with `state` and `iss`. */
-export function redirectError(
-  reply: FastifyReply,
-  realm: RequestRealm,
-  request: { redirectUri: string; state?: string | undefined },
-  error: OAuthError,
-) {
-  const params = { error: error.code, error_description: error.description, state: request.state, iss: realm.issuer };
-  return reply.redirect(redirectTo(request.redirectUri, params), 303);
+export function redirectError(reply: FastifyReply, realm: RequestRealm, target: ResponseTarget, error: OAuthError) {
+  return respond(reply, realm, target, { error: error.code, error_description: error.description, state: target.state });
 }
 
 /** RFC 6749 §4.1.2: a new single-use code bound to the client, redirect URI, challenge, nonce, DPoP key (RFC 9449 §10) and resources (RFC 8707); its row holds its hash. */
@@ -56,5 +64,36 @@ export function newCode(realm: RequestRealm, authz: AuthorizationRequest, sessio
 
 /** Sends the person back to the client with the code, its state and the issuer (RFC 9207). */
 export function deliverCode(reply: FastifyReply, realm: RequestRealm, authz: AuthorizationRequest, code: string) {
-  return reply.redirect(redirectTo(authz.redirectUri, { code, state: authz.state, iss: realm.issuer }), 303);
+  return respond(reply, realm, authz, { code, state: authz.state });
+}
+
+/**
+ * The response's parameters with the issuer (RFC 9207), as a redirect with a query or a form
+ * POSTed to the redirect URI (Form Post Response Mode); in a JARM mode (JARM §2.3) the one
+ * parameter `response`, a JWT signed with the realm's key of the client's
+ * `authorization_signed_response_alg` that holds them, `iss` and `aud` among them.
+ */
+async function respond(reply: FastifyReply, realm: RequestRealm, target: ResponseTarget, params: Record<string, string | undefined>) {
+  const mode = target.responseMode ?? 'query';
+  const parameters = definedOnly({ ...params, iss: realm.issuer });
+  const fields = mode.endsWith('.jwt') ? { response: await responseJwt(reply, realm, target, parameters) } : parameters;
+  if (mode.startsWith('form_post')) return sendFormPost(reply, target.redirectUri, fields);
+  return reply.redirect(redirectTo(target.redirectUri, fields), 303);
+}
+
+async function responseJwt(reply: FastifyReply, realm: RequestRealm, target: ResponseTarget, parameters: Record<string, string>): Promise<string> {
+  // The client is cached: a JARM response reads nothing from the database.
+  const client = await reply.server.clients.get(realm, target.clientId);
+  const now = Math.floor(Date.now() / 1000);
+  return reply.server.signer.sign(realm.name, client?.authorization_signed_response_alg ?? 'RS256', {
+    ...parameters,
+    iss: realm.issuer,
+    aud: target.clientId,
+    iat: now,
+    exp: now + RESPONSE_JWT_LIFETIME_SECONDS,
+  });
+}
+
+function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

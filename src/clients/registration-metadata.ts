@@ -57,6 +57,7 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   tls_client_auth_subject_dn: true,
   tls_client_certificate_bound_access_tokens: true,
   id_token_signed_response_alg: true,
+  authorization_signed_response_alg: true,
   require_signed_request_object: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
@@ -183,6 +184,7 @@ export function registrationView(record: ClientMetadata) {
     ...(record.tls_client_auth_subject_dn ? { tls_client_auth_subject_dn: record.tls_client_auth_subject_dn } : {}),
     tls_client_certificate_bound_access_tokens: record.tls_client_certificate_bound_access_tokens,
     id_token_signed_response_alg: record.id_token_signed_response_alg,
+    ...(record.authorization_signed_response_alg ? { authorization_signed_response_alg: record.authorization_signed_response_alg } : {}),
     require_pushed_authorization_requests: record.require_par,
     // RFC 9101 §10.5: false when absent.
     ...(record.require_signed_request_object ? { require_signed_request_object: true } : {}),

@@ -10,6 +10,7 @@ import {
   type AuthorizationRequest,
   UntrustedRedirectError,
   authorizationForm,
+  responseModeForError,
   trustedRedirectUri,
   validateAuthorizationRequest,
 } from '../requests/authorization-request.js';
@@ -60,7 +61,13 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
         const outer = untrusted(() => trustedRedirectUri(client, trusted.redirect_uri));
-        return redirectError(reply, realm, { redirectUri: outer.redirectUri, state: singleValue(input, 'state') }, error);
+        const target = {
+          clientId: client.client_id,
+          redirectUri: outer.redirectUri,
+          state: singleValue(input, 'state'),
+          responseMode: responseModeForError(singleValue(input, 'response_mode')),
+        };
+        return redirectError(reply, realm, target, error);
       }
       const redirect = untrusted(() => trustedRedirectUri(client, params.redirect_uri));
       try {
@@ -72,8 +79,9 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
         // RFC 8707 §2: each resource a registered one of the realm or allowed to the client, else invalid_target.
         if (authz.resource) await checkedTargets(store.resources, realm.name, client, authz.resource);
       } catch (error) {
-        if (error instanceof OAuthError) return redirectError(reply, realm, { redirectUri: redirect.redirectUri, state: params.state }, error);
-        throw error;
+        if (!(error instanceof OAuthError)) throw error;
+        const target = { clientId: client.client_id, redirectUri: redirect.redirectUri, state: params.state, responseMode: responseModeForError(params.response_mode) };
+        return redirectError(reply, realm, target, error);
       }
     }
     return flow.start(request, reply, realm, client, authz);

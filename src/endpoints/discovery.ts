@@ -4,6 +4,7 @@ import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
 import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { profiledMetadata } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
+import { RESPONSE_MODES } from '../requests/authorization-request.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
 
@@ -55,7 +56,9 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     scopes_supported: scopes,
     claims_supported: CLAIMS_SUPPORTED,
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: [...RESPONSE_MODES],
+    // JARM §4: the realm keeps a current key of each (src/tokens/signing-keys.ts).
+    authorization_signing_alg_values_supported: [...SIGNING_ALGS],
     grant_types_supported: capabilities.grantTypes,
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],

@@ -63,7 +63,13 @@ function brandStyle(brand: RealmBrand): string | undefined {
  * send the person back to (the client's redirect URI) is listed beside 'self'. A realm's or
  * client's logo is allowed by its origin alone.
  */
-function contentSecurityPolicy(input: { formTargets: readonly string[]; scripts: boolean; styles: readonly string[]; images: readonly string[] }): string {
+function contentSecurityPolicy(input: {
+  formTargets: readonly string[];
+  scripts: boolean;
+  inlineScripts: readonly string[];
+  styles: readonly string[];
+  images: readonly string[];
+}): string {
   const targets = [...new Set(input.formTargets.map((uri) => safeOrigin(uri)).filter((origin) => origin !== undefined))];
   const images = [...new Set(input.images.map((uri) => httpsOrigin(uri)).filter((origin) => origin !== undefined))];
   return [
@@ -72,6 +78,8 @@ function contentSecurityPolicy(input: { formTargets: readonly string[]; scripts:
     ...(images.length > 0 ? [`img-src ${images.join(' ')}`] : []),
     // A page with scripts (passkeys) loads them from this server, and talks to it alone.
     ...(input.scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
+    // A page's own inline script (the form_post page's submit) runs by its hash alone.
+    ...(input.inlineScripts.length > 0 ? [`script-src ${input.inlineScripts.map((script) => `'sha256-${script}'`).join(' ')}`] : []),
     `form-action 'self' ${targets.join(' ')}`.trim(),
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -108,6 +116,8 @@ export interface PageOptions {
   formTargets?: readonly string[];
   /** Scripts of this server the page loads (passkeys need WebAuthn); other pages run none. */
   scripts?: readonly string[];
+  /** A script of the page's own, inline at the end of its body and allowed by its hash; not with `scripts`. */
+  inlineScript?: string;
   /** The application a sign-in or consent page is for: named below the title, with its logo. */
   client?: ClientBrand | undefined;
 }
@@ -147,12 +157,13 @@ ${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style
 <h1>${options.title}</h1>
 ${client ? html`<p class="client">${logo(client.logoUri)}<span>${t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
 </main>
-</body>
+${options.inlineScript === undefined ? '' : html`<script>${new SafeHtml(options.inlineScript)}</script>\n`}</body>
 </html>
 `;
   const csp = contentSecurityPolicy({
     formTargets: options.formTargets ?? [],
     scripts: (options.scripts ?? []).length > 0,
+    inlineScripts: options.inlineScript === undefined ? [] : [sha256(options.inlineScript)],
     styles: extraStyle === undefined ? [STYLE_HASH] : [STYLE_HASH, sha256(extraStyle)],
     images: [brand.logoUri, client?.logoUri].filter((uri) => uri !== undefined),
   });

@@ -9,6 +9,13 @@ import { namedBriefly, requestedScope } from './scope.js';
 /** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
 export type Prompt = 'none' | 'login' | 'consent';
 
+/**
+ * How the response goes back (OAuth 2.0 Multiple Response Types §2.1, Form Post Response Mode,
+ * JARM §2.3): `jwt` of a code request is `query.jwt`. Fragments carry nothing of a code flow.
+ */
+export type ResponseMode = 'query' | 'form_post' | 'query.jwt' | 'form_post.jwt';
+export const RESPONSE_MODES = ['query', 'form_post', 'jwt', 'query.jwt', 'form_post.jwt'] as const;
+
 /** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
 export interface AuthorizationRequest {
   clientId: string;
@@ -31,6 +38,8 @@ export interface AuthorizationRequest {
   uiLocales?: string[];
   /** RFC 8707 §2.1 `resource`, each once: where the grant's access tokens are meant to be used. */
   resource?: string[];
+  /** `response_mode`, when not the default `query`. */
+  responseMode?: Exclude<ResponseMode, 'query'>;
 }
 
 /**
@@ -122,9 +131,7 @@ export function validateAuthorizationRequest(
   const responseType = params.response_type;
   if (responseType === undefined) throw new OAuthError('invalid_request', 'response_type is required');
   if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported');
-  if (params.response_mode !== undefined && params.response_mode !== 'query') {
-    throw new OAuthError('invalid_request', 'only response_mode=query is supported');
-  }
+  const responseMode = parseResponseMode(params.response_mode);
 
   const scope = requestedScope(params.scope, client.scope);
 
@@ -174,7 +181,30 @@ export function validateAuthorizationRequest(
     ...(params.acr_values === undefined ? {} : { acrValues: params.acr_values.split(' ').filter(Boolean).slice(0, 20) }),
     ...(uiLocales === undefined ? {} : { uiLocales }),
     ...(resource === undefined ? {} : { resource }),
+    ...(responseMode === 'query' ? {} : { responseMode }),
   };
+}
+
+/** The response mode a request asks for; one this server does not serve is invalid_request. */
+export function parseResponseMode(value: string | undefined): ResponseMode {
+  if (value === undefined) return 'query';
+  if (value === 'jwt') return 'query.jwt';
+  if (!(RESPONSE_MODES as readonly string[]).includes(value)) {
+    throw new OAuthError('invalid_request', `response_mode must be one of ${RESPONSE_MODES.join(', ')}`);
+  }
+  return value as ResponseMode;
+}
+
+/**
+ * The response mode an error about the request goes back in: the one asked for when it is
+ * one this server serves, else `query` (an unknown mode is itself the error).
+ */
+export function responseModeForError(value: unknown): ResponseMode {
+  try {
+    return parseResponseMode(typeof value === 'string' && value !== '' ? value : undefined);
+  } catch {
+    return 'query';
+  }
 }
 
 function parsePrompt(value: string | undefined): Prompt[] {

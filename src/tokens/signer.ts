@@ -14,6 +14,13 @@ interface SigningKey {
   headers: Map<string, string>;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The application's signer of the realms' JWTs, decorated in src/app.ts. */
+    signer: RealmSigner;
+  }
+}
+
 const signInThreadPool = promisify(signBytes);
 
 const base64url = (json: unknown): string => Buffer.from(JSON.stringify(json)).toString('base64url');

@@ -25,6 +25,7 @@ const CONFIDENTIAL_DEFAULTS = {
   tls_client_certificate_bound_access_tokens: false,
   introspect_any_token: false,
   id_token_signed_response_alg: 'RS256',
+  authorization_signed_response_alg: 'RS256',
   allowed_audiences: [],
 };
 

@@ -125,6 +125,7 @@ describe('dynamic client registration', () => {
         token_endpoint_auth_method: 'client_secret_basic',
         tls_client_certificate_bound_access_tokens: false,
         id_token_signed_response_alg: 'RS256',
+        authorization_signed_response_alg: 'RS256',
         require_pushed_authorization_requests: false,
       });
       expect(Math.abs((body.client_id_issued_at as number) - Date.now() / 1000)).toBeLessThan(60);
@@ -156,6 +157,7 @@ describe('dynamic client registration', () => {
         jwks: { keys: [publicJwk] },
         tls_client_certificate_bound_access_tokens: true,
         id_token_signed_response_alg: 'ES256',
+        authorization_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
       });
       expect(body).toMatchObject({
@@ -169,6 +171,7 @@ describe('dynamic client registration', () => {
         jwks: { keys: [publicJwk] },
         tls_client_certificate_bound_access_tokens: true,
         id_token_signed_response_alg: 'ES256',
+        authorization_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
       });
       // private_key_jwt has no secret to give.
@@ -498,6 +501,7 @@ describe('dynamic client registration', () => {
         scope: 'openid orders:read',
         grant_types: ['authorization_code', 'refresh_token'],
         id_token_signed_response_alg: 'ES256',
+        authorization_signed_response_alg: 'ES256',
       });
       const response = await configuration('PUT', 'alpha', client.client_id, client.registration_access_token, {
         client_id: client.client_id,
@@ -522,6 +526,7 @@ describe('dynamic client registration', () => {
         token_endpoint_auth_method: 'client_secret_basic',
         tls_client_certificate_bound_access_tokens: false,
         id_token_signed_response_alg: 'RS256',
+        authorization_signed_response_alg: 'RS256',
         require_pushed_authorization_requests: false,
       });
       // The secret and the registration access token stay as they were.

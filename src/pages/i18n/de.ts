@@ -164,6 +164,11 @@ export const de: Messages = {
     done: 'Sie sind abgemeldet.',
   },
 
+  formPost: {
+    title: 'Zurück zur Anwendung',
+    noScript: 'Klicken Sie auf Weiter, um zur Anwendung zurückzukehren.',
+  },
+
   device: {
     title: 'Gerät verbinden',
     codeLabel: 'Geben Sie den Code ein, den Ihr Gerät anzeigt',

@@ -177,6 +177,11 @@ export const en = {
     done: 'You are signed out.',
   },
 
+  formPost: {
+    title: 'Returning to the application',
+    noScript: 'Press Continue to return to the application.',
+  },
+
   device: {
     title: 'Connect a device',
     codeLabel: 'Enter the code shown on your device',

@@ -167,6 +167,11 @@ export const fr: Messages = {
     done: 'Vous êtes déconnecté.',
   },
 
+  formPost: {
+    title: 'Retour à l’application',
+    noScript: 'Appuyez sur Continuer pour revenir à l’application.',
+  },
+
   device: {
     title: 'Connecter un appareil',
     codeLabel: 'Saisissez le code affiché sur votre appareil',
