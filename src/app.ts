@@ -99,7 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
-  const issuer = new TokenIssuer(new RealmSigner(store.signingKeys, deps.encryption), audit, scopeClaims);
+  const signer = new RealmSigner(store.signingKeys, deps.encryption);
+  const issuer = new TokenIssuer(signer, audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   // Every lookup of a client by a request's client_id: registered clients and client_id URLs.
   const clients = new ClientDirectory(
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCertificate,
     clientJwks,
     jwtAccessTokens,
+    signer,
     scopeClaims,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
