@@ -100,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
   const signer = new RealmSigner(store.signingKeys, deps.encryption);
-  // Beside tokens, it signs JARM authorization responses (src/authn/authorization-response.ts).
+  // Beside tokens, it signs JARM authorization responses (src/authn/authorization-response.ts) and JWT introspection answers.
   app.decorate('signer', signer);
   const issuer = new TokenIssuer(signer, audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
@@ -141,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCertificate,
     clientJwks,
     jwtAccessTokens,
+    signer,
     scopeClaims,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),

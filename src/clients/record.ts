@@ -111,6 +111,11 @@ const clientFields = {
     .enum(['RS256', 'ES256'])
     .describe('The algorithm of its JWT authorization responses (JARM, `response_mode=jwt`…); absent: RS256')
     .optional(),
+  /** RFC 9701 §6: the algorithm of its JWT introspection responses. Records written before it have none: RS256. */
+  introspection_signed_response_alg: z
+    .enum(['RS256', 'ES256'])
+    .describe('The algorithm of its JWT introspection responses (RFC 9701), asked with `Accept: application/token-introspection+jwt`')
+    .optional(),
   /**
    * Audiences this client may ask for with `resource` (RFC 8707) or `audience` (RFC 8693) beyond
    * the realm's registered resources (CONTRACT.md §5). Records written before it have none.
@@ -165,6 +170,7 @@ function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
     introspect_any_token: false,
     id_token_signed_response_alg: 'RS256',
     authorization_signed_response_alg: 'RS256',
+    introspection_signed_response_alg: 'RS256',
     allowed_audiences: [],
   };
 }

@@ -38,7 +38,7 @@ export interface RegistrationCapabilities {
 
 /**
  * The metadata a client may register for itself (RFC 7591 §2, OIDC RP-Initiated Logout §3.1,
- * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2, RFC 9126 §6, RFC 9101 §10.5), checked by the same
+ * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2, RFC 9126 §6, RFC 9101 §10.5, RFC 9701 §6), checked by the same
  * rules as an admin's. Other fields are ignored (RFC 7591 §2): `client_id` (generated),
  * `client_type` (follows from the auth method) and `require_pkce` keep their defaults, or on an
  * update their current values. The privileged fields (PRIVILEGED_FIELDS) are refused when they
@@ -58,6 +58,7 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   tls_client_certificate_bound_access_tokens: true,
   id_token_signed_response_alg: true,
   authorization_signed_response_alg: true,
+  introspection_signed_response_alg: true,
   require_signed_request_object: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
@@ -185,6 +186,7 @@ export function registrationView(record: ClientMetadata) {
     tls_client_certificate_bound_access_tokens: record.tls_client_certificate_bound_access_tokens,
     id_token_signed_response_alg: record.id_token_signed_response_alg,
     ...(record.authorization_signed_response_alg ? { authorization_signed_response_alg: record.authorization_signed_response_alg } : {}),
+    introspection_signed_response_alg: record.introspection_signed_response_alg ?? 'RS256',
     require_pushed_authorization_requests: record.require_par,
     // RFC 9101 §10.5: false when absent.
     ...(record.require_signed_request_object ? { require_signed_request_object: true } : {}),

@@ -79,6 +79,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     token_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     introspection_endpoint_auth_methods_supported: confidentialMethods,
+    // RFC 9701 §7: the algorithms of JWT introspection responses (`introspection_signed_response_alg`).
+    introspection_signing_alg_values_supported: [...SIGNING_ALGS],
     revocation_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     pushed_authorization_request_endpoint_auth_methods_supported: capabilities.clientAuthMethods,
     ...signingAlgs('token_endpoint_auth_signing_alg_values_supported'),

@@ -14,6 +14,7 @@ import type { Store } from '../store/index.js';
 import type { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
+import type { RealmSigner } from '../tokens/signer.js';
 import { backchannelAuthenticationEndpoint } from './backchannel-authentication.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { deviceAuthorizationEndpoint } from './device-authorization.js';
@@ -46,6 +47,8 @@ export interface EndpointDeps {
   clientJwks: ClientJwks;
   /** Reads back this server's stateless access tokens. */
   jwtAccessTokens: JwtAccessTokenVerifier;
+  /** Signs with the realm's keys what the endpoints answer as JWTs (introspection, RFC 9701). */
+  signer: RealmSigner;
   /** The claims that tokens' scopes map about their person (CONTRACT.md §10). */
   scopeClaims: ScopeClaims;
   capabilities: ServerCapabilities;
@@ -79,7 +82,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
     await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
-    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims }));
+    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));

@@ -11,13 +11,16 @@ import { accessTokenType, confirmationOf, isSenderConstrained } from '../tokens/
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { sha256 } from '../tokens/secrets.js';
+import type { RealmSigner } from '../tokens/signer.js';
+import { INTROSPECTION_JWT_TYPE, asksForIntrospectionJwt, signIntrospection } from './introspection-jwt.js';
 
 const INACTIVE = Object.freeze({ active: false });
 
 /**
  * Token introspection (RFC 7662). A confidential client of the realm may introspect the
  * tokens issued to it, or any token of the realm with `introspect_any_token`. Whatever is
- * not an active token it may see is `{active: false}` alone.
+ * not an active token it may see is `{active: false}` alone. A client that asks for
+ * `application/token-introspection+jwt` gets that answer signed (RFC 9701).
  */
 export function introspectionEndpoint(deps: {
   authenticator: ClientAuthenticator;
@@ -25,9 +28,10 @@ export function introspectionEndpoint(deps: {
   users: UserStore;
   jwtAccessTokens: JwtAccessTokenVerifier;
   scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
+  signer: RealmSigner;
 }): FastifyPluginAsync {
   return async (app) => {
-    app.post('/introspect', async (request) => {
+    app.post('/introspect', async (request, reply) => {
       const realm = request.realm;
       const client = await deps.authenticator.authenticate(request, '/introspect');
       if (client.client_type === 'public') throw new OAuthError('invalid_client', 'public clients cannot introspect');
@@ -35,7 +39,10 @@ export function introspectionEndpoint(deps: {
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
       const active = looksLikeJwt(token) ? await jwtToken(deps, realm, token) : await storedToken(deps, realm, token);
-      return describe(deps, realm, client, active);
+      const answer = await describe(deps, realm, client, active);
+      if (!asksForIntrospectionJwt(request.headers.accept)) return answer;
+      const jwt = await signIntrospection(deps.signer, realm, client, answer);
+      return reply.type(INTROSPECTION_JWT_TYPE).send(jwt);
     });
   };
 }

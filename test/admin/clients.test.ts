@@ -26,6 +26,7 @@ const CONFIDENTIAL_DEFAULTS = {
   introspect_any_token: false,
   id_token_signed_response_alg: 'RS256',
   authorization_signed_response_alg: 'RS256',
+  introspection_signed_response_alg: 'RS256',
   allowed_audiences: [],
 };
 
@@ -272,6 +273,7 @@ describe('admin API: clients', () => {
       ['an unknown client type', { client_type: 'trusted' }],
       ['an unknown auth method', { token_endpoint_auth_method: 'client_secret_jwt' }],
       ['an unsupported id_token_signed_response_alg', { id_token_signed_response_alg: 'HS256' }],
+      ['an unsupported introspection_signed_response_alg', { introspection_signed_response_alg: 'HS256' }],
       ['a non-boolean flag', { require_pkce: 'true' }],
       ['a scope that is not scope-tokens', { scope: 'a  b' }],
       ['a client_id with a slash', { client_id: 'a/b' }],

@@ -123,6 +123,7 @@ describe('admin API: a realm\'s export and import', () => {
       token_endpoint_auth_method: 'private_key_jwt',
       jwks: { keys: [(await keyPair('ES256')).publicJwk] },
       scope: 'orders:write',
+      introspection_signed_response_alg: 'ES256',
     });
     const provider = await request('POST', '/realms/source/identity-providers', {
       alias: 'corp',
@@ -243,6 +244,7 @@ describe('admin API: a realm\'s export and import', () => {
       expect(summary.sections.users).toMatchObject({ created: ['alice', 'Bob'] });
       expect((await request('GET', '/realms/copy')).json()).toMatchObject({ issuer: 'https://auth.test/oauth2/copy' });
       expect((await request('GET', '/realms/copy/users/bob')).json()).toMatchObject({ enabled: false });
+      expect((await request('GET', '/realms/copy/clients/batch')).json()).toMatchObject({ introspection_signed_response_alg: 'ES256' });
 
       expect(await exported('copy', true)).toEqual(asRealm(source, 'copy'));
     });

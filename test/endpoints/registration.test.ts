@@ -126,6 +126,7 @@ describe('dynamic client registration', () => {
         tls_client_certificate_bound_access_tokens: false,
         id_token_signed_response_alg: 'RS256',
         authorization_signed_response_alg: 'RS256',
+        introspection_signed_response_alg: 'RS256',
         require_pushed_authorization_requests: false,
       });
       expect(Math.abs((body.client_id_issued_at as number) - Date.now() / 1000)).toBeLessThan(60);
@@ -158,6 +159,7 @@ describe('dynamic client registration', () => {
         tls_client_certificate_bound_access_tokens: true,
         id_token_signed_response_alg: 'ES256',
         authorization_signed_response_alg: 'ES256',
+        introspection_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
       });
       expect(body).toMatchObject({
@@ -172,6 +174,7 @@ describe('dynamic client registration', () => {
         tls_client_certificate_bound_access_tokens: true,
         id_token_signed_response_alg: 'ES256',
         authorization_signed_response_alg: 'ES256',
+        introspection_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
       });
       // private_key_jwt has no secret to give.
@@ -347,6 +350,7 @@ describe('dynamic client registration', () => {
       ['a scope the realm does not define', { grant_types: ['client_credentials'], scope: 'orders:read orders:write' }],
       ['a malformed scope', { grant_types: ['client_credentials'], scope: 'a  "b"' }],
       ['an unsupported ID token algorithm', { redirect_uris: [REDIRECT], id_token_signed_response_alg: 'none' }],
+      ['an unsupported introspection response algorithm (RFC 9701 §6)', { grant_types: ['client_credentials'], introspection_signed_response_alg: 'HS256' }],
       ['a client_name that is not a string', { redirect_uris: [REDIRECT], client_name: ['x'] }],
       ['a NUL byte in client_name', { redirect_uris: [REDIRECT], client_name: 'bad\u0000name' }],
       ['a NUL byte in a JWK', { grant_types: ['client_credentials'], jwks: { keys: [{ kty: 'EC\u0000' }] } }],
@@ -502,6 +506,7 @@ describe('dynamic client registration', () => {
         grant_types: ['authorization_code', 'refresh_token'],
         id_token_signed_response_alg: 'ES256',
         authorization_signed_response_alg: 'ES256',
+        introspection_signed_response_alg: 'ES256',
       });
       const response = await configuration('PUT', 'alpha', client.client_id, client.registration_access_token, {
         client_id: client.client_id,
@@ -527,6 +532,7 @@ describe('dynamic client registration', () => {
         tls_client_certificate_bound_access_tokens: false,
         id_token_signed_response_alg: 'RS256',
         authorization_signed_response_alg: 'RS256',
+        introspection_signed_response_alg: 'RS256',
         require_pushed_authorization_requests: false,
       });
       // The secret and the registration access token stay as they were.

@@ -75,7 +75,7 @@ const PLAUSIBLE: Record<string, string> = {
 /** RFC 7591 §2 metadata, and what an admin controls (which registration ignores). */
 const REGISTRATION_FIELDS = [
   'redirect_uris', 'post_logout_redirect_uris', 'client_name', 'scope', 'grant_types', 'response_types', 'token_endpoint_auth_method',
-  'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'tls_client_certificate_bound_access_tokens', 'id_token_signed_response_alg',
+  'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'tls_client_certificate_bound_access_tokens', 'id_token_signed_response_alg', 'introspection_signed_response_alg',
   'require_pushed_authorization_requests', 'require_signed_request_object', 'client_id', 'client_secret', 'skip_consent', 'introspect_any_token',
 ];
 

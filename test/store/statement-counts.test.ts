@@ -154,4 +154,24 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
     expect(total(first), summary).toBeLessThanOrEqual(LIMITS.firstTime);
     expect(total(returning), summary).toBeLessThanOrEqual(LIMITS.returning);
   });
+
+  it('a JWT introspection response (RFC 9701) sends no more statements than the plain JSON one', async () => {
+    const service = await t.admin.serviceClient(realm, '', { introspection_signed_response_alg: 'ES256' });
+    const issued = await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: 'client_credentials' }, {
+      authorization: basic(service.clientId, service.secret),
+    });
+    const token = issued.json().access_token as string;
+    const introspect = (accept: string) =>
+      postForm(t.app, `${realmPath(realm)}/introspect`, { token }, { authorization: basic(service.clientId, service.secret), accept });
+    // Warm: the client and the realm's signing keys are cached, as on a running server.
+    await introspect('application/token-introspection+jwt');
+    const steps: Step[] = [];
+    const plain = await step(steps, 'POST /introspect (JSON)', () => introspect('application/json'));
+    const signed = await step(steps, 'POST /introspect (JWT)', () => introspect('application/token-introspection+jwt'));
+    expect(plain.json()).toMatchObject({ active: true });
+    expect(signed.headers['content-type']).toMatch(/^application\/token-introspection\+jwt/);
+    const [json, jwt] = steps.map(({ statements }) => statements.length);
+    console.log(report(steps));
+    expect(jwt, report(steps)).toBeLessThanOrEqual(json!);
+  });
 });

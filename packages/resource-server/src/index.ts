@@ -65,7 +65,7 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
   const settings = settingsOf(options);
   const endpoints = endpointResolver(settings);
   const jwts = new JwtVerifier(settings, endpoints);
-  const introspector = settings.introspection && new Introspector(settings, settings.introspection, endpoints);
+  const introspector = settings.introspection && new Introspector(settings, settings.introspection, endpoints, () => jwts.keySet());
   const certificateOf = options.certificate ?? tlsClientCertificate;
   /** The scopes the routes require, which the metadata document lists unless `scopes` is given. */
   const routeScopes = new Set<string>();

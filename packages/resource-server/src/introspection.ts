@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { type AccessTokenClaims, audienceMatches } from './claims.js';
 import { AuthorizationServerUnavailable, BearerError } from './errors.js';
@@ -11,6 +12,10 @@ type IntrospectionSettings = NonNullable<Settings['introspection']>;
 type Answer = { active: true; claims: AccessTokenClaims } | { active: false; reason: string };
 
 const inactive = (reason: string): Answer => ({ active: false, reason });
+
+/** RFC 9701 §4 and §5: the media type of a signed answer, and its JWT's `typ`. */
+const INTROSPECTION_JWT_TYPE = 'application/token-introspection+jwt';
+const INTROSPECTION_JWT_TYP = 'token-introspection+jwt';
 
 /**
  * Asks the authorization server about tokens (RFC 7662) and keeps its answers a few seconds,
@@ -27,6 +32,8 @@ export class Introspector {
     private readonly settings: Settings,
     private readonly options: IntrospectionSettings,
     private readonly endpoints: () => Promise<Endpoints>,
+    /** The issuer's key set, for signed answers (RFC 9701). */
+    private readonly keys: () => Promise<JWTVerifyGetKey>,
   ) {
     this.cache = new LRUCache<string, Answer, string>({
       max: options.cacheSize,
@@ -72,21 +79,51 @@ export class Introspector {
         headers: {
           authorization: basic(this.options.clientId, this.options.clientSecret),
           'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
+          accept: this.options.signedResponses ? INTROSPECTION_JWT_TYPE : 'application/json',
         },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
         signal: AbortSignal.timeout(this.settings.timeoutMs),
       });
-      body = await response.json().catch(() => undefined);
+      body = this.options.signedResponses && response.status === 200 ? await response.text() : await response.json().catch(() => undefined);
     } catch (error) {
       throw new AuthorizationServerUnavailable(`introspection failed: ${(error as Error).message}`, { cause: error });
     }
+    if (this.options.signedResponses && response.status === 200) return this.answerOf(await this.signedAnswer(response, body as string));
     if (response.status !== 200 || typeof body !== 'object' || body === null) {
       // 401 here is the API's own client failing to authenticate: a configuration error, not the caller's.
       const code = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
       throw new AuthorizationServerUnavailable(`introspection answered ${response.status}${typeof code === 'string' ? ` ${code}` : ''}`);
     }
     return this.answerOf(body as Record<string, unknown>);
+  }
+
+  /**
+   * RFC 9701 §5: the answer inside a JWT that the issuer's key set verifies, of the right
+   * `typ`, from the issuer for this client. Anything else (plain JSON, `alg: none`, a changed
+   * byte, another issuer's or client's answer) is no answer: the request fails and nothing is kept.
+   */
+  private async signedAnswer(response: Response, jwt: string): Promise<Record<string, unknown>> {
+    const type = response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (type !== INTROSPECTION_JWT_TYPE) throw new AuthorizationServerUnavailable(`introspection answered ${type ?? 'no content type'}, not a signed answer`);
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jwtVerify(jwt, await this.keys(), {
+        issuer: this.settings.issuer,
+        audience: this.options.clientId,
+        typ: INTROSPECTION_JWT_TYP,
+        algorithms: ['RS256', 'ES256'],
+        clockTolerance: this.settings.clockToleranceSeconds,
+        requiredClaims: ['iat'],
+      }));
+    } catch (error) {
+      if (error instanceof AuthorizationServerUnavailable) throw error;
+      throw new AuthorizationServerUnavailable(`the signed introspection answer does not verify: ${(error as Error).message}`, { cause: error });
+    }
+    const answer = claims.token_introspection;
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+      throw new AuthorizationServerUnavailable('the signed introspection answer holds no token_introspection object');
+    }
+    return answer as Record<string, unknown>;
   }
 
   private answerOf(body: Record<string, unknown>): Answer {

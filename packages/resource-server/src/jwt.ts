@@ -40,7 +40,8 @@ export class JwtVerifier {
     }
   }
 
-  private keySet(): Promise<JWTVerifyGetKey> {
+  /** The issuer's key set, which signed introspection answers (./introspection.ts) are verified with too. */
+  keySet(): Promise<JWTVerifyGetKey> {
     this.keys ??= this.endpoints().then(
       ({ jwksUri }) =>
         createRemoteJWKSet(jwksUri, {

@@ -47,6 +47,13 @@ export interface ResourceServerOptions {
      * seen (within `cacheTtl`). Default false: a JWT is valid offline until its `exp`.
      */
     introspectJwts?: boolean;
+    /**
+     * Ask for signed answers (RFC 9701, `Accept: application/token-introspection+jwt`) and
+     * take only a JWT of `typ` `token-introspection+jwt` that the issuer's key set verifies,
+     * from the issuer (`iss`) for this client (`aud`); any other answer fails the request
+     * (503). Default false: plain JSON over the TLS connection.
+     */
+    signedResponses?: boolean;
   };
   /**
    * The key set's cache: refetched when older than `maxAge`, or on an unknown `kid` (a key
@@ -90,7 +97,7 @@ export interface Settings {
   audience: string[];
   scopes: string[] | undefined;
   introspection:
-    | { clientId: string; clientSecret: string; cacheTtlMs: number; cacheSize: number; introspectJwts: boolean }
+    | { clientId: string; clientSecret: string; cacheTtlMs: number; cacheSize: number; introspectJwts: boolean; signedResponses: boolean }
     | undefined;
   jwksMaxAgeMs: number;
   jwksCooldownMs: number;
@@ -137,6 +144,7 @@ export function settingsOf(options: ResourceServerOptions): Settings {
       cacheTtlMs: milliseconds(introspection.cacheTtl, 5, 'introspection.cacheTtl'),
       cacheSize: count(introspection.cacheSize, 10_000, 'introspection.cacheSize'),
       introspectJwts: introspection.introspectJwts === true,
+      signedResponses: introspection.signedResponses === true,
     },
     jwksMaxAgeMs: milliseconds(options.jwks?.maxAge, 600, 'jwks.maxAge'),
     jwksCooldownMs: milliseconds(options.jwks?.cooldown, 5, 'jwks.cooldown', 0),
