@@ -170,10 +170,10 @@ describe.skipIf(skipReason !== undefined)(`sign-in through another provider in C
     const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
     await context.route('https://fonts.googleapis.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/css', body: '' }));
     try {
-      const authorize = async () => {
+      const authorize = async (withPassword: boolean) => {
         const query = new URLSearchParams({ client_id: client.client_id, response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid', state: 'linked', code_challenge: pkce().challenge, code_challenge_method: 'S256' });
         await page.goto(`${issuer}/authorize?${query}`);
-        await passwordStep(page, username, password, (url) => url.pathname.endsWith('/login') && url.search.includes('transaction='));
+        if (withPassword) await passwordStep(page, username, password, (url) => url.pathname.endsWith('/login') && url.search.includes('transaction='));
         await expect(page.locator('button[name=provider][value=up]').isVisible()).resolves.toBe(true);
         // The upstream asks again only what its own session does not know yet.
         await clickAndWait(page, 'Sign in with Upstream Corp', (url) => url.href.startsWith(upstream.issuer) || atClient(url));
@@ -182,7 +182,7 @@ describe.skipIf(skipReason !== undefined)(`sign-in through another provider in C
       };
 
       // The password and an upstream account that is not the person's: refused, and nothing linked.
-      const refused = await authorize();
+      const refused = await authorize(true);
       expect([refused.get('error'), refused.get('code')]).toEqual(['access_denied', null]);
       expect(await identities()).toEqual([]);
 
@@ -195,8 +195,9 @@ describe.skipIf(skipReason !== undefined)(`sign-in through another provider in C
       await expect(page.locator('p.notice').innerText()).resolves.toBe('Your account at Upstream Corp is linked: you can sign in with it now.');
       expect(await identities()).toEqual([{ provider: 'up', subject }]);
 
-      // Now the same journey passes.
-      const passed = await authorize();
+      // Now the same journey passes: the account page's session passed the password, so only the
+      // upstream step is asked (a step-up), and the linked account is the person's.
+      const passed = await authorize(false);
       expect(passed.get('code')).toEqual(expect.any(String));
       expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
     } finally {
