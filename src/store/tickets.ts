@@ -142,9 +142,10 @@ export class TicketStore {
    * (`limited` past them), living `lifetime` seconds; it replaces the codes mailed for the same
    * sign-in before. `codeHash` is the code as the caller binds it to the sign-in.
    */
-  async issueEnrolmentCode(realm: string, userId: string, address: string, lifetime: number, codes: { transactionHash: Buffer; codeHash: Buffer }): Promise<'issued' | 'limited'> {
+  async issueEnrolmentCode(realm: string, userId: string, requester: string, lifetime: number, codes: { transactionHash: Buffer; codeHash: Buffer }): Promise<'issued' | 'limited'> {
     const kind: TicketKind = 'enrolment_code';
     const ticketHash = sha256(randomSecret());
+    const address = addressKey(requester);
     const lockNames = [`ticket:${kind}:${realm}:person:${userId}`, `ticket:${kind}:${realm}:address:${address}`];
     return this.db.transaction(async (tx) => {
       await tx.query(LOCK_LIMITS, [lockNames]);

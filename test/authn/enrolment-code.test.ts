@@ -176,6 +176,40 @@ describe('a code mailed before a first second factor is enrolled during a sign-i
     expect(mail.received.filter((each) => each.to.includes(s.email)).length).toBe(before);
   });
 
+  it('counts its codes per address as every per-address limit does, an IPv6 address by its /64: the 31st from one /64 is not sent', async () => {
+    const realm = await freshRealm(t, { authentication: ['password', 'otp'] });
+    const clientId = await publicClient(t, realm, 'openid profile');
+    let host = 0;
+    const nextAddress = () => `2001:db8:e0:1::${(++host).toString(16)}`;
+    /** A person's sign-in from the /64, a new host for each request: the page after the password mails their first code. */
+    async function signIn() {
+      const email = `p-${randomBytes(4).toString('hex')}@example.com`;
+      const user = await createUser(t.admin, realm, `u-${randomBytes(4).toString('hex')}`, { claims: { email, email_verified: true } });
+      const b = new TestBrowser(t.app, t.baseUrl);
+      b.remoteAddress = nextAddress();
+      const { verifier, challenge } = pkce();
+      const signInUrl = location(await authorize(b, realm, codeRequest(clientId, { code_challenge: challenge })));
+      b.remoteAddress = nextAddress();
+      const answer = await b.submit(signInUrl, await b.get(signInUrl), { username: user.username, password: user.password });
+      expect(answer.statusCode, answer.body.slice(0, 300)).toBe(303);
+      const url = location(answer);
+      b.remoteAddress = nextAddress();
+      return { b, url, page: await b.get(url), verifier };
+    }
+    // Six people, each at their own limit of 5 codes a window: 30 from the /64, each from another of its hosts.
+    for (let person = 0; person < 6; person++) {
+      const at = await signIn();
+      expect(at.page.body).toContain(CHECK_YOUR_MAIL);
+      expect(at.page.body).not.toContain('Too many mails were sent to you.');
+      for (let resent = 1; resent < 5; resent++) {
+        at.b.remoteAddress = nextAddress();
+        expect(noticeOf((await post(at, { resend: '1' })).body)).toBe('We mailed you a new code. Earlier codes no longer work.');
+      }
+    }
+    // Thirty codes from the /64: a seventh person's first is refused, though its host is new.
+    expect((await signIn()).page.body).toContain('Too many mails were sent to you.');
+  });
+
   it('speaks the language of the sign-in, on the page and in the mail', async () => {
     const s = await setup();
     const de = await afterPassword(s, { ui_locales: 'de' });
