@@ -32,6 +32,7 @@ import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
+import { landingPage } from './pages/landing.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
+  await app.register(landingPage({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole(), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
     adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer }),

@@ -3,6 +3,7 @@ import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
+import { CONSOLE_PATH } from './admin/console/page.js';
 import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -101,7 +102,20 @@ async function main(): Promise<void> {
       throw new Error(`ADMIN_PORT: cannot listen on ${config.host}:${config.adminPort} (${error.code ?? error.message})`);
     });
   }
-  logger.info({ baseUrl: config.baseUrl, store: db.kind, ...(adminPort ? { adminPort: config.adminPort } : {}) }, 'realmgate is serving');
+  const consoleUrl = adminConsoleUrl(config);
+  logger.info({ baseUrl: config.baseUrl, store: db.kind, ...(adminPort ? { adminPort: config.adminPort } : {}), console: consoleUrl }, 'realmgate is serving');
+  // Where to go first, as a plain line beside the generated token's (on stderr, apart from the JSON logs).
+  process.stderr.write(`realmgate admin console: ${consoleUrl}\n`);
+}
+
+/**
+ * The console's address: under BASE_URL, or on ADMIN_PORT when the admin API has a port of its
+ * own (which is not behind the public origin; an unspecified HOST is reached as localhost).
+ */
+function adminConsoleUrl(config: Config): string {
+  if (config.adminPort === undefined) return `${config.baseUrl}${CONSOLE_PATH}/`;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `${config.tls ? 'https' : 'http'}://${host}:${config.adminPort}${CONSOLE_PATH}/`;
 }
 
 /** HTTPS with requested (not required) client certificates, for mutual-TLS client authentication. */

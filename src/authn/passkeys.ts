@@ -29,6 +29,14 @@ import {
 import type { Passkey, PasskeyStore } from '../store/passkeys.js';
 import type { WebauthnChallengeStore } from '../store/webauthn-challenges.js';
 
+/**
+ * The public key algorithms a passkey may use (COSE ids): EdDSA, ES256, RS256, offered and
+ * accepted alike. Named here rather than left to @simplewebauthn's default, which probes the
+ * runtime with SubtleCrypto.supports() for ML-DSA, both experimental in Node 24 (each probe
+ * printed an ExperimentalWarning).
+ */
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
 /** How long a challenge may be answered: it is issued when the page is shown. */
 const CHALLENGE_LIFETIME_SECONDS = 5 * 60;
 /** How long the browser waits for the authenticator (WebAuthn L3 §5.4 `timeout`). */
@@ -116,6 +124,7 @@ export class RelyingParty {
       attestationType: 'none',
       excludeCredentials: person.passkeys.map(descriptorOf),
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
   }
 
@@ -190,6 +199,7 @@ export class RelyingParty {
         expectedRPID: this.id,
         expectedType: 'webauthn.create',
         requireUserVerification: false,
+        supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
       });
     } catch (error) {
       return failed('refused', messageOf(error));

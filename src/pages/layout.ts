@@ -39,6 +39,8 @@ button.primary { background: var(--primary); border-color: var(--primary); color
 .notice { padding: .75rem; border-radius: .4rem; background: var(--notice-bg); color: var(--notice-fg); }
 ul.scopes { padding-left: 1.2rem; }
 ul.scopes li { margin: .5rem 0; }
+ul.links { padding-left: 1.2rem; }
+ul.links li { margin: .75rem 0; }
 .alternative { border-top: 1px solid var(--line); margin-top: 1.5rem; }
 .user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
 section.account h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }

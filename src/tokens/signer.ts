@@ -1,4 +1,4 @@
-import { KeyObject, sign as signBytes } from 'node:crypto';
+import { type KeyObject, sign as signBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -66,7 +66,7 @@ export class RealmSigner {
     const cacheKey = `${realm}/${stored.kid}`;
     let key = this.decrypted.get(cacheKey);
     if (!key) {
-      key = { kid: stored.kid, key: KeyObject.from(await decryptSigningKey(realm, stored, this.encryption)), headers: new Map() };
+      key = { kid: stored.kid, key: await decryptSigningKey(realm, stored, this.encryption), headers: new Map() };
       this.decrypted.set(cacheKey, key);
     }
     return key;

@@ -1,4 +1,5 @@
-import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { type JsonWebKey, type KeyObject, createPrivateKey } from 'node:crypto';
+import { type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { KeyEncryption } from './key-encryption.js';
 
 /** Every realm keeps one current key of each (CONTRACT.md §5). */
@@ -28,12 +29,16 @@ export function generateRealmKeys(realm: string, encryption: KeyEncryption): Pro
   return Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(realm, alg, encryption)));
 }
 
-/** The private key, for signing; throws when MASTER_KEY is not the one that encrypted it. */
+/**
+ * The private key, for signing with node:crypto; throws when MASTER_KEY is not the one that
+ * encrypted it. A KeyObject made from the JWK itself: converting a non-extractable CryptoKey
+ * with KeyObject.from() is deprecated (DEP0204).
+ */
 export async function decryptSigningKey(
   realm: string,
   key: { kid: string; alg: string; privateJwkEncrypted: Buffer },
   encryption: KeyEncryption,
-): Promise<CryptoKey> {
+): Promise<KeyObject> {
   const jwk = JSON.parse(encryption.decrypt(key.privateJwkEncrypted, contextOf(realm, key.kid)).toString('utf8')) as JWK;
-  return (await importJWK(jwk, key.alg)) as CryptoKey;
+  return createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
 }

@@ -123,6 +123,10 @@ describe.skipIf(skipReason !== undefined)(`layout and contrast of the pages in C
             expect(await page.getAttribute('html', 'lang'), name).toBe(language);
             await expectWellLaidOut(page, name, seen);
           }
+          // The landing page at / (no realm: the default look), its links in the visitor's language.
+          await page.goto(`${t.baseUrl}/`);
+          expect(await page.getAttribute('html', 'lang'), 'landing').toBe(language);
+          await expectWellLaidOut(page, 'landing', seen);
           // A page that says what was done: its notice box.
           await page.goto(`${issuer}/reset`);
           await page.locator('input[name=username]').fill(user.username);

@@ -68,6 +68,17 @@ describe('realmgate exit codes and messages', () => {
     expectNoToken(...results);
   });
 
+  it('a mistyped option gets Commander\'s message and its pointer to --help, not the hint about values that begin with a dash', async () => {
+    const [bogus, short] = await Promise.all([runCli(['client', 'create', 'acme', '--bogus'], { env }), runCli(['realm', 'list', '-q'], { env })]);
+    for (const [result, option] of [[bogus, '--bogus'], [short, '-q']] as const) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`unknown option '${option}'`);
+      expect(result.stderr).toContain('(add --help for usage)');
+      expect(result.stderr).not.toMatch(/token|goes after --/);
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('no admin token: exit 2 naming the variable; ADMIN_TOKEN, the server\'s own, also serves', async () => {
     const [none, fallback] = await Promise.all([
       runCli(['realm', 'list'], { env: { REALMGATE_URL: t.baseUrl } }),

@@ -26,8 +26,8 @@ const composeEnv = realmgate.environment as { [name: string]: string };
 const packageJson = JSON.parse(read('package.json')) as { scripts: Record<string, string>; bin: Record<string, string> };
 const buildConfig = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { rootDir: string; outDir: string } };
 
-/** Node's own variable, not realmgate's: it is no part of the contract. */
-const NOT_REALMGATE = new Set(['NODE_ENV']);
+/** Node's own variable, and the `realmgate` command's (for `docker compose exec`): not the server's configuration. */
+const NOT_REALMGATE = new Set(['NODE_ENV', 'REALMGATE_URL']);
 
 function runtimeEnv(): Record<string, string> {
   return Object.fromEntries(instructionsOf(runtime, 'ENV').flatMap((i) => envPairs(i.args)));
@@ -169,7 +169,7 @@ describe('docker-compose.yml', () => {
 
   it('builds this image and waits for a healthy PostgreSQL whose credentials DATABASE_URL uses', () => {
     expect(realmgate.build).toBe('.');
-    expect(realmgate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(realmgate.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, mailpit: { condition: 'service_started' } });
     const postgres = services.postgres!;
     expect((postgres.healthcheck as { test: string[] }).test.join(' ')).toMatch(/pg_isready/);
     const pgEnv = postgres.environment as Record<string, string>;
@@ -189,15 +189,25 @@ describe('docker-compose.yml', () => {
 
   it("gives a configuration the server accepts; MASTER_KEY, which PostgreSQL requires, is required before anything starts", () => {
     const config = loadConfig(resolved({ MASTER_KEY: masterKey }));
-    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', baseUrl: 'http://localhost:9000', adminToken: undefined, logLevel: 'info' });
+    expect(config).toMatchObject({ port: 9000, adminPort: 9001, host: '0.0.0.0', baseUrl: 'http://localhost:9000', adminToken: undefined, logLevel: 'info' });
+    expect(config.mail).toMatchObject({ smtp: { host: 'mailpit', port: 1025, secure: false } });
     expect(config.databaseUrl).toMatch(/^postgres:\/\/.*@postgres:5432\//);
     expect(() => resolved({})).toThrow(/compose refuses to start: MASTER_KEY/);
   });
 
-  it('publishes PORT', () => {
-    const port = resolved({ MASTER_KEY: masterKey }).PORT;
-    expect(realmgate.ports).toEqual([`${port}:${port}`]);
-    expect(port).toBe(runtimeEnv().PORT);
+  it('publishes PORT, and ADMIN_PORT on the host\'s loopback only, where the realmgate command in the container finds it', () => {
+    const env = resolved({ MASTER_KEY: masterKey });
+    expect(realmgate.ports).toEqual([`${env.PORT}:${env.PORT}`, `127.0.0.1:${env.ADMIN_PORT}:${env.ADMIN_PORT}`]);
+    expect(env.PORT).toBe(runtimeEnv().PORT);
+    expect(env.REALMGATE_URL).toBe(`http://127.0.0.1:${env.ADMIN_PORT}`);
+    expect(read('docs/administration.md')).toContain('REALMGATE_URL');
+  });
+
+  it('has a mail catcher whose web interface is published on the loopback only, and SMTP_URL reaches it', () => {
+    const mailpit = services.mailpit!;
+    expect(mailpit.image).toMatch(/^axllent\/mailpit:/);
+    expect(mailpit.ports).toEqual(['127.0.0.1:8025:8025']);
+    expect(resolved({ MASTER_KEY: masterKey }).SMTP_URL).toBe('smtp://mailpit:1025');
   });
 });
 

@@ -139,6 +139,14 @@ describe('ADMIN_PORT', () => {
       expect(realms.body).not.toContain('sneaky');
     });
 
+    it('the public port\'s landing page names no admin path; the admin port answers 404 at /', async () => {
+      const landing = await send(`${server.baseUrl}/`);
+      expect(landing.status).toBe(200);
+      expect(landing.body).toContain('/oauth2/.well-known/openid-configuration');
+      expect(landing.body).not.toMatch(/\/admin|console|:${adminPort}/i);
+      expectNotFound(await send(`${adminUrl}/`), 'admin /');
+    });
+
     it('the public port answers 404 to /admin and /metrics however their path is spelt, the bytes as sent', async () => {
       for (const path of DISGUISED_ADMIN_PATHS) {
         const answer = await sendRaw(server.port, path, bearer);
@@ -225,6 +233,8 @@ describe('ADMIN_PORT', () => {
       expect(await server.process.waitForExit(10_000)).toEqual({ code: 0, signal: null });
       expect(await free(server.port), 'the public port is closed').toBe(true);
       expect(await free(adminPort), 'the admin port is closed').toBe(true);
+      // The start-up line names the console on the admin port, not under the public BASE_URL.
+      expect(server.process.stderr.split('\n').filter((line) => line.includes('admin console'))).toEqual([`realmgate admin console: ${adminUrl}/admin/console/`]);
     });
   });
 

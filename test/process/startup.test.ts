@@ -64,6 +64,22 @@ describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: 
     expect((await adminRealms(baseUrl, `${adminToken}x`)).status).toBe(401);
   });
 
+  it('signs tokens (a JWT access token, by the signing keys decrypted from the store) without a warning on stderr', async () => {
+    const admin = (path: string, body: unknown) =>
+      fetch(`${baseUrl}/admin${path}`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await admin('/realms', { name: 'startup', settings: { stateless_tokens: true } })).status).toBe(201);
+    const client = (await (await admin('/realms/startup/clients', { grant_types: ['client_credentials'] })).json()) as { client_id: string; client_secret: string };
+    const discovery = (await (await fetch(`${baseUrl}/oauth2/startup/.well-known/openid-configuration`)).json()) as { token_endpoint: string };
+    const response = await fetch(discovery.token_endpoint, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { access_token: string }).access_token.split('.')).toHaveLength(3);
+    // stderr is judged once the process has exited and all its output is read (the next test).
+  });
+
   it('generates master.key into the data dir, readable by its owner only', () => {
     const file = join(dataDir, 'master.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -75,6 +91,11 @@ describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: 
     expect(kids.length).toBeGreaterThan(0);
     // As Ctrl-C would: the whole group (npm dies of the signal itself, so its exit code says nothing).
     expect((await first.stop()).signal).not.toBe('SIGKILL');
+    // Its whole stderr, read to the end: the console's URL once, as a plain line without the
+    // token, and no deprecation or experimental warning, from start-up to the tokens signed.
+    const consoleLines = first.stderr.split('\n').filter((line) => line.includes('admin console'));
+    expect(consoleLines).toEqual([`realmgate admin console: ${baseUrl}/admin/console/`]);
+    expect(first.stderr).not.toMatch(/warn|deprecat|experimental/i);
 
     const second = spawnServer(env, 'dist');
     // Starting at all means MASTER_KEY (from master.key) still decrypts the stored keys.
@@ -84,5 +105,7 @@ describe.skipIf(testStoreKind() === 'postgres')('`npm start` on a bare machine: 
     expect((await adminRealms(baseUrl, adminToken)).status).toBe(200);
     expect(await rootKids(baseUrl)).toEqual(kids);
     expect(await second.stop()).toEqual({ code: 0, signal: null });
+    // node dist/server.js alone (no npm): stderr holds the console's line and nothing else.
+    expect(second.stderr).toBe(`realmgate admin console: ${baseUrl}/admin/console/\n`);
   }, 30_000);
 });

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
+import type { AdminPort } from '../../src/http/admin-port.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
@@ -48,6 +49,8 @@ export async function startTestApp(
     outboundAllow?: readonly string[];
     /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
     mail?: MailSettings;
+    /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
+    adminPort?: AdminPort;
   } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb();
@@ -68,6 +71,7 @@ export async function startTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
     ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
+    ...(options.adminPort ? { adminPort: options.adminPort } : {}),
   });
   // The issuer derives from BASE_URL, so the port is chosen before the app is built.
   if (port) await app.listen({ port, host: '127.0.0.1' });

@@ -12,6 +12,17 @@ export const de: Messages = {
     forClient: (client: SafeHtml) => html`weiter zu ${client}`,
   },
 
+  landing: {
+    title: 'realmgate läuft',
+    lead: 'Dies ist ein OAuth-2.0- und OpenID-Connect-Autorisierungsserver. Anwendungen melden Personen über ihn an; auf dieser Seite ist nichts zu tun.',
+    console: 'Admin-Konsole',
+    consoleHint: 'Realms, Clients und Personen. Sie fragt nach dem Admin-Token.',
+    discovery: 'Discovery-Dokument des Root-Realms',
+    discoveryHint: 'Was eine Client-Bibliothek braucht, um diesen Server zu nutzen.',
+    docs: 'Dokumentation',
+    docsHint: (readme: SafeHtml, docs: SafeHtml) => html`Im realmgate-Paket: ${readme} und der Ordner ${docs}.`,
+  },
+
   actions: {
     allow: 'Erlauben',
     deny: 'Ablehnen',

@@ -18,6 +18,18 @@ export const en = {
     forClient: (client: SafeHtml) => html`to continue to ${client}`,
   },
 
+  /** `GET /`: the landing page of a fresh server, for whoever opens its address in a browser. */
+  landing: {
+    title: 'realmgate is running',
+    lead: 'This is an OAuth 2.0 and OpenID Connect authorization server. Applications sign people in through it; there is nothing to do on this page.',
+    console: 'Admin console',
+    consoleHint: 'Realms, clients and people. It asks for the admin token.',
+    discovery: 'Discovery document of the root realm',
+    discoveryHint: 'What a client library needs to use this server.',
+    docs: 'Documentation',
+    docsHint: (readme: SafeHtml, docs: SafeHtml) => html`In the realmgate package: ${readme} and the ${docs} folder.`,
+  },
+
   actions: {
     allow: 'Allow',
     deny: 'Deny',

@@ -15,6 +15,17 @@ export const fr: Messages = {
     forClient: (client: SafeHtml) => html`pour continuer vers ${client}`,
   },
 
+  landing: {
+    title: 'realmgate est en marche',
+    lead: 'Ceci est un serveur d’autorisation OAuth 2.0 et OpenID Connect. Les applications y connectent leurs utilisateurs ; il n’y a rien à faire sur cette page.',
+    console: 'Console d’administration',
+    consoleHint: 'Realms, clients et personnes. Elle demande le jeton d’administration.',
+    discovery: 'Document de découverte du realm racine',
+    discoveryHint: 'Ce dont une bibliothèque cliente a besoin pour utiliser ce serveur.',
+    docs: 'Documentation',
+    docsHint: (readme: SafeHtml, docs: SafeHtml) => html`Dans le paquet realmgate : ${readme} et le dossier ${docs}.`,
+  },
+
   actions: {
     allow: 'Autoriser',
     deny: 'Refuser',
