@@ -177,6 +177,10 @@ export const AuditEventResponse = z.strictObject({
   user_id: z.string().nullable().describe('The `sub` of the person concerned'),
   address: z.string().nullable().describe('The address the request came from'),
   details: z.record(z.string(), z.unknown()).describe('What the event adds, by type; never a secret'),
+  actor: z
+    .union([z.strictObject({ admin_token: z.literal(true) }), z.strictObject({ sub: z.string(), client_id: z.string() })])
+    .optional()
+    .describe('Who made an admin change: `ADMIN_TOKEN`, or the subject and client of a `root` access token (CONTRACT.md §14)'),
 });
 
 export const AuditEventPageResponse = z.strictObject({
