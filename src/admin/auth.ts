@@ -3,7 +3,7 @@ import { OAuthError } from '../errors.js';
 import type { AdminCallerStore } from '../store/admin-callers.js';
 import type { RealmStore } from '../store/realms.js';
 import { matchesHash, sha256 } from '../tokens/secrets.js';
-import { type Call, decide, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
+import { type Call, checkEveryOperationHasARule, decide, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
 
 /** Who makes an admin call: the holder of `ADMIN_TOKEN`, or a `root` token's subject with its roles now. */
 export type AdminPrincipal =
@@ -45,6 +45,7 @@ export function requireAdministrator(
   app: FastifyInstance,
   deps: { tokenHash: Buffer; callers: AdminCallerStore; realms: Pick<RealmStore, 'get'>; baseUrl: string },
 ): void {
+  checkEveryOperationHasARule();
   const adminResource = adminResourceOf(deps.baseUrl);
   app.decorateRequest('adminPrincipal', null as unknown as { adminToken: true });
   app.addHook('onRequest', async (request) => {

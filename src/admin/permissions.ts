@@ -44,7 +44,7 @@ const change: Rule = { access: 'change' };
 const people: Rule = { access: 'change', rootDelegable: true };
 const server: Rule = { access: 'server' };
 
-/** By operationId; an operation of the document without a rule fails at startup. */
+/** By operationId; an operation of the document without a rule stops the admin API from starting. */
 const RULES: Readonly<Record<string, Rule>> = {
   listRealms: read,
   createRealm: server,
@@ -112,14 +112,27 @@ export interface AdminOperation {
   readonly rule: Rule;
 }
 
-/** Each operation by `METHOD /admin/path` as the router has it, with its rule. */
-const BY_ROUTE: ReadonlyMap<string, AdminOperation> = new Map(
-  OPERATIONS.map((operation) => {
-    const rule = RULES[operation.operationId];
-    if (!rule) throw new Error(`admin operation ${operation.operationId} has no permission rule (src/admin/permissions.ts)`);
-    return [`${operation.method} ${operation.path}`, { operationId: operation.operationId, rule }];
-  }),
-);
+/**
+ * Each operation by `METHOD /admin/path` as the router has it, with its rule; built at first use,
+ * as the routes' modules that the document imports import this one.
+ */
+let byRoute: ReadonlyMap<string, AdminOperation> | undefined;
+
+function operationsByRoute(): ReadonlyMap<string, AdminOperation> {
+  byRoute ??= new Map(
+    OPERATIONS.map((operation) => {
+      const rule = RULES[operation.operationId];
+      if (!rule) throw new Error(`admin operation ${operation.operationId} has no permission rule (src/admin/permissions.ts)`);
+      return [`${operation.method} ${operation.path}`, { operationId: operation.operationId, rule }];
+    }),
+  );
+  return byRoute;
+}
+
+/** Throws when an operation of the document has no rule: called as the admin API starts. */
+export function checkEveryOperationHasARule(): void {
+  operationsByRoute();
+}
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
@@ -148,7 +161,7 @@ export function maySee(roles: readonly string[], realm: string): boolean {
 
 /** The operation of a route, if it is one of the document's (the document itself is not). */
 export function operationOf(method: string, route: string | undefined): AdminOperation | undefined {
-  return route === undefined ? undefined : BY_ROUTE.get(`${method} ${route}`);
+  return route === undefined ? undefined : operationsByRoute().get(`${method} ${route}`);
 }
 
 const isServerRole = (name: unknown): boolean => typeof name === 'string' && name.startsWith(SERVER_ROLE_PREFIX);
