@@ -117,7 +117,7 @@ const clientFields = {
     .optional(),
   /**
    * The `root` roles of the client's own tokens (client credentials): what its admin API calls
-   * may do (CONTRACT.md §14). Meaningless in other realms. Records written before it have none.
+   * may do (CONTRACT.md §14). Meaningless in other realms; none unless an admin gives some.
    */
   roles: z
     .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be a role name'))
@@ -169,7 +169,6 @@ function defaultsFor(type: ClientMetadata['client_type']): ClientMetadata {
     introspect_any_token: false,
     id_token_signed_response_alg: 'RS256',
     allowed_audiences: [],
-    roles: [],
   };
 }
 

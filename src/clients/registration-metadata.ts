@@ -123,7 +123,7 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     require_pkce: current?.require_pkce ?? false,
     allowed_audiences: current?.allowed_audiences ?? [],
     // Roles are an admin's (CONTRACT.md §14): never asked for, never lost by a client's own update.
-    roles: current?.roles ?? [],
+    ...(current?.roles === undefined ? {} : { roles: current.roles }),
     // The journey an admin set stays: a client cannot choose how people sign in to it.
     ...(current?.journey === undefined ? {} : { journey: current.journey }),
     // So does the logo: a client cannot put an image of its choosing on the realm's pages.
