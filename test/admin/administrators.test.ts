@@ -143,6 +143,13 @@ describe('administrators with root access tokens', () => {
     expect(await lastEvent(t.admin, 'other', 'scope.saved')).toMatchObject({ actor: { sub: client.clientId, client_id: client.clientId }, details: { scope: 'by-token' } });
     await t.admin.putScope('other', 'by-admin-token');
     expect(await lastEvent(t.admin, 'other', 'scope.saved')).toMatchObject({ actor: { admin_token: true }, details: { scope: 'by-admin-token' } });
+    // Events the routes record themselves name it too.
+    await createUser(t.admin, 'other', 'ivan');
+    const actor = { sub: client.clientId, client_id: client.clientId };
+    expect((await call(t, client.token, 'PATCH', '/admin/realms/other/users/ivan', { enabled: false })).statusCode).toBe(200);
+    expect(await lastEvent(t.admin, 'other', 'user.disabled')).toMatchObject({ actor, details: { username: 'ivan' } });
+    expect((await call(t, client.token, 'DELETE', '/admin/realms/other/users/ivan/sessions')).statusCode).toBe(204);
+    expect(await lastEvent(t.admin, 'other', 'user.sessions_ended')).toMatchObject({ actor, details: { username: 'ivan' } });
   });
 
   it('refuses a realm admin the creation of its realm by an import', async () => {
