@@ -29,10 +29,10 @@ export interface Call {
 interface Rule {
   access: Access;
   /**
-   * Of the changes an admin of `root` alone may make there: managing people, clients, roles
-   * and groups. The others (journeys, identity providers, trusted issuers, settings, import,
-   * resources…) decide how anyone, an administrator too, signs in or gets tokens, so they are
-   * `realmgate-admin`'s in `root`.
+   * Of the changes an admin of `root` alone may make there: managing people, roles and groups.
+   * The others (clients, journeys, identity providers, trusted issuers, settings, import,
+   * resources…) decide how anyone, an administrator too, signs in or gets tokens (a client's
+   * redirect URIs receive administrators' codes), so they are `realmgate-admin`'s in `root`.
    */
   rootDelegable?: true;
   /** The call creates its realm when absent: only `realmgate-admin` creates realms. */
@@ -55,11 +55,11 @@ const RULES: Readonly<Record<string, Rule>> = {
   exportRealm: change,
   importRealm: { access: 'change', createsRealm: true },
   listClients: read,
-  createClient: people,
+  createClient: change,
   getClient: read,
-  updateClient: people,
-  deleteClient: people,
-  rotateClientSecret: people,
+  updateClient: change,
+  deleteClient: change,
+  rotateClientSecret: change,
   listUsers: read,
   createUser: people,
   getUser: read,
@@ -169,13 +169,13 @@ const isServerRole = (name: unknown): boolean => typeof name === 'string' && nam
 /** What the call names in `root` whose `realmgate-*` roles its check needs (read with the caller, in one statement). */
 export function targetOf(call: Call): AdminTarget {
   if (call.params.realm !== ROOT_REALM) return {};
-  return { username: call.params.username, group: call.params.group, clientId: call.params.client_id };
+  return { username: call.params.username, group: call.params.group };
 }
 
 /**
  * Whether a caller with these roles may make the call. Only `realmgate-admin` gives or takes
- * `realmgate-*` roles or changes what holds them (people, groups, clients of `root`); the admin
- * resource is `root`'s, whose resources only it changes. `targetRoles` are the `realmgate-*` roles of what the call names in `root`.
+ * `realmgate-*` roles or changes what holds them (people and groups of `root`; `root`'s clients
+ * and resources, the admin resource among them, are only its to change). `targetRoles` are the `realmgate-*` roles of what the call names in `root`.
  */
 export function decide({ rule }: AdminOperation, roles: readonly string[], call: Call, targetRoles: readonly string[]): Decision {
   const realm = call.params.realm;

@@ -9,8 +9,8 @@ export interface AdminCaller {
   /** The subject's `root` roles: a person's own and their groups', or the client's `roles`. */
   readonly roles: readonly string[];
   /**
-   * The `realmgate-*` roles held by what the call names in `root`: the person (by username), the
-   * group, or the client. Read only when asked, to judge a change that could give them.
+   * The `realmgate-*` roles held by what the call names in `root`: the person (by username) or
+   * the group. Read only when asked, to judge a change that could give them.
    */
   readonly targetRoles: readonly string[];
 }
@@ -19,7 +19,6 @@ export interface AdminCaller {
 export interface AdminTarget {
   username?: string | undefined;
   group?: string | undefined;
-  clientId?: string | undefined;
 }
 
 /**
@@ -38,7 +37,7 @@ const ADMIN_ROLE = `LIKE 'realmgate-%'`;
  * One statement per admin call: the live bearer access token of `root` for the admin resource
  * ($2), issued to a client that still exists, of a person who exists and is enabled, with its
  * subject's roles as they are now; and the `realmgate-*` roles of the call's target ($3 username,
- * $4 group, $5 client_id in `root`; null: none). Nothing is cached, so a revocation, a disable or
+ * $4 group in `root`; null: none). Nothing is cached, so a revocation, a disable or
  * a role removal counts at the next call on every instance.
  */
 const FIND_CALLER = `
@@ -58,16 +57,13 @@ const FIND_CALLER = `
                       JOIN group_roles gr ON gr.realm = ug.realm AND gr.group_name = ug.group_name
                 WHERE $3::text IS NOT NULL AND tu.realm = 'root' AND lower(tu.username) = lower($3) AND gr.role ${ADMIN_ROLE}
                UNION
-               SELECT gr.role FROM group_roles gr WHERE $4::text IS NOT NULL AND gr.realm = 'root' AND gr.group_name = $4 AND gr.role ${ADMIN_ROLE}
-               UNION
-               SELECT r FROM clients tc, jsonb_array_elements_text(coalesce(tc.record->'roles', '[]'::jsonb)) AS r
-                WHERE $5::text IS NOT NULL AND tc.realm = 'root' AND tc.client_id = $5 AND r ${ADMIN_ROLE}) AS target_roles
+               SELECT gr.role FROM group_roles gr WHERE $4::text IS NOT NULL AND gr.realm = 'root' AND gr.group_name = $4 AND gr.role ${ADMIN_ROLE}) AS target_roles
     FROM tokens t
    WHERE t.token_hash = $1 AND t.realm = 'root' AND t.kind = 'access_token'
      AND t.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > now()
      AND t.aud @> jsonb_build_array($2::text)
      AND t.cnf_x5t_s256 IS NULL AND t.cnf_jkt IS NULL AND t.act IS NULL
-     AND t.grant_type <> ALL ($6::text[])
+     AND t.grant_type <> ALL ($5::text[])
      AND (CASE WHEN t.user_id IS NULL THEN t.grant_type = 'client_credentials'
                ELSE EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id AND u.enabled) END)
      AND ${CLIENT_EXISTS}`;
@@ -89,7 +85,6 @@ export class AdminCallerStore {
       audience,
       target.username ?? null,
       target.group ?? null,
-      target.clientId ?? null,
       NOT_ADMIN_GRANTS,
     ]);
     const row = result.rows[0];

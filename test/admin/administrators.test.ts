@@ -206,12 +206,13 @@ describe('administrators with root access tokens', () => {
       expect((await t.admin.request('GET', `/realms/root/clients/${adminClient.clientId}`)).json()).toMatchObject({ roles: ['realmgate-admin:acme'] });
     });
 
-    it('an admin of root manages the people, roles and groups that hold none', async () => {
+    it('an admin of root manages the people, roles and groups that hold none, and no client of root', async () => {
       expect((await call(t, rootAdmin, 'PATCH', '/admin/realms/root/users/bob', { claims: { name: 'Bob' } })).statusCode).toBe(200);
       expect((await call(t, rootAdmin, 'PUT', '/admin/realms/root/users/bob/roles/auditor')).statusCode).toBeLessThan(300);
       expect((await call(t, rootAdmin, 'PUT', '/admin/realms/root/users/bob/groups/staff')).statusCode).toBeLessThan(300);
       expect((await call(t, rootAdmin, 'POST', '/admin/realms/root/users', { username: 'dave', password: 'pw-dave-0123456789' })).statusCode).toBe(201);
-      expect((await call(t, rootAdmin, 'POST', '/admin/realms/root/clients', { grant_types: ['client_credentials'] })).statusCode).toBe(201);
+      // A client's redirect URIs would receive administrators' codes.
+      expect((await call(t, rootAdmin, 'POST', '/admin/realms/root/clients', { grant_types: ['client_credentials'] })).statusCode).toBe(403);
       const person = (await t.admin.request('GET', '/realms/root/users/bob')).json() as { effective_roles: string[] };
       expect(person.effective_roles).toEqual(['auditor']);
     });
