@@ -3,7 +3,7 @@ import { OAuthError } from '../errors.js';
 import type { AdminCallerStore } from '../store/admin-callers.js';
 import type { RealmStore } from '../store/realms.js';
 import { matchesHash, sha256 } from '../tokens/secrets.js';
-import { type Call, checkEveryOperationHasARule, decide, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
+import { type Call, checkEveryOperationHasARule, decide, decideRealm, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
 
 /** Who makes an admin call: the holder of `ADMIN_TOKEN`, or a `root` token's subject with its roles now. */
 export type AdminPrincipal =
@@ -62,6 +62,8 @@ export function requireAdministrator(
     const caller = token ? await deps.callers.find(sha256(token), adminResource, named) : undefined;
     if (caller && isAdministrator(caller.roles)) {
       request.adminPrincipal = { adminToken: false, ...caller };
+      const decision = decideRealm(caller.roles, params);
+      if (!decision.allowed) throw new OAuthError('forbidden', decision.reason);
       return;
     }
     throw new OAuthError('invalid_token', header ? 'the admin token is not valid' : 'an admin token is required', {

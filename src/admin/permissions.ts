@@ -166,6 +166,16 @@ export function operationOf(method: string, route: string | undefined): AdminOpe
 
 const isServerRole = (name: unknown): boolean => typeof name === 'string' && name.startsWith(SERVER_ROLE_PREFIX);
 
+/**
+ * The part of `decide` known from the path alone, judged before the realm is looked up: a realm
+ * the caller has no role in is refused alike whether it exists or not, so that its name is not learnt.
+ */
+export function decideRealm(roles: readonly string[], params: Call['params']): Decision {
+  const realm = params.realm;
+  if (realm === undefined || accessIn(roles, realm) !== undefined) return ALLOWED;
+  return refused(`your roles do not give access to the realm ${realm}`);
+}
+
 /** What the call names in `root` whose `realmgate-*` roles its check needs (read with the caller, in one statement). */
 export function targetOf(call: Call): AdminTarget {
   if (call.params.realm !== ROOT_REALM) return {};

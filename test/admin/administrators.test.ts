@@ -152,6 +152,14 @@ describe('administrators with root access tokens', () => {
     expect(await lastEvent(t.admin, 'other', 'user.sessions_ended')).toMatchObject({ actor, details: { username: 'ivan' } });
   });
 
+  it('refuses a realm the caller has no role in alike whether it exists or not', async () => {
+    for (const realm of [REALM, 'no-such-realm']) {
+      const response = await call(t, tokens.otherAdmin, 'GET', `/admin/realms/${realm}/clients`);
+      expect(response.statusCode, response.body).toBe(403);
+      expect(response.json()).toEqual({ error: 'forbidden', error_description: `your roles do not give access to the realm ${realm}` });
+    }
+  });
+
   it('refuses a realm admin the creation of its realm by an import', async () => {
     const ghost = await roleClient(t, ['realmgate-admin:ghost']);
     const response = await call(t, ghost.token, 'PUT', '/admin/realms/ghost/import', { format: 'realmgate-realm', version: 1 });
