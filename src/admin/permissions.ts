@@ -184,8 +184,9 @@ export function targetOf(call: Call): AdminTarget {
 
 /**
  * Whether a caller with these roles may make the call. Only `realmgate-admin` gives or takes
- * `realmgate-*` roles or changes what holds them (people and groups of `root`; `root`'s clients
- * and resources, the admin resource among them, are only its to change). `targetRoles` are the `realmgate-*` roles of what the call names in `root`.
+ * `realmgate-*` roles or changes what holds them: `targetRoles` are those of the person or group
+ * the call names in `root` (`root`'s clients and resources, the admin resource among them, are
+ * `realmgate-admin`'s alone by their rules).
  */
 export function decide({ rule }: AdminOperation, roles: readonly string[], call: Call, targetRoles: readonly string[]): Decision {
   const realm = call.params.realm;
