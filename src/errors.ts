@@ -43,7 +43,9 @@ export type ErrorCode =
   | 'use_dpop_nonce'
   // admin API and routing (CONTRACT.md §5)
   | 'not_found'
-  | 'conflict';
+  | 'conflict'
+  // admin API: an administrator's roles do not allow the call (CONTRACT.md §14)
+  | 'forbidden';
 
 const defaultStatus: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -77,6 +79,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   use_dpop_nonce: 400,
   not_found: 404,
   conflict: 409,
+  forbidden: 403,
 };
 
 export interface OAuthErrorOptions {

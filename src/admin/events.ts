@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AUDIT_EVENT_TYPES } from '../audit/audit-log.js';
 import { OAuthError } from '../errors.js';
 import type { AuditEventCursor, StoredAuditEvent } from '../store/audit-events.js';
+import type { AdminActor } from './auth.js';
 import type { AdminDeps } from './deps.js';
 
 type Params = { Params: { realm: string } };
@@ -59,7 +60,12 @@ function parseQuery(input: unknown): z.output<typeof EventQuerySchema> {
   throw new OAuthError('invalid_request', problems.join('; '));
 }
 
+/**
+ * An admin change's actor (CONTRACT.md §14) is written among its details (src/audit/admin-changes.ts)
+ * and answered beside them.
+ */
 export function eventView(event: StoredAuditEvent) {
+  const { actor, ...details } = event.details;
   return {
     id: event.id,
     occurred_at: event.occurredAt.toISOString(),
@@ -68,7 +74,8 @@ export function eventView(event: StoredAuditEvent) {
     client_id: event.clientId ?? null,
     user_id: event.userId ?? null,
     address: event.address ?? null,
-    details: event.details,
+    details,
+    ...(actor === undefined ? {} : { actor: actor as AdminActor }),
   };
 }
 

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { recordAdminChanges } from '../audit/admin-changes.js';
 import { UnstorableTextError } from '../errors.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
-import { requireAdminToken } from './auth.js';
+import { actorOf, requireAdministrator } from './auth.js';
+import { ensureAdminResource } from './admin-resource.js';
 import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
@@ -25,7 +26,8 @@ import { userRoutes } from './users.js';
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
   return async (app) => {
-    requireAdminToken(app, deps.adminTokenHash);
+    await ensureAdminResource(deps.store.resources, deps.baseUrl);
+    requireAdministrator(app, { tokenHash: deps.adminTokenHash, callers: deps.store.adminCallers, realms: deps.store.realms, baseUrl: deps.baseUrl });
     // A name holding a NUL is invalid_request, as the database would answer, also where a
     // cache answers the lookup (a realm's scopes) and would otherwise say "not found".
     app.addHook('onRequest', async (request) => {
@@ -34,7 +36,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       }
     });
     app.removeContentTypeParser('text/plain');
-    recordAdminChanges(app);
+    recordAdminChanges(app, actorOf);
     await app.register(realmRoutes(deps));
     await app.register(realmDataRoutes(deps));
     await app.register(openApiRoutes(deps));

@@ -5,6 +5,7 @@ import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
 import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../realms/settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
+import { maySeeRealm } from './auth.js';
 import type { AdminDeps } from './deps.js';
 import { checkAcrJourneys } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';
@@ -39,7 +40,9 @@ export function checkMailFeatures(settings: RealmSettingsPatch | undefined, mail
 /** `/admin/realms`: list, create (with its keys and built-in scopes), read, merge settings, delete. */
 export function realmRoutes({ store, encryption, baseUrl, mailer }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
-    app.get('/realms', async () => (await store.realms.list()).map((realm) => realmView(realm, baseUrl)));
+    app.get('/realms', async (request) =>
+      (await store.realms.list()).filter((realm) => maySeeRealm(request.adminPrincipal, realm.name)).map((realm) => realmView(realm, baseUrl)),
+    );
 
     app.post('/realms', async (request, reply) => {
       const input = parseInput(RealmCreateSchema, request.body);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { SessionActivity } from '../store/sessions.js';
+import { actorOf } from './auth.js';
 import type { AdminDeps } from './deps.js';
 import { notFound } from './validate.js';
 
@@ -38,7 +39,7 @@ export function userSessionRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
       const ended = await store.sessions.endAllForUser(user.realm, user.id);
-      app.audit.record({ realm: user.realm, type: 'user.sessions_ended', userId: user.id, address: request.ip, details: { username: user.username, sessions: ended } });
+      app.audit.record({ realm: user.realm, type: 'user.sessions_ended', userId: user.id, address: request.ip, details: { username: user.username, sessions: ended, actor: actorOf(request) } });
       return reply.code(204).send();
     });
   };

@@ -8,6 +8,7 @@ import type { RealmSettings } from '../realms/settings.js';
 import { type Memberships, NO_MEMBERSHIPS } from '../store/memberships.js';
 import type { UserIdentity } from '../store/user-identities.js';
 import { type User, isEmailTaken } from '../store/users.js';
+import { actorOf } from './auth.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
@@ -151,7 +152,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       if (!changed) throw notFound('user');
       const { user } = changed;
       if (user.enabled !== changed.wasEnabled) {
-        app.audit.record({ realm: user.realm, type: user.enabled ? 'user.enabled' : 'user.disabled', userId: user.id, address: request.ip, details: { username: user.username } });
+        app.audit.record({ realm: user.realm, type: user.enabled ? 'user.enabled' : 'user.disabled', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
       }
       return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });

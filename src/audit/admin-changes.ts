@@ -113,11 +113,11 @@ function parsedAnswer(payload: unknown): Fields {
 }
 
 /**
- * Records the admin API's successful changes as audit events, from one hook: the resource
- * routes stay free of it. It runs as the answer is sent, so that the event is recorded
+ * Records the admin API's successful changes as audit events, each naming its actor
+ * (CONTRACT.md §14), from one hook: the resource routes stay free of it. It runs as the answer is sent, so that the event is recorded
  * before the caller can ask for it.
  */
-export function recordAdminChanges(app: FastifyInstance): void {
+export function recordAdminChanges(app: FastifyInstance, actorOf: (request: FastifyRequest) => Fields): void {
   app.addHook('onSend', async (request: FastifyRequest, reply, payload) => {
     if (reply.statusCode >= 300) return payload;
     const route = request.routeOptions.url?.slice(app.prefix.length);
@@ -138,7 +138,7 @@ export function recordAdminChanges(app: FastifyInstance): void {
       clientId: described.clientId ?? common.clientId,
       userId: described.userId,
       address: request.ip,
-      details: { ...common.details, ...described.details },
+      details: { ...common.details, ...described.details, actor: actorOf(request) },
     });
     return payload;
   });

@@ -125,6 +125,15 @@ const clientFields = {
     .max(50)
     .refine((values) => new Set(values).size === values.length, 'audiences must not repeat')
     .optional(),
+  /**
+   * The `root` roles of the client's own tokens (client credentials): what its admin API calls
+   * may do (CONTRACT.md §14). Meaningless in other realms; none unless an admin gives some.
+   */
+  roles: z
+    .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be a role name'))
+    .max(50)
+    .refine((values) => new Set(values).size === values.length, 'roles must not repeat')
+    .optional(),
   /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
   journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };

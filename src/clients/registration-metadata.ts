@@ -70,7 +70,7 @@ const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
 const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
 
 /** Metadata an admin sets on a client and self-registration never changes. */
-type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'journey' | 'logo_uri'>;
+type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'roles' | 'journey' | 'logo_uri'>;
 
 /**
  * Fields that give a client power over people or other clients' tokens: consent skipped,
@@ -124,6 +124,8 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     introspect_any_token: clientType === 'confidential' && (current?.introspect_any_token ?? false),
     require_pkce: current?.require_pkce ?? false,
     allowed_audiences: current?.allowed_audiences ?? [],
+    // Roles are an admin's (CONTRACT.md §14): never asked for, never lost by a client's own update.
+    ...(current?.roles === undefined ? {} : { roles: current.roles }),
     // The journey an admin set stays: a client cannot choose how people sign in to it.
     ...(current?.journey === undefined ? {} : { journey: current.journey }),
     // So does the logo: a client cannot put an image of its choosing on the realm's pages.

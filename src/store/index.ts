@@ -3,6 +3,7 @@ import { type Realm, RealmStore } from './realms.js';
 import { type Client, ClientStore } from './clients.js';
 import { type Invalidation, SharedCache, listenForInvalidations } from './cache.js';
 import { type Db, transactionDb } from './db.js';
+import { AdminCallerStore } from './admin-callers.js';
 import { AttemptCounters } from './attempt-counters.js';
 import { AuditEventStore } from './audit-events.js';
 import { AuthorizationCodeStore } from './authorization-codes.js';
@@ -121,6 +122,8 @@ export interface Store {
   readonly memberships: MembershipStore;
   /** The realm's registered resources (RFC 8707, CONTRACT.md §10). */
   readonly resources: ResourceStore;
+  /** Callers of the admin API with `root` access tokens, and their roles (CONTRACT.md §14). */
+  readonly adminCallers: AdminCallerStore;
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
    * for what must be used up and written together (a refresh token held while its new tokens
@@ -177,6 +180,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     roles: new RoleStore(db),
     groups: new GroupStore(db),
     memberships: new MembershipStore(db),
+    adminCallers: new AdminCallerStore(db),
     resources: new ResourceStore(db, resourceCache),
     async transaction(work) {
       const committed: Invalidation[] = [];

@@ -49,7 +49,9 @@ describe('the audit events API', () => {
       'user.created',
     ]);
     for (const event of all) {
-      expect(Object.keys(event).sort()).toEqual(['address', 'client_id', 'details', 'id', 'occurred_at', 'realm', 'type', 'user_id']);
+      // All are admin changes, which name their actor (CONTRACT.md §14).
+      expect(Object.keys(event).sort()).toEqual(['actor', 'address', 'client_id', 'details', 'id', 'occurred_at', 'realm', 'type', 'user_id']);
+      expect(event.actor).toEqual({ admin_token: true });
       expect(event).toMatchObject({ id: expect.stringMatching(/^\d+$/), occurred_at: expect.stringMatching(ISO_TIMESTAMP), realm, address: '127.0.0.1' });
     }
     const times = all.map((event) => Date.parse(event.occurred_at));

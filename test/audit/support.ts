@@ -12,6 +12,8 @@ export interface EventView {
   user_id: string | null;
   address: string | null;
   details: Record<string, unknown>;
+  /** An admin change's (CONTRACT.md §14). */
+  actor?: { admin_token: true } | { sub: string; client_id: string };
 }
 
 export interface EventPage {

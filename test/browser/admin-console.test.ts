@@ -765,6 +765,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     const rows = await events.locator('tbody tr').allTextContents();
     expect(rows.filter((text) => text.includes('client.created')).at(-1)).toContain(CLIENT_ID);
     expect(rows.filter((text) => text.includes('user.created')).at(-1)).toContain('"username":"alice"');
+    // The console signs in with ADMIN_TOKEN: the actor of its changes (CONTRACT.md §14).
+    expect(rows.filter((text) => text.includes('user.created')).at(-1)).toContain('ADMIN_TOKEN');
 
     // A page at a time: each "Older events" appends the page after the last one shown.
     await filters.getByLabel('Page size').fill('2');

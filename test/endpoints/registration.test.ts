@@ -246,6 +246,15 @@ describe('dynamic client registration', () => {
         allowed_audiences: [],
       });
     });
+    it('never takes roles from a registering client, and keeps an admin\'s through the client\'s own update (CONTRACT.md §14)', async () => {
+      const client = await registered({ grant_types: ['client_credentials'], roles: ['realmgate-admin'] }, 'root');
+      expect(await t.store.clients.get('root', client.client_id)).not.toHaveProperty('roles');
+      expect((await t.admin.request('PATCH', `/realms/root/clients/${client.client_id}`, { roles: ['realmgate-viewer'] })).statusCode).toBe(200);
+      const read = (await configuration('GET', 'root', client.client_id, client.registration_access_token)).json();
+      const updated = await configuration('PUT', 'root', client.client_id, client.registration_access_token, { ...read, client_name: 'updated', roles: ['realmgate-admin'] });
+      expect(updated.statusCode, updated.body).toBe(200);
+      expect(await t.store.clients.get('root', client.client_id)).toMatchObject({ client_name: 'updated', roles: ['realmgate-viewer'] });
+    });
   });
 
   describe('the initial access token', () => {

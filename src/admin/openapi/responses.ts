@@ -40,6 +40,7 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   jwks_uri: clientMetadata.jwks_uri.unwrap(),
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
+  roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
 });
@@ -180,6 +181,10 @@ export const AuditEventResponse = z.strictObject({
   user_id: z.string().nullable().describe('The `sub` of the person concerned'),
   address: z.string().nullable().describe('The address the request came from'),
   details: z.record(z.string(), z.unknown()).describe('What the event adds, by type; never a secret'),
+  actor: z
+    .union([z.strictObject({ admin_token: z.literal(true) }), z.strictObject({ sub: z.string(), client_id: z.string() })])
+    .optional()
+    .describe('Who made an admin change: `ADMIN_TOKEN`, or the subject and client of a `root` access token (CONTRACT.md §14)'),
 });
 
 export const AuditEventPageResponse = z.strictObject({

@@ -19,12 +19,16 @@ function queryOf(form) {
   return query;
 }
 
+/** Who made an admin change: ADMIN_TOKEN, or an administrator's token's subject and client. */
+const actorOf = (actor) => (actor === undefined ? '' : actor.admin_token ? 'ADMIN_TOKEN' : actor.sub + ' (client ' + actor.client_id + ')');
+
 const row = (event) => [
   event.occurred_at,
   h('code', {}, event.type),
   event.client_id ?? '',
   event.user_id ?? '',
   event.address ?? '',
+  actorOf(event.actor),
   h('code', { class: 'details' }, JSON.stringify(event.details)),
 ];
 
@@ -49,7 +53,7 @@ export async function eventsView(realm, panel) {
 
   const show = pagedTable(results, {
     caption: 'Audit events',
-    headings: ['When', 'Type', 'Client', 'User', 'Address', 'Details'],
+    headings: ['When', 'Type', 'Client', 'User', 'Address', 'Actor', 'Details'],
     cursorParam: 'before',
     more: 'Older events',
     fetchPage: async (query) => {
