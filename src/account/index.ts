@@ -1,7 +1,9 @@
 import type { Broker } from '../identity-providers/broker.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { applicationsSection } from './applications.js';
+import { FirstFactorCode } from './enrolment-code.js';
 import { identitiesSection } from './identities.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
@@ -18,17 +20,21 @@ export interface AccountSectionDeps {
   baseUrl: string;
   /** Linking accounts at the realm's upstream providers. */
   broker: Broker;
+  /** None without SMTP_URL: a first second factor then asks no mailed code. */
+  mailer: Mailer | undefined;
 }
 
 /** The sections of the account page, in the order they are shown. */
 export function accountSections(deps: AccountSectionDeps): AccountSection[] {
+  const firstFactor = new FirstFactorCode(deps);
   return [
     passwordSection(deps),
-    oneTimeCodeSection(deps),
-    passkeysSection(deps),
+    oneTimeCodeSection({ ...deps, firstFactor }),
+    passkeysSection({ ...deps, firstFactor }),
     recoveryCodesSection(deps),
     identitiesSection(deps),
     applicationsSection(deps.store),
     sessionsSection(deps.store),
+    firstFactor.section(),
   ];
 }

@@ -5,6 +5,7 @@ import { oneTimeCodeSectionBody, otpEnrolmentPage } from '../pages/account/one-t
 import type { Store } from '../store/index.js';
 import type { Text } from '../pages/i18n/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import type { FirstFactorCode } from './enrolment-code.js';
 import type { AccountHolder, AccountSection, AccountTools } from './section.js';
 
 /** The CSRF subjects of the section's forms: a token of one action does not serve another. */
@@ -19,8 +20,8 @@ const otpForm = (holder: AccountHolder, path: string, subject: string) => ({ act
  * "One-time code": whether an authenticator app gives the person codes; setting one up (its
  * secret shown on a page of its own, confirmed by a first code) or removing it.
  */
-export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; encryption: KeyEncryption }): AccountSection {
-  const { store, encryption } = deps;
+export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; encryption: KeyEncryption; firstFactor: FirstFactorCode }): AccountSection {
+  const { store, encryption, firstFactor } = deps;
 
   /** The page that shows the pending secret and asks for its first code. */
   function enrolmentPage(reply: FastifyReply, tools: AccountTools, holder: AccountHolder, secret: Buffer, error?: Text) {
@@ -39,7 +40,9 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
       const totp = await store.oneTimeCodes.totp(holder.realm.name, holder.userId);
       const view = totp?.confirmedAt
         ? ({ kind: 'set-up', confirmedAt: totp.confirmedAt, remove: otpForm(holder, 'remove', REMOVE) } as const)
-        : ({ kind: 'none', enrol: otpForm(holder, 'enrol', ENROL) } as const);
+        : (await firstFactor.pending(holder))
+          ? ({ kind: 'code-first', code: firstFactor.form(holder) } as const)
+          : ({ kind: 'none', enrol: otpForm(holder, 'enrol', ENROL) } as const);
       return { body: oneTimeCodeSectionBody(holder.t, view) };
     },
     routes(app, tools) {
@@ -47,6 +50,8 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         const form = formParams(request.body, ['csrf']);
         const holder = await tools.credentialHolder(request, reply, ENROL, form.csrf);
         if (!holder) return reply;
+        const gated = await firstFactor.pending(holder);
+        if (gated) return tools.backToAccount(reply, holder.realm, await firstFactor.mailFirst(holder, gated));
         const secret = await pendingTotpSecret(store, encryption, holder.realm.name, holder.userId, { fresh: true });
         if (!secret) return tools.backToAccount(reply, holder.realm, holder.t.account.oneTimeCode.alreadySetUp);
         return enrolmentPage(reply, tools, holder, secret);
@@ -57,6 +62,8 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         const holder = await tools.credentialHolder(request, reply, CONFIRM, form.csrf);
         if (!holder) return reply;
         const { realm, userId } = holder;
+        const gated = await firstFactor.pending(holder);
+        if (gated) return tools.backToAccount(reply, realm, await firstFactor.mailFirst(holder, gated));
         const pending = await storedPendingSecret(store, encryption, realm.name, userId);
         if (!pending) return tools.backToAccount(reply, realm, holder.t.account.oneTimeCode.nothingToConfirm);
         const code = form.otp?.replace(/\s/g, '') ?? '';

@@ -6,6 +6,7 @@ import { passkeyScripts } from '../pages/assets/scripts.js';
 import type { Messages } from '../pages/i18n/index.js';
 import type { Store } from '../store/index.js';
 import type { Passkey } from '../store/passkeys.js';
+import type { FirstFactorCode } from './enrolment-code.js';
 import type { AccountHolder, AccountSection } from './section.js';
 
 /** The CSRF subjects of the section's forms: a token of one action does not serve another. */
@@ -30,8 +31,8 @@ function credentialIdOf(value: string | undefined): Buffer | undefined {
 }
 
 /** "Passkeys": the person's passkeys with their names and last use, adding one (WebAuthn registration), deleting one. */
-export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauthnChallenges'>; baseUrl: string }): AccountSection {
-  const { store } = deps;
+export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauthnChallenges'>; baseUrl: string; firstFactor: FirstFactorCode }): AccountSection {
+  const { store, firstFactor } = deps;
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
 
   /** How the section offers a new passkey: see PasskeysSectionView. */
@@ -42,6 +43,7 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
     // The authenticator would keep a passkey that the server then refuses: the person signs
     // in again first (this form, posted without a passkey, takes them there) and then makes it.
     if (!holder.recentSignIn) return { kind: 'sign-in-again', form };
+    if (passkeys.length === 0 && (await firstFactor.pending(holder))) return { kind: 'code-first', code: firstFactor.form(holder) };
     const options = await relyingParty.registrationOptions(realm.name, bindingOf(holder, form.csrf), { userId, username, passkeys });
     return { kind: 'register', form, options };
   }
@@ -71,6 +73,8 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
         const holder = await tools.credentialHolder(request, reply, REGISTER, form.csrf);
         if (!holder) return reply;
         const { realm, userId } = holder;
+        const gated = await firstFactor.pending(holder);
+        if (gated) return tools.backToAccount(reply, realm, await firstFactor.mailFirst(holder, gated));
         const name = passkeyName(form.passkey_name);
         const outcome = await relyingParty.verifyRegistration(realm.name, bindingOf(holder, form.csrf!), form.credential, { userId, name });
         if (!outcome.ok) {

@@ -3,7 +3,7 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import type { AccountSubpage } from '../pages/account/page.js';
 import type { SafeHtml } from '../pages/html.js';
-import type { Messages, Text } from '../pages/i18n/index.js';
+import type { Locale, Messages, Text } from '../pages/i18n/index.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
@@ -21,6 +21,10 @@ export interface AccountHolder {
   csrf(subject: string): string;
   /** The language of the page answered: its templates' and notices' words. */
   readonly t: Messages;
+  /** The page's language, which its mails go out in too. */
+  readonly locale: Locale;
+  /** The client's address, as limits count it. */
+  readonly address: string;
 }
 
 /** A section's part of the account page. */

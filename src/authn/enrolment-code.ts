@@ -25,10 +25,16 @@ export interface EnrolmentCodeDeps {
   readonly mailer: Mailer | undefined;
 }
 
-const transactionHashOf = (context: NodeContext): Buffer => sha256(context.transactionId);
+/**
+ * Where a code is asked: a sign-in (its node context), or the account page, whose
+ * `transactionId` is then its session's id (src/account/enrolment-code.ts).
+ */
+export type EnrolmentScope = Pick<NodeContext, 'realm' | 'transactionId' | 'userId' | 'address' | 'locale'>;
+
+const transactionHashOf = (context: EnrolmentScope): Buffer => sha256(context.transactionId);
 
 /** The code as stored: bound to the sign-in's secret transaction id, so that a copy of the table does not give the codes away at a glance. */
-const codeHashOf = (context: NodeContext, code: string): Buffer => sha256(`enrolment code\0${context.transactionId}\0${code}`);
+const codeHashOf = (context: EnrolmentScope, code: string): Buffer => sha256(`enrolment code\0${context.transactionId}\0${code}`);
 
 /**
  * A first second factor enrolled during a sign-in (an `otp` node for a person without an
@@ -42,7 +48,7 @@ export class EnrolmentCodeGate {
   constructor(private readonly deps: EnrolmentCodeDeps) {}
 
   /** What the enrolment waits for; undefined when it may go on (no mail, no verified address, or the code passed). */
-  async pending(context: NodeContext): Promise<GatedEnrolment | undefined> {
+  async pending(context: EnrolmentScope): Promise<GatedEnrolment | undefined> {
     const { userId, realm } = context;
     if (!this.deps.mailer || userId === undefined) return undefined;
     const user = await this.deps.store.users.getById(realm.name, userId);
@@ -53,14 +59,19 @@ export class EnrolmentCodeGate {
   }
 
   /** The page that asks for the code; the first time for this sign-in, the code is mailed first. */
-  async view(context: NodeContext, gated: GatedEnrolment): Promise<SignInView> {
+  async view(context: EnrolmentScope, gated: GatedEnrolment): Promise<SignInView> {
+    return { kind: 'enrolment_code', mailed: await this.mailOnce(context, gated) };
+  }
+
+  /** Mails the code the first time it is asked for (for this sign-in); what became of it. */
+  async mailOnce(context: EnrolmentScope, gated: GatedEnrolment): Promise<'sent' | 'limited' | 'failed' | 'spent'> {
     const state = await this.deps.store.tickets.enrolmentCodeState(context.realm.name, gated.user.id, transactionHashOf(context));
     const mailed = state === 'none' ? await this.mail(context, gated) : state;
-    return { kind: 'enrolment_code', mailed: mailed === 'passed' ? 'sent' : mailed };
+    return mailed === 'passed' ? 'sent' : mailed;
   }
 
   /** A posted code form: the mail sent again, or the code checked (one try of its few). */
-  async submit(context: NodeContext, gated: GatedEnrolment, form: { readonly otp?: string | undefined; readonly resend?: string | undefined }): Promise<NodeOutcome> {
+  async submit(context: EnrolmentScope, gated: GatedEnrolment, form: { readonly otp?: string | undefined; readonly resend?: string | undefined }): Promise<NodeOutcome> {
     if (form.resend !== undefined) {
       const mailed = await this.mail(context, gated);
       if (mailed === 'sent') return { notice: (t) => t.enrolmentCode.resent };
@@ -76,7 +87,7 @@ export class EnrolmentCodeGate {
     return { error: (t) => t.enrolmentCode.wrongCode, failure: true };
   }
 
-  private async mail(context: NodeContext, gated: GatedEnrolment): Promise<'sent' | 'limited' | 'failed'> {
+  private async mail(context: EnrolmentScope, gated: GatedEnrolment): Promise<'sent' | 'limited' | 'failed'> {
     const { realm } = context;
     const code = String(randomInt(10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const lifetime = Math.min(CODE_LIFETIME_SECONDS, realm.settings.ticket_lifetime);

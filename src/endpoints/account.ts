@@ -6,8 +6,9 @@ import type { AuthorizationFlow } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import type { Broker } from '../identity-providers/broker.js';
+import type { Mailer } from '../mail/mailer.js';
 import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
-import { messagesOf } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
@@ -34,9 +35,10 @@ export function accountPage(deps: {
   encryption: KeyEncryption;
   baseUrl: string;
   broker: Broker;
+  mailer: Mailer | undefined;
 }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
-  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker });
+  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker, mailer: deps.mailer });
   const accountUrl = (realm: RequestRealm) => `${realm.issuer}/account`;
 
   async function holderOf(request: FastifyRequest, realm: RequestRealm, session: Session, browserHash: Buffer): Promise<AccountHolder> {
@@ -49,6 +51,8 @@ export function accountPage(deps: {
       recentSignIn: signedInRecently(session, realm),
       csrf: (subject) => cookies.csrfToken(browserHash, `account ${subject}`),
       t: messagesOf(request),
+      locale: localeOf(request),
+      address: request.ip,
     };
   }
 

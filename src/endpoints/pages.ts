@@ -91,7 +91,7 @@ export function browserPages(deps: {
     await app.register(endSessionEndpoint(routeDeps));
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
-    await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker }));
+    await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
     // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
     await app.register(registrationEndpoint({ ...routeDeps, mailer: deps.mailer, risk: signInDeps.risk }));
     await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));

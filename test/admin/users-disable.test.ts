@@ -10,7 +10,7 @@ import { SignedXml } from 'xml-crypto';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { selfSigned } from '../support/certificates.js';
 import { authorize, codeRequest, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
-import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode, pkce } from '../support/flow.js';
+import { REDIRECT_URI, TestBrowser, formFor, hiddenInputs, location, obtainCode, pkce } from '../support/flow.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
@@ -325,6 +325,11 @@ describe('admin API: disabling a person', () => {
       const account = await browser.get(`${realmPath(s.realm)}/account`);
       const loginUrl = location(account);
       await browser.submit(loginUrl, await browser.get(loginUrl), { username: 'alice', password: s.user.password });
+      // A first second factor: the code mailed to alice's verified address first (CONTRACT.md §8).
+      const codeForm = formFor((await browser.get(`${realmPath(s.realm)}/account`)).body, `${issuerOf(s.realm)}/account/enrolment-code`);
+      await browser.post(`${realmPath(s.realm)}/account/enrolment-code`, { ...codeForm, resend: '1' });
+      const code = /^(\d{6})$/m.exec((await mail.nextMail('alice@example.com')).text)?.[1];
+      expect((await browser.post(`${realmPath(s.realm)}/account/enrolment-code`, { ...codeForm, otp: code! })).statusCode).toBe(303);
       const form = passkeyForm((await browser.get(`${realmPath(s.realm)}/account`)).body, 'registration');
       const added = await browser.post(form.action!, { ...form.hidden, passkey_name: 'Laptop', credential: JSON.stringify(authenticator.register(form.options)) });
       expect(added.statusCode).toBe(303);

@@ -36,6 +36,7 @@ const PAGE_FIELDS: Record<string, readonly string[]> = {
   '/bc-approve': ['request', 'csrf', 'decision', 'answered'],
   '/connect/endSession': ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'csrf', 'decision'],
   '/account': ['notice', 'mac'],
+  '/account/enrolment-code': ['csrf', 'otp', 'resend'],
   '/account/otp/enrol': ['csrf'],
   '/account/otp/confirm': ['csrf', 'otp'],
   '/account/otp/remove': ['csrf'],

@@ -310,6 +310,16 @@ describe('CSRF protection of every form', () => {
       },
     },
     {
+      name: 'account: the code mailed before a first second factor',
+      route: '/account/enrolment-code',
+      async arrange() {
+        const username = `u-${randomBytes(4).toString('hex')}`;
+        const user = await createUser(t.admin, realm, username, { claims: { email: `${username}@example.com`, email_verified: true } });
+        const mailed = async () => (await t.store.db.query("SELECT 1 FROM tickets WHERE kind = 'enrolment_code' AND user_id = $1::uuid", [user.sub])).rows.length > 0;
+        return accountForm(user, '/account/enrolment-code', mailed, { resend: '1' });
+      },
+    },
+    {
       name: 'account: set up an authenticator app',
       route: '/account/otp/enrol',
       async arrange() {

@@ -2,13 +2,16 @@ import { type SafeHtml, html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
 import { errorBox } from '../parts.js';
 import { enrolmentView } from '../sign-in/controls.js';
+import { enrolmentCodeForm } from './enrolment-code.js';
 import { type AccountForm, csrfInput, utcDay } from './form.js';
 import type { AccountSubpage } from './page.js';
 
 /** Whether an authenticator app gives the person codes, and the one form that changes it. */
 export type OneTimeCodeSectionView =
   | { readonly kind: 'set-up'; readonly confirmedAt: Date; readonly remove: AccountForm }
-  | { readonly kind: 'none'; readonly enrol: AccountForm };
+  | { readonly kind: 'none'; readonly enrol: AccountForm }
+  /** No app, and a first second factor waits for the mailed code (src/account/enrolment-code.ts). */
+  | { readonly kind: 'code-first'; readonly code: AccountForm };
 
 export function oneTimeCodeSectionBody(t: Messages, view: OneTimeCodeSectionView): SafeHtml {
   const texts = t.account.oneTimeCode;
@@ -19,6 +22,8 @@ ${csrfInput(view.remove.csrf)}
 <button type="submit">${texts.remove}</button>
 </form>`;
   }
+  if (view.kind === 'code-first') return html`<p>${texts.none}</p>
+${enrolmentCodeForm(t, view.code)}`;
   return html`<p>${texts.none}</p>
 <form method="post" action="${view.enrol.action}">
 ${csrfInput(view.enrol.csrf)}

@@ -1,6 +1,7 @@
 import { type SafeHtml, html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
 import { passkeyControl, passkeyNameField } from '../sign-in/controls.js';
+import { enrolmentCodeForm } from './enrolment-code.js';
 import { type AccountForm, csrfInput, utcMinute } from './form.js';
 
 export interface PasskeyView {
@@ -24,6 +25,8 @@ export interface PasskeysSectionView {
   readonly add:
     | { readonly kind: 'at-limit' }
     | { readonly kind: 'sign-in-again'; readonly form: AccountForm }
+    /** A first second factor waits for the mailed code (src/account/enrolment-code.ts). */
+    | { readonly kind: 'code-first'; readonly code: AccountForm }
     | { readonly kind: 'register'; readonly form: AccountForm; readonly options: unknown };
 }
 
@@ -46,6 +49,9 @@ export function passkeysSectionBody(t: Messages, view: PasskeysSectionView): Saf
   switch (add.kind) {
     case 'at-limit':
       return list;
+    case 'code-first':
+      return html`${list}
+${enrolmentCodeForm(t, add.code)}`;
     case 'sign-in-again':
       return html`${list}
 <form method="post" action="${add.form.action}">

@@ -227,6 +227,14 @@ export const de: Messages = {
       wrongCurrent: 'Das aktuelle Passwort ist falsch.',
       changed: 'Ihr Passwort wurde geändert. Sie wurden überall sonst abgemeldet.',
     },
+    /** Before a first second factor is set up here: a code mailed to the verified address (src/account/enrolment-code.ts). */
+    enrolmentCode: {
+      lead: 'Bevor Sie einen ersten zweiten Faktor einrichten, geben Sie den Code ein, den wir an Ihre E-Mail-Adresse senden.',
+      send: 'Code per E-Mail senden',
+      confirm: 'Code bestätigen',
+      mailed: 'Wir haben Ihnen einen Code gesendet. Geben Sie ihn unten ein, um einen zweiten Faktor einzurichten.',
+      passed: 'Code bestätigt: Sie können jetzt einen zweiten Faktor einrichten.',
+    },
     oneTimeCode: {
       setUp: (day: string) => `Eine Authenticator-App liefert Ihnen Einmalcodes (eingerichtet am ${day}).`,
       remove: 'Authenticator-App entfernen',

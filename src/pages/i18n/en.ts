@@ -241,6 +241,14 @@ export const en = {
       wrongCurrent: 'The current password is incorrect.',
       changed: 'Your password is changed. You are signed out everywhere else.',
     },
+    /** Before a first second factor is set up here: a code mailed to the verified address (src/account/enrolment-code.ts). */
+    enrolmentCode: {
+      lead: 'Before you set up a first second factor, enter the code we mail to your email address.',
+      send: 'Mail me a code',
+      confirm: 'Confirm the code',
+      mailed: 'We mailed you a code. Enter it below to set up a second factor.',
+      passed: 'Code confirmed: you can now set up a second factor.',
+    },
     oneTimeCode: {
       setUp: (day: string) => `An authenticator app gives you one-time codes (set up on ${day}).`,
       remove: 'Remove the authenticator app',

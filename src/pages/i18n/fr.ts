@@ -230,6 +230,14 @@ export const fr: Messages = {
       wrongCurrent: 'Le mot de passe actuel est incorrect.',
       changed: 'Votre mot de passe a été changé. Toutes vos autres sessions ont été fermées.',
     },
+    /** Before a first second factor is set up here: a code mailed to the verified address (src/account/enrolment-code.ts). */
+    enrolmentCode: {
+      lead: 'Avant de configurer un premier second facteur, saisissez le code que nous envoyons à votre adresse e-mail.',
+      send: 'M’envoyer un code',
+      confirm: 'Confirmer le code',
+      mailed: 'Nous vous avons envoyé un code. Saisissez-le ci-dessous pour configurer un second facteur.',
+      passed: 'Code confirmé : vous pouvez maintenant configurer un second facteur.',
+    },
     oneTimeCode: {
       setUp: (day: string) => `Une application d’authentification vous fournit des codes à usage unique (configurée le ${day}).`,
       remove: 'Supprimer l’application d’authentification',
