@@ -39,7 +39,7 @@ echo -n "introspection: "; call -u "shop:$SECRET" "$ISSUER/introspect" -d "token
 
 # --- A person signing in: the authorization code flow with PKCE, curl playing the browser.
 VERIFIER=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")
-CHALLENGE=$(node -e "console.log(require('crypto').createHash('sha256').update(process.argv[1]).digest('base64url'))" "$VERIFIER")
+CHALLENGE=$(node -e "console.log(require('crypto').createHash('sha256').update(process.argv[1]).digest('base64url'))" -- "$VERIFIER")
 browser() { call -b "$WORK/cookies" -c "$WORK/cookies" "$@"; }
 redirect() { browser -o /dev/null -w '%{redirect_url}' "$@"; }
 hidden() { grep -o "name=\"$2\" value=\"[^\"]*\"" <<<"$1" | cut -d'"' -f4; }
