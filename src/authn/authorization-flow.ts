@@ -9,6 +9,7 @@ import { sendPage } from '../pages/layout.js';
 import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../requests/authorization-request.js';
+import { askedSubject } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
 import type { Consented } from '../store/consents.js';
 import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
@@ -118,7 +119,8 @@ export class AuthorizationFlow {
     const session = current?.session;
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
     // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8).
-    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge)
+    // OIDC Core §3.1.2.2: a request for a given `sub` is answered only for that person's session.
+    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge) && isAskedSubject(authz, session)
       ? await this.fitOf(request, reply, realm, purpose, client, session)
       : undefined;
     const usable = fit?.kind === 'fits' ? fit.session : undefined;
@@ -264,6 +266,10 @@ export class AuthorizationFlow {
         resources: purpose.kind === 'authorize' ? purpose.request.resource : undefined,
       };
     if (purpose.kind === 'authorize') {
+      if (!isAskedSubject(purpose.request, session)) {
+        await this.finish(resumed, decision);
+        return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
+      }
       const code = newCode(realm, purpose.request, withAcrOf(realm, purpose, resumed.client, session));
       await this.finish(resumed, decision, { consent, code });
       return deliverCode(reply, realm, purpose.request, code.value);
@@ -343,6 +349,11 @@ function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Cli
 /** The seconds a session has left: what a session that takes its place keeps. */
 export function remainingLifetimeOf(session: Session): number {
   return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
+}
+
+function isAskedSubject(authz: AuthorizationRequest, session: Session): boolean {
+  const asked = askedSubject(authz.claims);
+  return asked === undefined || asked === session.userId;
 }
 
 function isFreshEnough(session: Session, maxAge: number | undefined): boolean {

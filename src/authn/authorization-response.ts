@@ -7,6 +7,7 @@ import { sendFormPost } from '../pages/form-post.js';
 import { codeLifetime } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { AuthorizationRequest, ResponseMode } from '../requests/authorization-request.js';
+import { askedClaimsOf } from '../requests/claims-request.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../tokens/secrets.js';
@@ -58,6 +59,7 @@ export function newCode(realm: RequestRealm, authz: AuthorizationRequest, sessio
       expiresAt: new Date(Date.now() + codeLifetime(realm.settings) * 1000),
       dpopJkt: authz.dpopJkt,
       resources: authz.resource,
+      askedClaims: askedClaimsOf(authz.claims),
     },
   };
 }

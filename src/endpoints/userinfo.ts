@@ -8,6 +8,8 @@ import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { scopeNames } from '../requests/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import type { AskedClaims } from '../requests/claims-request.js';
+import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
@@ -70,6 +72,8 @@ interface PresentedAccessToken {
   scope: string;
   certificateThumbprint?: string | undefined;
   keyThumbprint?: string | undefined;
+  /** OIDC Core §5.5: the claims its grant's request asked for by name (stored tokens only). */
+  askedClaims?: AskedClaims | undefined;
 }
 
 /** A stored access token of the realm that is live. */
@@ -129,7 +133,10 @@ export function userinfoEndpoint(deps: {
       // A disabled person's tokens are revoked, but for JWTs of grants that stored nothing (CONTRACT.md §10).
       if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
-      return { ...claimsForScope(user, scope), ...mapped.userinfo, sub: user.id };
+      // A JWT access token (stateless) keeps no request: it releases what its scopes do.
+      const askedNames = 'askedClaims' in accessToken ? accessToken.askedClaims?.userinfo : undefined;
+      const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, askedNames);
+      return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: user.id };
     };
     app.get('/userinfo', handler);
     app.post('/userinfo', handler);

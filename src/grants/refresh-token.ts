@@ -90,6 +90,7 @@ export function refreshTokenGrant(deps: {
         certificateThumbprint,
         keyThumbprint,
         address,
+        askedClaims: usable.askedClaims,
       };
 
       if (rotating) {

@@ -4,7 +4,9 @@ import { parseUiLocales } from '../pages/i18n/locales.js';
 import { isResourceIdentifier } from '../resources/identifier.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
+import { type ClaimsRequest, essentialAcrValues, parseClaimsRequest } from './claims-request.js';
 import { namedBriefly, requestedScope } from './scope.js';
+import { selectJourney } from '../authn/journeys/select.js';
 
 /** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
 export type Prompt = 'none' | 'login' | 'consent';
@@ -40,6 +42,8 @@ export interface AuthorizationRequest {
   resource?: string[];
   /** `response_mode`, when not the default `query`. */
   responseMode?: Exclude<ResponseMode, 'query'>;
+  /** OIDC Core §5.5 `claims`: individual claims asked for the ID token and UserInfo. */
+  claims?: ClaimsRequest;
 }
 
 /**
@@ -62,6 +66,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'acr_values',
   'ui_locales',
   'response_mode',
+  'claims',
   'request',
   'request_uri',
 ] as const;
@@ -160,6 +165,9 @@ export function validateAuthorizationRequest(
   // Tags the server does not know are not an error (OIDC Core §3.1.2.1): they ask for nothing.
   const uiLocales = parseUiLocales(params.ui_locales);
 
+  const claims = parseClaimsRequest(params.claims);
+  const acrValues = acrValuesOf(realm, client, params.acr_values, claims);
+
   // RFC 8707 §2: whether each is a resource of the realm or allowed to the client is checked against the store (src/resources/targets.ts).
   const resource = params.resource === undefined || params.resource.length === 0 ? undefined : [...new Set(params.resource)];
   if (resource?.some((value) => !isResourceIdentifier(value))) {
@@ -178,11 +186,28 @@ export function validateAuthorizationRequest(
     ...(params.dpop_jkt === undefined ? {} : { dpopJkt: params.dpop_jkt }),
     ...(maxAge === undefined ? {} : { maxAge }),
     ...(params.login_hint === undefined ? {} : { loginHint: params.login_hint }),
-    ...(params.acr_values === undefined ? {} : { acrValues: params.acr_values.split(' ').filter(Boolean).slice(0, 20) }),
+    ...(acrValues === undefined ? {} : { acrValues }),
     ...(uiLocales === undefined ? {} : { uiLocales }),
     ...(resource === undefined ? {} : { resource }),
     ...(responseMode === 'query' ? {} : { responseMode }),
+    ...(claims === undefined ? {} : { claims }),
   };
+}
+
+/**
+ * The acr values that choose the journey (CONTRACT.md §8, §13): those `claims` asks for as
+ * essential first, then `acr_values`. OIDC Core §5.5.1.1: an essential acr that no journey of
+ * the realm gives (the client's own, else the one mapped) cannot be met, and the request fails.
+ */
+function acrValuesOf(realm: RequestRealm, client: Client, acrValues: string | undefined, claims: ClaimsRequest | undefined): string[] | undefined {
+  const voluntary = acrValues?.split(' ').filter(Boolean).slice(0, 20);
+  const essential = essentialAcrValues(claims);
+  if (essential === undefined) return voluntary;
+  const selected = selectJourney(realm, { clientJourney: client.journey, acrValues: essential });
+  if (selected && !essential.includes(selected.acr)) {
+    throw new OAuthError('access_denied', 'no sign-in of this realm gives the acr asked for as essential');
+  }
+  return [...new Set([...essential, ...(voluntary ?? [])])];
 }
 
 /** The response mode a request asks for; one this server does not serve is invalid_request. */

@@ -59,7 +59,7 @@ export async function authorizationParameters(
 
 /**
  * The authorization parameters among an object's claims, as a form gives them: strings, an
- * empty one absent. `max_age` may be a number (OpenID Connect Core §6.1); `resource`, which a
+ * empty one absent. `max_age` may be a number and `claims` an object (OpenID Connect Core §6.1); `resource`, which a
  * form may repeat, a string or an array of them (RFC 8707 §2.1); an object cannot refer to
  * another one (RFC 9101 §4).
  */
@@ -70,6 +70,8 @@ function parametersOf(claims: Readonly<Record<string, unknown>>): AuthorizationP
     if (value === undefined || value === '') continue;
     if (name === 'request' || name === 'request_uri') throw invalidObject(`it must not hold ${name}`);
     if (typeof value === 'string') params[name] = value;
+    // OpenID Connect Core §6.1: `claims` is a JSON object within the object, as the form's string.
+    else if (name === 'claims' && typeof value === 'object' && value !== null && !Array.isArray(value)) params[name] = JSON.stringify(value);
     else if (name === 'max_age' && Number.isSafeInteger(value) && (value as number) >= 0) params[name] = String(value);
     else throw invalidObject(`its ${name} claim must be a string`);
   }

@@ -1,3 +1,4 @@
+import type { AskedClaims } from '../requests/claims-request.js';
 import type { Db } from './db.js';
 import { StatementParams } from './statement.js';
 
@@ -24,6 +25,8 @@ export interface AuthorizationCode {
   dpopJkt?: string | undefined;
   /** RFC 8707 §2.1: the resources the request named, which the exchange may narrow; none when it named none. */
   resources?: readonly string[] | undefined;
+  /** OIDC Core §5.5: the claims the request asked for by name, per destination; none when it asked for none. */
+  askedClaims?: AskedClaims | undefined;
 }
 
 export interface CodeRow {
@@ -43,10 +46,11 @@ export interface CodeRow {
   expires_at: Date;
   dpop_jkt: string | null;
   resources: string[] | null;
+  asked_claims: AskedClaims | null;
 }
 
 export const CODE_COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
-                 nonce, auth_time, amr, acr, expires_at, dpop_jkt, resources`;
+                 nonce, auth_time, amr, acr, expires_at, dpop_jkt, resources, asked_claims`;
 
 export const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
@@ -65,6 +69,7 @@ export const toCode = (row: CodeRow): AuthorizationCode => ({
   expiresAt: row.expires_at,
   dpopJkt: row.dpop_jkt ?? undefined,
   resources: row.resources ?? undefined,
+  askedClaims: row.asked_claims ?? undefined,
 });
 
 /** The statement that stores a code; with `from`, once per row of that CTE (none: no code). */
@@ -87,6 +92,7 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
     `${params.add(code.expiresAt)}::timestamptz`,
     `${params.add(code.dpopJkt ?? null)}::text`,
     `${params.add(code.resources ? [...code.resources] : null)}::text[]`,
+    `${params.add(code.askedClaims ? JSON.stringify(code.askedClaims) : null)}::jsonb`,
   ];
   return `INSERT INTO authorization_codes (code_hash, ${CODE_COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
 }

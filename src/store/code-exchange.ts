@@ -105,7 +105,7 @@ const EXCHANGE = `
            coalesce(used.acr, '0'), used.sid, $8::text, NULL,
            -- The access token is for the audiences asked, else the code's resources; the refresh token keeps the grant's.
            CASE WHEN t.kind = 'access_token' THEN coalesce($9::jsonb, to_jsonb(used.resources)) ELSE coalesce(to_jsonb(used.resources), $9::jsonb) END,
-           t.jkt
+           t.jkt, used.asked_claims
       FROM used, person, within, unnest($10::text[], $11::text[], $12::text[], $18::text[]) AS t(hash, kind, expires_at, jkt)
   ),
   recorded AS (

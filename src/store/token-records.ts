@@ -1,3 +1,5 @@
+import type { AskedClaims } from '../requests/claims-request.js';
+
 /** What a stored token is, as it is written and read (src/store/tokens.ts). */
 
 export type TokenKind = 'access_token' | 'refresh_token';
@@ -27,6 +29,8 @@ export interface TokenRecord {
   act?: Actor | undefined;
   /** RFC 8693 §2.1 `audience` and `resource`: where the token may be used; else the realm's issuer. */
   audience?: readonly string[] | undefined;
+  /** OIDC Core §5.5: the claims the grant's authorization request asked for by name, for UserInfo and later ID tokens. */
+  askedClaims?: AskedClaims | undefined;
 }
 
 /** RFC 8693 §4.1: the actor's `sub` (and `iss`), and the earlier actor it acts for, if any. */
@@ -87,6 +91,7 @@ export interface TokenRow {
   act: Actor | null;
   aud: string[] | null;
   cnf_jkt: string | null;
+  asked_claims: AskedClaims | null;
 }
 
 /**
@@ -98,7 +103,7 @@ export const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
                                 WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
 
 export const TOKEN_COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_started_at, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud, t.cnf_jkt`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud, t.cnf_jkt, t.asked_claims`;
 
 export const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -119,6 +124,7 @@ export const toToken = (row: TokenRow): StoredToken => ({
   keyThumbprint: row.cnf_jkt ?? undefined,
   act: row.act ?? undefined,
   audience: row.aud ?? undefined,
+  askedClaims: row.asked_claims ?? undefined,
 });
 
 /**

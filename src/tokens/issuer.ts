@@ -5,6 +5,7 @@ import { accessScope } from '../resources/targets.js';
 import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
 import type { NewToken } from '../store/tokens.js';
 import type { User } from '../store/users.js';
+import { askedClaimValues } from './asked-claims.js';
 import { accessTokenType } from './binding.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
@@ -187,6 +188,7 @@ export class TokenIssuer {
         signIn: { authTime: code.authTime, amr: code.amr, acr: code.acr, sid: code.sid },
         refreshScope: refresh ? scope : undefined,
         nonce: code.nonce,
+        askedClaims: code.askedClaims,
       };
       const issuance = {
         grantId: code.grantId,
@@ -224,6 +226,7 @@ export class TokenIssuer {
       userId,
       signIn,
       certificateThumbprint: request.certificateThumbprint,
+      askedClaims: request.askedClaims,
     };
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
@@ -289,7 +292,9 @@ export class TokenIssuer {
     const response: TokenResponse = { access_token: accessToken!, token_type: accessTokenType(request), expires_in: lifetime, scope };
     if (refreshToken) response.refresh_token = refreshToken;
     if (openid) {
-      response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), mapped.id_token);
+      const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);
+      const claims = { ...mapped.id_token, ...asked };
+      response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
     }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);

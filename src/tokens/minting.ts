@@ -51,6 +51,7 @@ export function mint(realm: RequestRealm, client: Client, token: TokenFields, is
       keyThumbprint: token.keyThumbprint,
       act: token.act,
       audience: token.audience,
+      askedClaims: token.askedClaims,
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { RequestRealm } from '../realms/resolve.js';
+import type { AskedClaims } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
 import type { NewAuditEvent } from '../store/audit-events.js';
 import type { Actor, NewToken, SignIn } from '../store/tokens.js';
@@ -84,6 +85,8 @@ export interface UserTokensRequest {
   audienceScopes?: readonly string[] | undefined;
   /** The audiences of the whole grant, kept with the refresh token (none when given as undefined); `audience` when not given. */
   refreshAudience?: readonly string[] | undefined;
+  /** OIDC Core §5.5: the claims the grant's request asked for, kept with its tokens (src/tokens/asked-claims.ts). */
+  askedClaims?: AskedClaims | undefined;
 }
 
 /**

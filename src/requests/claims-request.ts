@@ -1,0 +1,110 @@
+import { OAuthError } from '../errors.js';
+
+/** OpenID Connect Core §5.5.1: how one claim is asked for; `null` asks for it plainly. */
+export interface ClaimAsk {
+  readonly essential?: boolean;
+  readonly value?: unknown;
+  readonly values?: readonly unknown[];
+}
+
+/** The destinations of the `claims` parameter this server serves (OpenID Connect Core §5.5). */
+export const CLAIM_DESTINATIONS = ['userinfo', 'id_token'] as const;
+export type ClaimDestination = (typeof CLAIM_DESTINATIONS)[number];
+
+/** A validated `claims` parameter: per destination, each claim asked and how. */
+export type ClaimsRequest = Readonly<Partial<Record<ClaimDestination, Readonly<Record<string, ClaimAsk | null>>>>>;
+
+/**
+ * What a grant keeps of its `claims` parameter: the names asked per destination. Only the names
+ * decide what is released (the granted scopes still bound it); `acr` and `sub` are acted on
+ * when the request is made.
+ */
+export type AskedClaims = Readonly<Partial<Record<ClaimDestination, readonly string[]>>>;
+
+const MAX_CLAIMS_PER_DESTINATION = 64;
+const CLAIM_NAME = /^[\x21-\x7e]{1,128}$/;
+
+const invalid = (reason: string): OAuthError => new OAuthError('invalid_request', `the claims parameter is malformed: ${reason}`);
+
+/**
+ * OpenID Connect Core §5.5: the `claims` parameter, a JSON object whose `userinfo` and
+ * `id_token` members each map claim names to `null` or `{essential, value, values}`. Other
+ * members are ignored (§5.5: a server may ignore what it does not serve); anything malformed
+ * is `invalid_request`.
+ */
+export function parseClaimsRequest(value: string | undefined): ClaimsRequest | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw invalid('it is not JSON');
+  }
+  if (!isPlainObject(parsed)) throw invalid('it must be a JSON object');
+  const request: Partial<Record<ClaimDestination, Record<string, ClaimAsk | null>>> = {};
+  for (const destination of CLAIM_DESTINATIONS) {
+    const asked = parsed[destination];
+    if (asked === undefined || asked === null) continue;
+    if (!isPlainObject(asked)) throw invalid(`${destination} must be an object`);
+    const names = Object.keys(asked);
+    if (names.length > MAX_CLAIMS_PER_DESTINATION) throw invalid(`${destination} asks for too many claims`);
+    const claims: Record<string, ClaimAsk | null> = {};
+    for (const name of names) {
+      if (!CLAIM_NAME.test(name)) throw invalid(`${destination} holds a malformed claim name`);
+      claims[name] = claimAsk(asked[name], `${destination}.${name}`);
+    }
+    if (names.length > 0) request[destination] = claims;
+  }
+  return Object.keys(request).length === 0 ? undefined : request;
+}
+
+function claimAsk(ask: unknown, where: string): ClaimAsk | null {
+  if (ask === null) return null;
+  if (!isPlainObject(ask)) throw invalid(`${where} must be null or an object`);
+  // §5.5.1: members other than these three may be defined later, and are ignored.
+  const { essential, value, values } = ask;
+  if (essential !== undefined && typeof essential !== 'boolean') throw invalid(`${where}.essential must be true or false`);
+  if (values !== undefined && (!Array.isArray(values) || values.length === 0)) throw invalid(`${where}.values must be a non-empty array`);
+  if (value !== undefined && values !== undefined) throw invalid(`${where} cannot hold both value and values`);
+  return {
+    ...(essential === undefined ? {} : { essential }),
+    ...(value === undefined ? {} : { value }),
+    ...(values === undefined ? {} : { values: values as unknown[] }),
+  };
+}
+
+/**
+ * OpenID Connect Core §5.5.1.1: the acr values asked as essential in the ID token (`value` or
+ * `values`, strings only); undefined when acr is not essential.
+ */
+export function essentialAcrValues(request: ClaimsRequest | undefined): string[] | undefined {
+  const acr = request?.id_token?.acr;
+  if (!acr?.essential) return undefined;
+  const values = acr.values ?? (acr.value === undefined ? [] : [acr.value]);
+  const strings = values.filter((value): value is string => typeof value === 'string' && value !== '');
+  return strings.length === 0 ? undefined : strings.slice(0, 20);
+}
+
+/**
+ * OpenID Connect Core §3.1.2.2: the `sub` the ID token is asked to have (a value of its
+ * own); then only that person may be the answer.
+ */
+export function askedSubject(request: ClaimsRequest | undefined): string | undefined {
+  const value = request?.id_token?.sub?.value;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The names a grant keeps of a request (AskedClaims); undefined when it asked for none. */
+export function askedClaimsOf(request: ClaimsRequest | undefined): AskedClaims | undefined {
+  if (request === undefined) return undefined;
+  const asked: Partial<Record<ClaimDestination, string[]>> = {};
+  for (const destination of CLAIM_DESTINATIONS) {
+    const names = Object.keys(request[destination] ?? {});
+    if (names.length > 0) asked[destination] = names;
+  }
+  return Object.keys(asked).length === 0 ? undefined : asked;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
