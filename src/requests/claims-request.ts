@@ -48,12 +48,12 @@ export function parseClaimsRequest(value: string | undefined): ClaimsRequest | u
     if (!isPlainObject(asked)) throw invalid(`${destination} must be an object`);
     const names = Object.keys(asked);
     if (names.length > MAX_CLAIMS_PER_DESTINATION) throw invalid(`${destination} asks for too many claims`);
-    const claims: Record<string, ClaimAsk | null> = {};
-    for (const name of names) {
+    const claims = names.map((name): [string, ClaimAsk | null] => {
       if (!CLAIM_NAME.test(name)) throw invalid(`${destination} holds a malformed claim name`);
-      claims[name] = claimAsk(asked[name], `${destination}.${name}`);
-    }
-    if (names.length > 0) request[destination] = claims;
+      return [name, claimAsk(asked[name], `${destination}.${name}`)];
+    });
+    // fromEntries defines each as its own property: a claim named `__proto__` is only a name.
+    if (names.length > 0) request[destination] = Object.fromEntries(claims);
   }
   return Object.keys(request).length === 0 ? undefined : request;
 }

@@ -22,10 +22,15 @@ export async function askedClaimValues(
   if (wanted.length === 0) return {};
   const standard = claimsForScope(user, scope);
   const mapped = await scopeClaims.claimsFor(realm, scope, user, CLAIM_TOKENS);
-  const released: Record<string, unknown> = {};
+  const released: Array<[string, unknown]> = [];
   for (const name of wanted) {
-    const value = standard[name] ?? CLAIM_TOKENS.map((token) => mapped[token]?.[name]).find((found) => found !== undefined);
-    if (value !== undefined) released[name] = value;
+    const value = ownValue(standard, name) ?? CLAIM_TOKENS.map((token) => ownValue(mapped[token], name)).find((found) => found !== undefined);
+    if (value !== undefined) released.push([name, value]);
   }
-  return released;
+  return Object.fromEntries(released);
+}
+
+/** Own properties only: a name such as `constructor` or `__proto__` is no claim of the person's. */
+function ownValue(claims: Readonly<Record<string, unknown>> | undefined, name: string): unknown {
+  return claims !== undefined && Object.hasOwn(claims, name) ? claims[name] : undefined;
 }

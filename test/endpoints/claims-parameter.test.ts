@@ -159,6 +159,13 @@ describe('the claims parameter', () => {
     expect(idToken.iss).toBe(issuer);
     expect(idToken.aud).toBe(client.clientId);
     expect(await userinfo(tokens.access_token)).toEqual({ sub: carol.sub });
+
+    // Names that are properties of every object are only names: nothing is released for them.
+    const inherited = '{"id_token":{"constructor":null,"__proto__":null,"toString":null},"userinfo":{"hasOwnProperty":null,"__proto__":{"essential":true}}}';
+    const odd = await tokensFor(carol, { scope: 'openid org', claims: inherited });
+    const oddIdToken = await idTokenClaims(odd.id_token);
+    expect(Object.keys(oddIdToken).filter((name) => ['constructor', 'toString', '__proto__'].includes(name))).toEqual([]);
+    expect(await userinfo(odd.access_token)).toEqual({ sub: carol.sub });
   });
 
   describe('refuses a malformed parameter with invalid_request, and nothing is begun', () => {
