@@ -8,7 +8,6 @@ import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { scopeNames } from '../requests/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
-import type { AskedClaims } from '../requests/claims-request.js';
 import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
@@ -72,14 +71,14 @@ interface PresentedAccessToken {
   scope: string;
   certificateThumbprint?: string | undefined;
   keyThumbprint?: string | undefined;
-  /** OIDC Core §5.5: the claims its grant's request asked for by name (stored tokens only). */
-  askedClaims?: AskedClaims | undefined;
+  /** OIDC Core §5.5: the claims its grant's request asked for UserInfo, kept with a stored token, carried by a JWT. */
+  askedUserinfo?: readonly string[] | undefined;
 }
 
 /** A stored access token of the realm that is live. */
 async function liveAccessToken(tokens: TokenStore, realm: RequestRealm, token: string): Promise<PresentedAccessToken | undefined> {
   const stored = await tokens.find(sha256(token));
-  return isLive(stored, realm.name) && stored.kind === 'access_token' ? stored : undefined;
+  return isLive(stored, realm.name) && stored.kind === 'access_token' ? { ...stored, askedUserinfo: stored.askedClaims?.userinfo } : undefined;
 }
 
 /**
@@ -133,9 +132,7 @@ export function userinfoEndpoint(deps: {
       // A disabled person's tokens are revoked, but for JWTs of grants that stored nothing (CONTRACT.md §10).
       if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
-      // A JWT access token (stateless) keeps no request: it releases what its scopes do.
-      const askedNames = 'askedClaims' in accessToken ? accessToken.askedClaims?.userinfo : undefined;
-      const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, askedNames);
+      const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, accessToken.askedUserinfo);
       return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: user.id };
     };
     app.get('/userinfo', handler);

@@ -285,6 +285,7 @@ export class TokenIssuer {
           audience: request.audience,
           lifetime,
           claims: accessClaims,
+          askedUserinfo: request.askedClaims?.userinfo,
           since: request.credentialsReadAt,
         })
       : undefined;

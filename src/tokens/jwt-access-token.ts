@@ -25,6 +25,13 @@ export const GRANT_ID_CLAIM = 'grant_id';
  */
 export const CLIENT_SUBJECT_CLAIM = 'sub_is_client';
 
+/**
+ * The private claim of the claims its grant's `claims` parameter asked for UserInfo (OpenID
+ * Connect Core §5.5), by name: a stateless token is stored nowhere, so it carries them itself.
+ * Only in the tokens of grants that asked.
+ */
+export const ASKED_USERINFO_CLAIM = 'userinfo_claims';
+
 /** What a stateless access token says, whether being minted or read back. */
 export interface JwtAccessToken {
   jti: string;
@@ -48,6 +55,8 @@ export interface JwtAccessToken {
   act?: Actor | undefined;
   /** RFC 8693 §2.1; the realm's issuer when absent. */
   audience?: readonly string[] | undefined;
+  /** OIDC Core §5.5: the claims its grant asked for UserInfo (ASKED_USERINFO_CLAIM). */
+  askedUserinfo?: readonly string[] | undefined;
 }
 
 /** Cheap discrimination: an opaque token is 43 base64url characters; a JWS has two dots. */
@@ -91,6 +100,7 @@ export async function mintJwtAccessToken(
     ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
     ...(token.act === undefined ? {} : { act: token.act }),
     ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
+    ...(token.askedUserinfo?.length ? { [ASKED_USERINFO_CLAIM]: [...token.askedUserinfo] } : {}),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
@@ -145,6 +155,7 @@ export class JwtAccessTokenVerifier {
     }
     const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
+    const askedUserinfo = payload[ASKED_USERINFO_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
     const binding = bindingOf(cnf);
     return {
@@ -163,6 +174,7 @@ export class JwtAccessTokenVerifier {
       ...(binding.keyThumbprint === undefined ? {} : { keyThumbprint: binding.keyThumbprint }),
       ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
       ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),
+      ...(Array.isArray(askedUserinfo) && askedUserinfo.every(isString) ? { askedUserinfo } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from './jwt-access-token.js';
+import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from './jwt-access-token.js';
 
 /**
  * The claims a scope maps (CONTRACT.md §10 "Claims from scopes"): `{name, source, tokens}`,
@@ -24,7 +24,7 @@ export const RESERVED_CLAIM_NAMES: ReadonlySet<string> = new Set([
   // OpenID Connect Core §2, §3.1.3.6; RFC 9068; RFC 8693; RFC 8705; RFC 7662
   'auth_time', 'nonce', 'acr', 'amr', 'azp', 'at_hash', 'c_hash', 'sid', 'typ',
   'cnf', 'act', 'may_act', 'scope', 'client_id', 'active', 'token_type', 'username', 'realm',
-  GRANT_ID_CLAIM, CLIENT_SUBJECT_CLAIM,
+  GRANT_ID_CLAIM, CLIENT_SUBJECT_CLAIM, ASKED_USERINFO_CLAIM,
 ]);
 
 /** Printable ASCII without spaces: short names and collision-resistant URIs alike (RFC 7519 §4.2). */

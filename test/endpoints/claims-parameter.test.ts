@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type JWTPayload, SignJWT } from 'jose';
+import { type JWTPayload, SignJWT, decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,52 @@ describe('the claims parameter', () => {
     const plain = await tokensFor(carol, { scope: 'openid org' });
     expect(await idTokenClaims(plain.id_token)).not.toHaveProperty('department');
     expect(await userinfo(plain.access_token)).toEqual({ sub: carol.sub });
+  });
+
+  it('in a realm of JWT access tokens, the token carries the names asked for UserInfo (signed), and UserInfo releases them', async () => {
+    const jwtRealm = await freshRealm(t, { ...NO_RATE_LIMITS, allow_consent_bypass: true, stateless_tokens: true });
+    const scope = await t.admin.request('PUT', `/realms/${jwtRealm}/scopes/org`, {
+      description: 'Organisation',
+      claims: [{ name: 'department', source: 'attribute:department', tokens: ['access_token'] }],
+    });
+    expect(scope.statusCode, scope.body).toBeLessThan(300);
+    const frank = await createUser(t.admin, jwtRealm, 'frank', { claims: { department: 'Legal' } });
+    const created = await t.admin.createClient(jwtRealm, {
+      client_type: 'confidential',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      scope: 'openid org',
+      skip_consent: true,
+    });
+    const accessTokenOf = async (params: Record<string, string>) => {
+      const { verifier, challenge } = pkce();
+      const b = browser();
+      const first = await authorize(b, jwtRealm, codeRequest(created.client_id, { code_challenge: challenge, scope: 'openid org', ...params }));
+      const { final } = await completeFlow(b, first, frank);
+      const exchanged = await postForm(
+        t.app,
+        `${realmPath(jwtRealm)}/access_token`,
+        { grant_type: 'authorization_code', code: expectCode(final, { iss: `${t.baseUrl}${realmPath(jwtRealm)}` }), redirect_uri: REDIRECT_URI, code_verifier: verifier },
+        { authorization: basic(created.client_id, created.client_secret as string) },
+      );
+      expect(exchanged.statusCode, exchanged.body).toBe(200);
+      return exchanged.json().access_token as string;
+    };
+    const info = async (token: string) =>
+      (await t.app.inject({ method: 'GET', url: `${realmPath(jwtRealm)}/userinfo`, headers: { authorization: `Bearer ${token}` } })).json();
+
+    const asked = await accessTokenOf({ claims: claimsParam({ userinfo: { department: null } }) });
+    expect(decodeJwt(asked).userinfo_claims).toEqual(['department']);
+    expect(await info(asked)).toEqual({ sub: frank.sub, department: 'Legal' });
+    const plain = await accessTokenOf({});
+    expect(decodeJwt(plain)).not.toHaveProperty('userinfo_claims');
+    expect(await info(plain)).toEqual({ sub: frank.sub });
+    // The name cannot be mapped by a scope: it is the server's own.
+    const mapped = await t.admin.request('PUT', `/realms/${jwtRealm}/scopes/sneaky`, {
+      description: 'x',
+      claims: [{ name: 'userinfo_claims', source: 'username', tokens: ['access_token'] }],
+    });
+    expect(mapped.statusCode).toBe(400);
   });
 
   it('works end to end with openid-client, which sends the parameter as it is given', async () => {
