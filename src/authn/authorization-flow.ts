@@ -9,7 +9,7 @@ import { sendPage } from '../pages/layout.js';
 import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { type AuthorizationRequest, UntrustedRedirectError } from '../requests/authorization-request.js';
-import { askedSubject } from '../requests/claims-request.js';
+import { answersAskedSubject } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
 import type { Consented } from '../store/consents.js';
 import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
@@ -120,7 +120,7 @@ export class AuthorizationFlow {
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
     // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8).
     // OIDC Core §3.1.2.2: a request for a given `sub` is answered only for that person's session.
-    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge) && isAskedSubject(authz, session)
+    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge) && answersAskedSubject(authz.claims, session.userId)
       ? await this.fitOf(request, reply, realm, purpose, client, session)
       : undefined;
     const usable = fit?.kind === 'fits' ? fit.session : undefined;
@@ -266,7 +266,7 @@ export class AuthorizationFlow {
         resources: purpose.kind === 'authorize' ? purpose.request.resource : undefined,
       };
     if (purpose.kind === 'authorize') {
-      if (!isAskedSubject(purpose.request, session)) {
+      if (!answersAskedSubject(purpose.request.claims, session.userId)) {
         await this.finish(resumed, decision);
         return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
       }
@@ -349,11 +349,6 @@ function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Cli
 /** The seconds a session has left: what a session that takes its place keeps. */
 export function remainingLifetimeOf(session: Session): number {
   return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
-}
-
-function isAskedSubject(authz: AuthorizationRequest, session: Session): boolean {
-  const asked = askedSubject(authz.claims);
-  return asked === undefined || asked === session.userId;
 }
 
 function isFreshEnough(session: Session, maxAge: number | undefined): boolean {

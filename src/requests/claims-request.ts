@@ -86,12 +86,12 @@ export function essentialAcrValues(request: ClaimsRequest | undefined): string[]
 }
 
 /**
- * OpenID Connect Core §3.1.2.2: the `sub` the ID token is asked to have (a value of its
- * own); then only that person may be the answer.
+ * OpenID Connect Core §3.1.2.2: whether a person may be the answer to a request: any, unless
+ * the ID token is asked to have a `sub` value, which must then be theirs.
  */
-export function askedSubject(request: ClaimsRequest | undefined): string | undefined {
-  const value = request?.id_token?.sub?.value;
-  return typeof value === 'string' ? value : undefined;
+export function answersAskedSubject(request: ClaimsRequest | undefined, sub: string): boolean {
+  const asked = request?.id_token?.sub;
+  return asked?.value === undefined || asked.value === sub;
 }
 
 /** The names a grant keeps of a request (AskedClaims); undefined when it asked for none. */
