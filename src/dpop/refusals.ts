@@ -12,10 +12,25 @@ function authorizationServerRefusal(error: DpopProofError, nonceHeaders: Record<
   return new OAuthError(error.code, error.message, { headers: nonceHeaders });
 }
 
-/** The request's proof at the token endpoint or PAR (`path`), verified and spent; a bad one is refused as authorizationServerRefusal says. */
-export async function proofAtAuthorizationServer(dpop: DpopProofs, request: ProvedRequest, realm: RequestRealm, path: string): Promise<VerifiedProof | undefined> {
+/**
+ * The request's proof at the token endpoint or PAR (`path`), verified, and spent unless `spend`
+ * is false (the caller spends it with what it writes: DpopProofs.check); a bad one is refused
+ * as authorizationServerRefusal says.
+ */
+export async function proofAtAuthorizationServer(
+  dpop: DpopProofs,
+  request: ProvedRequest,
+  realm: RequestRealm,
+  path: string,
+  { spend = true }: { spend?: boolean } = {},
+): Promise<VerifiedProof | undefined> {
+  return refusingProofErrors(dpop, realm, () => (spend ? dpop.verify(request, realm, path) : dpop.check(request, realm, path)));
+}
+
+/** Runs `work`, refusing a DpopProofError it throws (a proof found spent as its tokens were written) as authorizationServerRefusal says. */
+export async function refusingProofErrors<T>(dpop: DpopProofs, realm: RequestRealm, work: () => Promise<T>): Promise<T> {
   try {
-    return await dpop.verify(request, realm, path);
+    return await work();
   } catch (error) {
     if (error instanceof DpopProofError) throw authorizationServerRefusal(error, dpop.nonceHeaders(realm));
     throw error;

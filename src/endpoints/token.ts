@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
-import { proofAtAuthorizationServer } from '../dpop/refusals.js';
+import { proofAtAuthorizationServer, refusingProofErrors } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
 import { requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
@@ -40,10 +40,11 @@ export function tokenEndpoint(deps: {
       if (!client.grant_types.includes(grant.type)) {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }
-      const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
+      // A grant that spendsProof spends the proof's jti with its tokens, in their statement.
+      const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token', { spend: !grant.spendsProof });
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
       const targets = await requestedTargets(deps.resources, request.realm.name, request.body, client);
-      const response = await grant.handle({
+      const response = await refusingProofErrors(deps.dpop, request.realm, () => grant.handle({
         realm: request.realm,
         client,
         address: request.ip,
@@ -55,7 +56,8 @@ export function tokenEndpoint(deps: {
           ? boundCertificate(deps.clientCertificate(request))
           : undefined,
         keyThumbprint: proof?.thumbprint,
-      });
+        proofSpend: grant.spendsProof && proof ? deps.dpop.spendOf(request.realm, proof) : undefined,
+      }));
       app.metrics.tokensIssued.inc({ grant_type: grant.type });
       reply.headers(deps.dpop.nonceHeaders(request.realm));
       return response;

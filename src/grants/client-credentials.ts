@@ -12,7 +12,8 @@ export function clientCredentialsGrant(deps: { issuer: Pick<TokenIssuer, 'access
   return {
     type: 'client_credentials',
     parameters: ['scope'],
-    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
+    spendsProof: true,
+    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, proofSpend, address }) {
       if (client.client_type !== 'confidential') {
         throw new OAuthError('unauthorized_client', 'client_credentials is for confidential clients');
       }
@@ -28,7 +29,7 @@ export function clientCredentialsGrant(deps: { issuer: Pick<TokenIssuer, 'access
         certificateThumbprint,
         keyThumbprint,
         address,
-      }));
+      }), proofSpend);
     },
   };
 }

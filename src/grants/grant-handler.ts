@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { GrantType } from '../clients/record.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
+import type { AssertionSpend } from '../store/spent-assertions.js';
 import type { TokenResponse } from '../tokens/issuer.js';
 
 export interface GrantRequest<Param extends string> {
@@ -28,6 +29,11 @@ export interface GrantRequest<Param extends string> {
    * its `jti` spent; the new access token is bound to it, and a public client's refresh token.
    */
   readonly keyThumbprint?: string | undefined;
+  /**
+   * For a grant that `spendsProof`: the `jti` of the request's DPoP proof, verified but not
+   * spent yet, to spend in the statement that writes the tokens (src/grants/issue.ts write).
+   */
+  readonly proofSpend?: AssertionSpend | undefined;
   /** The client's address: brute-force limits and the risk step judge it (the password grant). */
   readonly address: string;
   /** For what a grant does besides issuing (the issuer records issuances). */
@@ -41,6 +47,12 @@ export interface GrantRequest<Param extends string> {
 export interface GrantHandler<Param extends string = string> {
   readonly type: GrantType;
   readonly parameters: readonly Param[];
+  /**
+   * The grant spends the request's DPoP proof itself (`proofSpend`), with the tokens it writes:
+   * no statement of its own, and no proof spent for tokens never written. For the other grants
+   * the endpoint spends it before the grant runs.
+   */
+  readonly spendsProof?: boolean;
   handle(request: GrantRequest<Param>): Promise<TokenResponse>;
 }
 

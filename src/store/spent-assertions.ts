@@ -1,16 +1,61 @@
 import type { Db } from './db.js';
 import { StatementBatcher } from './statement-batcher.js';
 
-/** An id to spend, and what the statement decided: whether it was fresh. */
-interface Spend {
+/** An id of an issuer to spend, remembered until `expiresAt`. */
+export interface AssertionSpend {
   readonly realm: string;
   readonly issuer: string;
   readonly id: string;
   readonly expiresAt: Date;
+}
+
+/** An id to spend, and what the statement decided: whether it was fresh. */
+interface Spend extends AssertionSpend {
   fresh?: boolean;
 }
 
-const keyOf = (spend: Spend): string => JSON.stringify([spend.realm, spend.issuer, spend.id]);
+export const spendKey = (spend: Pick<AssertionSpend, 'realm' | 'issuer' | 'id'>): string => JSON.stringify([spend.realm, spend.issuer, spend.id]);
+
+/**
+ * The spends to send in one statement, each id once and in key order, so that two instances'
+ * statements take the locks of the ids they share in the same order and never deadlock; and
+ * the others, which repeat an id sent before them: of one id sent twice at once, the second is
+ * a replay of the first (one statement cannot insert a row and update it too).
+ */
+export function orderedSpends<S extends AssertionSpend>(spends: readonly S[]): { once: S[]; repeats: Set<S> } {
+  const first = new Map<string, S>();
+  const repeats = new Set<S>();
+  for (const spend of spends) {
+    const key = spendKey(spend);
+    if (first.has(key)) repeats.add(spend);
+    else first.set(key, spend);
+  }
+  const once = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, spend]) => spend);
+  return { once, repeats };
+}
+
+/**
+ * Spends ids, its arrays from parameter $first on (spendColumns), and answers those that were
+ * fresh. A row whose time has passed but that the cleanup has not deleted yet counts as gone,
+ * so that the answer does not depend on when the cleanup ran.
+ */
+export function spendAssertions(first: number): string {
+  const [realm, issuer, id, expiresAt] = [0, 1, 2, 3].map((i) => `$${first + i}::text[]`);
+  return `
+  INSERT INTO spent_assertions (realm, issuer, id, expires_at)
+  SELECT realm, issuer, id, expires_at::timestamptz
+    FROM unnest(${realm}, ${issuer}, ${id}, ${expiresAt}) WITH ORDINALITY AS t(realm, issuer, id, expires_at, n) ORDER BY n
+  ON CONFLICT (realm, issuer, id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+   WHERE spent_assertions.expires_at < now()
+  RETURNING realm, issuer, id`;
+}
+
+/** The arrays of spendAssertions, in its order. */
+export function spendColumns(spends: readonly AssertionSpend[]): string[][] {
+  return [spends.map((s) => s.realm), spends.map((s) => s.issuer), spends.map((s) => s.id), spends.map((s) => s.expiresAt.toISOString())];
+}
+
+const SPEND = spendAssertions(1);
 
 /**
  * The ids of accepted assertions, each spent once per issuer: the `jti` of JWT assertions
@@ -43,30 +88,12 @@ export class SpentAssertionStore {
     return spend.fresh!;
   }
 
-  /**
-   * One INSERT for every spend: of one id sent twice at once, the second is a replay of the
-   * first (one statement cannot insert a row and update it too). The rows go in key order, so
-   * that two instances' statements take the locks of the ids they share in the same order and
-   * never deadlock.
-   */
+  /** One INSERT for every spend (orderedSpends). */
   private async useMany(spends: readonly Spend[]): Promise<void> {
-    const first = new Map<string, Spend>();
-    for (const spend of spends) {
-      const key = keyOf(spend);
-      if (first.has(key)) spend.fresh = false;
-      else first.set(key, spend);
-    }
-    const rows = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, spend]) => spend);
-    const result = await this.db.query<{ realm: string; issuer: string; id: string }>(
-      `INSERT INTO spent_assertions (realm, issuer, id, expires_at)
-       SELECT realm, issuer, id, expires_at::timestamptz
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(realm, issuer, id, expires_at, n) ORDER BY n
-       ON CONFLICT (realm, issuer, id) DO UPDATE SET expires_at = EXCLUDED.expires_at
-        WHERE spent_assertions.expires_at < now()
-       RETURNING realm, issuer, id`,
-      [rows.map((spend) => spend.realm), rows.map((spend) => spend.issuer), rows.map((spend) => spend.id), rows.map((spend) => spend.expiresAt.toISOString())],
-    );
-    const fresh = new Set(result.rows.map((row) => keyOf(row as Spend)));
-    for (const spend of rows) spend.fresh = fresh.has(keyOf(spend));
+    const { once, repeats } = orderedSpends(spends);
+    for (const spend of repeats) spend.fresh = false;
+    const result = await this.db.query<{ realm: string; issuer: string; id: string }>(SPEND, spendColumns(once));
+    const fresh = new Set(result.rows.map(spendKey));
+    for (const spend of once) spend.fresh = fresh.has(spendKey(spend));
   }
 }

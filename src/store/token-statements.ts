@@ -1,5 +1,6 @@
 import { insertAuditEvents } from './audit-events.js';
 import { denyGrantsStatement } from './revoked-jwts.js';
+import { spendAssertions } from './spent-assertions.js';
 import { CLIENT_EXISTS, type NewToken, TOKEN_COLUMNS } from './token-records.js';
 import { USER_COLUMNS } from './users.js';
 
@@ -53,6 +54,24 @@ export const INSERT_MANY = `
   WITH issued AS (${insertTokens(1)}),
   events AS (${insertAuditEvents(1 + INSERTED_COLUMNS.length, ['event_of'], 'WHERE event_of IS NULL OR event_of::uuid IN (SELECT grant_id FROM issued)')})
   SELECT DISTINCT grant_id::text AS grant_id FROM issued`;
+
+/** The columns naming the id a row's grant spends, and the condition that it has none or it was fresh in the `spent` part. */
+const SPEND_OF = ['spend_realm', 'spend_issuer', 'spend_id'];
+const SPEND_FRESH = '(spend_id IS NULL OR (spend_realm, spend_issuer, spend_id) IN (SELECT realm, issuer, id FROM spent))';
+
+/**
+ * INSERT_MANY where grants also spend an id each (the `jti` of the request's DPoP proof,
+ * RFC 9449 §11.1), in the same statement and commit: $1–$4 the spends (spendAssertions, each
+ * id once), then the tokens' columns with the realm, issuer and id each spends, then the events'
+ * with the grant each tells of and the id it spends. A grant's tokens and event are written only if
+ * its id was fresh. Answers the grants written, and the ids spent (rows without a grant_id).
+ */
+export const INSERT_MANY_SPENDING = `
+  WITH spent AS (${spendAssertions(1)}),
+  issued AS (${insertTokens(5, SPEND_OF, SPEND_FRESH)}),
+  events AS (${insertAuditEvents(5 + INSERTED_COLUMNS.length + SPEND_OF.length, ['event_of', ...SPEND_OF], `WHERE (event_of IS NULL OR event_of::uuid IN (SELECT grant_id FROM issued)) AND ${SPEND_FRESH}`)})
+  SELECT DISTINCT grant_id::text AS grant_id, NULL::text AS realm, NULL::text AS issuer, NULL::text AS id FROM issued
+  UNION ALL SELECT NULL, realm, issuer, id FROM spent`;
 
 /**
  * Rotates refresh tokens (RFC 9700 §4.14.2), any number in one statement, so that they share

@@ -4,17 +4,27 @@ import type { Db } from './db.js';
 import type { DenialMemory, DenialRow } from './revoked-jwts.js';
 import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
 import { type NewToken, type StoredToken, TOKEN_COLUMNS, type TokenRow, CLIENT_EXISTS, toToken } from './token-records.js';
-import { FIND_MANY, HOLD_PEOPLE, INSERT_MANY, REVOKE_GRANT, ROTATE_MANY, insertedColumns } from './token-statements.js';
+import { type AssertionSpend, orderedSpends, spendColumns, spendKey } from './spent-assertions.js';
+import { FIND_MANY, HOLD_PEOPLE, INSERT_MANY, INSERT_MANY_SPENDING, REVOKE_GRANT, ROTATE_MANY, insertedColumns } from './token-statements.js';
 import { type User, type UserRow, toUser } from './users.js';
 
 export { type Actor, type NewToken, type SignIn, type StoredToken, type TokenKind, type TokenRecord, isLive } from './token-records.js';
 
-/** The tokens of one grant, and the audit event of their issuance (written with them); once its batch has run, whether they were. */
+/**
+ * The tokens of one grant, and the audit event of their issuance (written with them), perhaps
+ * on condition that an id is fresh (`spend`); once its batch has run, whether they were, and
+ * whether the id had been spent before.
+ */
 interface GrantWrite {
   tokens: readonly NewToken[];
   event: NewAuditEvent | undefined;
+  spend?: AssertionSpend | undefined;
   written: boolean;
+  replayed?: boolean;
 }
+
+/** What became of a write that spends an id: written; refused, as insertAll's false; or not written since the id was spent before. */
+export type SpendingWrite = 'written' | 'refused' | 'replayed';
 
 /** A refresh token presented for rotation, its successors, and, once its batch has run, the person behind it if it was used. */
 interface Rotation {
@@ -85,7 +95,20 @@ export class TokenStore {
     return grant.written;
   }
 
+  /**
+   * insertAll, on condition that `spend` is fresh, and spending it (the `jti` of the request's
+   * DPoP proof, RFC 9449 §11.1): in the statement and commit of the tokens, so that a proof
+   * costs no statement of its own, is spent once across instances, and is spent only with the
+   * tokens it binds.
+   */
+  async insertAllSpending(tokens: readonly NewToken[], event: NewAuditEvent | undefined, spend: AssertionSpend): Promise<SpendingWrite> {
+    const grant: GrantWrite = { tokens, event, spend, written: false };
+    await this.writer.add(grant);
+    return grant.replayed ? 'replayed' : grant.written ? 'written' : 'refused';
+  }
+
   private async insertMany(grants: readonly GrantWrite[]): Promise<void> {
+    if (grants.some((grant) => grant.spend)) return this.insertManySpending(grants);
     const events = grants.flatMap((grant) => (grant.event ? [{ event: grant.event, of: grant.tokens[0]?.grantId ?? null }] : []));
     const result = await this.db.query<{ grant_id: string }>(INSERT_MANY, [
       ...insertedColumns(grants.flatMap((grant) => grant.tokens)),
@@ -94,6 +117,33 @@ export class TokenStore {
     ]);
     const written = new Set(result.rows.map((row) => row.grant_id));
     for (const grant of grants) grant.written = grant.tokens.length === 0 || written.has(grant.tokens[0]!.grantId);
+  }
+
+  /** insertMany for a batch where grants spend ids (INSERT_MANY_SPENDING); of one id spent twice in it, the second is a replay. */
+  private async insertManySpending(grants: readonly GrantWrite[]): Promise<void> {
+    const { once, repeats } = orderedSpends(grants.flatMap((grant) => (grant.spend ? [grant.spend] : [])));
+    const sent = grants.filter((grant) => !grant.spend || !repeats.has(grant.spend));
+    const tokens = sent.flatMap((grant) => grant.tokens.map((token) => ({ token, spend: grant.spend })));
+    const events = sent.flatMap((grant) => (grant.event ? [{ event: grant.event, of: grant.tokens[0]?.grantId ?? null, spend: grant.spend }] : []));
+    const spendOf = (rows: ReadonlyArray<{ spend: AssertionSpend | undefined }>) => [
+      rows.map((row) => row.spend?.realm ?? null),
+      rows.map((row) => row.spend?.issuer ?? null),
+      rows.map((row) => row.spend?.id ?? null),
+    ];
+    const result = await this.db.query<{ grant_id: string | null; realm: string; issuer: string; id: string }>(INSERT_MANY_SPENDING, [
+      ...spendColumns(once),
+      ...insertedColumns(tokens.map(({ token }) => token)),
+      ...spendOf(tokens),
+      ...auditEventColumns(events.map(({ event }) => event)),
+      events.map(({ of }) => of),
+      ...spendOf(events),
+    ]);
+    const written = new Set(result.rows.flatMap((row) => (row.grant_id === null ? [] : [row.grant_id])));
+    const fresh = new Set(result.rows.flatMap((row) => (row.grant_id === null ? [spendKey(row)] : [])));
+    for (const grant of grants) {
+      grant.replayed = grant.spend !== undefined && (repeats.has(grant.spend) || !fresh.has(spendKey(grant.spend)));
+      grant.written = !grant.replayed && (grant.tokens.length === 0 || written.has(grant.tokens[0]!.grantId));
+    }
   }
 
   /**

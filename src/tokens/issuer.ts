@@ -78,6 +78,9 @@ export class TokenIssuer {
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
     const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: accessTokenType(request), expires_in: lifetime, scope });
     if (request.realm.settings.stateless_tokens) {
+      // A DPoP-bound token's issuance writes a statement anyway, its proof's jti (src/grants/issue.ts):
+      // its event goes in it rather than in a statement of the audit trail's.
+      const event = request.keyThumbprint === undefined ? undefined : this.prepareIssued(request, issuance('jwt_access_token'));
       const complete = async (): Promise<TokenResponse> => {
         // A token without a person (client credentials) carries no claims about one.
         const mapped = request.userId === undefined ? undefined : await this.scopeClaims.claimsFor(request.realm.name, scopes, request.userId, ['access_token']);
@@ -96,10 +99,11 @@ export class TokenIssuer {
           lifetime,
           claims: mapped?.access_token,
         });
-        this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
+        if (event) event.committed();
+        else this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
         return response(accessToken);
       };
-      return { rows: [], event: undefined, complete };
+      return { rows: [], event: event?.row, complete };
     }
     const event = this.prepareIssued(request, issuance('access_token'));
     const minted = mint(request.realm, request.client, {

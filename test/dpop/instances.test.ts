@@ -52,6 +52,15 @@ describe('DPoP across instances', () => {
     }
   });
 
+  it('of one proof sent 20 times at once, half to each instance, exactly one gets a token', async () => {
+    const key = await DpopKey.generate();
+    const proof = await key.proof('POST', url('shared'));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => token(i % 2 ? a : b, 'shared', service, proof)));
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 400)).toHaveLength(19);
+  });
+
   it("accepts at one instance the nonce the other handed out", async () => {
     const key = await DpopKey.generate();
     const challenge = await token(a, 'nonces', nonceService, await key.proof('POST', url('nonces')));

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp } from '../support/app.js';
+import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import { DpopKey } from '../support/dpop.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { testStoreKind } from '../support/store.js';
@@ -173,5 +174,34 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
     const [json, jwt] = steps.map(({ statements }) => statements.length);
     console.log(report(steps));
     expect(jwt, report(steps)).toBeLessThanOrEqual(json!);
+  });
+
+  it('a DPoP proof adds no statement to client credentials: its jti is spent in the token write (opaque and JWT tokens)', async () => {
+    const statelessRealm = `${realm}-jwt`;
+    await t.admin.createRealm(statelessRealm, { stateless_tokens: true });
+    for (const name of [realm, statelessRealm]) {
+      const service = await t.admin.serviceClient(name, 'api');
+      const key = await DpopKey.generate();
+      const request = (dpop?: string) =>
+        postForm(t.app, `${realmPath(name)}/access_token`, { grant_type: 'client_credentials', scope: 'api' }, {
+          authorization: basic(service.clientId, service.secret),
+          ...(dpop ? { dpop } : {}),
+        });
+      const url = `${BASE_URL}${realmPath(name)}/access_token`;
+      await request(await key.proof('POST', url)); // warm: the client, and the key imported once
+      const steps: Step[] = [];
+      const bearer = await step(steps, 'POST /access_token (Bearer)', () => request());
+      const proof = await key.proof('POST', url);
+      const bound = await step(steps, 'POST /access_token (DPoP)', () => request(proof));
+      expect(bearer.json().token_type).toBe('Bearer');
+      expect(bound.json().token_type, bound.body).toBe('DPoP');
+      const replay = await step(steps, 'POST /access_token (DPoP replayed)', () => request(proof));
+      expect(replay.json().error).toBe('invalid_dpop_proof');
+      const [plain, dpop, replayed] = steps.map(({ statements }) => statements.length);
+      console.log(report(steps));
+      expect(plain, report(steps)).toBe(1);
+      expect(dpop, report(steps)).toBe(plain);
+      expect(replayed, report(steps)).toBe(plain);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { EmbeddedJWK, type JWK, calculateJwkThumbprint, compactVerify, decodeProtectedHeader } from 'jose';
 import { DPOP_SIGNING_ALGS, isDpopSigningAlg } from './dpop-algorithms.js';
+import { proofKey, verifiesWith } from './dpop-keys.js';
 
 /**
  * Verifying a DPoP proof (RFC 9449 §4.3), whoever receives it: the token endpoint, UserInfo,
@@ -77,6 +77,18 @@ export function targetUri(url: string): string | undefined {
 /** RFC 9449 §4.2 `ath`: the base64url SHA-256 of the access token's ASCII value. */
 export const accessTokenHash = (token: string): string => createHash('sha256').update(token, 'ascii').digest('base64url');
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON object a base64url part of a JWS encodes; undefined when it is not valid UTF-8, not JSON, or not an object. */
+function jsonObjectOf(part: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(utf8.decode(Buffer.from(part, 'base64url')));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -91,34 +103,34 @@ function sameText(a: string, b: string): boolean {
  */
 export async function verifyDpopProof(proof: string, expect: ProofExpectation): Promise<VerifiedProof> {
   if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) refuse('the DPoP proof is not a compact JWS');
-  let header: ReturnType<typeof decodeProtectedHeader>;
-  try {
-    header = decodeProtectedHeader(proof);
-  } catch {
-    return refuse('the DPoP proof header is not valid JSON');
-  }
+  const [encodedHeader, encodedPayload, encodedSignature] = proof.split('.') as [string, string, string];
+  const header = jsonObjectOf(encodedHeader);
+  if (!header) return refuse('the DPoP proof header is not valid JSON');
   if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== DPOP_JWT) {
     refuse(`the DPoP proof's typ must be ${DPOP_JWT}`);
   }
-  if (!isDpopSigningAlg(header.alg)) refuse(`the DPoP proof's alg must be one of ${DPOP_SIGNING_ALGS.join(', ')}`);
+  const alg = header.alg;
+  if (!isDpopSigningAlg(alg)) return refuse(`the DPoP proof's alg must be one of ${DPOP_SIGNING_ALGS.join(', ')}`);
+  // RFC 7515 §4.1.11: no extension this server understands, so none it may be asked to honour (`b64: false` among them).
+  if (header.crit !== undefined) refuse('the DPoP proof names critical header parameters this server does not understand (crit)');
   const jwk: unknown = header.jwk;
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return refuse('the DPoP proof has no jwk header');
-  if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) refuse("the DPoP proof's jwk holds private key members");
-
-  let payloadBytes: Uint8Array;
-  try {
-    // EmbeddedJWK imports the header's key, and refuses one that is not public or whose `alg` or `use` disagree.
-    ({ payload: payloadBytes } = await compactVerify(proof, EmbeddedJWK, { algorithms: [header.alg!] }));
-  } catch {
-    return refuse("the DPoP proof's signature does not verify with its jwk");
+  const members = jwk as Record<string, unknown>;
+  if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(members, member))) refuse("the DPoP proof's jwk holds private key members");
+  // RFC 7517 §4.2–4.4: a key that says what it is for must say signing, and with the proof's algorithm.
+  if (
+    (members.alg !== undefined && members.alg !== alg) ||
+    (members.use !== undefined && members.use !== 'sig') ||
+    (members.key_ops !== undefined && !(Array.isArray(members.key_ops) && members.key_ops.includes('verify')))
+  ) {
+    refuse("the DPoP proof's jwk is not a key for this signature (alg, use or key_ops)");
   }
-  let payload: Record<string, unknown>;
-  try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes)) as Record<string, unknown>;
-  } catch {
-    return refuse('the DPoP proof payload is not valid JSON');
+  const key = proofKey(members);
+  if (!key || !verifiesWith(key, alg, `${encodedHeader}.${encodedPayload}`, Buffer.from(encodedSignature, 'base64url'))) {
+    refuse("the DPoP proof's signature does not verify with its jwk");
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) refuse('the DPoP proof payload is not a JSON object');
+  const payload = jsonObjectOf(encodedPayload);
+  if (!payload) return refuse('the DPoP proof payload is not a JSON object');
 
   const { jti, htm, htu, iat, ath, nonce } = payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('the DPoP proof needs a jti');
@@ -139,7 +151,7 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
   }
 
   return {
-    thumbprint: await calculateJwkThumbprint(jwk as JWK, 'sha256'),
+    thumbprint: key!.thumbprint,
     jti: jti as string,
     acceptableUntil: new Date((iat + PROOF_LIFETIME_SECONDS + expect.clockSkewSeconds) * 1000),
   };
