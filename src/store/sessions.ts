@@ -88,6 +88,19 @@ export function insertSession(params: StatementParams, secretHash: Buffer, sessi
           RETURNING ${COLUMNS}`;
 }
 
+/**
+ * The statement that records `clientId` among the clients the session `sid` gave a code or
+ * tokens to, whom its end tells (OpenID Connect Back-Channel Logout 1.0, src/store/session-endings.ts):
+ * a part of the statement that issues, so that it costs no round trip. With `from`, only when
+ * that CTE has a row.
+ */
+export function noteSessionClient(params: StatementParams, realm: string, sid: string, clientId: string, from?: string): string {
+  const client = `${params.add(clientId)}::text`;
+  return `UPDATE sessions SET clients = array_append(clients, ${client})
+           WHERE realm = ${params.add(realm)} AND sid = ${params.add(sid)}::uuid AND NOT (${client} = ANY (clients))
+             ${from ? `AND EXISTS (SELECT 1 FROM ${from})` : ''}`;
+}
+
 export const toSession = (row: SessionRow): Session => ({
   sid: row.sid,
   realm: row.realm,
