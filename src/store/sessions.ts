@@ -1,5 +1,6 @@
 import { type Consented, consentedOf } from './consents.js';
 import { type Db, isUuid } from './db.js';
+import { endSessionsStatement } from './session-endings.js';
 import { StatementParams } from './statement.js';
 import { DENY_SESSION, DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
@@ -241,7 +242,7 @@ export class SessionStore {
         'DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND sid = ANY ($3::uuid[]) AND used_at IS NULL',
         sessionParams,
       );
-      const deleted = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND sid = ANY ($2::uuid[]) RETURNING sid', [first.realm, sids]);
+      const deleted = await tx.query<{ sid: string }>(endSessionsStatement('realm = $1 AND sid = ANY ($2::uuid[])'), [first.realm, sids]);
       // Another sign-out of a session came first, and ends the rest of it.
       const endedSids = deleted.rows.map((row) => row.sid);
       if (endedSids.length === 0) return undefined;

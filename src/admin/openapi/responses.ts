@@ -40,6 +40,8 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   jwks_uri: clientMetadata.jwks_uri.unwrap(),
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
+  backchannel_logout_uri: clientMetadata.backchannel_logout_uri.unwrap().optional(),
+  backchannel_logout_session_required: clientMetadata.backchannel_logout_session_required.optional(),
   roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
