@@ -158,6 +158,9 @@ const clientFields = {
   backchannel_logout_uri: logoutUri.describe('Where a `logout_token` is POSTed when a session it received a code or tokens in ends (OpenID Connect Back-Channel Logout 1.0)').optional(),
   /** §2.2: it needs `sid` in logout tokens (they always carry it). */
   backchannel_logout_session_required: z.boolean().describe('Its logout tokens must carry `sid` (they always do)').optional(),
+  /** Front-Channel Logout 1.0 §2: the page the end-session page frames, with `iss` and `sid`, when a session it was given codes in ends. */
+  frontchannel_logout_uri: logoutUri.describe('The page the end-session page frames, with `iss` and `sid`, after an RP-initiated logout of a session it was given codes or tokens in (OpenID Connect Front-Channel Logout 1.0)').optional(),
+  frontchannel_logout_session_required: z.boolean().describe('Its front-channel logout URI must receive `iss` and `sid` (it always does)').optional(),
   /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
   journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };
@@ -168,7 +171,7 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'backchannel_logout_uri'] as const;
+const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'backchannel_logout_uri', 'frontchannel_logout_uri'] as const;
 
 /**
  * What an admin may send: any subset of the metadata; `client_id` only when creating.
@@ -181,6 +184,7 @@ export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
   tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),
   journey: clientFields.journey.nullable(),
   backchannel_logout_uri: clientFields.backchannel_logout_uri.nullable(),
+  frontchannel_logout_uri: clientFields.frontchannel_logout_uri.nullable(),
 });
 export type ClientMetadataPatch = z.output<typeof ClientMetadataPatchSchema>;
 export const ClientCreateSchema = ClientMetadataPatchSchema.extend({

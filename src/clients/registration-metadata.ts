@@ -62,6 +62,8 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   require_signed_request_object: true,
   backchannel_logout_uri: true,
   backchannel_logout_session_required: true,
+  frontchannel_logout_uri: true,
+  frontchannel_logout_session_required: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -196,6 +198,8 @@ export function registrationView(record: ClientMetadata) {
     ...(record.require_signed_request_object ? { require_signed_request_object: true } : {}),
     ...(record.backchannel_logout_uri ? { backchannel_logout_uri: record.backchannel_logout_uri } : {}),
     ...(record.backchannel_logout_session_required ? { backchannel_logout_session_required: true } : {}),
+    ...(record.frontchannel_logout_uri ? { frontchannel_logout_uri: record.frontchannel_logout_uri } : {}),
+    ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
   };
 }
 

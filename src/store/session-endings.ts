@@ -3,7 +3,7 @@ export const BACKCHANNEL_LOGOUT = 'backchannel_logout';
 
 /**
  * The statement that ends the sessions `condition` finds (written over the statement's own
- * parameters), answering their sids; the same statement queues, for each client a session gave
+ * parameters), answering their sids and clients; the same statement queues, for each client a session gave
  * a code or tokens to (`sessions.clients`) that has a `backchannel_logout_uri`, the delivery of
  * a logout token (OpenID Connect Back-Channel Logout 1.0 §2.5, CONTRACT.md §12). Queued with the
  * end, committed with it: no end is told twice, none is lost with the instance, and a session
@@ -21,4 +21,4 @@ export const endSessionsStatement = (condition: string): string => `
       JOIN clients c ON c.realm = e.realm AND c.client_id = r.client_id
      WHERE c.record->>'backchannel_logout_uri' IS NOT NULL
   )
-  SELECT sid FROM ended`;
+  SELECT sid, clients FROM ended`;

@@ -163,6 +163,7 @@ describe('dynamic client registration', () => {
         require_pushed_authorization_requests: true,
         backchannel_logout_uri: 'https://app.example/backchannel-logout',
         backchannel_logout_session_required: true,
+        frontchannel_logout_uri: 'https://app.example/frontchannel-logout',
       });
       expect(body).toMatchObject({
         client_name: 'Orders app',
@@ -180,6 +181,7 @@ describe('dynamic client registration', () => {
         require_pushed_authorization_requests: true,
         backchannel_logout_uri: 'https://app.example/backchannel-logout',
         backchannel_logout_session_required: true,
+        frontchannel_logout_uri: 'https://app.example/frontchannel-logout',
       });
       // private_key_jwt has no secret to give.
       expect(body).not.toHaveProperty('client_secret');

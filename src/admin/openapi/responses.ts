@@ -42,6 +42,8 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
   backchannel_logout_uri: clientMetadata.backchannel_logout_uri.unwrap().optional(),
   backchannel_logout_session_required: clientMetadata.backchannel_logout_session_required.optional(),
+  frontchannel_logout_uri: clientMetadata.frontchannel_logout_uri.unwrap().optional(),
+  frontchannel_logout_session_required: clientMetadata.frontchannel_logout_session_required.optional(),
   roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
