@@ -33,6 +33,8 @@ import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
 import { landingPage } from './pages/landing.js';
+import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
+import { OutboxDeliverer, type OutboxOptions } from './outbox/deliverer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
 import type { Store } from './store/index.js';
@@ -40,6 +42,7 @@ import { MetadataDocumentAnchors } from './store/metadata-document-anchors.js';
 import { TokenIssuer } from './tokens/issuer.js';
 import { ScopeClaims } from './tokens/scope-claims.js';
 import { RealmSigner } from './tokens/signer.js';
+import { BACKCHANNEL_LOGOUT } from './store/session-endings.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 
@@ -60,6 +63,15 @@ export interface AppDeps {
   cleanup?: CleanupOptions | false;
   /** `ADMIN_PORT`: the listener that alone serves /admin and /metrics (src/http/admin-port.ts). */
   adminPort?: AdminPort;
+  /** The outbox's delivery (logout tokens, CIBA notifications); `false` turns its polling off. */
+  outbox?: OutboxOptions | false;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Delivers the outbox; tests call `tick` themselves. */
+    outbox: OutboxDeliverer;
+  }
 }
 
 /**
@@ -171,10 +183,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/admin' },
   );
 
+  const outbox = new OutboxDeliverer(
+    { store: store.outbox, outbound, senders: { [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl) }, registry: app.metrics.registry, logger: app.log },
+    deps.outbox || {},
+  );
+  app.decorate('outbox', outbox);
+  if (deps.outbox !== false && deps.outbox?.polling !== false) outbox.start();
+
   const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
   const stopCleanup = cleanup ? startCleanup(store.db, { ...cleanup, logger: app.log }) : undefined;
   app.addHook('onClose', async () => {
     await audit.flush();
+    await outbox.stop();
     await mailer?.close();
     await stopCleanup?.();
     await store.close();

@@ -62,6 +62,26 @@ const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
   }
 });
 
+/**
+ * Where the server POSTs logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.2) or a browser
+ * loads the front-channel logout page (Front-Channel Logout 1.0 §2): absolute, https or http on a
+ * loopback host (CONTRACT.md §12), no fragment.
+ */
+const logoutUri = z.string().max(2000).superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
+    return;
+  }
+  if (/[\s\x00-\x1f\x7f]/.test(value)) ctx.addIssue({ code: 'custom', message: 'must not contain whitespace or control characters' });
+  if (url.hash || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    ctx.addIssue({ code: 'custom', message: 'must be https (http only on a loopback host)' });
+  }
+});
+
 /** Members that only private or symmetric keys have (RFC 7518 §6): a client publishes public keys only. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -134,6 +154,13 @@ const clientFields = {
     .max(50)
     .refine((values) => new Set(values).size === values.length, 'roles must not repeat')
     .optional(),
+  /** Back-Channel Logout 1.0 §2.2: where the end of a session it received a code or tokens in is POSTed (CONTRACT.md §12). */
+  backchannel_logout_uri: logoutUri.describe('Where a `logout_token` is POSTed when a session it received a code or tokens in ends (OpenID Connect Back-Channel Logout 1.0)').optional(),
+  /** §2.2: it needs `sid` in logout tokens (they always carry it). */
+  backchannel_logout_session_required: z.boolean().describe('Its logout tokens must carry `sid` (they always do)').optional(),
+  /** Front-Channel Logout 1.0 §2: the page the end-session page frames, with `iss` and `sid`, when a session it was given codes in ends. */
+  frontchannel_logout_uri: logoutUri.describe('The page the end-session page frames, with `iss` and `sid`, after an RP-initiated logout of a session it was given codes or tokens in (OpenID Connect Front-Channel Logout 1.0)').optional(),
+  frontchannel_logout_session_required: z.boolean().describe('Its front-channel logout URI must receive `iss` and `sid` (it always does)').optional(),
   /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
   journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };
@@ -144,7 +171,7 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
+const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'backchannel_logout_uri', 'frontchannel_logout_uri'] as const;
 
 /**
  * What an admin may send: any subset of the metadata; `client_id` only when creating.
@@ -156,6 +183,8 @@ export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
   jwks_uri: clientFields.jwks_uri.nullable(),
   tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),
   journey: clientFields.journey.nullable(),
+  backchannel_logout_uri: clientFields.backchannel_logout_uri.nullable(),
+  frontchannel_logout_uri: clientFields.frontchannel_logout_uri.nullable(),
 });
 export type ClientMetadataPatch = z.output<typeof ClientMetadataPatchSchema>;
 export const ClientCreateSchema = ClientMetadataPatchSchema.extend({

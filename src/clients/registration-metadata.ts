@@ -60,6 +60,10 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   authorization_signed_response_alg: true,
   introspection_signed_response_alg: true,
   require_signed_request_object: true,
+  backchannel_logout_uri: true,
+  backchannel_logout_session_required: true,
+  frontchannel_logout_uri: true,
+  frontchannel_logout_session_required: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -192,6 +196,10 @@ export function registrationView(record: ClientMetadata) {
     require_pushed_authorization_requests: record.require_par,
     // RFC 9101 §10.5: false when absent.
     ...(record.require_signed_request_object ? { require_signed_request_object: true } : {}),
+    ...(record.backchannel_logout_uri ? { backchannel_logout_uri: record.backchannel_logout_uri } : {}),
+    ...(record.backchannel_logout_session_required ? { backchannel_logout_session_required: true } : {}),
+    ...(record.frontchannel_logout_uri ? { frontchannel_logout_uri: record.frontchannel_logout_uri } : {}),
+    ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
   };
 }
 

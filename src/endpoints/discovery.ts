@@ -46,6 +46,12 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     // draft-ietf-oauth-client-id-metadata-document §5: a client_id URL names its client's document.
     ...(realm.settings.client_id_metadata_documents ? { client_id_metadata_document_supported: true } : {}),
     end_session_endpoint: `${issuer}/connect/endSession`,
+    // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    // Front-Channel Logout 1.0 §3: the end-session page frames each client's page with iss and sid.
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
     // RFC 8628 §4.
     device_authorization_endpoint: `${issuer}/device/code`,
     // CIBA Core §4: poll mode only; request objects are signed as client assertions are.

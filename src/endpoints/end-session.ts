@@ -5,6 +5,7 @@ import { redirectTo } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
+import { frontChannelLogoutUrl, sendFrontChannelLogout } from '../pages/front-channel-logout.js';
 import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { RequestRealm } from '../realms/resolve.js';
@@ -23,8 +24,9 @@ const SIGN_OUT_FORM = 'sign-out';
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). An `id_token_hint` this
  * realm signed, for the signed-in person, ends the session at once; otherwise the person
  * confirms on a page, so that another site cannot sign them out. Ending the session revokes
- * the tokens issued under it. The person is then sent to `post_logout_redirect_uri` when it
- * is registered exactly for the client.
+ * the tokens issued under it, and tells its clients (back-channel: src/store/session-endings.ts;
+ * front-channel: a page that frames their logout pages first). The person is then sent to
+ * `post_logout_redirect_uri` when it is registered exactly for the client.
  */
 export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
@@ -67,18 +69,28 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
     const hintNamesThisPerson = hint !== undefined && session !== undefined && hint.sub === session.userId;
 
     if (session && !hintNamesThisPerson && !confirmed) return confirmationPage(request, reply, realm, params, client);
+    let frames: string[] = [];
     if (session && (hintNamesThisPerson || params.decision === 'allow')) {
-      await store.sessions.end(sha256(cookies.sessionSecret(request, realm)!));
+      const ended = await store.sessions.end(sha256(cookies.sessionSecret(request, realm)!));
       cookies.clearSession(reply, realm);
+      frames = await frontChannelFrames(request, realm, session.sid, ended.clients);
     }
     const t = messagesOf(request);
     if (session && params.decision === 'deny') {
       const view = messagePage(t, { title: t.signOut.stayedTitle, message: t.signOut.stayed });
       return sendPage(reply, view.options, view.body);
     }
-    if (redirectUri !== undefined) return reply.redirect(redirectTo(redirectUri, { state: params.state }), 303);
+    const next = redirectUri === undefined ? undefined : redirectTo(redirectUri, { state: params.state });
+    if (frames.length > 0) return sendFrontChannelLogout(reply, frames, next);
+    if (next !== undefined) return reply.redirect(next, 303);
     const view = messagePage(t, { title: t.signOut.doneTitle, message: t.signOut.done });
     return sendPage(reply, view.options, view.body);
+  }
+
+  /** The front-channel logout pages of the ended session's clients that have one (Front-Channel Logout 1.0 §3). */
+  async function frontChannelFrames(request: FastifyRequest, realm: RequestRealm, sid: string, clientIds: readonly string[]): Promise<string[]> {
+    const clients = await Promise.all(clientIds.map((id) => request.server.clients.get(realm, id)));
+    return clients.flatMap((client) => (client?.frontchannel_logout_uri ? [frontChannelLogoutUrl(client.frontchannel_logout_uri, realm.issuer, sid)] : []));
   }
 
   function confirmationPage(

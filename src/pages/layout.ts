@@ -71,6 +71,7 @@ function contentSecurityPolicy(input: {
   inlineScripts: readonly string[];
   styles: readonly string[];
   images: readonly string[];
+  frames: readonly string[];
 }): string {
   const targets = [...new Set(input.formTargets.map((uri) => safeOrigin(uri)).filter((origin) => origin !== undefined))];
   const images = [...new Set(input.images.map((uri) => httpsOrigin(uri)).filter((origin) => origin !== undefined))];
@@ -78,6 +79,8 @@ function contentSecurityPolicy(input: {
     "default-src 'none'",
     `style-src ${input.styles.map((style) => `'sha256-${style}'`).join(' ')}`,
     ...(images.length > 0 ? [`img-src ${images.join(' ')}`] : []),
+    // The end-session page frames the clients' front-channel logout pages (src/pages/front-channel-logout.ts).
+    ...(input.frames.length > 0 ? [`frame-src ${[...new Set(input.frames.map((uri) => safeOrigin(uri)))].join(' ')}`] : []),
     // A page with scripts (passkeys) loads them from this server, and talks to it alone.
     ...(input.scripts ? ["script-src 'self'", "connect-src 'self'"] : []),
     // A page's own inline script (the form_post page's submit) runs by its hash alone.
@@ -122,6 +125,8 @@ export interface PageOptions {
   inlineScript?: string;
   /** The application a sign-in or consent page is for: named below the title, with its logo. */
   client?: ClientBrand | undefined;
+  /** http(s) pages the page frames (front-channel logout), allowed by their origins. */
+  frames?: readonly string[];
 }
 
 /** A page as its template renders it: what `sendPage` sends. */
@@ -168,6 +173,7 @@ ${options.inlineScript === undefined ? '' : html`<script>${new SafeHtml(options.
     inlineScripts: options.inlineScript === undefined ? [] : [sha256(options.inlineScript)],
     styles: extraStyle === undefined ? [STYLE_HASH] : [STYLE_HASH, sha256(extraStyle)],
     images: [brand.logoUri, client?.logoUri].filter((uri) => uri !== undefined),
+    frames: options.frames ?? [],
   });
   return reply
     .code(options.status ?? 200)

@@ -1,5 +1,6 @@
 import type { AskedClaims } from '../requests/claims-request.js';
 import type { Db } from './db.js';
+import { noteSessionClient } from './sessions.js';
 import { StatementParams } from './statement.js';
 
 /** What a code was issued for (RFC 6749 §4.1.2), and what its tokens and ID token need. */
@@ -101,8 +102,10 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
 export class AuthorizationCodeStore {
   constructor(private readonly db: Db) {}
 
+  /** Stores the code, and records its client among its session's (`noteSessionClient`), in one statement. */
   async insert(codeHash: Buffer, code: AuthorizationCode): Promise<void> {
     const params = new StatementParams();
-    await this.db.query(insertCode(params, codeHash, code), params.values);
+    const noted = noteSessionClient(params, code.realm, code.sid, code.clientId);
+    await this.db.query(`WITH noted AS (${noted}) ${insertCode(params, codeHash, code)}`, params.values);
   }
 }

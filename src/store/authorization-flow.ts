@@ -5,7 +5,7 @@ import { type NewAuditEvent, insertAuditEvent } from './audit-events.js';
 import { type AuthorizationCode, insertCode } from './authorization-codes.js';
 import { type Consent, type Consented, consentedOf, grantConsent } from './consents.js';
 import type { Db } from './db.js';
-import { type NewSession, type Session, type SessionRow, insertSession, prefixedSession, sessionColumns, toSession } from './sessions.js';
+import { type NewSession, type Session, type SessionRow, insertSession, noteSessionClient, prefixedSession, sessionColumns, toSession } from './sessions.js';
 import { type SignInSource, rememberSource } from './sign-in-sources.js';
 import { StatementParams } from './statement.js';
 
@@ -225,7 +225,11 @@ export class AuthorizationFlowStore {
     const params = new StatementParams();
     const parts = [`finished AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} RETURNING 1)`];
     if (ending.consent) parts.push(`consented AS (${grantConsent(params, ending.consent, 'finished')})`);
-    if (ending.code) parts.push(`coded AS (${insertCode(params, ending.code.hash, ending.code.code, 'finished')})`);
+    if (ending.code) {
+      const { code } = ending.code;
+      parts.push(`coded AS (${insertCode(params, ending.code.hash, code, 'finished')})`);
+      parts.push(`noted AS (${noteSessionClient(params, code.realm, code.sid, code.clientId, 'finished')})`);
+    }
     if (ending.event) parts.push(`recorded AS (${insertAuditEvent(params, ending.event, 'EXISTS (SELECT 1 FROM finished)')})`);
     const result = await this.db.query<{ finished: boolean }>(
       `WITH ${parts.join(',\n')} SELECT EXISTS (SELECT 1 FROM finished) AS finished`,

@@ -30,6 +30,8 @@ const BATCH_STATEMENTS = [
   deleteBatch('mail_allowances', "sent_at[cardinality(sent_at)] < now() - interval '1 hour'"),
   // Each audit event expires after its realm's audit_event_lifetime (src/audit/audit-trail.ts).
   deleteBatch('audit_events'),
+  // A delivered or given-up outbox entry is kept a week, for the record of what was sent.
+  deleteBatch('outbox', "(delivered_at IS NOT NULL OR abandoned_at IS NOT NULL) AND created_at < now() - interval '7 days'"),
   // A used code is kept a day past its expiry, so that a late second use still revokes its grant.
   deleteBatch('authorization_codes', "expires_at < now() - interval '1 day'"),
   // Likewise a device code or auth_req_id, so that a late poll hears expired_token.

@@ -15,6 +15,7 @@ import { GroupStore } from './groups.js';
 import { InitialAccessTokenStore } from './initial-access-tokens.js';
 import { MembershipStore } from './memberships.js';
 import { OneTimeCodeStore } from './one-time-codes.js';
+import { OutboxStore } from './outbox.js';
 import { PasskeyStore } from './passkeys.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { RequestBudgetStore } from './request-budgets.js';
@@ -80,6 +81,8 @@ export interface Store {
   /** JWT access tokens denied until they expire, kept in memory on every instance. */
   readonly revokedJwts: RevokedJwts;
   readonly sessions: SessionStore;
+  /** Deliveries owed to URLs outside: logout tokens, CIBA notifications (src/outbox/deliverer.ts). */
+  readonly outbox: OutboxStore;
   readonly consents: ConsentStore;
   readonly authorizationFlow: AuthorizationFlowStore;
   readonly codes: AuthorizationCodeStore;
@@ -157,6 +160,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     tokens: new TokenStore(db, revokedJwts),
     revokedJwts,
     sessions: new SessionStore(db, revokedJwts),
+    outbox: new OutboxStore(db),
     consents: new ConsentStore(db, revokedJwts),
     authorizationFlow: new AuthorizationFlowStore(db),
     codes: new AuthorizationCodeStore(db),

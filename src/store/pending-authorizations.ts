@@ -187,14 +187,23 @@ export class PendingAuthorizationStore {
    * answered already, expired, or (CIBA) is meant for another person.
    */
   async answer(realm: string, id: string, decision: 'approved' | 'denied', approval: Approval): Promise<boolean> {
-    const result = await this.db.query(
-      `UPDATE pending_authorizations
-          SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[], acr = $8
-        WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
-          AND (kind = 'device' OR user_id = $4::uuid)`,
+    // An approval records the client among its session's (src/store/sessions.ts noteSessionClient), in the same statement.
+    const result = await this.db.query<{ answered: boolean }>(
+      `WITH answered AS (
+         UPDATE pending_authorizations
+            SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[], acr = $8
+          WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
+            AND (kind = 'device' OR user_id = $4::uuid)
+          RETURNING client_id
+       ), noted AS (
+         UPDATE sessions s SET clients = array_append(s.clients, a.client_id)
+           FROM answered a
+          WHERE $3 = 'approved' AND s.realm = $2 AND s.sid = $5::uuid AND NOT (a.client_id = ANY (s.clients))
+       )
+       SELECT EXISTS (SELECT 1 FROM answered) AS answered`,
       [id, realm, decision, approval.userId, approval.sid, approval.authTime, approval.amr, approval.acr],
     );
-    return result.rowCount > 0;
+    return result.rows[0]!.answered;
   }
 
   /** A poll by the client the request belongs to; another client's secret is unknown to it. */

@@ -1,5 +1,6 @@
 import { type Consented, consentedOf } from './consents.js';
 import { type Db, isUuid } from './db.js';
+import { endSessionsStatement } from './session-endings.js';
 import { StatementParams } from './statement.js';
 import { DENY_SESSION, DENY_SESSION_GRANTS, type DenialRow, type RevokedJwts } from './revoked-jwts.js';
 
@@ -86,6 +87,19 @@ export function insertSession(params: StatementParams, secretHash: Buffer, sessi
              AND (${condition})
              FOR KEY SHARE
           RETURNING ${COLUMNS}`;
+}
+
+/**
+ * The statement that records `clientId` among the clients the session `sid` gave a code or
+ * tokens to, whom its end tells (OpenID Connect Back-Channel Logout 1.0, src/store/session-endings.ts):
+ * a part of the statement that issues, so that it costs no round trip. With `from`, only when
+ * that CTE has a row.
+ */
+export function noteSessionClient(params: StatementParams, realm: string, sid: string, clientId: string, from?: string): string {
+  const client = `${params.add(clientId)}::text`;
+  return `UPDATE sessions SET clients = array_append(clients, ${client})
+           WHERE realm = ${params.add(realm)} AND sid = ${params.add(sid)}::uuid AND NOT (${client} = ANY (clients))
+             ${from ? `AND EXISTS (SELECT 1 FROM ${from})` : ''}`;
 }
 
 export const toSession = (row: SessionRow): Session => ({
@@ -183,8 +197,8 @@ export class SessionStore {
    * carrying its `sid`), codes not yet exchanged, and device or CIBA requests it approved
    * that were not yet collected, as a sign-out ends what the sign-in began.
    */
-  async end(secretHash: Buffer): Promise<void> {
-    await this.endWhere('secret_hash = $1', [secretHash]);
+  async end(secretHash: Buffer): Promise<{ clients: readonly string[] }> {
+    return { clients: (await this.endWhere('secret_hash = $1', [secretHash])).clients };
   }
 
   /**
@@ -193,12 +207,12 @@ export class SessionStore {
    */
   async endForUser(realm: string, userId: string, sid: string): Promise<boolean> {
     if (!isUuid(sid)) return false;
-    return (await this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid])) > 0;
+    return (await this.endWhere('realm = $1 AND user_id = $2::uuid AND sid = $3::uuid', [realm, userId, sid])).count > 0;
   }
 
   /** Signs the person out everywhere: each of their sessions ends as `end` ends one. Answers how many did. */
-  endAllForUser(realm: string, userId: string): Promise<number> {
-    return this.endWhere('realm = $1 AND user_id = $2::uuid', [realm, userId]);
+  async endAllForUser(realm: string, userId: string): Promise<number> {
+    return (await this.endWhere('realm = $1 AND user_id = $2::uuid', [realm, userId])).count;
   }
 
   /**
@@ -206,9 +220,10 @@ export class SessionStore {
    * are issued under them are changed in the order that issuance locks them (the request or
    * code, the session, then the person: src/store/tokens.ts insertTokens), and their tokens
    * revoked once the person's row is locked: a token being written under one of them is
-   * committed first, and revoked here, or is not written at all. Answers how many ended.
+   * committed first, and revoked here, or is not written at all. Answers how many ended, and
+   * the clients they gave codes or tokens to (whose back-channel logouts are queued).
    */
-  private async endWhere(condition: string, params: readonly unknown[]): Promise<number> {
+  private async endWhere(condition: string, params: readonly unknown[]): Promise<{ count: number; clients: readonly string[] }> {
     const ended = await this.db.transaction(async (tx) => {
       const found = await tx.query<{ realm: string; user_id: string; sid: string }>(
         `SELECT realm, user_id, sid FROM sessions WHERE ${condition} ORDER BY sid`,
@@ -228,7 +243,7 @@ export class SessionStore {
         'DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND sid = ANY ($3::uuid[]) AND used_at IS NULL',
         sessionParams,
       );
-      const deleted = await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND sid = ANY ($2::uuid[]) RETURNING sid', [first.realm, sids]);
+      const deleted = await tx.query<{ sid: string; clients: string[] }>(endSessionsStatement('realm = $1 AND sid = ANY ($2::uuid[])'), [first.realm, sids]);
       // Another sign-out of a session came first, and ends the rest of it.
       const endedSids = deleted.rows.map((row) => row.sid);
       if (endedSids.length === 0) return undefined;
@@ -243,11 +258,11 @@ export class SessionStore {
         ...(await tx.query<DenialRow>(DENY_SESSION_GRANTS, [...person, endedSids])).rows,
         ...(await tx.query<DenialRow>(DENY_SESSION, [first.realm, endedSids])).rows,
       ];
-      return { count: endedSids.length, denied };
+      return { count: endedSids.length, clients: [...new Set(deleted.rows.flatMap((row) => row.clients))], denied };
     });
-    if (ended === undefined) return 0;
+    if (ended === undefined) return { count: 0, clients: [] };
     this.revokedJwts.remember(ended.denied);
-    return ended.count;
+    return { count: ended.count, clients: ended.clients };
   }
 }
 

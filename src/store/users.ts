@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type Db, type Queryable, isUuid } from './db.js';
+import { endSessionsStatement } from './session-endings.js';
 import {
   ACCESS_TOKEN_LIFETIME_SQL,
   DENY_PERSON,
@@ -277,7 +278,7 @@ export class UserStore {
       params,
     );
     await tx.query('DELETE FROM authorization_codes WHERE realm = $1 AND user_id = $2::uuid AND used_at IS NULL', params);
-    const ended = async () => (await tx.query<{ sid: string }>('DELETE FROM sessions WHERE realm = $1 AND user_id = $2::uuid RETURNING sid', params)).rows;
+    const ended = async () => (await tx.query<{ sid: string }>(endSessionsStatement('realm = $1 AND user_id = $2::uuid'), params)).rows;
     const sessions = await ended();
     // FOR UPDATE, not the weaker lock of an UPDATE of the row, which would not wait for issuance's FOR KEY SHARE.
     const locked = await tx.query('SELECT 1 FROM users WHERE realm = $1 AND id = $2::uuid FOR UPDATE', params);

@@ -68,7 +68,10 @@ describe('realmgate admin commands', () => {
     const [list, shown, publicClient] = await Promise.all([
       cli(['client', 'list', 'shop']),
       cli(['client', 'show', 'shop', 'billing', '--json']),
-      cli(['client', 'create', 'shop', '--public', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'https://app.example/cb2', '--json']),
+      cli([
+        'client', 'create', 'shop', '--public', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'https://app.example/cb2',
+        '--backchannel-logout-uri', 'https://app.example/backchannel-logout', '--json',
+      ]),
     ]);
     expect(tableRows(list.stdout)).toContainEqual({
       CLIENT_ID: 'billing', TYPE: 'confidential', NAME: 'Billing', AUTH_METHOD: 'client_secret_basic', GRANT_TYPES: 'client_credentials',
@@ -76,7 +79,12 @@ describe('realmgate admin commands', () => {
     expect(shown.stdout).not.toContain(secret);
     expect(JSON.parse(shown.stdout)).toEqual(await adminGet('/realms/shop/clients/billing'));
     const spa = JSON.parse(publicClient.stdout) as Record<string, unknown>;
-    expect(spa).toMatchObject({ client_type: 'public', token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'] });
+    expect(spa).toMatchObject({
+      client_type: 'public',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'],
+      backchannel_logout_uri: 'https://app.example/backchannel-logout',
+    });
     expect(spa.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(spa).not.toHaveProperty('client_secret');
     expect(publicClient.stderr).toBe('');

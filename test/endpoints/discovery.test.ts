@@ -30,6 +30,10 @@ describe('discovery of the browser flow', () => {
     expect(body.token_endpoint).toBe(`${issuer}/access_token`);
     expect(body.userinfo_endpoint).toBe(`${issuer}/userinfo`);
     expect(body.end_session_endpoint).toBe(`${issuer}/connect/endSession`);
+    expect(body.backchannel_logout_supported).toBe(true);
+    expect(body.backchannel_logout_session_supported).toBe(true);
+    expect(body.frontchannel_logout_supported).toBe(true);
+    expect(body.frontchannel_logout_session_supported).toBe(true);
     expect(body.pushed_authorization_request_endpoint).toBe(`${issuer}/par`);
     expect(body.jwks_uri).toBe(`${issuer}/connect/jwk_uri`);
     expect(body.response_types_supported).toEqual(['code']);

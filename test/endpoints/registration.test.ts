@@ -161,6 +161,9 @@ describe('dynamic client registration', () => {
         authorization_signed_response_alg: 'ES256',
         introspection_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
+        backchannel_logout_uri: 'https://app.example/backchannel-logout',
+        backchannel_logout_session_required: true,
+        frontchannel_logout_uri: 'https://app.example/frontchannel-logout',
       });
       expect(body).toMatchObject({
         client_name: 'Orders app',
@@ -176,6 +179,9 @@ describe('dynamic client registration', () => {
         authorization_signed_response_alg: 'ES256',
         introspection_signed_response_alg: 'ES256',
         require_pushed_authorization_requests: true,
+        backchannel_logout_uri: 'https://app.example/backchannel-logout',
+        backchannel_logout_session_required: true,
+        frontchannel_logout_uri: 'https://app.example/frontchannel-logout',
       });
       // private_key_jwt has no secret to give.
       expect(body).not.toHaveProperty('client_secret');

@@ -7,6 +7,7 @@ import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
 import type { AdminPort } from '../../src/http/admin-port.js';
 import type { MailSettings } from '../../src/mail/settings.js';
+import type { OutboxOptions } from '../../src/outbox/deliverer.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import { createPgDb } from '../../src/store/pg.js';
@@ -51,6 +52,8 @@ export async function startTestApp(
     mail?: MailSettings;
     /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
     adminPort?: AdminPort;
+    /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `app.outbox.tick()`. */
+    outbox?: OutboxOptions;
   } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb();
@@ -68,6 +71,7 @@ export async function startTestApp(
     encryption,
     adminTokenHash: adminToken.hash,
     cleanup: options.cleanup ?? false,
+    outbox: options.outbox ?? false,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
     ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
@@ -149,10 +153,10 @@ export async function startTwoInstances(options: { baseUrl?: string } = {}): Pro
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
   const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const };
-  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false });
+  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false });
+  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false });
   return {
     a,
     b,

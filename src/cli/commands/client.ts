@@ -20,6 +20,8 @@ interface RecordOptions extends ConnectionOptions {
   redirectUri: string[];
   grantType: string[];
   scope?: string;
+  backchannelLogoutUri?: string;
+  frontchannelLogoutUri?: string;
 }
 
 interface CreateOptions extends RecordOptions {
@@ -34,7 +36,9 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--name <name>', 'client_name')
     .option('--redirect-uri <uri>', `a redirect URI (repeatable${replaces})`, collect, [])
     .option('--grant-type <type>', `a grant type it may use (repeatable${use === 'create' ? '; default authorization_code' : replaces})`, collect, [])
-    .option('--scope <scope>', 'the scopes it may ask for, space-separated');
+    .option('--scope <scope>', 'the scopes it may ask for, space-separated')
+    .option('--backchannel-logout-uri <uri>', 'where a logout token is POSTed when a session it received tokens in ends')
+    .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends');
 }
 
 /** The record fields the options set. */
@@ -44,6 +48,8 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     redirect_uris: options.redirectUri.length > 0 ? options.redirectUri : undefined,
     grant_types: options.grantType.length > 0 ? options.grantType : undefined,
     scope: options.scope,
+    backchannel_logout_uri: options.backchannelLogoutUri,
+    frontchannel_logout_uri: options.frontchannelLogoutUri,
   });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';
