@@ -1,8 +1,8 @@
-/** `keys.js` of the admin console: a realm's published signing keys, and their rotation. */
-export const KEYS_JS = String.raw`import { api } from './api.js';
+/** The admin console's keys module: a realm's published signing keys, and their rotation. */
+import { api } from './api.js';
 import { guarded, h, say, table } from './dom.js';
 
-export async function keysView(realm, panel) {
+export async function keysView(realm: string, panel: HTMLElement) {
   const list = h('div');
 
   async function refresh() {
@@ -30,4 +30,3 @@ export async function keysView(realm, panel) {
     rotate,
   );
 }
-`;

@@ -1,10 +1,10 @@
 /**
- * `main.js` of the admin console: asks for the admin token, then shows the view the URL's
+ * The admin console's main module: asks for the admin token, then shows the view the URL's
  * fragment names (`#/realms`, `#/realms/{realm}/{tab}`).
  */
-export const MAIN_JS = String.raw`import { adminToken, call } from './api.js';
+import { adminToken, ApiError, call } from './api.js';
 import { clientsView } from './clients.js';
-import { h, field, link, quiet, say } from './dom.js';
+import { element, field, h, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
 import { trustedIssuersView } from './issuers.js';
 import { journeysView } from './journeys.js';
@@ -17,7 +17,9 @@ import { resourcesView } from './resources.js';
 import { scopesView } from './scopes.js';
 import { usersView } from './users.js';
 
-const TABS = {
+type View = (realm: string, panel: HTMLElement) => Promise<void>;
+
+const TABS: Record<string, readonly [label: string, view: View]> = {
   settings: ['Settings', settingsView],
   clients: ['Clients', clientsView],
   users: ['Users', usersView],
@@ -33,8 +35,8 @@ const TABS = {
   events: ['Events', eventsView],
 };
 
-const view = document.getElementById('view');
-const signOut = document.getElementById('sign-out');
+const view = element('view');
+const signOut = element('sign-out');
 
 /** The token form: the token is checked with a harmless call before it is kept. */
 function askForToken() {
@@ -54,7 +56,7 @@ function askForToken() {
     try {
       await call('GET', '/realms', undefined, token);
     } catch (error) {
-      say(error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : error.message, 'error');
+      say(error instanceof ApiError && error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : (error as Error).message, 'error');
       input.select();
       return;
     }
@@ -67,8 +69,8 @@ function askForToken() {
 }
 
 /** The realm's heading and tabs, then the tab itself. */
-async function realmPage(realm, tab) {
-  const [title, render] = TABS[tab] ?? TABS.settings;
+async function realmPage(realm: string, tab: string): Promise<void> {
+  const [title, render] = TABS[tab] ?? TABS.settings!;
   const panel = h('section', { class: 'panel', 'aria-label': title });
   const tabs = h(
     'nav',
@@ -81,7 +83,7 @@ async function realmPage(realm, tab) {
   await render(realm, panel);
 }
 
-const decoded = (part) => {
+const decoded = (part: string): string => {
   try {
     return decodeURIComponent(part);
   } catch {
@@ -90,7 +92,7 @@ const decoded = (part) => {
 };
 
 /** The view the fragment names, once a token is kept. */
-async function show() {
+async function show(): Promise<void> {
   if (!adminToken.get()) return askForToken();
   signOut.hidden = false;
   const [, section, realm, tab] = location.hash.split('/').map(decoded);
@@ -98,7 +100,7 @@ async function show() {
     if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings');
     else await realmsView(view);
   } catch (error) {
-    if (error.status !== 401) say(error.message, 'error');
+    if (!(error instanceof ApiError && error.status === 401)) say((error as Error).message, 'error');
   }
 }
 
@@ -106,7 +108,7 @@ addEventListener('hashchange', show);
 
 // A message is about what was just done: following a link clears it.
 document.addEventListener('click', (event) => {
-  if (event.target.closest('a[href^="#"]')) quiet();
+  if (event.target instanceof Element && event.target.closest('a[href^="#"]')) quiet();
 });
 
 // A token refused later (the server's was changed): forget it and ask again.
@@ -124,4 +126,3 @@ signOut.addEventListener('click', () => {
 });
 
 show();
-`;

@@ -1,27 +1,28 @@
 /**
- * `users.js` of the admin console: a realm's people, searched a page at a time; one person's
+ * The admin console's users module: a realm's people, searched a page at a time; one person's
  * record (claims, linked accounts, roles and groups, sessions), a new password, a TOTP
  * enrolment, disabling, deletion; a new person.
  */
-export const USERS_JS = String.raw`import { api } from './api.js';
-import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, table } from './dom.js';
+import { api } from './api.js';
+import type { User, UserSession } from './records.js';
+import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
 /** Claims typed as a JSON object; empty: none. */
-const claimsOf = (text) => jsonObject(text, 'Claims');
+const claimsOf = (text: string) => jsonObject(text, 'Claims');
 
 /** The claims that change from one set to another; a claim taken out is removed with null. */
-function claimChanges(current, wanted) {
-  const changes = {};
+function claimChanges(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
   for (const name of Object.keys(current)) if (!Object.hasOwn(wanted, name)) changes[name] = null;
   for (const [name, value] of Object.entries(wanted)) if (!same(value, current[name])) changes[name] = value;
   return changes;
 }
 
-const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
+const password = (label: string) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
 
-export async function usersView(realm, panel) {
+export async function usersView(realm: string, panel: HTMLElement) {
   const secrets = h('div', { class: 'secrets' });
   const card = h('div');
 
@@ -29,9 +30,10 @@ export async function usersView(realm, panel) {
    * The person's own roles and groups, each with a button that takes it away once confirmed,
    * and forms that give one of the realm's others.
    */
-  function memberships(user, roles, groups) {
+  function memberships(user: User, roles: string[], groups: string[]): HTMLElement {
     const reload = async () => showUser(await api.user(realm, user.username));
-    const held = (kind, names, remove, question) =>
+    type Change = (realm: string, username: string, name: string) => Promise<void>;
+    const held = (kind: 'role' | 'group', names: string[], remove: Change, question: (name: string) => string) =>
       names.length === 0
         ? h('p', { class: 'empty' }, 'None.')
         : h('ul', {}, names.map((name) => h('li', {}, h('code', {}, name), ' ', h('button', {
@@ -44,7 +46,7 @@ export async function usersView(realm, panel) {
               say(user.username + (kind === 'role' ? ' no longer holds the role ' : ' is no longer in the group ') + name + '.');
             }),
           }, 'Remove'))));
-    const adder = (kind, available, add, done) => {
+    const adder = (kind: 'role' | 'group', available: string[], add: Change, done: string) => {
       if (available.length === 0) return h('p', { class: 'note' }, 'No other ' + kind + ' in the realm.');
       const form = h(
         'form',
@@ -53,7 +55,7 @@ export async function usersView(realm, panel) {
         h('button', { type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
       );
       form.addEventListener('submit', guarded(async () => {
-        const name = form.elements[kind].value;
+        const name = valueOf(form, kind);
         await add(realm, user.username, name);
         await reload();
         say(user.username + done + name + '.');
@@ -75,7 +77,7 @@ export async function usersView(realm, panel) {
   }
 
   /** The person's live sessions, and signing them out everywhere once confirmed. */
-  function sessionsOf(user, sessions) {
+  function sessionsOf(user: User, sessions: UserSession[]): HTMLElement {
     const signOut = h('button', {
       type: 'button',
       onclick: guarded(async () => {
@@ -99,7 +101,7 @@ export async function usersView(realm, panel) {
   }
 
   /** Enabling, or disabling once confirmed: a disabled person signs in nowhere. */
-  function enabling(user) {
+  function enabling(user: User): HTMLElement {
     const button = h('button', { type: 'button' }, user.enabled ? 'Disable' : 'Enable');
     button.addEventListener('click', guarded(async () => {
       if (user.enabled && !(await confirmed('Disable ' + user.username + '? They can sign in nowhere; their sessions end and their grants are revoked.', 'Disable'))) return;
@@ -111,12 +113,12 @@ export async function usersView(realm, panel) {
   }
 
   /** The person's record, with what may be done to them. */
-  async function showUser(user) {
+  async function showUser(user: User): Promise<void> {
     const [roles, groups, { sessions }] = await Promise.all([api.roles(realm), api.groups(realm), api.sessions(realm, user.username)]);
     const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { type: 'submit' }, 'Set password'));
     reset.addEventListener('submit', guarded(async () => {
-      await api.updateUser(realm, user.username, { password: reset.elements.password.value });
-      reset.elements.password.value = '';
+      await api.updateUser(realm, user.username, { password: valueOf(reset, 'password') });
+      setValue(reset, 'password', '');
       say('Password of ' + user.username + ' changed.');
     }));
     const totp = h('button', { type: 'button' }, 'Enrol TOTP');
@@ -135,7 +137,7 @@ export async function usersView(realm, panel) {
       h('button', { type: 'submit' }, 'Save claims'),
     );
     claims.addEventListener('submit', guarded(async () => {
-      const changes = claimChanges(user.claims, claimsOf(claims.elements.claims.value) ?? {});
+      const changes = claimChanges(user.claims, claimsOf(valueOf(claims, 'claims')) ?? {});
       if (Object.keys(changes).length === 0) return say('Nothing changed.');
       await showUser(await api.updateUser(realm, user.username, { claims: changes }));
       say('Claims of ' + user.username + ' saved: ' + Object.keys(changes).join(', ') + '.');
@@ -177,7 +179,7 @@ export async function usersView(realm, panel) {
     );
   }
 
-  const open = async (username) => {
+  const open = async (username: string) => {
     secrets.replaceChildren();
     await showUser(await api.user(realm, username));
   };
@@ -193,13 +195,13 @@ export async function usersView(realm, panel) {
     h('button', { type: 'submit', class: 'primary' }, 'Create user'),
   );
   create.addEventListener('submit', guarded(async () => {
-    const claims = claimsOf(create.elements.claims.value);
+    const claims = claimsOf(valueOf(create, 'claims'));
     const user = await api.createUser(realm, {
-      username: create.elements.username.value.trim(),
-      password: create.elements.password.value,
+      username: valueOf(create, 'username').trim(),
+      password: valueOf(create, 'password'),
       ...(claims ? { claims } : {}),
     });
-    create.elements.password.value = '';
+    setValue(create, 'password', '');
     secrets.replaceChildren();
     await showUser(user);
     await people.refresh();
@@ -214,7 +216,7 @@ export async function usersView(realm, panel) {
  * The realm's people in the order of their usernames, searched by a part of the username,
  * email or name, a page at a time; a username opens the person.
  */
-function peopleList(realm, open) {
+function peopleList(realm: string, open: (username: string) => Promise<void>) {
   const results = h('div');
   const search = h(
     'form',
@@ -223,7 +225,7 @@ function peopleList(realm, open) {
     field('Search', h('input', { name: 'search', type: 'search', maxlength: 255, autocomplete: 'off' }), 'A part of the username, the email or the name; empty: everyone.'),
     h('button', { type: 'submit' }, 'Search'),
   );
-  const row = (user) => [
+  const row = (user: User) => [
     h('button', { type: 'button', class: 'link', 'aria-label': 'Open ' + user.username, onclick: guarded(() => open(user.username)) }, user.username),
     typeof user.claims.email === 'string' ? user.claims.email : '',
     typeof user.claims.name === 'string' ? user.claims.name : '',
@@ -243,10 +245,9 @@ function peopleList(realm, open) {
   });
 
   const queryOf = () => {
-    const text = search.elements.search.value.trim();
+    const text = valueOf(search, 'search').trim();
     return new URLSearchParams(text ? { search: text } : {});
   };
   search.addEventListener('submit', guarded(() => show(queryOf())));
   return { element: h('div', {}, search, results), refresh: () => show(queryOf()) };
 }
-`;
