@@ -136,10 +136,10 @@ describe('the admin console at /admin/console', () => {
     }
   });
 
-  it('registers only the page and its files under /admin/console, GET and HEAD alone', async () => {
+  it('registers only the page (also as the sign-in callback) and its files under /admin/console, GET and HEAD alone', async () => {
     const routes = routeTable(t.app).filter(({ path }) => path.startsWith('/admin/console'));
     const files = new Set([...pageFiles(await page()), ...(await modules()).keys()]);
-    expect(routes.map(({ path }) => path).sort()).toEqual(['/admin/console', '/admin/console/', ...files].sort());
+    expect(routes.map(({ path }) => path).sort()).toEqual(['/admin/console', '/admin/console/', '/admin/console/callback', ...files].sort());
     for (const { methods } of routes) expect(methods.sort()).toEqual(['GET', 'HEAD']);
     // The admin API itself still wants its token.
     expect((await get('/admin/realms')).statusCode).toBe(401);
@@ -151,11 +151,12 @@ describe('the admin console at /admin/console', () => {
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
     const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['api', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'providers', 'realms', 'registration', 'resources', 'roles', 'scopes', 'users']);
+    expect(bundled.sort()).toEqual(['api', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'providers', 'realms', 'registration', 'resources', 'roles', 'scopes', 'session', 'users']);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
     expect(script).not.toMatch(/localStorage|document\.cookie|indexedDB/);
-    expect(script).not.toMatch(/https?:\/\/|fetch\((?!"\/admin")/);
+    // The admin API, and the root realm's token and revocation endpoints (the console signs in through root).
+    expect(script).not.toMatch(/https?:\/\/|fetch\((?!"\/admin"|ISSUER_PATH \+ "\/(access_token|token\/revoke)")/);
     expect(script).toContain('sessionStorage.setItem(TOKEN_KEY, token)');
     expect(script).toContain('headers.authorization = "Bearer " + token');
     expect(script).toContain('credentials: "omit"');

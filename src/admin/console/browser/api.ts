@@ -20,6 +20,8 @@ import type {
   User,
   UserSession,
 } from './records.js';
+import type { Decision } from './permissions.js';
+import { sessionToken } from './session.js';
 
 const TOKEN_KEY = 'realmgate.admin_token';
 
@@ -47,7 +49,7 @@ const segment = (value: string) => encodeURIComponent(value);
 const realmPath = (realm: string, rest = '') => '/realms/' + segment(realm) + rest;
 
 /** One call of the admin API; the answer's JSON, or an ApiError. A refused token is announced to the page. */
-export async function call<T = unknown>(method: string, path: string, body?: unknown, token = adminToken.get()): Promise<T> {
+export async function call<T = unknown>(method: string, path: string, body?: unknown, token = sessionToken() ?? adminToken.get()): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = 'Bearer ' + token;
   const init: RequestInit = { method, headers, cache: 'no-store', credentials: 'omit', redirect: 'error' };
@@ -141,6 +143,8 @@ export const api = {
   deleteTrustedIssuer: (realm: string, id: string) => call<void>('DELETE', realmPath(realm, '/trusted-issuers/' + segment(id))),
 
   createInitialAccessToken: (realm: string, request: Body) => call<{ token: string; expires_in: number }>('POST', realmPath(realm, '/initial-access-tokens'), request),
+
+  permissions: (realm: string) => call<{ realm: string; operations: Record<string, Decision> }>('GET', realmPath(realm, '/permissions')),
 
   events: (realm: string, query: URLSearchParams) => call<{ events: AuditEvent[]; next?: string | null }>('GET', realmPath(realm, '/events') + (query.size > 0 ? '?' + query : '')),
 };

@@ -70,11 +70,11 @@ export async function clientsView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
+            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
             SECRET_METHODS.includes(client.token_endpoint_auth_method)
-              ? h('button', { type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
+              ? h('button', { 'data-operation': 'rotateClientSecret', type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
               : null,
-            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id)),
+            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id), 'deleteClient'),
           ),
         ]),
       ),
@@ -109,7 +109,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
         'The rest of the record (CONTRACT.md §5), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
       ),
-      h('button', { type: 'submit', class: 'primary' }, 'Save client'),
+      h('button', { 'data-operation': 'updateClient', type: 'submit', class: 'primary' }, 'Save client'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
@@ -144,7 +144,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
     field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' }), 'Empty: one is generated.'),
     field('Type', h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, 'confidential (has a secret)'), h('option', { value: 'public' }, 'public (PKCE, no secret)'))),
     recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
-    h('button', { type: 'submit', class: 'primary' }, 'Create client'),
+    h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, 'Create client'),
   );
   create.addEventListener('submit', guarded(async () => {
     const clientId = valueOf(create, 'client_id').trim();

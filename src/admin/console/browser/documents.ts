@@ -27,7 +27,7 @@ export function exportSection(realm: string): HTMLElement {
     h('h3', {}, 'Export'),
     h('p', {}, 'The realm as one JSON document: its settings, scopes, roles, groups, journeys, clients, identity providers and trusted issuers, never a secret. Import it here or into another server.'),
     checkbox('With its people (and their password hashes)', 'users', false),
-    h('button', { type: 'submit' }, 'Export realm'),
+    h('button', { 'data-operation': 'exportRealm', type: 'submit' }, 'Export realm'),
   );
   form.addEventListener('submit', guarded(async () => {
     const users = isChecked(form, 'users');
@@ -53,7 +53,7 @@ export function importForm(done: (summary: ImportSummary) => unknown): HTMLFormE
     field('Realm to import into', h('input', { name: 'realm', required: true, maxlength: 63, autocomplete: 'off' }), 'Made when there is none; what the document describes as it is stays as it is.'),
     field('Document (JSON)', h('textarea', { name: 'document', rows: 8, required: true, spellcheck: 'false', class: 'code' }), 'A realm\'s export. A section the document leaves out is left alone.'),
     checkbox('Prune: delete what a section of the document leaves out', 'prune', false),
-    h('button', { type: 'submit', class: 'primary' }, 'Import'),
+    h('button', { 'data-operation': 'importRealm', type: 'submit', class: 'primary' }, 'Import'),
   );
   form.addEventListener('submit', guarded(async () => {
     const realm = valueOf(form, 'realm').trim();

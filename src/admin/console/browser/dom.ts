@@ -3,6 +3,7 @@
  * textContent: the page's Trusted Types policy refuses any HTML string), the message line,
  * and the box that shows a secret once.
  */
+import { refusalOf } from './permissions.js';
 
 /** An attribute's value: absent when undefined, null or false; present and empty when true. */
 export type PropValue = string | number | boolean | null | undefined;
@@ -13,7 +14,8 @@ export type Child = Node | string | null | undefined | false | readonly Child[];
 
 /**
  * An element: props set attributes (on… adds a listener; value and checked are properties);
- * children are nodes or text.
+ * children are nodes or text. A control with `data-operation` is disabled, with the reason as
+ * its title, when the person may not make that operation (permissions.ts).
  */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -25,6 +27,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = 
   }
   for (const child of (children as unknown[]).flat(Infinity) as (Node | string | null | undefined | false)[]) {
     if (child !== undefined && child !== null && child !== false) node.append(child);
+  }
+  const operation = props['data-operation'];
+  const refusal = typeof operation === 'string' ? refusalOf(operation) : undefined;
+  if (refusal !== undefined) {
+    node.setAttribute('disabled', '');
+    node.setAttribute('title', 'Not allowed: ' + refusal + '.');
   }
   return node;
 }
@@ -188,9 +196,10 @@ export function confirmed(question: string, action = 'Delete'): Promise<boolean>
 }
 
 /** A Delete button (named "Delete {name}") that asks the question first, then runs the action. */
-export const deleteButton = (name: string, question: string, action: () => Promise<unknown>) =>
+export const deleteButton = (name: string, question: string, action: () => Promise<unknown>, operation?: string) =>
   h('button', {
     type: 'button',
+    'data-operation': operation,
     'aria-label': 'Delete ' + name,
     onclick: guarded(async () => {
       if (await confirmed(question)) await action();

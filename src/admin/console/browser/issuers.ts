@@ -67,8 +67,8 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + issuer.issuer + ' (' + issuer.kind + ')', onclick: () => edit(issuer) }, 'Edit'),
-            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', 'Stop trusting ' + issuer.issuer + '? Its ' + issuer.kind + ' assertions are refused from now on.', () => remove(issuer)),
+            h('button', { 'data-operation': 'updateTrustedIssuer', type: 'button', 'aria-label': 'Edit ' + issuer.issuer + ' (' + issuer.kind + ')', onclick: () => edit(issuer) }, 'Edit'),
+            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', 'Stop trusting ' + issuer.issuer + '? Its ' + issuer.kind + ' assertions are refused from now on.', () => remove(issuer), 'deleteTrustedIssuer'),
           ),
         ]),
       ),
@@ -88,7 +88,7 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
       { 'aria-label': 'Edit trusted issuer ' + issuer.issuer },
       h('h3', {}, 'Edit trusted issuer (' + issuer.kind + ')'),
       recordFields(issuer),
-      h('button', { type: 'submit', class: 'primary' }, 'Save trusted issuer'),
+      h('button', { 'data-operation': 'updateTrustedIssuer', type: 'submit', class: 'primary' }, 'Save trusted issuer'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
@@ -110,7 +110,7 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
     h('h3', {}, 'New trusted issuer'),
     field('Kind', h('select', { name: 'kind' }, h('option', { value: 'jwt' }, 'jwt (JWT bearer grant, token exchange)'), h('option', { value: 'saml2' }, 'saml2 (SAML 2.0 bearer grant)'))),
     recordFields({ issuer: '', subject_mapping: 'username' }),
-    h('button', { type: 'submit', class: 'primary' }, 'Trust issuer'),
+    h('button', { 'data-operation': 'createTrustedIssuer', type: 'submit', class: 'primary' }, 'Trust issuer'),
   );
   create.addEventListener('submit', guarded(async () => {
     const record = recordOf(create);

@@ -80,8 +80,8 @@ export async function journeysView(realm: string, panel: HTMLElement) {
           outcomes(journey.nodes[node]!).map(([outcome, target]) => outcome + ' → ' + target).join('\n'),
         ]),
       ),
-      h('button', { type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
-      deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName)),
+      h('button', { 'data-operation': 'putJourney', type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
+      deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName), 'deleteJourney'),
     );
   }
 
@@ -102,7 +102,7 @@ export async function journeysView(realm: string, panel: HTMLElement) {
     h('h3', {}, 'Store a journey'),
     field('Journey name', name, 'Letters, digits, ".", "_" and "-". A journey of that name is replaced; "default" replaces the one made from the authentication setting.'),
     field('Journey JSON', json, 'An object with "start" and "nodes" (CONTRACT.md §8). The server refuses a journey it cannot run, naming the node.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Save journey'),
+    h('button', { 'data-operation': 'putJourney', type: 'submit', class: 'primary' }, 'Save journey'),
   );
   form.addEventListener('submit', guarded(async () => {
     const journeyName = name.value.trim();

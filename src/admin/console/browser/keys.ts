@@ -16,7 +16,7 @@ export async function keysView(realm: string, panel: HTMLElement) {
     );
   }
 
-  const rotate = h('button', { type: 'button', class: 'primary' }, 'Rotate keys');
+  const rotate = h('button', { 'data-operation': 'rotateKeys', type: 'button', class: 'primary' }, 'Rotate keys');
   rotate.addEventListener('click', guarded(async () => {
     const { keys } = await api.rotateKeys(realm);
     say('New signing keys: ' + keys.map((key) => key.kid + ' (' + key.alg + ')').join(', ') + '. The previous ones verify until the tokens they signed expire.');

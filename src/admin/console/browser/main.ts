@@ -1,8 +1,9 @@
 /**
- * The admin console's main module: asks for the admin token, then shows the view the URL's
- * fragment names (`#/realms`, `#/realms/{realm}/{tab}`).
+ * The admin console's main module: signs in through the root realm (session.ts) or asks for
+ * the admin token, then shows the view the URL's fragment names (`#/realms`,
+ * `#/realms/{realm}/{tab}`), with what the person may not do disabled (permissions.ts).
  */
-import { adminToken, ApiError, call } from './api.js';
+import { adminToken, api, ApiError, call } from './api.js';
 import { clientsView } from './clients.js';
 import { element, field, h, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
@@ -12,9 +13,11 @@ import { keysView } from './keys.js';
 import { identityProvidersView } from './providers.js';
 import { realmsView, settingsView } from './realms.js';
 import { groupsView, rolesView } from './roles.js';
+import { usePermissions } from './permissions.js';
 import { initialAccessTokensView } from './registration.js';
 import { resourcesView } from './resources.js';
 import { scopesView } from './scopes.js';
+import { completeSignIn, forgetSession, sessionToken, signedInAs, signIn, signOut as endSession } from './session.js';
 import { usersView } from './users.js';
 
 type View = (realm: string, panel: HTMLElement) => Promise<void>;
@@ -38,9 +41,16 @@ const TABS: Record<string, readonly [label: string, view: View]> = {
 const view = element('view');
 const signOut = element('sign-out');
 
-/** The token form: the token is checked with a harmless call before it is kept. */
-function askForToken() {
+/** Signing in through the root realm, or the token form: the token is checked with a harmless call before it is kept. */
+function askForToken(): void {
   signOut.hidden = true;
+  const realmSignIn = h(
+    'section',
+    { class: 'sign-in', 'aria-label': 'Sign in' },
+    h('h2', {}, 'Sign in'),
+    h('p', {}, 'Administrators sign in through the root realm; what the console shows follows their realmgate-* roles.'),
+    h('button', { type: 'button', class: 'primary', onclick: () => void signIn() }, 'Sign in with realmgate'),
+  );
   const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
   const form = h(
     'form',
@@ -64,7 +74,7 @@ function askForToken() {
     quiet();
     show();
   });
-  view.replaceChildren(form);
+  view.replaceChildren(realmSignIn, form);
   input.focus();
 }
 
@@ -79,6 +89,8 @@ async function realmPage(realm: string, tab: string): Promise<void> {
       h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, label),
     ),
   );
+  // A signed-in person sees what their roles allow; ADMIN_TOKEN may do everything.
+  usePermissions(sessionToken() ? (await api.permissions(realm)).operations : undefined);
   view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), tabs, panel);
   await render(realm, panel);
 }
@@ -93,12 +105,19 @@ const decoded = (part: string): string => {
 
 /** The view the fragment names, once a token is kept. */
 async function show(): Promise<void> {
-  if (!adminToken.get()) return askForToken();
+  if (!sessionToken() && !adminToken.get()) return askForToken();
   signOut.hidden = false;
+  const person = signedInAs();
+  signOut.textContent = sessionToken() ? 'Sign out' + (person ? ' ' + person : '') : 'Forget the token';
   const [, section, realm, tab] = location.hash.split('/').map(decoded);
   try {
     if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings');
-    else await realmsView(view);
+    else {
+      // Creating and importing realms are judged as in any realm: those of the first one the person sees.
+      const first = sessionToken() ? (await api.realms())[0] : undefined;
+      usePermissions(first ? (await api.permissions(first.name)).operations : undefined);
+      await realmsView(view);
+    }
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401)) say((error as Error).message, 'error');
   }
@@ -113,6 +132,12 @@ document.addEventListener('click', (event) => {
 
 // A token refused later (the server's was changed): forget it and ask again.
 addEventListener('admin-token-refused', () => {
+  if (sessionToken()) {
+    forgetSession();
+    askForToken();
+    say('Your session ended or lost its roles: sign in again.', 'error');
+    return;
+  }
   if (!adminToken.get()) return;
   adminToken.forget();
   askForToken();
@@ -120,9 +145,22 @@ addEventListener('admin-token-refused', () => {
 });
 
 signOut.addEventListener('click', () => {
+  if (sessionToken()) return void endSession();
   adminToken.forget();
   quiet();
   askForToken();
 });
 
-show();
+/** A session that ends (its refresh refused) asks to sign in again. */
+function sessionExpired(): void {
+  askForToken();
+  say('Your session ended: sign in again.', 'error');
+}
+
+completeSignIn(sessionExpired).then(
+  () => show(),
+  (error: unknown) => {
+    askForToken();
+    say((error as Error).message, 'error');
+  },
+);

@@ -60,8 +60,8 @@ export async function identityProvidersView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + provider.alias, onclick: () => edit(provider) }, 'Edit'),
-            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the links of people to their accounts there are removed.', () => remove(provider.alias)),
+            h('button', { 'data-operation': 'updateIdentityProvider', type: 'button', 'aria-label': 'Edit ' + provider.alias, onclick: () => edit(provider) }, 'Edit'),
+            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the links of people to their accounts there are removed.', () => remove(provider.alias), 'deleteIdentityProvider'),
           ),
         ]),
       ),
@@ -83,7 +83,7 @@ export async function identityProvidersView(realm: string, panel: HTMLElement) {
       h('p', {}, 'Redirect URI to register at the provider: ', h('code', {}, provider.redirect_uri)),
       recordFields(provider),
       secretField(false),
-      h('button', { type: 'submit', class: 'primary' }, 'Save identity provider'),
+      h('button', { 'data-operation': 'updateIdentityProvider', type: 'submit', class: 'primary' }, 'Save identity provider'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
@@ -109,7 +109,7 @@ export async function identityProvidersView(realm: string, panel: HTMLElement) {
     field('Alias', h('input', { name: 'alias', required: true, maxlength: 63, autocomplete: 'off', spellcheck: 'false' }), 'a-z, 0-9, _ and -: it names the provider in its redirect URI, {issuer}/broker/{alias}/callback.'),
     recordFields({ issuer: '', client_id: '', scope: DEFAULT_SCOPE, username_claim: DEFAULT_USERNAME_CLAIM, link_by_verified_email: false }),
     secretField(true),
-    h('button', { type: 'submit', class: 'primary' }, 'Create identity provider'),
+    h('button', { 'data-operation': 'createIdentityProvider', type: 'submit', class: 'primary' }, 'Create identity provider'),
   );
   create.addEventListener('submit', guarded(async () => {
     const { display_name: displayName, ...record } = recordOf(create);

@@ -16,7 +16,7 @@ export async function realmsView(view: HTMLElement): Promise<void> {
     { 'aria-label': 'New realm' },
     h('h3', {}, 'New realm'),
     field('Realm name', name, 'Lower-case letters, digits and hyphens; its issuer is {BASE_URL}/oauth2/{name}.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create realm'),
+    h('button', { 'data-operation': 'createRealm', type: 'submit', class: 'primary' }, 'Create realm'),
   );
   form.addEventListener('submit', guarded(async () => {
     const realm = await api.createRealm(name.value.trim());
@@ -73,7 +73,7 @@ export async function settingsView(realm: string, panel: HTMLElement) {
     { class: 'settings', 'aria-label': 'Realm settings' },
     h('p', {}, 'Issuer: ', h('code', {}, current.issuer)),
     h('div', { class: 'grid' }, names.map((name) => settingControl(name, current.settings[name]))),
-    h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
+    h('button', { 'data-operation': 'updateRealm', type: 'submit', class: 'primary' }, 'Save settings'),
   );
   form.addEventListener('submit', guarded(async () => {
     const changed: Record<string, unknown> = {};
@@ -102,6 +102,6 @@ function deletion(realm: string): HTMLElement {
       await api.deleteRealm(realm);
       location.hash = '#/realms';
       say('Realm ' + realm + ' deleted.');
-    }),
+    }, 'deleteRealm'),
   );
 }

@@ -24,7 +24,7 @@ export async function initialAccessTokensView(realm: string, panel: HTMLElement)
       GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, false)),
     ),
     field('Scopes beyond the realm\'s registration_scopes', h('input', { name: 'scope', spellcheck: 'false' }), 'Scope names separated by spaces.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Issue token'),
+    h('button', { 'data-operation': 'createInitialAccessToken', type: 'submit', class: 'primary' }, 'Issue token'),
   );
   form.addEventListener('submit', guarded(async () => {
     const grantTypes = GRANTS.map(([grant]) => grant).filter((grant) => isChecked(form, 'grant:' + grant));

@@ -23,8 +23,8 @@ export async function resourcesView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + resource.identifier, onclick: () => edit(resource) }, 'Edit'),
-            deleteButton(resource.identifier, 'Unregister ' + resource.identifier + '? Clients can no longer ask tokens for it, unless they list it themselves.', () => remove(resource.identifier)),
+            h('button', { 'data-operation': 'putResource', type: 'button', 'aria-label': 'Edit ' + resource.identifier, onclick: () => edit(resource) }, 'Edit'),
+            deleteButton(resource.identifier, 'Unregister ' + resource.identifier + '? Clients can no longer ask tokens for it, unless they list it themselves.', () => remove(resource.identifier), 'deleteResource'),
           ),
         ]),
       ),
@@ -51,7 +51,7 @@ export async function resourcesView(realm: string, panel: HTMLElement) {
     field('Identifier', h('input', { name: 'identifier', required: true, maxlength: 2000, autocomplete: 'off', spellcheck: 'false' }), 'An absolute URI without a fragment, as clients send it in resource. An existing resource of that identifier is changed.'),
     field('Name', h('input', { name: 'name', maxlength: 200 }), 'What the consent page calls it; empty: its identifier.'),
     field('Scopes', h('input', { name: 'scopes', spellcheck: 'false' }), 'The realm\'s scopes that mean something at it, separated by spaces: a token for it carries only these of the scopes asked. Empty: any scope asked.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Save resource'),
+    h('button', { 'data-operation': 'putResource', type: 'submit', class: 'primary' }, 'Save resource'),
   );
   form.addEventListener('submit', guarded(async () => {
     const scopes = valueOf(form, 'scopes').trim().split(/\s+/).filter(Boolean);

@@ -24,8 +24,8 @@ export async function rolesView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + role.name, onclick: () => edit(role) }, 'Edit'),
-            deleteButton(role.name, 'Delete the role ' + role.name + '? It is taken from every group and person that has it.', () => remove(role.name)),
+            h('button', { 'data-operation': 'putRole', type: 'button', 'aria-label': 'Edit ' + role.name, onclick: () => edit(role) }, 'Edit'),
+            deleteButton(role.name, 'Delete the role ' + role.name + '? It is taken from every group and person that has it.', () => remove(role.name), 'deleteRole'),
           ),
         ]),
       ),
@@ -50,7 +50,7 @@ export async function rolesView(realm: string, panel: HTMLElement) {
     h('h3', {}, 'Save a role'),
     field('Role name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
     field('Description', h('input', { name: 'description', maxlength: 1000 }), 'What the role allows.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Save role'),
+    h('button', { 'data-operation': 'putRole', type: 'submit', class: 'primary' }, 'Save role'),
   );
   form.addEventListener('submit', guarded(async () => {
     const role = await api.putRole(realm, valueOf(form, 'name').trim(), { description: valueOf(form, 'description').trim() });
@@ -91,8 +91,8 @@ export async function groupsView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + group.name, onclick: () => edit(group) }, 'Edit'),
-            deleteButton(group.name, 'Delete the group ' + group.name + '? Its members leave it, and lose the roles it gave them.', () => remove(group.name)),
+            h('button', { 'data-operation': 'putGroup', type: 'button', 'aria-label': 'Edit ' + group.name, onclick: () => edit(group) }, 'Edit'),
+            deleteButton(group.name, 'Delete the group ' + group.name + '? Its members leave it, and lose the roles it gave them.', () => remove(group.name), 'deleteGroup'),
           ),
         ]),
       ),
@@ -119,7 +119,7 @@ export async function groupsView(realm: string, panel: HTMLElement) {
     field('Group name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
     field('Description', h('input', { name: 'description', maxlength: 1000 }), 'Who the group is.'),
     roleBoxes,
-    h('button', { type: 'submit', class: 'primary' }, 'Save group'),
+    h('button', { 'data-operation': 'putGroup', type: 'submit', class: 'primary' }, 'Save group'),
   );
   form.addEventListener('submit', guarded(async () => {
     const roles = roleNames.filter((name) => isChecked(form, 'role:' + name));

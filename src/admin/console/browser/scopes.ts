@@ -40,8 +40,8 @@ export async function scopesView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
-            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name)),
+            h('button', { 'data-operation': 'putScope', type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
+            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name), 'deleteScope'),
           ),
         ]),
       ),
@@ -72,7 +72,7 @@ export async function scopesView(realm: string, panel: HTMLElement) {
       h('textarea', { name: 'claims', rows: 4, spellcheck: 'false', class: 'code', placeholder: CLAIMS_EXAMPLE }),
       'What a token whose scope holds this one says of the person: source roles, groups, username, email or attribute:<key>; tokens id_token, access_token, userinfo, introspection. Empty: the stored claims stay; [] removes them.',
     ),
-    h('button', { type: 'submit', class: 'primary' }, 'Save scope'),
+    h('button', { 'data-operation': 'putScope', type: 'submit', class: 'primary' }, 'Save scope'),
   );
   form.addEventListener('submit', guarded(async () => {
     const claims = claimsOf(valueOf(form, 'claims'));

@@ -37,6 +37,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
       names.length === 0
         ? h('p', { class: 'empty' }, 'None.')
         : h('ul', {}, names.map((name) => h('li', {}, h('code', {}, name), ' ', h('button', {
+            'data-operation': kind === 'role' ? 'revokeRole' : 'leaveGroup',
             type: 'button',
             'aria-label': 'Remove the ' + kind + ' ' + name + ' of ' + user.username,
             onclick: guarded(async () => {
@@ -52,7 +53,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
         'form',
         { class: 'inline', 'aria-label': (kind === 'role' ? 'Give ' : 'Add ') + user.username + (kind === 'role' ? ' a role' : ' to a group') },
         field(kind === 'role' ? 'Role' : 'Group', h('select', { name: kind }, available.map((name) => h('option', { value: name }, name)))),
-        h('button', { type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
+        h('button', { 'data-operation': kind === 'role' ? 'grantRole' : 'joinGroup', type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
       );
       form.addEventListener('submit', guarded(async () => {
         const name = valueOf(form, kind);
@@ -79,6 +80,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
   /** The person's live sessions, and signing them out everywhere once confirmed. */
   function sessionsOf(user: User, sessions: UserSession[]): HTMLElement {
     const signOut = h('button', {
+      'data-operation': 'endUserSessions',
       type: 'button',
       onclick: guarded(async () => {
         if (!(await confirmed('Sign ' + user.username + ' out everywhere? Each session ends, and the tokens issued in it are revoked.', 'Sign out'))) return;
@@ -102,7 +104,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
 
   /** Enabling, or disabling once confirmed: a disabled person signs in nowhere. */
   function enabling(user: User): HTMLElement {
-    const button = h('button', { type: 'button' }, user.enabled ? 'Disable' : 'Enable');
+    const button = h('button', { 'data-operation': 'updateUser', type: 'button' }, user.enabled ? 'Disable' : 'Enable');
     button.addEventListener('click', guarded(async () => {
       if (user.enabled && !(await confirmed('Disable ' + user.username + '? They can sign in nowhere; their sessions end and their grants are revoked.', 'Disable'))) return;
       await showUser(await api.updateUser(realm, user.username, { enabled: !user.enabled }));
@@ -115,13 +117,13 @@ export async function usersView(realm: string, panel: HTMLElement) {
   /** The person's record, with what may be done to them. */
   async function showUser(user: User): Promise<void> {
     const [roles, groups, { sessions }] = await Promise.all([api.roles(realm), api.groups(realm), api.sessions(realm, user.username)]);
-    const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { type: 'submit' }, 'Set password'));
+    const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { 'data-operation': 'updateUser', type: 'submit' }, 'Set password'));
     reset.addEventListener('submit', guarded(async () => {
       await api.updateUser(realm, user.username, { password: valueOf(reset, 'password') });
       setValue(reset, 'password', '');
       say('Password of ' + user.username + ' changed.');
     }));
-    const totp = h('button', { type: 'button' }, 'Enrol TOTP');
+    const totp = h('button', { 'data-operation': 'enrolTotp', type: 'button' }, 'Enrol TOTP');
     totp.addEventListener('click', guarded(async () => {
       const enrolment = await api.enrolTotp(realm, user.username);
       secrets.replaceChildren(
@@ -134,7 +136,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
       { 'aria-label': 'Claims of ' + user.username },
       h('h4', {}, 'Claims'),
       field('Claims (JSON)', h('textarea', { name: 'claims', rows: 5, spellcheck: 'false', class: 'code', value: JSON.stringify(user.claims, null, 2) }), 'What the ID token and userinfo say of them. A claim taken out is removed.'),
-      h('button', { type: 'submit' }, 'Save claims'),
+      h('button', { 'data-operation': 'updateUser', type: 'submit' }, 'Save claims'),
     );
     claims.addEventListener('submit', guarded(async () => {
       const changes = claimChanges(user.claims, claimsOf(valueOf(claims, 'claims')) ?? {});
@@ -174,7 +176,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
           secrets.replaceChildren();
           await people.refresh();
           say('User ' + user.username + ' deleted.');
-        }),
+        }, 'deleteUser'),
       ),
     );
   }
@@ -192,7 +194,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
     field('New username', h('input', { name: 'username', required: true, autocomplete: 'off' })),
     password('Password'),
     field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: CLAIMS_EXAMPLE }), 'Optional: a JSON object.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create user'),
+    h('button', { 'data-operation': 'createUser', type: 'submit', class: 'primary' }, 'Create user'),
   );
   create.addEventListener('submit', guarded(async () => {
     const claims = claimsOf(valueOf(create, 'claims'));
