@@ -76,6 +76,22 @@ describe.skipIf(skipReason !== undefined)(`the admin console signing in through 
       return { local: g.localStorage.length, session: g.sessionStorage.length, cookie: g.document.cookie };
     });
 
+  /** The bearer tokens the console sends while it shows the view again. */
+  const tokensSent = (page: Page) =>
+    page.evaluate(async () => {
+      const captured: string[] = [];
+      const original = globalThis.fetch;
+      globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+        const header = new Headers(init?.headers).get('authorization');
+        if (header) captured.push(header.slice('Bearer '.length));
+        return original(input, init);
+      };
+      (globalThis as unknown as { dispatchEvent: (event: Event) => void }).dispatchEvent(new Event('hashchange'));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      globalThis.fetch = original;
+      return captured;
+    });
+
   const noProblems = (problems: Problems) => expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
 
   it('signs a realm admin in with the code flow and PKCE, shows their one realm, and lets them change it', async () => {
@@ -125,19 +141,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console signing in through 
     expect(enabledChanges).toBe(0);
 
     // The access token the console holds works until the sign-out revokes the grant.
-    const token = await page.evaluate(async () => {
-      const captured: string[] = [];
-      const original = globalThis.fetch;
-      globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-        const header = new Headers(init?.headers).get('authorization');
-        if (header) captured.push(header.slice('Bearer '.length));
-        return original(input, init);
-      };
-      (globalThis as unknown as { dispatchEvent: (event: Event) => void }).dispatchEvent(new Event('hashchange'));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      globalThis.fetch = original;
-      return captured[0];
-    });
+    const [token] = await tokensSent(page);
     expect(token).toBeTruthy();
     expect((await fetch(`${t.baseUrl}/admin/realms`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
@@ -148,6 +152,25 @@ describe.skipIf(skipReason !== undefined)(`the admin console signing in through 
     // The root session ended too: signing in again asks for the password.
     await Promise.all([page.waitForURL(startsWith(`${rootIssuer()}/`)), page.getByRole('button', { name: 'Sign in with realmgate' }).click()]);
     await page.getByLabel('Password').waitFor();
+    noProblems(problems);
+    await context.close();
+  });
+
+  it('refreshes the access token before it expires, and keeps working with the new one', async () => {
+    // Root's access tokens live 4 s here: the console refreshes at half their life.
+    expect((await t.admin.request('PATCH', '/realms/root', { settings: { access_token_lifetime: 4 } })).statusCode).toBe(200);
+    const { page, problems, context } = await watchedContext(browser, { javaScriptEnabled: true });
+    await signInAs(page, 'team-admin');
+    const [first] = await tokensSent(page);
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    const [second] = await tokensSent(page);
+    expect(first).toBeTruthy();
+    expect(second).toBeTruthy();
+    expect(second).not.toBe(first);
+    // The new token works; the console still shows the realm list, no message of an ended session.
+    expect((await fetch(`${t.baseUrl}/admin/realms`, { headers: { authorization: `Bearer ${second}` } })).status).toBe(200);
+    await expect(page.getByRole('table', { name: 'Realms' }).getByRole('link').allTextContents()).resolves.toEqual([REALM]);
+    expect(await page.locator('#messages [role=alert]').count()).toBe(0);
     noProblems(problems);
     await context.close();
   });
