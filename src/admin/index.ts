@@ -3,6 +3,7 @@ import { recordAdminChanges } from '../audit/admin-changes.js';
 import { UnstorableTextError } from '../errors.js';
 import { resolveRealmFromPath } from '../realms/resolve.js';
 import { actorOf, requireAdministrator } from './auth.js';
+import { callerPermissionRoutes } from './caller-permissions.js';
 import { ensureAdminResource } from './admin-resource.js';
 import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
@@ -56,6 +57,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(roleRoutes(deps));
       await realmScope.register(groupRoutes(deps));
       await realmScope.register(resourceRoutes(deps));
+      await realmScope.register(callerPermissionRoutes());
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -105,6 +105,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   putResource: change,
   deleteResource: change,
   listEvents: read,
+  getRealmPermissions: read,
 };
 
 export interface AdminOperation {
@@ -214,4 +215,18 @@ function givesServerRoles(call: Call, targetRoles: readonly string[]): string | 
   if (bodyRoles.some(isServerRole)) return 'only realmgate-admin gives realmgate-* roles';
   if (targetRoles.length > 0) return 'only realmgate-admin changes what holds realmgate-* roles';
   return undefined;
+}
+
+/**
+ * What the roles allow of each operation in the realm, judged as a call naming nothing but the
+ * realm would be (the console hides or disables what its person may not do; the server still
+ * judges each call, with what it names). `undefined` roles: `ADMIN_TOKEN`, which may do everything.
+ */
+export function decisionsIn(roles: readonly string[] | undefined, realm: string): Record<string, Decision> {
+  const decisions: Record<string, Decision> = {};
+  for (const [route, operation] of operationsByRoute()) {
+    const params = route.includes('/:realm') ? { realm } : {};
+    decisions[operation.operationId] = roles === undefined ? ALLOWED : decide(operation, roles, { params, query: {}, body: {}, realmExists: true }, []);
+  }
+  return decisions;
 }

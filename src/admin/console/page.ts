@@ -1,6 +1,6 @@
 import { AUDIT_EVENT_TYPES } from '../../audit/audit-log.js';
 import { html } from '../../pages/html.js';
-import { CONSOLE_ASSETS, CONSOLE_VERSION } from './assets.js';
+import { CONSOLE_VERSION } from './assets.js';
 
 export const CONSOLE_PATH = '/admin/console';
 export const assetPath = (name: string): string => `${CONSOLE_PATH}/${CONSOLE_VERSION}/${name}`;
@@ -24,7 +24,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /**
- * The page: a shell that holds no data and loads the console's modules; they ask for the
+ * The page: a shell that holds no data and loads the console's script; it asks for the
  * admin token. Built once, at start.
  */
 export const CONSOLE_PAGE = html`<!doctype html>
@@ -36,7 +36,7 @@ export const CONSOLE_PAGE = html`<!doctype html>
 <title>Admin console · realmgate</title>
 <link rel="icon" href="${assetPath('icon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetPath('console.css')}">
-${CONSOLE_ASSETS.filter((asset) => asset.name.endsWith('.js') && asset.name !== 'main.js').map((asset) => html`<link rel="modulepreload" href="${assetPath(asset.name)}">\n`)}<script type="module" src="${assetPath('main.js')}"></script>
+<script type="module" src="${assetPath('main.js')}"></script>
 </head>
 <body>
 <header>

@@ -13,6 +13,7 @@ import { eventOperations } from './operations/events.js';
 import { groupOperations } from './operations/groups.js';
 import { identityProviderOperations } from './operations/identity-providers.js';
 import { journeyOperations } from './operations/journeys.js';
+import { permissionOperations } from './operations/permissions.js';
 import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
 import { registrationOperations } from './operations/registration.js';
@@ -77,6 +78,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...groupOperations,
   ...resourceOperations,
   ...eventOperations,
+  ...permissionOperations,
 ];
 
 /** `/admin/realms/:realm` as OpenAPI writes it: `/admin/realms/{realm}`. */

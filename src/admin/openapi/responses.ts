@@ -151,6 +151,19 @@ export const RotatedKeysResponse = z.strictObject({
   keys: z.array(z.strictObject({ kid: z.string(), alg: signingAlg })).describe('The new current keys, one per algorithm'),
 });
 
+export const RealmPermissionsResponse = z.strictObject({
+  realm: z.string(),
+  operations: z
+    .record(
+      z.string(),
+      z.union([
+        z.strictObject({ allowed: z.literal(true) }),
+        z.strictObject({ allowed: z.literal(false), reason: z.string().describe('What a call would be refused with (403 `forbidden`)') }),
+      ]),
+    )
+    .describe('Every operation of this document, by operationId'),
+});
+
 export const InitialAccessTokenResponse = z.strictObject({
   token: z.string().describe('The bearer token for one registration at `{issuer}/connect/register`, shown this once'),
   expires_in: z.number().int().positive().describe('Seconds the token stays usable'),

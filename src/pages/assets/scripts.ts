@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PASSKEY_SCRIPT } from './passkey-script.js';
+import { BROWSER_PROGRAMS, browserBundle } from '../../http/browser-bundle.js';
 
 /** A script of this server's pages, served below `{issuer}/assets/`. */
 export interface StaticScript {
@@ -25,7 +25,7 @@ function webauthnBundle(): Buffer {
 
 /** Read once, when the server starts. */
 export const WEBAUTHN_SCRIPT = script('webauthn.js', webauthnBundle());
-export const PASSKEY_PAGE_SCRIPT = script('passkey.js', Buffer.from(PASSKEY_SCRIPT, 'utf8'));
+export const PASSKEY_PAGE_SCRIPT = script('passkey.js', browserBundle(BROWSER_PROGRAMS.passkeyForms));
 
 /** The scripts a page with a passkey form loads, in order: the library, then the page's script. */
 export function passkeyScripts(issuer: string): string[] {

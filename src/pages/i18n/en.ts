@@ -119,7 +119,7 @@ export const en = {
       duplicate: 'This passkey is registered already.',
       limit: 'You have too many passkeys.',
     },
-    /** What the page's script says in the browser (src/pages/assets/passkey-script.ts). */
+    /** What the page's script says in the browser (src/pages/assets/browser/passkey.ts). */
     browser: {
       alreadyRegistered: 'This authenticator already holds a passkey for your account.',
       notAllowed: 'The passkey was not used: the request was cancelled or timed out. Try again.',

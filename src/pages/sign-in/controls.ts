@@ -27,7 +27,7 @@ ${codeField(t.oneTimeCode.codeFromApp)}`;
 /**
  * The submit button of a passkey form, the hidden field its result goes to, a box for what
  * went wrong in the browser, and what a browser without JavaScript shows instead. The button
- * stays hidden until the page's script (src/pages/assets/passkey-script.ts) finds WebAuthn;
+ * stays hidden until the page's script (src/pages/assets/browser/passkey.ts) finds WebAuthn;
  * the script's own messages travel with the button, in the page's language.
  */
 export function passkeyControl(

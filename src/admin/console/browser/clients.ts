@@ -1,11 +1,12 @@
 /**
- * `clients.js` of the admin console: a realm's clients, a new one, changes to one, and a new
+ * The admin console's clients module: a realm's clients, a new one, changes to one, and a new
  * secret; every secret the server answers is shown once.
  */
-export const CLIENTS_JS = String.raw`import { api } from './api.js';
-import { checkbox, deleteButton, field, guarded, h, jsonObject, lines, same, say, secretBox, table } from './dom.js';
+import { api } from './api.js';
+import type { Client } from './records.js';
+import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
-export const GRANTS = [
+export const GRANTS: readonly (readonly [grant: string, label: string])[] = [
   ['authorization_code', 'Authorization code'],
   ['refresh_token', 'Refresh token'],
   ['client_credentials', 'Client credentials'],
@@ -18,13 +19,13 @@ export const GRANTS = [
 ];
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 
-export const grantBoxes = (chosen) =>
+export const grantBoxes = (chosen: readonly string[]) =>
   h('fieldset', {}, h('legend', {}, 'Grant types'), GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, chosen.includes(grant))));
-export const chosenGrants = (form) => GRANTS.map(([grant]) => grant).filter((grant) => form.elements['grant:' + grant].checked);
-const uriList = (label, name, uris) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), 'One per line.');
+export const chosenGrants = (form: HTMLFormElement): string[] => GRANTS.map(([grant]) => grant).filter((grant) => isChecked(form, 'grant:' + grant));
+const uriList = (label: string, name: string, uris: readonly string[]) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), 'One per line.');
 
 /** The fields of a client both forms share, filled with the client's values. */
-const recordFields = (client) => [
+const recordFields = (client: Pick<Client, 'client_name' | 'redirect_uris' | 'grant_types' | 'scope'>) => [
   field('Name', h('input', { name: 'client_name', value: client.client_name })),
   uriList('Redirect URIs', 'redirect_uris', client.redirect_uris),
   grantBoxes(client.grant_types),
@@ -32,25 +33,25 @@ const recordFields = (client) => [
 ];
 
 /** What the shared fields say, as the record names it. */
-const recordOf = (form) => ({
-  client_name: form.elements.client_name.value.trim(),
-  redirect_uris: lines(form.elements.redirect_uris.value),
+const recordOf = (form: HTMLFormElement) => ({
+  client_name: valueOf(form, 'client_name').trim(),
+  redirect_uris: lines(valueOf(form, 'redirect_uris')),
   grant_types: chosenGrants(form),
-  scope: form.elements.scope.value.trim().split(/\s+/).filter(Boolean).join(' '),
+  scope: valueOf(form, 'scope').trim().split(/\s+/).filter(Boolean).join(' '),
 });
 
 /** Fields the edit form has controls for, and those no one edits (the id and its issue time). */
 const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent'];
 
 /** The record's other fields, edited as JSON: any the server adds later shows too. */
-const otherFields = (client) => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
+const otherFields = (client: Client): Record<string, unknown> => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
 
-export async function clientsView(realm, panel) {
+export async function clientsView(realm: string, panel: HTMLElement) {
   const secrets = h('div', { class: 'secrets' });
   const list = h('div');
   const editor = h('div');
 
-  const showSecret = (clientId, secret) =>
+  const showSecret = (clientId: string, secret: string) =>
     secrets.replaceChildren(secretBox('Client secret of ' + clientId, [['client_id', clientId], ['client_secret', secret]]));
 
   async function refresh() {
@@ -69,31 +70,31 @@ export async function clientsView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
+            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
             SECRET_METHODS.includes(client.token_endpoint_auth_method)
-              ? h('button', { type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
+              ? h('button', { 'data-operation': 'rotateClientSecret', type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
               : null,
-            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id)),
+            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id), 'deleteClient'),
           ),
         ]),
       ),
     );
   }
 
-  async function rotate(clientId) {
+  async function rotate(clientId: string) {
     const answer = await api.rotateSecret(realm, clientId);
     showSecret(clientId, answer.client_secret);
     say('A new secret for ' + clientId + ': the old one no longer works.');
   }
 
-  async function remove(clientId) {
+  async function remove(clientId: string) {
     await api.deleteClient(realm, clientId);
     editor.replaceChildren();
     say('Client ' + clientId + ' deleted.');
     await refresh();
   }
 
-  function edit(client) {
+  function edit(client: Client) {
     const others = otherFields(client);
     const form = h(
       'form',
@@ -108,17 +109,17 @@ export async function clientsView(realm, panel) {
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
         'The rest of the record (CONTRACT.md §5), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
       ),
-      h('button', { type: 'submit', class: 'primary' }, 'Save client'),
+      h('button', { 'data-operation': 'updateClient', type: 'submit', class: 'primary' }, 'Save client'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
-      const wanted = {
+      const wanted: Record<string, unknown> = {
         ...recordOf(form),
-        post_logout_redirect_uris: lines(form.elements.post_logout_redirect_uris.value),
-        require_pkce: form.elements.require_pkce.checked,
-        skip_consent: form.elements.skip_consent.checked,
+        post_logout_redirect_uris: lines(valueOf(form, 'post_logout_redirect_uris')),
+        require_pkce: isChecked(form, 'require_pkce'),
+        skip_consent: isChecked(form, 'skip_consent'),
       };
-      const more = jsonObject(form.elements.more.value, 'More fields') ?? {};
+      const more = jsonObject(valueOf(form, 'more'), 'More fields') ?? {};
       const owned = Object.keys(more).find((name) => FORM_FIELDS.includes(name));
       if (owned) throw new Error('More fields: ' + owned + ' is set above, not here.');
       // PATCH merges: only what changed is sent; a field taken out is cleared with null.
@@ -133,7 +134,7 @@ export async function clientsView(realm, panel) {
       await refresh();
     }));
     editor.replaceChildren(form);
-    form.elements.client_name.focus();
+    control(form, 'client_name').focus();
   }
 
   const create = h(
@@ -143,22 +144,21 @@ export async function clientsView(realm, panel) {
     field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' }), 'Empty: one is generated.'),
     field('Type', h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, 'confidential (has a secret)'), h('option', { value: 'public' }, 'public (PKCE, no secret)'))),
     recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
-    h('button', { type: 'submit', class: 'primary' }, 'Create client'),
+    h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, 'Create client'),
   );
   create.addEventListener('submit', guarded(async () => {
-    const clientId = create.elements.client_id.value.trim();
+    const clientId = valueOf(create, 'client_id').trim();
     const client = await api.createClient(realm, {
       ...(clientId ? { client_id: clientId } : {}),
-      client_type: create.elements.client_type.value,
+      client_type: valueOf(create, 'client_type'),
       ...recordOf(create),
     });
     if (client.client_secret) showSecret(client.client_id, client.client_secret);
     say('Client ' + client.client_id + ' created.');
-    create.elements.client_id.value = '';
+    setValue(create, 'client_id', '');
     await refresh();
   }));
 
   await refresh();
   panel.replaceChildren(secrets, list, editor, create);
 }
-`;

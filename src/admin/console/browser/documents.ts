@@ -1,14 +1,15 @@
 /**
- * `documents.js` of the admin console: a realm as one JSON document (CONTRACT.md §10), exported
+ * The admin console's documents module: a realm as one JSON document (CONTRACT.md §10), exported
  * to be read or downloaded, and a document imported into a realm (made when there is none).
  */
-export const DOCUMENTS_JS = String.raw`import { api } from './api.js';
-import { checkbox, confirmed, field, guarded, h, say } from './dom.js';
+import { api } from './api.js';
+import type { ImportSummary } from './records.js';
+import { checkbox, confirmed, field, guarded, h, isChecked, say, setValue, valueOf } from './dom.js';
 
 /** What an import did, section by section, in one sentence. */
-function summaryOf(summary) {
+function summaryOf(summary: ImportSummary): string {
   const sections = Object.entries(summary.sections).map(([name, done]) => {
-    const parts = [['created', done.created.length], ['changed', done.changed.length], ['deleted', done.deleted.length]].filter(([, count]) => count > 0);
+    const parts = ([['created', done.created.length], ['changed', done.changed.length], ['deleted', done.deleted.length]] as const).filter(([, count]) => count > 0);
     return name + ' ' + (parts.length === 0 ? 'unchanged' : parts.map(([what, count]) => count + ' ' + what).join(', '));
   });
   const secrets = [...summary.secrets_to_set.clients.map((id) => 'client ' + id), ...summary.secrets_to_set.identity_providers.map((alias) => 'identity provider ' + alias)];
@@ -17,19 +18,19 @@ function summaryOf(summary) {
 }
 
 /** The realm's document: shown read-only, with a link that saves it as a file. */
-export function exportSection(realm) {
+export function exportSection(realm: string): HTMLElement {
   const output = h('div');
-  let url;
+  let url: string | undefined;
   const form = h(
     'form',
     { 'aria-label': 'Export the realm' },
     h('h3', {}, 'Export'),
     h('p', {}, 'The realm as one JSON document: its settings, scopes, roles, groups, journeys, clients, identity providers and trusted issuers, never a secret. Import it here or into another server.'),
     checkbox('With its people (and their password hashes)', 'users', false),
-    h('button', { type: 'submit' }, 'Export realm'),
+    h('button', { 'data-operation': 'exportRealm', type: 'submit' }, 'Export realm'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const users = form.elements.users.checked;
+    const users = isChecked(form, 'users');
     const text = JSON.stringify(await api.exportRealm(realm, users), null, 2);
     if (url) URL.revokeObjectURL(url);
     url = URL.createObjectURL(new Blob([text + '\n'], { type: 'application/json' }));
@@ -44,7 +45,7 @@ export function exportSection(realm) {
 }
 
 /** A document imported into the realm it names (asked first when it prunes); then done(summary) runs. */
-export function importForm(done) {
+export function importForm(done: (summary: ImportSummary) => unknown): HTMLFormElement {
   const form = h(
     'form',
     { 'aria-label': 'Import a realm' },
@@ -52,23 +53,22 @@ export function importForm(done) {
     field('Realm to import into', h('input', { name: 'realm', required: true, maxlength: 63, autocomplete: 'off' }), 'Made when there is none; what the document describes as it is stays as it is.'),
     field('Document (JSON)', h('textarea', { name: 'document', rows: 8, required: true, spellcheck: 'false', class: 'code' }), 'A realm\'s export. A section the document leaves out is left alone.'),
     checkbox('Prune: delete what a section of the document leaves out', 'prune', false),
-    h('button', { type: 'submit', class: 'primary' }, 'Import'),
+    h('button', { 'data-operation': 'importRealm', type: 'submit', class: 'primary' }, 'Import'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const realm = form.elements.realm.value.trim();
-    let document;
+    const realm = valueOf(form, 'realm').trim();
+    let document: unknown;
     try {
-      document = JSON.parse(form.elements.document.value);
+      document = JSON.parse(valueOf(form, 'document'));
     } catch (error) {
-      throw new Error('The document is not valid JSON: ' + error.message);
+      throw new Error('The document is not valid JSON: ' + (error as Error).message);
     }
-    const prune = form.elements.prune.checked;
+    const prune = isChecked(form, 'prune');
     if (prune && !(await confirmed('Import into ' + realm + ' and delete what the document\'s sections leave out? This cannot be undone.', 'Import and prune'))) return;
     const summary = await api.importRealm(realm, document, prune);
-    form.elements.document.value = '';
+    setValue(form, 'document', '');
     await done(summary);
     say(summaryOf(summary));
   }));
   return form;
 }
-`;

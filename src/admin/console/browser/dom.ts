@@ -1,37 +1,78 @@
 /**
- * `dom.js` of the admin console: building elements (text always as text nodes or
+ * The admin console's dom module: building elements (text always as text nodes or
  * textContent: the page's Trusted Types policy refuses any HTML string), the message line,
  * and the box that shows a secret once.
  */
-export const DOM_JS = String.raw`/**
+import { refusalOf } from './permissions.js';
+
+/** An attribute's value: absent when undefined, null or false; present and empty when true. */
+export type PropValue = string | number | boolean | null | undefined;
+/** Attributes, and listeners under on… names. */
+export type Props = Record<string, PropValue | EventListener | ((event: Event) => unknown)>;
+/** A child: a node or text; nothing when empty; lists of them at any depth. */
+export type Child = Node | string | null | undefined | false | readonly Child[];
+
+/**
  * An element: props set attributes (on… adds a listener; value and checked are properties);
- * children are nodes or text.
+ * children are nodes or text. A control with `data-operation` is disabled, with the reason as
+ * its title, when the person may not make that operation (permissions.ts).
  */
-export function h(tag, props = {}, ...children) {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-    else if (name === 'value' || name === 'checked') node[name] = value;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value as EventListener);
+    else if (name === 'value' || name === 'checked') (node as unknown as Record<string, unknown>)[name] = value;
     else node.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat(Infinity)) {
+  for (const child of (children as unknown[]).flat(Infinity) as (Node | string | null | undefined | false)[]) {
     if (child !== undefined && child !== null && child !== false) node.append(child);
+  }
+  const operation = props['data-operation'];
+  const refusal = typeof operation === 'string' ? refusalOf(operation) : undefined;
+  if (refusal !== undefined) {
+    node.setAttribute('disabled', '');
+    node.setAttribute('title', 'Not allowed: ' + refusal + '.');
   }
   return node;
 }
 
-/** A labelled control; the label's text names it for assistive technology (and for tests). */
-export const field = (label, control, hint) =>
-  h('label', { class: 'field' }, h('span', {}, label), control, hint ? h('small', {}, hint) : null);
+/** A named control of a form: a text field, a text area, a select or a checkbox. */
+export type Control = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
-export const checkbox = (label, name, checked) =>
+/** The form's control of that name; a missing one is a mistake of the console. */
+export function control(form: HTMLFormElement, name: string): Control {
+  const found = form.elements.namedItem(name);
+  if (found instanceof HTMLInputElement || found instanceof HTMLTextAreaElement || found instanceof HTMLSelectElement) return found;
+  throw new Error('The form has no control ' + name + '.');
+}
+
+/** The text of the form's control of that name. */
+export const valueOf = (form: HTMLFormElement, name: string): string => control(form, name).value;
+
+/** Whether the form's checkbox of that name is ticked. */
+export const isChecked = (form: HTMLFormElement, name: string): boolean => (control(form, name) as HTMLInputElement).checked;
+
+/** Sets the form's control of that name. */
+export function setValue(form: HTMLFormElement, name: string, value: string): void {
+  control(form, name).value = value;
+}
+
+export function setChecked(form: HTMLFormElement, name: string, checked: boolean): void {
+  (control(form, name) as HTMLInputElement).checked = checked;
+}
+
+/** A labelled control; the label's text names it for assistive technology (and for tests). */
+export const field = (label: string, input: HTMLElement, hint?: string | null) =>
+  h('label', { class: 'field' }, h('span', {}, label), input, hint ? h('small', {}, hint) : null);
+
+export const checkbox = (label: string, name: string, checked: boolean | undefined) =>
   h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked }), h('span', {}, label));
 
-export const link = (hash, text) => h('a', { href: hash }, text);
+export const link = (hash: string, text: string) => h('a', { href: hash }, text);
 
 /** A table of rows of cells (nodes or text); an empty one says so. */
-export function table(caption, headings, rows) {
+export function table(caption: string, headings: readonly string[], rows: readonly (readonly Child[])[]): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, 'None yet.');
   return h(
     'table',
@@ -47,15 +88,23 @@ export function table(caption, headings, rows) {
  * is a next page, a button appends it (the query with cursorParam set to next). Answers the
  * function that shows the first page of a query in place of what results held.
  */
-export function pagedTable(results, { caption, headings, fetchPage, cursorParam, more }) {
-  async function load(query, replace) {
+export interface Paged {
+  readonly rows: readonly (readonly Child[])[];
+  readonly next?: string | null;
+}
+
+export function pagedTable(
+  results: HTMLElement,
+  { caption, headings, fetchPage, cursorParam, more }: { caption: string; headings: readonly string[]; fetchPage: (query: URLSearchParams) => Promise<Paged>; cursorParam: string; more: string },
+): (query: URLSearchParams) => Promise<void> {
+  async function load(query: URLSearchParams, replace: boolean): Promise<void> {
     const { rows, next } = await fetchPage(query);
     const page = table(caption, headings, rows);
     const button = next
       ? h('button', {
           type: 'button',
           onclick: guarded(async (event) => {
-            event.currentTarget.remove();
+            (event.currentTarget as HTMLElement).remove();
             const after = new URLSearchParams(query);
             after.set(cursorParam, next);
             await load(after, false);
@@ -65,33 +114,40 @@ export function pagedTable(results, { caption, headings, fetchPage, cursorParam,
     if (replace) results.replaceChildren(page, button ?? '');
     else results.append(page, button ?? '');
   }
-  return (query) => load(query, true);
+  return (query: URLSearchParams) => load(query, true);
 }
 
 /** The message line under the header: successes as a status, failures as an alert. */
-export function say(text, kind = 'ok') {
-  const line = document.getElementById('messages');
-  line.replaceChildren(h('p', { class: kind, role: kind === 'error' ? 'alert' : 'status' }, text));
+export function say(text: string, kind: 'ok' | 'error' = 'ok'): void {
+  element('messages').replaceChildren(h('p', { class: kind, role: kind === 'error' ? 'alert' : 'status' }, text));
 }
 
-export const quiet = () => document.getElementById('messages').replaceChildren();
+export const quiet = (): void => element('messages').replaceChildren();
+
+/** An element of the page (src/admin/console/page.ts) by its id. */
+export function element(id: string): HTMLElement {
+  const found = document.getElementById(id);
+  if (found === null) throw new Error('The page has no element ' + id + '.');
+  return found;
+}
 
 /**
  * A form submit (or button click) handler: the default action prevented, the controls
  * disabled while the call runs, and a failure shown on the message line.
  */
-export function guarded(action) {
+export function guarded(action: (event: Event) => unknown): (event: Event) => Promise<void> {
   return async (event) => {
     event.preventDefault();
-    const form = event.currentTarget.closest('form') ?? event.currentTarget;
-    const controls = [...form.querySelectorAll('button, input, select, textarea'), event.currentTarget];
+    const target = event.currentTarget as HTMLElement;
+    const form = target.closest('form') ?? target;
+    const controls = [...form.querySelectorAll<Control | HTMLButtonElement>('button, input, select, textarea'), target as HTMLButtonElement];
     const enabled = controls.filter((control) => !control.disabled);
     for (const control of enabled) control.disabled = true;
     quiet();
     try {
       await action(event);
     } catch (error) {
-      say(error.message || 'Something went wrong.', 'error');
+      say((error as Error).message || 'Something went wrong.', 'error');
     } finally {
       for (const control of enabled) control.disabled = false;
     }
@@ -102,8 +158,8 @@ export function guarded(action) {
  * A secret, shown this once: the server keeps only its hash. Closing the box (or leaving
  * the view) forgets it.
  */
-export function secretBox(title, entries) {
-  const box = h(
+export function secretBox(title: string, entries: readonly (readonly [string, string])[]): HTMLElement {
+  const box: HTMLElement = h(
     'section',
     { class: 'secret', 'aria-label': title },
     h('h3', {}, title),
@@ -118,7 +174,7 @@ export function secretBox(title, entries) {
  * Asks before what cannot be undone: a modal dialog (the page behind it inert) whose Cancel
  * has the focus, so that Enter or Escape cancels. Answers true once confirmed.
  */
-export function confirmed(question, action = 'Delete') {
+export function confirmed(question: string, action = 'Delete'): Promise<boolean> {
   return new Promise((resolve) => {
     let answer = false;
     const cancel = h('button', { type: 'button' }, 'Cancel');
@@ -140,9 +196,10 @@ export function confirmed(question, action = 'Delete') {
 }
 
 /** A Delete button (named "Delete {name}") that asks the question first, then runs the action. */
-export const deleteButton = (name, question, action) =>
+export const deleteButton = (name: string, question: string, action: () => Promise<unknown>, operation?: string) =>
   h('button', {
     type: 'button',
+    'data-operation': operation,
     'aria-label': 'Delete ' + name,
     onclick: guarded(async () => {
       if (await confirmed(question)) await action();
@@ -150,31 +207,20 @@ export const deleteButton = (name, question, action) =>
   }, 'Delete');
 
 /** A JSON object typed in a textarea; empty: undefined. A problem is named by the field's label. */
-export function jsonObject(text, label) {
+export function jsonObject(text: string, label: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return undefined;
-  let value;
+  let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(label + ': not valid JSON (' + error.message + ').');
+    throw new Error(label + ': not valid JSON (' + (error as Error).message + ').');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(label + ': must be a JSON object.');
-  return value;
+  return value as Record<string, unknown>;
 }
 
 /** Whether two JSON values are the same. */
-export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** The lines of a textarea, trimmed, empty ones left out. */
-export const lines = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
-
-/** Form values by name: text as typed, checkboxes as booleans. */
-export function valuesOf(form) {
-  const values = {};
-  for (const control of form.elements) {
-    if (!control.name) continue;
-    values[control.name] = control.type === 'checkbox' ? control.checked : control.value;
-  }
-  return values;
-}
-`;
+export const lines = (text: string): string[] => text.split('\n').map((line) => line.trim()).filter(Boolean);

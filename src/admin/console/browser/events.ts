@@ -1,28 +1,29 @@
 /**
- * `events.js` of the admin console: a realm's audit events (GET …/events), newest first,
+ * The admin console's events module: a realm's audit events (GET …/events), newest first,
  * filtered as the API filters, a page at a time.
  */
-export const EVENTS_JS = String.raw`import { api } from './api.js';
-import { field, guarded, h, pagedTable } from './dom.js';
+import { api } from './api.js';
+import type { Actor, AuditEvent } from './records.js';
+import { field, guarded, h, pagedTable, valueOf } from './dom.js';
 
 /** The filters as the API's query; local date-times become ISO 8601 instants. */
-function queryOf(form) {
+function queryOf(form: HTMLFormElement): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of ['type', 'client_id', 'username', 'user_id', 'limit']) {
-    const value = form.elements[name].value.trim();
+    const value = valueOf(form, name).trim();
     if (value) query.set(name, name === 'type' ? value.split(/[\s,]+/).filter(Boolean).join(',') : value);
   }
   for (const name of ['since', 'until']) {
-    const value = form.elements[name].value;
+    const value = valueOf(form, name);
     if (value) query.set(name, new Date(value).toISOString());
   }
   return query;
 }
 
 /** Who made an admin change: ADMIN_TOKEN, or an administrator's token's subject and client. */
-const actorOf = (actor) => (actor === undefined ? '' : actor.admin_token ? 'ADMIN_TOKEN' : actor.sub + ' (client ' + actor.client_id + ')');
+const actorOf = (actor: Actor | undefined): string => (actor === undefined ? '' : actor.admin_token ? 'ADMIN_TOKEN' : actor.sub + ' (client ' + actor.client_id + ')');
 
-const row = (event) => [
+const row = (event: AuditEvent) => [
   event.occurred_at,
   h('code', {}, event.type),
   event.client_id ?? '',
@@ -32,7 +33,7 @@ const row = (event) => [
   h('code', { class: 'details' }, JSON.stringify(event.details)),
 ];
 
-export async function eventsView(realm, panel) {
+export async function eventsView(realm: string, panel: HTMLElement) {
   const results = h('div');
   const form = h(
     'form',
@@ -66,4 +67,3 @@ export async function eventsView(realm, panel) {
   await show(new URLSearchParams());
   panel.replaceChildren(form, results);
 }
-`;

@@ -1,10 +1,11 @@
 /**
- * `issuers.js` of the admin console: the identity systems whose JWTs or SAML 2.0
+ * The admin console's issuers module: the identity systems whose JWTs or SAML 2.0
  * assertions the realm accepts (the assertion grants and token exchange): a list, a new one,
  * changes to one, deletion once confirmed.
  */
-export const TRUSTED_ISSUERS_JS = String.raw`import { api } from './api.js';
-import { deleteButton, field, guarded, h, jsonObject, same, say, table } from './dom.js';
+import { api } from './api.js';
+import type { TrustedIssuer } from './records.js';
+import { control, deleteButton, field, guarded, h, jsonObject, same, say, setValue, table, valueOf } from './dom.js';
 
 const SUBJECT_MAPPINGS = [
   ['username', 'username: the subject is a username of the realm'],
@@ -13,14 +14,14 @@ const SUBJECT_MAPPINGS = [
 ];
 
 /** What the issuer is trusted by: its keys, where they are published, or its certificate. */
-function trustedBy(issuer) {
+function trustedBy(issuer: TrustedIssuer): string {
   if (issuer.jwks) return 'jwks (' + issuer.jwks.keys.length + (issuer.jwks.keys.length === 1 ? ' key)' : ' keys)');
   if (issuer.jwks_uri) return 'jwks_uri ' + issuer.jwks_uri;
   return issuer.certificate_pem ? 'certificate' : '';
 }
 
 /** The fields both forms share, filled with the issuer's values. */
-const recordFields = (issuer) => [
+const recordFields = (issuer: Partial<TrustedIssuer> & Pick<TrustedIssuer, 'issuer' | 'subject_mapping'>) => [
   field('Issuer', h('input', { name: 'issuer', required: true, maxlength: 2000, value: issuer.issuer, spellcheck: 'false' }), 'The JWT\'s iss, or the SAML assertion\'s Issuer, exactly.'),
   field(
     'Subject mapping',
@@ -33,20 +34,20 @@ const recordFields = (issuer) => [
 ];
 
 /** What the shared fields say; an empty optional one is null. */
-function recordOf(form) {
-  const text = (name) => form.elements[name].value.trim() || null;
-  const clientIds = form.elements.client_ids.value.split(/[\s,]+/).filter(Boolean);
+function recordOf(form: HTMLFormElement) {
+  const text = (name: string) => valueOf(form, name).trim() || null;
+  const clientIds = valueOf(form, 'client_ids').split(/[\s,]+/).filter(Boolean);
   return {
-    issuer: form.elements.issuer.value.trim(),
-    subject_mapping: form.elements.subject_mapping.value,
+    issuer: valueOf(form, 'issuer').trim(),
+    subject_mapping: valueOf(form, 'subject_mapping'),
     client_ids: clientIds.length > 0 ? clientIds : null,
-    jwks: jsonObject(form.elements.jwks.value, 'JWKS') ?? null,
+    jwks: jsonObject(valueOf(form, 'jwks'), 'JWKS') ?? null,
     jwks_uri: text('jwks_uri'),
     certificate_pem: text('certificate_pem'),
   };
 }
 
-export async function trustedIssuersView(realm, panel) {
+export async function trustedIssuersView(realm: string, panel: HTMLElement) {
   const list = h('div');
   const editor = h('div');
 
@@ -66,28 +67,28 @@ export async function trustedIssuersView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + issuer.issuer + ' (' + issuer.kind + ')', onclick: () => edit(issuer) }, 'Edit'),
-            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', 'Stop trusting ' + issuer.issuer + '? Its ' + issuer.kind + ' assertions are refused from now on.', () => remove(issuer)),
+            h('button', { 'data-operation': 'updateTrustedIssuer', type: 'button', 'aria-label': 'Edit ' + issuer.issuer + ' (' + issuer.kind + ')', onclick: () => edit(issuer) }, 'Edit'),
+            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', 'Stop trusting ' + issuer.issuer + '? Its ' + issuer.kind + ' assertions are refused from now on.', () => remove(issuer), 'deleteTrustedIssuer'),
           ),
         ]),
       ),
     );
   }
 
-  async function remove(issuer) {
+  async function remove(issuer: TrustedIssuer) {
     await api.deleteTrustedIssuer(realm, issuer.id);
     editor.replaceChildren();
     say('Trusted issuer ' + issuer.issuer + ' deleted.');
     await refresh();
   }
 
-  function edit(issuer) {
+  function edit(issuer: TrustedIssuer) {
     const form = h(
       'form',
       { 'aria-label': 'Edit trusted issuer ' + issuer.issuer },
       h('h3', {}, 'Edit trusted issuer (' + issuer.kind + ')'),
       recordFields(issuer),
-      h('button', { type: 'submit', class: 'primary' }, 'Save trusted issuer'),
+      h('button', { 'data-operation': 'updateTrustedIssuer', type: 'submit', class: 'primary' }, 'Save trusted issuer'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
@@ -100,7 +101,7 @@ export async function trustedIssuersView(realm, panel) {
       await refresh();
     }));
     editor.replaceChildren(form);
-    form.elements.issuer.focus();
+    control(form, 'issuer').focus();
   }
 
   const create = h(
@@ -109,15 +110,15 @@ export async function trustedIssuersView(realm, panel) {
     h('h3', {}, 'New trusted issuer'),
     field('Kind', h('select', { name: 'kind' }, h('option', { value: 'jwt' }, 'jwt (JWT bearer grant, token exchange)'), h('option', { value: 'saml2' }, 'saml2 (SAML 2.0 bearer grant)'))),
     recordFields({ issuer: '', subject_mapping: 'username' }),
-    h('button', { type: 'submit', class: 'primary' }, 'Trust issuer'),
+    h('button', { 'data-operation': 'createTrustedIssuer', type: 'submit', class: 'primary' }, 'Trust issuer'),
   );
   create.addEventListener('submit', guarded(async () => {
     const record = recordOf(create);
     const issuer = await api.createTrustedIssuer(realm, {
-      kind: create.elements.kind.value,
+      kind: valueOf(create, 'kind'),
       ...Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null)),
     });
-    for (const name of ['issuer', 'client_ids', 'jwks', 'jwks_uri', 'certificate_pem']) create.elements[name].value = '';
+    for (const name of ['issuer', 'client_ids', 'jwks', 'jwks_uri', 'certificate_pem']) setValue(create, name, '');
     say('Trusted issuer ' + issuer.issuer + ' created.');
     await refresh();
   }));
@@ -130,4 +131,3 @@ export async function trustedIssuersView(realm, panel) {
     create,
   );
 }
-`;

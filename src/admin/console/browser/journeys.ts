@@ -1,12 +1,13 @@
 /**
- * `journeys.js` of the admin console: a realm's authentication journeys (CONTRACT.md §8),
+ * The admin console's journeys module: a realm's authentication journeys (CONTRACT.md §8),
  * each shown as its nodes with where each outcome leads; a JSON editor to store one (the
  * server judges it and names the node it refuses); deletion.
  */
-export const JOURNEYS_JS = String.raw`import { api } from './api.js';
+import { api } from './api.js';
+import type { Journey, JourneyNode, NamedJourney } from './records.js';
 import { deleteButton, field, guarded, h, say, table } from './dom.js';
 
-const EXAMPLE = {
+const EXAMPLE: Journey = {
   start: 'pw',
   nodes: {
     pw: { type: 'password', next: { success: 'otp' } },
@@ -15,56 +16,56 @@ const EXAMPLE = {
 };
 
 /** Where each outcome of a node leads: [outcome, target] pairs; a choice's outcomes are its labels. */
-function outcomes(node) {
-  if (node.type === 'choice') return (node.options ?? []).map((option) => [option.label, option.next]);
+function outcomes(node: JourneyNode): [outcome: string, target: string][] {
+  if (node.type === 'choice') return (node.options ?? []).map((option): [string, string] => [option.label, option.next]);
   return Object.entries(node.next ?? {});
 }
 
 /** The nodes in the order a person meets them: the start, then each next one; any unreachable last. */
-function inWalkOrder(journey) {
+function inWalkOrder(journey: Journey): string[] {
   const names = Object.keys(journey.nodes);
-  const order = [];
+  const order: string[] = [];
   const queue = [journey.start];
   while (queue.length > 0) {
-    const name = queue.shift();
+    const name = queue.shift()!;
     if (order.includes(name) || !Object.hasOwn(journey.nodes, name)) continue;
     order.push(name);
-    queue.push(...outcomes(journey.nodes[name]).map(([, target]) => target));
+    queue.push(...outcomes(journey.nodes[name]!).map(([, target]) => target));
   }
   return [...order, ...names.filter((name) => !order.includes(name))];
 }
 
 /** The type, with what a node asks beyond it. */
-function typeOf(node) {
-  if (node.type === 'condition') return 'condition: ' + (typeof node.if === 'string' ? node.if : 'client_in ' + node.if.client_in.join(', '));
+function typeOf(node: JourneyNode): string {
+  if (node.type === 'condition') return 'condition: ' + (typeof node.if === 'string' ? node.if : 'client_in ' + (node.if as { client_in: string[] }).client_in.join(', '));
   if (node.type === 'passkey' && node.enrol) return 'passkey (enrols one)';
   return node.type;
 }
 
 /** The journey as JSON the editor takes: an object, or the reason it is not one. */
-function parsedJourney(text) {
-  let journey;
+function parsedJourney(text: string): object {
+  let journey: unknown;
   try {
     journey = JSON.parse(text);
   } catch (error) {
-    throw new Error('The journey is not valid JSON: ' + error.message);
+    throw new Error('The journey is not valid JSON: ' + (error as Error).message);
   }
   if (journey === null || typeof journey !== 'object' || Array.isArray(journey)) throw new Error('The journey must be a JSON object with "start" and "nodes".');
   return journey;
 }
 
-export async function journeysView(realm, panel) {
+export async function journeysView(realm: string, panel: HTMLElement) {
   const list = h('div');
   const name = h('input', { name: 'name', required: true, maxlength: 64, autocomplete: 'off', spellcheck: 'false' });
   const json = h('textarea', { name: 'journey', rows: 14, required: true, spellcheck: 'false', class: 'code', value: JSON.stringify(EXAMPLE, null, 2) });
 
-  function edit(entry) {
+  function edit(entry: NamedJourney) {
     name.value = entry.name;
     json.value = JSON.stringify(entry.journey, null, 2);
     json.focus();
   }
 
-  function journeyCard({ name: journeyName, journey }) {
+  function journeyCard({ name: journeyName, journey }: NamedJourney): HTMLElement {
     return h(
       'section',
       { class: 'journey', 'aria-label': 'Journey ' + journeyName },
@@ -75,12 +76,12 @@ export async function journeysView(realm, panel) {
         ['Node', 'Type', 'Outcomes'],
         inWalkOrder(journey).map((node) => [
           h('code', {}, node),
-          typeOf(journey.nodes[node]),
-          outcomes(journey.nodes[node]).map(([outcome, target]) => outcome + ' → ' + target).join('\n'),
+          typeOf(journey.nodes[node]!),
+          outcomes(journey.nodes[node]!).map(([outcome, target]) => outcome + ' → ' + target).join('\n'),
         ]),
       ),
-      h('button', { type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
-      deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName)),
+      h('button', { 'data-operation': 'putJourney', type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
+      deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName), 'deleteJourney'),
     );
   }
 
@@ -89,7 +90,7 @@ export async function journeysView(realm, panel) {
     list.replaceChildren(...journeys.map(journeyCard));
   }
 
-  async function remove(journeyName) {
+  async function remove(journeyName: string) {
     await api.deleteJourney(realm, journeyName);
     say('Journey ' + journeyName + ' deleted.');
     await refresh();
@@ -101,7 +102,7 @@ export async function journeysView(realm, panel) {
     h('h3', {}, 'Store a journey'),
     field('Journey name', name, 'Letters, digits, ".", "_" and "-". A journey of that name is replaced; "default" replaces the one made from the authentication setting.'),
     field('Journey JSON', json, 'An object with "start" and "nodes" (CONTRACT.md §8). The server refuses a journey it cannot run, naming the node.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Save journey'),
+    h('button', { 'data-operation': 'putJourney', type: 'submit', class: 'primary' }, 'Save journey'),
   );
   form.addEventListener('submit', guarded(async () => {
     const journeyName = name.value.trim();
@@ -117,4 +118,3 @@ export async function journeysView(realm, panel) {
     form,
   );
 }
-`;

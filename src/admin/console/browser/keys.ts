@@ -1,8 +1,8 @@
-/** `keys.js` of the admin console: a realm's published signing keys, and their rotation. */
-export const KEYS_JS = String.raw`import { api } from './api.js';
+/** The admin console's keys module: a realm's published signing keys, and their rotation. */
+import { api } from './api.js';
 import { guarded, h, say, table } from './dom.js';
 
-export async function keysView(realm, panel) {
+export async function keysView(realm: string, panel: HTMLElement) {
   const list = h('div');
 
   async function refresh() {
@@ -16,7 +16,7 @@ export async function keysView(realm, panel) {
     );
   }
 
-  const rotate = h('button', { type: 'button', class: 'primary' }, 'Rotate keys');
+  const rotate = h('button', { 'data-operation': 'rotateKeys', type: 'button', class: 'primary' }, 'Rotate keys');
   rotate.addEventListener('click', guarded(async () => {
     const { keys } = await api.rotateKeys(realm);
     say('New signing keys: ' + keys.map((key) => key.kid + ' (' + key.alg + ')').join(', ') + '. The previous ones verify until the tokens they signed expire.');
@@ -30,4 +30,3 @@ export async function keysView(realm, panel) {
     rotate,
   );
 }
-`;

@@ -1,10 +1,11 @@
 /**
- * `main.js` of the admin console: asks for the admin token, then shows the view the URL's
- * fragment names (`#/realms`, `#/realms/{realm}/{tab}`).
+ * The admin console's main module: signs in through the root realm (session.ts) or asks for
+ * the admin token, then shows the view the URL's fragment names (`#/realms`,
+ * `#/realms/{realm}/{tab}`), with what the person may not do disabled (permissions.ts).
  */
-export const MAIN_JS = String.raw`import { adminToken, call } from './api.js';
+import { adminToken, api, ApiError, call } from './api.js';
 import { clientsView } from './clients.js';
-import { h, field, link, quiet, say } from './dom.js';
+import { element, field, h, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
 import { trustedIssuersView } from './issuers.js';
 import { journeysView } from './journeys.js';
@@ -12,12 +13,16 @@ import { keysView } from './keys.js';
 import { identityProvidersView } from './providers.js';
 import { realmsView, settingsView } from './realms.js';
 import { groupsView, rolesView } from './roles.js';
+import { usePermissions } from './permissions.js';
 import { initialAccessTokensView } from './registration.js';
 import { resourcesView } from './resources.js';
 import { scopesView } from './scopes.js';
+import { completeSignIn, forgetSession, sessionToken, signedInAs, signIn, signOut as endSession } from './session.js';
 import { usersView } from './users.js';
 
-const TABS = {
+type View = (realm: string, panel: HTMLElement) => Promise<void>;
+
+const TABS: Record<string, readonly [label: string, view: View]> = {
   settings: ['Settings', settingsView],
   clients: ['Clients', clientsView],
   users: ['Users', usersView],
@@ -33,12 +38,19 @@ const TABS = {
   events: ['Events', eventsView],
 };
 
-const view = document.getElementById('view');
-const signOut = document.getElementById('sign-out');
+const view = element('view');
+const signOut = element('sign-out');
 
-/** The token form: the token is checked with a harmless call before it is kept. */
-function askForToken() {
+/** Signing in through the root realm, or the token form: the token is checked with a harmless call before it is kept. */
+function askForToken(): void {
   signOut.hidden = true;
+  const realmSignIn = h(
+    'section',
+    { class: 'sign-in', 'aria-label': 'Sign in' },
+    h('h2', {}, 'Sign in'),
+    h('p', {}, 'Administrators sign in through the root realm; what the console shows follows their realmgate-* roles.'),
+    h('button', { type: 'button', class: 'primary', onclick: () => void signIn() }, 'Sign in with realmgate'),
+  );
   const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
   const form = h(
     'form',
@@ -54,7 +66,7 @@ function askForToken() {
     try {
       await call('GET', '/realms', undefined, token);
     } catch (error) {
-      say(error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : error.message, 'error');
+      say(error instanceof ApiError && error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : (error as Error).message, 'error');
       input.select();
       return;
     }
@@ -62,13 +74,13 @@ function askForToken() {
     quiet();
     show();
   });
-  view.replaceChildren(form);
+  view.replaceChildren(realmSignIn, form);
   input.focus();
 }
 
 /** The realm's heading and tabs, then the tab itself. */
-async function realmPage(realm, tab) {
-  const [title, render] = TABS[tab] ?? TABS.settings;
+async function realmPage(realm: string, tab: string): Promise<void> {
+  const [title, render] = TABS[tab] ?? TABS.settings!;
   const panel = h('section', { class: 'panel', 'aria-label': title });
   const tabs = h(
     'nav',
@@ -77,11 +89,13 @@ async function realmPage(realm, tab) {
       h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, label),
     ),
   );
+  // A signed-in person sees what their roles allow; ADMIN_TOKEN may do everything.
+  usePermissions(sessionToken() ? (await api.permissions(realm)).operations : undefined);
   view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), tabs, panel);
   await render(realm, panel);
 }
 
-const decoded = (part) => {
+const decoded = (part: string): string => {
   try {
     return decodeURIComponent(part);
   } catch {
@@ -90,15 +104,22 @@ const decoded = (part) => {
 };
 
 /** The view the fragment names, once a token is kept. */
-async function show() {
-  if (!adminToken.get()) return askForToken();
+async function show(): Promise<void> {
+  if (!sessionToken() && !adminToken.get()) return askForToken();
   signOut.hidden = false;
+  const person = signedInAs();
+  signOut.textContent = sessionToken() ? 'Sign out' + (person ? ' ' + person : '') : 'Forget the token';
   const [, section, realm, tab] = location.hash.split('/').map(decoded);
   try {
     if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings');
-    else await realmsView(view);
+    else {
+      // Creating and importing realms are judged as in any realm: those of the first one the person sees.
+      const first = sessionToken() ? (await api.realms())[0] : undefined;
+      usePermissions(first ? (await api.permissions(first.name)).operations : undefined);
+      await realmsView(view);
+    }
   } catch (error) {
-    if (error.status !== 401) say(error.message, 'error');
+    if (!(error instanceof ApiError && error.status === 401)) say((error as Error).message, 'error');
   }
 }
 
@@ -106,11 +127,17 @@ addEventListener('hashchange', show);
 
 // A message is about what was just done: following a link clears it.
 document.addEventListener('click', (event) => {
-  if (event.target.closest('a[href^="#"]')) quiet();
+  if (event.target instanceof Element && event.target.closest('a[href^="#"]')) quiet();
 });
 
 // A token refused later (the server's was changed): forget it and ask again.
 addEventListener('admin-token-refused', () => {
+  if (sessionToken()) {
+    forgetSession();
+    askForToken();
+    say('Your session ended or lost its roles: sign in again.', 'error');
+    return;
+  }
   if (!adminToken.get()) return;
   adminToken.forget();
   askForToken();
@@ -118,10 +145,22 @@ addEventListener('admin-token-refused', () => {
 });
 
 signOut.addEventListener('click', () => {
+  if (sessionToken()) return void endSession();
   adminToken.forget();
   quiet();
   askForToken();
 });
 
-show();
-`;
+/** A session that ends (its refresh refused) asks to sign in again. */
+function sessionExpired(): void {
+  askForToken();
+  say('Your session ended: sign in again.', 'error');
+}
+
+completeSignIn(sessionExpired).then(
+  () => show(),
+  (error: unknown) => {
+    askForToken();
+    say((error as Error).message, 'error');
+  },
+);

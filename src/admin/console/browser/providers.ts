@@ -1,15 +1,16 @@
 /**
- * `providers.js` of the admin console: a realm's upstream OpenID providers
+ * The admin console's providers module: a realm's upstream OpenID providers
  * (CONTRACT.md §10), a new one, changes to one, deletion once confirmed. The client secret is
  * write-only: typed into a password field, sent, and never shown (the API never answers it).
  */
-export const IDENTITY_PROVIDERS_JS = String.raw`import { api } from './api.js';
-import { checkbox, deleteButton, field, guarded, h, same, say, table } from './dom.js';
+import { api } from './api.js';
+import type { IdentityProvider } from './records.js';
+import { checkbox, control, deleteButton, field, guarded, h, isChecked, same, say, setValue, table, valueOf } from './dom.js';
 
 const DEFAULT_SCOPE = 'openid email profile';
 const DEFAULT_USERNAME_CLAIM = 'preferred_username';
 
-const secretField = (required) =>
+const secretField = (required: boolean) =>
   field(
     'Client secret',
     h('input', { name: 'client_secret', type: 'password', autocomplete: 'new-password', spellcheck: 'false', required }),
@@ -17,7 +18,7 @@ const secretField = (required) =>
   );
 
 /** The fields both forms share, filled with the provider's values. */
-const recordFields = (provider) => [
+const recordFields = (provider: Pick<IdentityProvider, 'issuer' | 'client_id' | 'display_name' | 'scope' | 'username_claim' | 'link_by_verified_email'>) => [
   field('Issuer', h('input', { name: 'issuer', type: 'url', required: true, value: provider.issuer, spellcheck: 'false' }), 'The provider\'s issuer identifier, https; its discovery document is {issuer}/.well-known/openid-configuration.'),
   field('Client ID at the provider', h('input', { name: 'client_id', required: true, value: provider.client_id, autocomplete: 'off', spellcheck: 'false' })),
   field('Display name', h('input', { name: 'display_name', maxlength: 100, value: provider.display_name ?? '' }), 'What the sign-in page\'s button says; empty: the alias.'),
@@ -28,16 +29,16 @@ const recordFields = (provider) => [
 ];
 
 /** What the shared fields say, as the record names them. */
-const recordOf = (form) => ({
-  issuer: form.elements.issuer.value.trim(),
-  client_id: form.elements.client_id.value.trim(),
-  display_name: form.elements.display_name.value.trim() || null,
-  scope: form.elements.scope.value.trim().split(/\s+/).filter(Boolean).join(' '),
-  username_claim: form.elements.username_claim.value.trim(),
-  link_by_verified_email: form.elements.link_by_verified_email.checked,
+const recordOf = (form: HTMLFormElement) => ({
+  issuer: valueOf(form, 'issuer').trim(),
+  client_id: valueOf(form, 'client_id').trim(),
+  display_name: valueOf(form, 'display_name').trim() || null,
+  scope: valueOf(form, 'scope').trim().split(/\s+/).filter(Boolean).join(' '),
+  username_claim: valueOf(form, 'username_claim').trim(),
+  link_by_verified_email: isChecked(form, 'link_by_verified_email'),
 });
 
-export async function identityProvidersView(realm, panel) {
+export async function identityProvidersView(realm: string, panel: HTMLElement) {
   const list = h('div');
   const editor = h('div');
 
@@ -59,22 +60,22 @@ export async function identityProvidersView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + provider.alias, onclick: () => edit(provider) }, 'Edit'),
-            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the links of people to their accounts there are removed.', () => remove(provider.alias)),
+            h('button', { 'data-operation': 'updateIdentityProvider', type: 'button', 'aria-label': 'Edit ' + provider.alias, onclick: () => edit(provider) }, 'Edit'),
+            deleteButton(provider.alias, 'Delete the identity provider ' + provider.alias + '? Its button leaves the sign-in page, and the links of people to their accounts there are removed.', () => remove(provider.alias), 'deleteIdentityProvider'),
           ),
         ]),
       ),
     );
   }
 
-  async function remove(alias) {
+  async function remove(alias: string) {
     await api.deleteIdentityProvider(realm, alias);
     editor.replaceChildren();
     say('Identity provider ' + alias + ' deleted.');
     await refresh();
   }
 
-  function edit(provider) {
+  function edit(provider: IdentityProvider) {
     const form = h(
       'form',
       { 'aria-label': 'Edit identity provider ' + provider.alias },
@@ -82,14 +83,14 @@ export async function identityProvidersView(realm, panel) {
       h('p', {}, 'Redirect URI to register at the provider: ', h('code', {}, provider.redirect_uri)),
       recordFields(provider),
       secretField(false),
-      h('button', { type: 'submit', class: 'primary' }, 'Save identity provider'),
+      h('button', { 'data-operation': 'updateIdentityProvider', type: 'submit', class: 'primary' }, 'Save identity provider'),
       h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
       const wanted = recordOf(form);
       // PATCH merges: only what changed is sent.
-      const patch = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, provider[name] ?? null)));
-      const secret = form.elements.client_secret.value;
+      const patch: Record<string, unknown> = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, provider[name] ?? null)));
+      const secret = valueOf(form, 'client_secret');
       if (secret !== '') patch.client_secret = secret;
       if (Object.keys(patch).length === 0) return say('Nothing changed.');
       await api.updateIdentityProvider(realm, provider.alias, patch);
@@ -98,7 +99,7 @@ export async function identityProvidersView(realm, panel) {
       await refresh();
     }));
     editor.replaceChildren(form);
-    form.elements.issuer.focus();
+    control(form, 'issuer').focus();
   }
 
   const create = h(
@@ -108,18 +109,18 @@ export async function identityProvidersView(realm, panel) {
     field('Alias', h('input', { name: 'alias', required: true, maxlength: 63, autocomplete: 'off', spellcheck: 'false' }), 'a-z, 0-9, _ and -: it names the provider in its redirect URI, {issuer}/broker/{alias}/callback.'),
     recordFields({ issuer: '', client_id: '', scope: DEFAULT_SCOPE, username_claim: DEFAULT_USERNAME_CLAIM, link_by_verified_email: false }),
     secretField(true),
-    h('button', { type: 'submit', class: 'primary' }, 'Create identity provider'),
+    h('button', { 'data-operation': 'createIdentityProvider', type: 'submit', class: 'primary' }, 'Create identity provider'),
   );
   create.addEventListener('submit', guarded(async () => {
     const { display_name: displayName, ...record } = recordOf(create);
     const provider = await api.createIdentityProvider(realm, {
-      alias: create.elements.alias.value.trim(),
+      alias: valueOf(create, 'alias').trim(),
       kind: 'oidc',
       ...record,
       ...(displayName ? { display_name: displayName } : {}),
-      client_secret: create.elements.client_secret.value,
+      client_secret: valueOf(create, 'client_secret'),
     });
-    for (const name of ['alias', 'issuer', 'client_id', 'client_secret', 'display_name']) create.elements[name].value = '';
+    for (const name of ['alias', 'issuer', 'client_id', 'client_secret', 'display_name']) setValue(create, name, '');
     say('Identity provider ' + provider.alias + ' created. Register ' + provider.redirect_uri + ' as a redirect URI at the provider.');
     await refresh();
   }));
@@ -132,4 +133,3 @@ export async function identityProvidersView(realm, panel) {
     create,
   );
 }
-`;

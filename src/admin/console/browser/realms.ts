@@ -1,14 +1,14 @@
 /**
- * `realms.js` of the admin console: the realms (list, create) and a realm's settings, edited
+ * The admin console's realms module: the realms (list, create) and a realm's settings, edited
  * in a form built from the settings the server answers, so that a setting added later shows.
  */
-export const REALMS_JS = String.raw`import { api } from './api.js';
+import { api } from './api.js';
 import { exportSection, importForm } from './documents.js';
-import { checkbox, deleteButton, field, guarded, h, link, say, table } from './dom.js';
+import { checkbox, control, deleteButton, field, guarded, h, link, type PropValue, say, table } from './dom.js';
 
-const realmHash = (realm, tab) => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
+const realmHash = (realm: string, tab: string): string => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
 
-export async function realmsView(view) {
+export async function realmsView(view: HTMLElement): Promise<void> {
   const realms = await api.realms();
   const name = h('input', { name: 'name', required: true, maxlength: 63, autocomplete: 'off' });
   const form = h(
@@ -16,7 +16,7 @@ export async function realmsView(view) {
     { 'aria-label': 'New realm' },
     h('h3', {}, 'New realm'),
     field('Realm name', name, 'Lower-case letters, digits and hyphens; its issuer is {BASE_URL}/oauth2/{name}.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create realm'),
+    h('button', { 'data-operation': 'createRealm', type: 'submit', class: 'primary' }, 'Create realm'),
   );
   form.addEventListener('submit', guarded(async () => {
     const realm = await api.createRealm(name.value.trim());
@@ -32,26 +32,27 @@ export async function realmsView(view) {
 }
 
 /** Settings that may be null: a rate limit (null: off) is a number, any other a text. */
-const isRateLimit = (name) => name.startsWith('rate_limit_');
-const CHOICES = { signing_alg: ['ES256', 'RS256'] };
+const isRateLimit = (name: string): boolean => name.startsWith('rate_limit_');
+const CHOICES: Record<string, readonly string[] | undefined> = { signing_alg: ['ES256', 'RS256'] };
 /** A setting that is a JSON object (acr_journeys): edited as JSON. */
-const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is object => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function control(name, value) {
+function settingControl(name: string, value: unknown): HTMLElement {
   if (typeof value === 'boolean') return checkbox(name, name, value);
   if (isObject(value)) return field(name, h('textarea', { name, rows: 3, spellcheck: 'false', class: 'code', value: JSON.stringify(value) }), 'A JSON object.');
-  if (CHOICES[name]) return field(name, h('select', { name }, CHOICES[name].map((choice) => h('option', { value: choice, selected: choice === value }, choice))));
+  const choices = CHOICES[name];
+  if (choices) return field(name, h('select', { name }, choices.map((choice) => h('option', { value: choice, selected: choice === value }, choice))));
   if (Array.isArray(value)) return field(name, h('input', { name, value: value.join(', ') }), 'In order, separated by commas.');
   if (typeof value === 'number' || isRateLimit(name)) {
-    return field(name, h('input', { name, type: 'number', min: 1, step: 1, value: value ?? '' }), isRateLimit(name) ? 'Per minute; empty: no limit.' : null);
+    return field(name, h('input', { name, type: 'number', min: 1, step: 1, value: (value ?? '') as PropValue }), isRateLimit(name) ? 'Per minute; empty: no limit.' : null);
   }
-  return field(name, h('input', { name, value: value ?? '' }), value === null || name.endsWith('_url') ? 'Empty: none.' : null);
+  return field(name, h('input', { name, value: (value ?? '') as PropValue }), value === null || name.endsWith('_url') ? 'Empty: none.' : null);
 }
 
 /** The form's value of a setting, typed as the current one is. */
-function read(form, name, current) {
-  const input = form.elements[name];
-  if (typeof current === 'boolean') return input.checked;
+function read(form: HTMLFormElement, name: string, current: unknown): unknown {
+  const input = control(form, name);
+  if (typeof current === 'boolean') return (input as HTMLInputElement).checked;
   if (isObject(current)) {
     try {
       return JSON.parse(input.value);
@@ -64,18 +65,18 @@ function read(form, name, current) {
   return input.value.trim() === '' && (current === null || name.endsWith('_url')) ? null : input.value;
 }
 
-export async function settingsView(realm, panel) {
+export async function settingsView(realm: string, panel: HTMLElement) {
   const current = await api.realm(realm);
   const names = Object.keys(current.settings);
   const form = h(
     'form',
     { class: 'settings', 'aria-label': 'Realm settings' },
     h('p', {}, 'Issuer: ', h('code', {}, current.issuer)),
-    h('div', { class: 'grid' }, names.map((name) => control(name, current.settings[name]))),
-    h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
+    h('div', { class: 'grid' }, names.map((name) => settingControl(name, current.settings[name]))),
+    h('button', { 'data-operation': 'updateRealm', type: 'submit', class: 'primary' }, 'Save settings'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const changed = {};
+    const changed: Record<string, unknown> = {};
     for (const name of names) {
       const value = read(form, name, current.settings[name]);
       if (JSON.stringify(value) !== JSON.stringify(current.settings[name])) changed[name] = value;
@@ -90,7 +91,7 @@ export async function settingsView(realm, panel) {
 }
 
 /** The realm's deletion, asked twice; the root realm always exists. */
-function deletion(realm) {
+function deletion(realm: string): HTMLElement {
   if (realm === 'root') return h('p', { class: 'note' }, 'The root realm always exists: it cannot be deleted.');
   return h(
     'section',
@@ -101,7 +102,6 @@ function deletion(realm) {
       await api.deleteRealm(realm);
       location.hash = '#/realms';
       say('Realm ' + realm + ' deleted.');
-    }),
+    }, 'deleteRealm'),
   );
 }
-`;

@@ -1,15 +1,15 @@
 /**
- * `registration.js` of the admin console: a token that lets one client register
+ * The admin console's registration module: a token that lets one client register
  * itself (RFC 7591), perhaps with more grant types and scopes than the realm's registration
  * policy allows; shown once.
  */
-export const INITIAL_ACCESS_TOKENS_JS = String.raw`import { api } from './api.js';
+import { api } from './api.js';
 import { GRANTS } from './clients.js';
-import { checkbox, field, guarded, h, say, secretBox } from './dom.js';
+import { checkbox, field, guarded, h, isChecked, say, secretBox, valueOf } from './dom.js';
 
 const DAY = 24 * 3600;
 
-export async function initialAccessTokensView(realm, panel) {
+export async function initialAccessTokensView(realm: string, panel: HTMLElement) {
   const { issuer } = await api.realm(realm);
   const secrets = h('div', { class: 'secrets' });
   const form = h(
@@ -24,13 +24,13 @@ export async function initialAccessTokensView(realm, panel) {
       GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, false)),
     ),
     field('Scopes beyond the realm\'s registration_scopes', h('input', { name: 'scope', spellcheck: 'false' }), 'Scope names separated by spaces.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Issue token'),
+    h('button', { 'data-operation': 'createInitialAccessToken', type: 'submit', class: 'primary' }, 'Issue token'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const grantTypes = GRANTS.map(([grant]) => grant).filter((grant) => form.elements['grant:' + grant].checked);
-    const scope = form.elements.scope.value.trim().split(/\s+/).filter(Boolean).join(' ');
+    const grantTypes = GRANTS.map(([grant]) => grant).filter((grant) => isChecked(form, 'grant:' + grant));
+    const scope = valueOf(form, 'scope').trim().split(/\s+/).filter(Boolean).join(' ');
     const answer = await api.createInitialAccessToken(realm, {
-      expires_in: Number(form.elements.expires_in.value),
+      expires_in: Number(valueOf(form, 'expires_in')),
       ...(grantTypes.length > 0 ? { grant_types: grantTypes } : {}),
       ...(scope ? { scope } : {}),
     });
@@ -50,4 +50,3 @@ export async function initialAccessTokensView(realm, panel) {
     form,
   );
 }
-`;

@@ -1,14 +1,15 @@
 /**
- * `roles.js` of the admin console: a realm's roles, and its groups with the roles their
+ * The admin console's roles module: a realm's roles, and its groups with the roles their
  * members hold (CONTRACT.md §10): lists, a new one or a change, deletion once confirmed. A
  * person's own roles and groups are given on the Users tab.
  */
-export const ROLES_JS = String.raw`import { api } from './api.js';
-import { checkbox, deleteButton, field, guarded, h, say, table } from './dom.js';
+import { api } from './api.js';
+import type { Group, Role } from './records.js';
+import { checkbox, control, deleteButton, field, guarded, h, isChecked, say, setChecked, setValue, table, valueOf } from './dom.js';
 
 const NAME_HINT = 'Letters, digits, ".", "_", ":" and "-", starting with a letter or digit. An existing one of that name is changed.';
 
-export async function rolesView(realm, panel) {
+export async function rolesView(realm: string, panel: HTMLElement) {
   const list = h('div');
 
   async function refresh() {
@@ -23,24 +24,24 @@ export async function rolesView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + role.name, onclick: () => edit(role) }, 'Edit'),
-            deleteButton(role.name, 'Delete the role ' + role.name + '? It is taken from every group and person that has it.', () => remove(role.name)),
+            h('button', { 'data-operation': 'putRole', type: 'button', 'aria-label': 'Edit ' + role.name, onclick: () => edit(role) }, 'Edit'),
+            deleteButton(role.name, 'Delete the role ' + role.name + '? It is taken from every group and person that has it.', () => remove(role.name), 'deleteRole'),
           ),
         ]),
       ),
     );
   }
 
-  async function remove(name) {
+  async function remove(name: string) {
     await api.deleteRole(realm, name);
     say('Role ' + name + ' deleted.');
     await refresh();
   }
 
-  function edit(role) {
-    form.elements.name.value = role.name;
-    form.elements.description.value = role.description;
-    form.elements.description.focus();
+  function edit(role: Role) {
+    setValue(form, 'name', role.name);
+    setValue(form, 'description', role.description);
+    control(form, 'description').focus();
   }
 
   const form = h(
@@ -49,13 +50,13 @@ export async function rolesView(realm, panel) {
     h('h3', {}, 'Save a role'),
     field('Role name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
     field('Description', h('input', { name: 'description', maxlength: 1000 }), 'What the role allows.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Save role'),
+    h('button', { 'data-operation': 'putRole', type: 'submit', class: 'primary' }, 'Save role'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const role = await api.putRole(realm, form.elements.name.value.trim(), { description: form.elements.description.value.trim() });
+    const role = await api.putRole(realm, valueOf(form, 'name').trim(), { description: valueOf(form, 'description').trim() });
     say('Role ' + role.name + ' saved.');
-    form.elements.name.value = '';
-    form.elements.description.value = '';
+    setValue(form, 'name', '');
+    setValue(form, 'description', '');
     await refresh();
   }));
 
@@ -67,7 +68,7 @@ export async function rolesView(realm, panel) {
   );
 }
 
-export async function groupsView(realm, panel) {
+export async function groupsView(realm: string, panel: HTMLElement) {
   const list = h('div');
   const roleNames = (await api.roles(realm)).map((role) => role.name);
   const roleBoxes = h(
@@ -90,25 +91,25 @@ export async function groupsView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + group.name, onclick: () => edit(group) }, 'Edit'),
-            deleteButton(group.name, 'Delete the group ' + group.name + '? Its members leave it, and lose the roles it gave them.', () => remove(group.name)),
+            h('button', { 'data-operation': 'putGroup', type: 'button', 'aria-label': 'Edit ' + group.name, onclick: () => edit(group) }, 'Edit'),
+            deleteButton(group.name, 'Delete the group ' + group.name + '? Its members leave it, and lose the roles it gave them.', () => remove(group.name), 'deleteGroup'),
           ),
         ]),
       ),
     );
   }
 
-  async function remove(name) {
+  async function remove(name: string) {
     await api.deleteGroup(realm, name);
     say('Group ' + name + ' deleted.');
     await refresh();
   }
 
-  function edit(group) {
-    form.elements.name.value = group.name;
-    form.elements.description.value = group.description;
-    for (const name of roleNames) form.elements['role:' + name].checked = group.roles.includes(name);
-    form.elements.description.focus();
+  function edit(group: Group) {
+    setValue(form, 'name', group.name);
+    setValue(form, 'description', group.description);
+    for (const name of roleNames) setChecked(form, 'role:' + name, group.roles.includes(name));
+    control(form, 'description').focus();
   }
 
   const form = h(
@@ -118,15 +119,15 @@ export async function groupsView(realm, panel) {
     field('Group name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
     field('Description', h('input', { name: 'description', maxlength: 1000 }), 'Who the group is.'),
     roleBoxes,
-    h('button', { type: 'submit', class: 'primary' }, 'Save group'),
+    h('button', { 'data-operation': 'putGroup', type: 'submit', class: 'primary' }, 'Save group'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const roles = roleNames.filter((name) => form.elements['role:' + name].checked);
-    const group = await api.putGroup(realm, form.elements.name.value.trim(), { description: form.elements.description.value.trim(), roles });
+    const roles = roleNames.filter((name) => isChecked(form, 'role:' + name));
+    const group = await api.putGroup(realm, valueOf(form, 'name').trim(), { description: valueOf(form, 'description').trim(), roles });
     say('Group ' + group.name + ' saved.');
-    form.elements.name.value = '';
-    form.elements.description.value = '';
-    for (const name of roleNames) form.elements['role:' + name].checked = false;
+    setValue(form, 'name', '');
+    setValue(form, 'description', '');
+    for (const name of roleNames) setChecked(form, 'role:' + name, false);
     await refresh();
   }));
 
@@ -137,4 +138,3 @@ export async function groupsView(realm, panel) {
     form,
   );
 }
-`;

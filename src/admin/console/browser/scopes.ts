@@ -1,29 +1,30 @@
 /**
- * `scopes.js` of the admin console: a realm's scopes with the claims their tokens carry, a new
+ * The admin console's scopes module: a realm's scopes with the claims their tokens carry, a new
  * one (or a new description and claims), deletion once confirmed.
  */
-export const SCOPES_JS = String.raw`import { api } from './api.js';
-import { deleteButton, field, guarded, h, say, table } from './dom.js';
+import { api } from './api.js';
+import type { MappedClaim, Scope } from './records.js';
+import { control, deleteButton, field, guarded, h, say, setValue, table, valueOf } from './dom.js';
 
 const CLAIMS_EXAMPLE = '[{"name": "roles", "source": "roles", "tokens": ["access_token", "introspection"]}]';
 
 /** The claims typed as a JSON array; empty: the stored ones stay. */
-function claimsOf(text) {
+function claimsOf(text: string): unknown[] | undefined {
   if (text.trim() === '') return undefined;
-  let claims;
+  let claims: unknown;
   try {
     claims = JSON.parse(text);
   } catch (error) {
-    throw new Error('Claims: not valid JSON (' + error.message + ').');
+    throw new Error('Claims: not valid JSON (' + (error as Error).message + ').');
   }
   if (!Array.isArray(claims)) throw new Error('Claims: must be a JSON array, e.g. ' + CLAIMS_EXAMPLE + '.');
   return claims;
 }
 
 /** A mapped claim: its name, where its value comes from, where it goes. */
-const claimLine = (claim) => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
+const claimLine = (claim: MappedClaim): string => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
 
-export async function scopesView(realm, panel) {
+export async function scopesView(realm: string, panel: HTMLElement) {
   const list = h('div');
 
   async function refresh() {
@@ -39,25 +40,25 @@ export async function scopesView(realm, panel) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
-            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name)),
+            h('button', { 'data-operation': 'putScope', type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
+            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name), 'deleteScope'),
           ),
         ]),
       ),
     );
   }
 
-  async function remove(name) {
+  async function remove(name: string) {
     await api.deleteScope(realm, name);
     say('Scope ' + name + ' deleted.');
     await refresh();
   }
 
-  function edit(scope) {
-    form.elements.name.value = scope.name;
-    form.elements.description.value = scope.description;
-    form.elements.claims.value = scope.claims ? JSON.stringify(scope.claims, null, 2) : '';
-    form.elements.description.focus();
+  function edit(scope: Scope) {
+    setValue(form, 'name', scope.name);
+    setValue(form, 'description', scope.description);
+    setValue(form, 'claims', scope.claims ? JSON.stringify(scope.claims, null, 2) : '');
+    control(form, 'description').focus();
   }
 
   const form = h(
@@ -71,18 +72,17 @@ export async function scopesView(realm, panel) {
       h('textarea', { name: 'claims', rows: 4, spellcheck: 'false', class: 'code', placeholder: CLAIMS_EXAMPLE }),
       'What a token whose scope holds this one says of the person: source roles, groups, username, email or attribute:<key>; tokens id_token, access_token, userinfo, introspection. Empty: the stored claims stay; [] removes them.',
     ),
-    h('button', { type: 'submit', class: 'primary' }, 'Save scope'),
+    h('button', { 'data-operation': 'putScope', type: 'submit', class: 'primary' }, 'Save scope'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const claims = claimsOf(form.elements.claims.value);
-    const body = { description: form.elements.description.value.trim(), ...(claims === undefined ? {} : { claims }) };
-    const scope = await api.putScope(realm, form.elements.name.value.trim(), body);
+    const claims = claimsOf(valueOf(form, 'claims'));
+    const body = { description: valueOf(form, 'description').trim(), ...(claims === undefined ? {} : { claims }) };
+    const scope = await api.putScope(realm, valueOf(form, 'name').trim(), body);
     say('Scope ' + scope.name + ' saved.');
-    for (const name of ['name', 'description', 'claims']) form.elements[name].value = '';
+    for (const name of ['name', 'description', 'claims']) setValue(form, name, '');
     await refresh();
   }));
 
   await refresh();
   panel.replaceChildren(list, form);
 }
-`;

@@ -1,27 +1,28 @@
 /**
- * `users.js` of the admin console: a realm's people, searched a page at a time; one person's
+ * The admin console's users module: a realm's people, searched a page at a time; one person's
  * record (claims, linked accounts, roles and groups, sessions), a new password, a TOTP
  * enrolment, disabling, deletion; a new person.
  */
-export const USERS_JS = String.raw`import { api } from './api.js';
-import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, table } from './dom.js';
+import { api } from './api.js';
+import type { User, UserSession } from './records.js';
+import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
 /** Claims typed as a JSON object; empty: none. */
-const claimsOf = (text) => jsonObject(text, 'Claims');
+const claimsOf = (text: string) => jsonObject(text, 'Claims');
 
 /** The claims that change from one set to another; a claim taken out is removed with null. */
-function claimChanges(current, wanted) {
-  const changes = {};
+function claimChanges(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
   for (const name of Object.keys(current)) if (!Object.hasOwn(wanted, name)) changes[name] = null;
   for (const [name, value] of Object.entries(wanted)) if (!same(value, current[name])) changes[name] = value;
   return changes;
 }
 
-const password = (label) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
+const password = (label: string) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
 
-export async function usersView(realm, panel) {
+export async function usersView(realm: string, panel: HTMLElement) {
   const secrets = h('div', { class: 'secrets' });
   const card = h('div');
 
@@ -29,12 +30,14 @@ export async function usersView(realm, panel) {
    * The person's own roles and groups, each with a button that takes it away once confirmed,
    * and forms that give one of the realm's others.
    */
-  function memberships(user, roles, groups) {
+  function memberships(user: User, roles: string[], groups: string[]): HTMLElement {
     const reload = async () => showUser(await api.user(realm, user.username));
-    const held = (kind, names, remove, question) =>
+    type Change = (realm: string, username: string, name: string) => Promise<void>;
+    const held = (kind: 'role' | 'group', names: string[], remove: Change, question: (name: string) => string) =>
       names.length === 0
         ? h('p', { class: 'empty' }, 'None.')
         : h('ul', {}, names.map((name) => h('li', {}, h('code', {}, name), ' ', h('button', {
+            'data-operation': kind === 'role' ? 'revokeRole' : 'leaveGroup',
             type: 'button',
             'aria-label': 'Remove the ' + kind + ' ' + name + ' of ' + user.username,
             onclick: guarded(async () => {
@@ -44,16 +47,16 @@ export async function usersView(realm, panel) {
               say(user.username + (kind === 'role' ? ' no longer holds the role ' : ' is no longer in the group ') + name + '.');
             }),
           }, 'Remove'))));
-    const adder = (kind, available, add, done) => {
+    const adder = (kind: 'role' | 'group', available: string[], add: Change, done: string) => {
       if (available.length === 0) return h('p', { class: 'note' }, 'No other ' + kind + ' in the realm.');
       const form = h(
         'form',
         { class: 'inline', 'aria-label': (kind === 'role' ? 'Give ' : 'Add ') + user.username + (kind === 'role' ? ' a role' : ' to a group') },
         field(kind === 'role' ? 'Role' : 'Group', h('select', { name: kind }, available.map((name) => h('option', { value: name }, name)))),
-        h('button', { type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
+        h('button', { 'data-operation': kind === 'role' ? 'grantRole' : 'joinGroup', type: 'submit' }, kind === 'role' ? 'Grant role' : 'Join group'),
       );
       form.addEventListener('submit', guarded(async () => {
-        const name = form.elements[kind].value;
+        const name = valueOf(form, kind);
         await add(realm, user.username, name);
         await reload();
         say(user.username + done + name + '.');
@@ -75,8 +78,9 @@ export async function usersView(realm, panel) {
   }
 
   /** The person's live sessions, and signing them out everywhere once confirmed. */
-  function sessionsOf(user, sessions) {
+  function sessionsOf(user: User, sessions: UserSession[]): HTMLElement {
     const signOut = h('button', {
+      'data-operation': 'endUserSessions',
       type: 'button',
       onclick: guarded(async () => {
         if (!(await confirmed('Sign ' + user.username + ' out everywhere? Each session ends, and the tokens issued in it are revoked.', 'Sign out'))) return;
@@ -99,8 +103,8 @@ export async function usersView(realm, panel) {
   }
 
   /** Enabling, or disabling once confirmed: a disabled person signs in nowhere. */
-  function enabling(user) {
-    const button = h('button', { type: 'button' }, user.enabled ? 'Disable' : 'Enable');
+  function enabling(user: User): HTMLElement {
+    const button = h('button', { 'data-operation': 'updateUser', type: 'button' }, user.enabled ? 'Disable' : 'Enable');
     button.addEventListener('click', guarded(async () => {
       if (user.enabled && !(await confirmed('Disable ' + user.username + '? They can sign in nowhere; their sessions end and their grants are revoked.', 'Disable'))) return;
       await showUser(await api.updateUser(realm, user.username, { enabled: !user.enabled }));
@@ -111,15 +115,15 @@ export async function usersView(realm, panel) {
   }
 
   /** The person's record, with what may be done to them. */
-  async function showUser(user) {
+  async function showUser(user: User): Promise<void> {
     const [roles, groups, { sessions }] = await Promise.all([api.roles(realm), api.groups(realm), api.sessions(realm, user.username)]);
-    const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { type: 'submit' }, 'Set password'));
+    const reset = h('form', { 'aria-label': 'New password for ' + user.username }, h('h4', {}, 'Reset password'), password('New password'), h('button', { 'data-operation': 'updateUser', type: 'submit' }, 'Set password'));
     reset.addEventListener('submit', guarded(async () => {
-      await api.updateUser(realm, user.username, { password: reset.elements.password.value });
-      reset.elements.password.value = '';
+      await api.updateUser(realm, user.username, { password: valueOf(reset, 'password') });
+      setValue(reset, 'password', '');
       say('Password of ' + user.username + ' changed.');
     }));
-    const totp = h('button', { type: 'button' }, 'Enrol TOTP');
+    const totp = h('button', { 'data-operation': 'enrolTotp', type: 'button' }, 'Enrol TOTP');
     totp.addEventListener('click', guarded(async () => {
       const enrolment = await api.enrolTotp(realm, user.username);
       secrets.replaceChildren(
@@ -132,10 +136,10 @@ export async function usersView(realm, panel) {
       { 'aria-label': 'Claims of ' + user.username },
       h('h4', {}, 'Claims'),
       field('Claims (JSON)', h('textarea', { name: 'claims', rows: 5, spellcheck: 'false', class: 'code', value: JSON.stringify(user.claims, null, 2) }), 'What the ID token and userinfo say of them. A claim taken out is removed.'),
-      h('button', { type: 'submit' }, 'Save claims'),
+      h('button', { 'data-operation': 'updateUser', type: 'submit' }, 'Save claims'),
     );
     claims.addEventListener('submit', guarded(async () => {
-      const changes = claimChanges(user.claims, claimsOf(claims.elements.claims.value) ?? {});
+      const changes = claimChanges(user.claims, claimsOf(valueOf(claims, 'claims')) ?? {});
       if (Object.keys(changes).length === 0) return say('Nothing changed.');
       await showUser(await api.updateUser(realm, user.username, { claims: changes }));
       say('Claims of ' + user.username + ' saved: ' + Object.keys(changes).join(', ') + '.');
@@ -172,12 +176,12 @@ export async function usersView(realm, panel) {
           secrets.replaceChildren();
           await people.refresh();
           say('User ' + user.username + ' deleted.');
-        }),
+        }, 'deleteUser'),
       ),
     );
   }
 
-  const open = async (username) => {
+  const open = async (username: string) => {
     secrets.replaceChildren();
     await showUser(await api.user(realm, username));
   };
@@ -190,16 +194,16 @@ export async function usersView(realm, panel) {
     field('New username', h('input', { name: 'username', required: true, autocomplete: 'off' })),
     password('Password'),
     field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: CLAIMS_EXAMPLE }), 'Optional: a JSON object.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create user'),
+    h('button', { 'data-operation': 'createUser', type: 'submit', class: 'primary' }, 'Create user'),
   );
   create.addEventListener('submit', guarded(async () => {
-    const claims = claimsOf(create.elements.claims.value);
+    const claims = claimsOf(valueOf(create, 'claims'));
     const user = await api.createUser(realm, {
-      username: create.elements.username.value.trim(),
-      password: create.elements.password.value,
+      username: valueOf(create, 'username').trim(),
+      password: valueOf(create, 'password'),
       ...(claims ? { claims } : {}),
     });
-    create.elements.password.value = '';
+    setValue(create, 'password', '');
     secrets.replaceChildren();
     await showUser(user);
     await people.refresh();
@@ -214,7 +218,7 @@ export async function usersView(realm, panel) {
  * The realm's people in the order of their usernames, searched by a part of the username,
  * email or name, a page at a time; a username opens the person.
  */
-function peopleList(realm, open) {
+function peopleList(realm: string, open: (username: string) => Promise<void>) {
   const results = h('div');
   const search = h(
     'form',
@@ -223,7 +227,7 @@ function peopleList(realm, open) {
     field('Search', h('input', { name: 'search', type: 'search', maxlength: 255, autocomplete: 'off' }), 'A part of the username, the email or the name; empty: everyone.'),
     h('button', { type: 'submit' }, 'Search'),
   );
-  const row = (user) => [
+  const row = (user: User) => [
     h('button', { type: 'button', class: 'link', 'aria-label': 'Open ' + user.username, onclick: guarded(() => open(user.username)) }, user.username),
     typeof user.claims.email === 'string' ? user.claims.email : '',
     typeof user.claims.name === 'string' ? user.claims.name : '',
@@ -243,10 +247,9 @@ function peopleList(realm, open) {
   });
 
   const queryOf = () => {
-    const text = search.elements.search.value.trim();
+    const text = valueOf(search, 'search').trim();
     return new URLSearchParams(text ? { search: text } : {});
   };
   search.addEventListener('submit', guarded(() => show(queryOf())));
   return { element: h('div', {}, search, results), refresh: () => show(queryOf()) };
 }
-`;
