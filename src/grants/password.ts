@@ -1,29 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
-import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
-import { journeyFacts } from '../authn/journey-facts.js';
-import { finalAmr } from '../authn/journeys/amr.js';
+import type { JourneyNode } from '../authn/journeys/graph.js';
 import { selectJourney } from '../authn/journeys/select.js';
-import { type JourneyProgress, beginJourney, currentNode, endOf, finishesWithoutPages, follow, settle } from '../authn/journeys/walk.js';
-import { OTP_AMR, RECOVERY_CODE_AMR, hasConfirmedTotp, verifyOneTimeCode } from '../authn/otp.js';
-import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../authn/password.js';
+import { endOf, finishesWithoutPages } from '../authn/journeys/walk.js';
+import { nodesWithoutPages } from '../authn/nodes/index.js';
+import type { Form } from '../authn/nodes/node.js';
+import { hasConfirmedTotp } from '../authn/otp.js';
 import { RiskAssessor } from '../authn/risk.js';
+import { SignInCore, type SignInRequest, type SignInWalk, type StepResult } from '../authn/sign-in.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import { requestedScope } from '../requests/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
-import type { User } from '../store/users.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
-import type { GrantHandler } from './grant-handler.js';
+import type { GrantHandler, GrantRequest } from './grant-handler.js';
 import { issue } from './issue.js';
 
 type Param = 'username' | 'password' | 'otp' | 'scope';
 
 export interface PasswordGrantDeps {
-  store: Pick<Store, 'users' | 'tokens' | 'oneTimeCodes' | 'passkeys' | 'attemptCounters' | 'signInSources'>;
+  store: Pick<Store, 'users' | 'tokens' | 'oneTimeCodes' | 'passkeys' | 'attemptCounters' | 'signInSources' | 'tickets' | 'mailAllowances'>;
   /** Opens one-time code secrets. */
   encryption: KeyEncryption;
   issuer: TokenIssuer;
@@ -42,13 +41,48 @@ const EMAIL_UNCONFIRMED = 'the person has not confirmed their email address: the
 /**
  * RFC 6749 §4.3: the client sends the person's username and password, and an `otp`
  * parameter where the journey asks for a one-time code. The client's journey (else the
- * realm's `default`) runs on the same engine as the sign-in page (src/authn/journeys/), with
- * the same brute-force limits per account and per address; the `risk` node judges the address
+ * realm's `default`) runs through the same sign-in core as the sign-in page (src/authn/sign-in.ts),
+ * with the nodes that need no page, the same brute-force limits per account and per address and
+ * the same failure audit; this grant only turns parameters into forms and results into RFC 6749
+ * §5.2 errors. The `risk` node judges the address
  * alone (there is no device), and nodes that need a page (a passkey, a choice) refuse the
  * request. The ID token's `amr` and `acr` describe the journey walked.
  */
 export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
-  const walk = journeyRunner(deps);
+  const { store } = deps;
+  const bruteForce = new BruteForceGuard(store.attemptCounters);
+  const risk = new RiskAssessor(store.signInSources, bruteForce);
+  const core = new SignInCore({ store, nodes: nodesWithoutPages(deps), bruteForce, risk, audit: deps.audit });
+
+  /**
+   * Walks the journey for one token request: the person signed in, or an `invalid_grant` that
+   * says what is missing or wrong.
+   */
+  async function signIn(request: SignInRequest, client: Client, params: { username: string; password: string; otp: string | undefined }) {
+    const { realm } = request;
+    const selected = selectJourney(realm, { clientJourney: client.journey });
+    if (!selected) throw new OAuthError('invalid_grant', 'the sign-in journey of this client does not exist');
+    const { journey } = selected;
+    if (!finishesWithoutPages(journey)) {
+      const types = new Set(Object.values(journey.nodes).map((node) => node.type));
+      if (types.has('choice')) throw new OAuthError('invalid_grant', PAGE_REQUIRED);
+      if (types.has('passkey')) throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
+      throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
+    }
+    let walk = await core.begin(request, selected);
+    for (let end = endOf(journey, walk.progress); end === undefined; end = endOf(journey, walk.progress)) {
+      const node = core.nodeOf(walk);
+      const step = await core.submit(request, walk, formOf(node, walk, params));
+      if (step.kind !== 'moved') throw await refusalOf(deps, realm, node, walk, step);
+      walk = step.walk;
+    }
+    const person = walk.person;
+    if (core.end(request, walk) !== 'done' || !person) throw new OAuthError('invalid_grant', 'the sign-in was refused');
+    const signedIn = core.signedIn(walk);
+    await core.completedWithoutSession(request, signedIn);
+    return { person, signedIn };
+  }
+
   return {
     type: 'password',
     parameters: ['username', 'password', 'otp', 'scope'],
@@ -62,15 +96,15 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
 
       // Before the password is read: should it change meanwhile, the change denies the JWT (src/tokens/jti.ts).
       const credentialsReadAt = new Date();
-      const signedIn = await walk({ realm, client, username, password, otp: params.otp, address: request.address });
+      const { person, signedIn } = await signIn(signInRequestOf(request, username), client, { username, password, otp: params.otp });
 
       return issue(deps.store.tokens, deps.issuer.userTokens({
         realm,
         client,
         grantType: 'password',
-        user: signedIn.user,
+        user: person,
         scope,
-        signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID(), passwordOf: passwordFingerprint(signedIn.user.passwordHash!) },
+        signIn: { authTime: new Date(), amr: signedIn.amr, acr: signedIn.acr, sid: randomUUID(), passwordOf: signedIn.passwordOf },
         credentialsReadAt,
         refreshScope: issuesRefreshTokens(realm, client) ? scope : undefined,
         audience: request.audience,
@@ -83,112 +117,52 @@ export function passwordGrant(deps: PasswordGrantDeps): GrantHandler<Param> {
   };
 }
 
-interface Attempt {
-  realm: RequestRealm;
-  client: Client;
-  username: string;
-  password: string;
-  otp: string | undefined;
-  address: string;
-}
-
-/**
- * Walks the journey for one token request: the person signed in with the final `amr` and the
- * journey's `acr`, or an `invalid_grant` that says what is missing or wrong.
- */
-function journeyRunner(deps: PasswordGrantDeps): (attempt: Attempt) => Promise<{ user: User; amr: string[]; acr: string }> {
-  const { store, encryption } = deps;
-  const bruteForce = new BruteForceGuard(store.attemptCounters);
-  const risk = new RiskAssessor(store.signInSources, bruteForce);
-
-  return async (attempt) => {
-    const { realm, username, address } = attempt;
-    const selected = selectJourney(realm, { clientJourney: attempt.client.journey });
-    if (!selected) throw new OAuthError('invalid_grant', 'the sign-in journey of this client does not exist');
-    const { journey } = selected;
-    if (!finishesWithoutPages(journey)) {
-      const types = new Set(Object.values(journey.nodes).map((node) => node.type));
-      if (types.has('choice')) throw new OAuthError('invalid_grant', PAGE_REQUIRED);
-      if (types.has('passkey')) throw new OAuthError('invalid_grant', PASSKEY_REQUIRED);
-      throw new OAuthError('invalid_grant', 'this realm does not sign people in with a password');
-    }
-    const facts = journeyFacts({ store, risk }, realm, { source: () => ({ device: undefined, address }), clientId: attempt.client.client_id });
-
-    /**
-     * Runs one check within the brute-force limits (CONTRACT.md §7): it is counted before it
-     * runs, and while the account or the address is locked nothing is checked, so that the
-     * right password is refused as a wrong one would be. Undefined: the check failed.
-     */
-    const checked = async <T>(step: string, account: string, check: () => Promise<T | undefined>): Promise<T | undefined> => {
-      const reservation = await bruteForce.reserve(realm, account, address);
-      if ('lockedFor' in reservation) {
-        const wait = reservation.lockedFor;
-        recordSignInFailed(deps.audit, attemptOf(attempt), { step, username: account, reason: 'locked' });
-        const minutes = Math.ceil(wait / 60);
-        throw new OAuthError(
-          'invalid_grant',
-          `sign-in is temporarily locked after too many failed attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-          { headers: { 'retry-after': String(wait) } },
-        );
-      }
-      // A check that throws keeps its place: only an answer gives it back.
-      const result = await check();
-      if (result !== undefined) {
-        await bruteForce.passed(reservation);
-        return result;
-      }
-      recordSignInFailed(deps.audit, attemptOf(attempt), { step, username: account, reason: 'wrong_credentials' });
-      await bruteForce.failed(reservation);
-      return undefined;
-    };
-
-    let user: User | undefined;
-    let progress: JourneyProgress = await settle(journey, beginJourney(selected.name, journey), facts);
-    for (let end = endOf(journey, progress); end === undefined; end = endOf(journey, progress)) {
-      const node = currentNode(journey, progress);
-      if (node.type === 'password') {
-        const verified = await checked('password', username, () => verifyPassword(store.users, realm.name, username, attempt.password));
-        if (!verified || (user && verified.id !== user.id)) throw new OAuthError('invalid_grant', WRONG_CREDENTIALS);
-        // Said only once the password passed, as the sign-in page does (src/authn/disabled.ts).
-        if (!verified.enabled) {
-          recordSignInFailed(deps.audit, attemptOf(attempt), { step: 'password', username, userId: verified.id, reason: 'disabled' });
-          throw new OAuthError('invalid_grant', ACCOUNT_DISABLED_GRANT);
-        }
-        user = verified;
-        progress = follow(journey, progress, 'success', { userId: user.id, amr: PASSWORD_AMR });
-      } else if (node.type === 'otp' && user) {
-        const person = user;
-        const code = attempt.otp;
-        if (code === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
-        // The password's account and budget: a second factor is the same account (src/authn/brute-force.ts).
-        const kind = await checked('otp', person.username, () => verifyOneTimeCode(store, encryption, realm.name, person.id, code));
-        if (kind === undefined) {
-          if (!(await hasConfirmedTotp(store, realm.name, person.id))) {
-            throw new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: set one up at ${realm.issuer}/account`);
-          }
-          throw new OAuthError('invalid_grant', WRONG_CODE);
-        }
-        progress = follow(journey, progress, 'success', { userId: person.id, amr: kind === 'recovery' ? RECOVERY_CODE_AMR : OTP_AMR });
-      } else {
-        if (node.type === 'email_verification') throw new OAuthError('invalid_grant', EMAIL_UNCONFIRMED);
-        throw new OAuthError('invalid_grant', node.type === 'passkey' ? PASSKEY_REQUIRED : PAGE_REQUIRED);
-      }
-      progress = await settle(journey, progress, facts);
-    }
-    if (endOf(journey, progress) === 'deny' || !user) {
-      recordSignInFailed(deps.audit, attemptOf(attempt), { step: progress.node, username, reason: 'denied' });
-      throw new OAuthError('invalid_grant', 'the sign-in was refused');
-    }
-    await risk.remember(realm, user.id, { device: undefined, address });
-    const amr = finalAmr(progress.amr);
-    recordSignInSucceeded(deps.audit, attemptOf(attempt), { userId: user.id, amr });
-    return { user, amr, acr: selected.acr };
+/** One token request as the sign-in core knows it: no pages, no device, its own transaction. */
+function signInRequestOf(request: GrantRequest<Param>, username: string): SignInRequest {
+  return {
+    realm: request.realm,
+    address: request.address,
+    via: 'password_grant',
+    clientId: request.client.client_id,
+    transactionId: randomUUID(),
+    locale: 'en',
+    log: { info: () => {} },
+    device: () => undefined,
+    username,
   };
 }
 
-const attemptOf = (attempt: Attempt): SignInAttempt => ({
-  realm: attempt.realm.name,
-  address: attempt.address,
-  via: 'password_grant',
-  clientId: attempt.client.client_id,
-});
+/**
+ * What the grant's parameters post to the node the walk stands at: a password node gets the
+ * username and password, an `otp` node the `otp` parameter. A node that needs a page refuses the
+ * request before anything is checked.
+ */
+function formOf(node: JourneyNode, walk: SignInWalk, params: { username: string; password: string; otp: string | undefined }): Form {
+  if (node.type === 'password') return { step: walk.progress.node, username: params.username, password: params.password };
+  if (node.type === 'otp' && walk.person) {
+    if (params.otp === undefined) throw new OAuthError('invalid_grant', OTP_REQUIRED);
+    return { step: walk.progress.node, otp: params.otp };
+  }
+  if (node.type === 'email_verification') throw new OAuthError('invalid_grant', EMAIL_UNCONFIRMED);
+  throw new OAuthError('invalid_grant', node.type === 'passkey' ? PASSKEY_REQUIRED : PAGE_REQUIRED);
+}
+
+/** The RFC 6749 §5.2 error of a step the sign-in core did not let through. */
+async function refusalOf(deps: Pick<PasswordGrantDeps, 'store'>, realm: RequestRealm, node: JourneyNode, walk: SignInWalk, step: StepResult): Promise<OAuthError> {
+  if (step.kind === 'locked') {
+    const minutes = Math.ceil(step.wait / 60);
+    return new OAuthError(
+      'invalid_grant',
+      `sign-in is temporarily locked after too many failed attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+      { headers: { 'retry-after': String(step.wait) } },
+    );
+  }
+  if (step.kind === 'disabled') return new OAuthError('invalid_grant', ACCOUNT_DISABLED_GRANT);
+  // The nodes without pages answer only these; any other would need a page.
+  if (step.kind !== 'refused') return new OAuthError('invalid_grant', PAGE_REQUIRED);
+  if (node.type !== 'otp' || !walk.person) return new OAuthError('invalid_grant', WRONG_CREDENTIALS);
+  if (!(await hasConfirmedTotp(deps.store, realm.name, walk.person.id))) {
+    return new OAuthError('invalid_grant', `this realm requires a one-time code and none is set up for this account: set one up at ${realm.issuer}/account`);
+  }
+  return new OAuthError('invalid_grant', WRONG_CODE);
+}

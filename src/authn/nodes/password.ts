@@ -27,7 +27,7 @@ export function passwordNode(users: UserStore): NodeRunner {
       if (form.username === undefined || form.password === undefined) return { error: (t) => t.signIn.enterUsernameAndPassword, failure: false };
       const user = await verifyPassword(users, context.realm.name, form.username, form.password);
       if (!user) return { error: WRONG_CREDENTIALS, failure: true };
-      return { passed: { userId: user.id, amr: PASSWORD_AMR, passwordOf: passwordFingerprint(user.passwordHash!) }, disabled: !user.enabled };
+      return { passed: { userId: user.id, amr: PASSWORD_AMR, passwordOf: passwordFingerprint(user.passwordHash!) }, disabled: !user.enabled, person: user };
     },
   };
 }
