@@ -22,7 +22,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { browserPages } from './pages.js';
 import { parEndpoint } from './par.js';
-import { registrationEndpoint } from './registration.js';
+import { registrationEndpoint } from './client-registration.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 import { userinfoEndpoint } from './userinfo.js';

@@ -25,7 +25,7 @@ import { brokerPages } from './broker.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
 import { InvalidFormError } from './page-routes.js';
-import { registrationEndpoint } from './register.js';
+import { registrationEndpoint } from './person-registration.js';
 import { resetEndpoint } from './reset.js';
 import { verifyEndpoint } from './verify.js';
 

@@ -44,7 +44,7 @@ export interface SignIn {
   acr: string;
   sid: string;
   /**
-   * The fingerprint of the password the sign-in checked (src/authn/password.ts
+   * The fingerprint of the password the sign-in checked (src/authn/password-verification.ts
    * passwordFingerprint), when it is written with its tokens: they are written only while it is
    * still the person's (src/store/token-statements.ts insertTokens). Not stored.
    */

@@ -125,10 +125,10 @@ describe('timing-safe comparison of secrets', () => {
       expect(source('admin/auth.ts'), 'the admin token').toMatch(/matchesHash\(token, deps\.tokenHash\)/);
       expect(source('client-auth/client-secret.ts'), 'client_secret_basic and _post').toMatch(/matchesHash\(presented\.secret, client\.secretHash\)/);
       expect(source('client-auth/authenticate.ts'), 'an unknown client costs a comparison too').toMatch(/matchesHash\(presented\.secret, undefined\)/);
-      expect(source('endpoints/registration.ts'), 'the registration access token').toMatch(/matchesHash\(token, stored\)/);
-      expect(source('endpoints/registration.ts'), 'the client secret of a registration update').toMatch(/matchesHash\(presentedSecret, locked\.secretHash\)/);
+      expect(source('endpoints/client-registration.ts'), 'the registration access token').toMatch(/matchesHash\(token, stored\)/);
+      expect(source('endpoints/client-registration.ts'), 'the client secret of a registration update').toMatch(/matchesHash\(presentedSecret, locked\.secretHash\)/);
       expect(source('authn/browser.ts'), 'CSRF tokens and the notice MAC').toMatch(/csrfTokenMatches[\s\S]*timingSafeEqual/);
-      expect(source('authn/password.ts'), 'passwords: argon2, with a dummy hash for unknown usernames').toMatch(/argon2\.verify\(await dummy\(\), password\)/);
+      expect(source('authn/password-verification.ts'), 'passwords: argon2, with a dummy hash for unknown usernames').toMatch(/argon2\.verify\(await dummy\(\), password\)/);
       for (const [file, lookup] of [
         ['endpoints/introspect.ts', 'tokens.find(sha256(token))'],
         ['endpoints/userinfo.ts', 'tokens.find(sha256(token))'],
@@ -138,7 +138,7 @@ describe('timing-safe comparison of secrets', () => {
         ['endpoints/authorize.ts', 'usePushed(sha256(trusted.request_uri)'],
         ['authn/authorization-flow.ts', 'sessions.find(sha256(secret)'],
         ['authn/authorization-flow.ts', 'authorizationFlow.find(sha256(transactionId)'],
-        ['endpoints/registration.ts', 'initialAccessTokenHash = sha256(token)'],
+        ['endpoints/client-registration.ts', 'initialAccessTokenHash = sha256(token)'],
         ['authn/otp.ts', 'return sha256(code)'],
       ] as const) {
         expect(source(file), `${file}: ${lookup}`).toContain(lookup);

@@ -13,7 +13,7 @@ export interface JourneyProgress {
   readonly userId?: string;
   /** The RFC 8176 methods that passed, in order. */
   readonly amr: readonly string[];
-  /** The fingerprint of the password a step checked (src/authn/password.ts passwordFingerprint). */
+  /** The fingerprint of the password a step checked (src/authn/password-verification.ts passwordFingerprint). */
   readonly passwordOf?: string;
   /**
    * The nodes of the person's passed (`passedNodeOf`), the session's included when this sign-in

@@ -1,6 +1,6 @@
 import type { Text } from '../../pages/i18n/index.js';
 import type { UserStore } from '../../store/users.js';
-import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password.js';
+import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password-verification.js';
 import type { NodeRunner } from './node.js';
 
 /** One message whatever was wrong, so that the page does not tell which usernames exist. */
