@@ -74,7 +74,7 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  * - A wrong token, a client that does not exist and a client an admin created (which has no
  *   registration access token) all answer the same 401 (RFC 7592 §2.1).
  */
-export function registrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
+export function clientRegistrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
   const { store, capabilities, rateLimits } = deps;
 
   /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */

@@ -39,7 +39,7 @@ function createdMessage(t: Messages, mailed: Mailed | undefined, email: string):
  * they had passed its password node; otherwise a page says the account exists. Posts count
  * against the address's limit of the sign-in pages.
  */
-export function registrationEndpoint(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
+export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   function show(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction | undefined, kept: RegistrationKept, error?: string) {

@@ -15,7 +15,7 @@ import { identityProviderOperations } from './operations/identity-providers.js';
 import { journeyOperations } from './operations/journeys.js';
 import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
-import { registrationOperations } from './operations/initial-access-tokens.js';
+import { initialAccessTokenOperations } from './operations/initial-access-tokens.js';
 import { resourceOperations } from './operations/resources.js';
 import { roleOperations } from './operations/roles.js';
 import { scopeOperations } from './operations/scopes.js';
@@ -69,7 +69,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...userOperations,
   ...scopeOperations,
   ...signingKeyOperations,
-  ...registrationOperations,
+  ...initialAccessTokenOperations,
   ...trustedIssuerOperations,
   ...journeyOperations,
   ...identityProviderOperations,
