@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientCreateSchema as ClientCreateSchemaType, newClientMetadata as newClientMetadataFn } from '../../src/clients/record.js';
+import type { ClientCreateSchema as ClientCreateSchemaType, newClientMetadata as newClientMetadataFn } from '../../src/records/client.js';
 import type { Db } from '../../src/store/db.js';
 import type { createPgDb as createPgDbFn } from '../../src/store/pg.js';
 import type { insertRealm as insertRealmFn } from '../../src/store/realms.js';
 import type { putScope as putScopeFn } from '../../src/store/scopes.js';
 import type { KeyEncryption as KeyEncryptionClass } from '../../src/tokens/key-encryption.js';
-import type { randomSecret as randomSecretFn, sha256 as sha256Fn } from '../../src/tokens/secrets.js';
+import type { randomSecret as randomSecretFn, sha256 as sha256Fn } from '../../src/secrets.js';
 import type {
   NewSigningKey,
   SIGNING_ALGS as SIGNING_ALGS_VALUE,

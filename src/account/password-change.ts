@@ -8,7 +8,7 @@ import { emailOf } from '../authn/self-service/verification.js';
 import { formParams } from '../http/form-params.js';
 import { passwordChangePage, passwordSectionBody } from '../pages/account/password-change.js';
 import type { Store } from '../store/index.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { AccountHolder, AccountSection, AccountTools } from './section.js';
 
 const CHANGE = 'password change';

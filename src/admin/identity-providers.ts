@@ -6,7 +6,7 @@ import {
   IdentityProviderPatchSchema,
   patched,
   recordOf,
-} from '../identity-providers/record.js';
+} from '../records/identity-provider.js';
 import { sealClientSecret } from '../identity-providers/secret.js';
 import { callbackUrl } from '../identity-providers/upstream-flow.js';
 import { issuerOf } from '../realms/names.js';

@@ -10,7 +10,7 @@ import { type ParsedAssertion, parseAssertionDocument } from './saml-document.js
 import { refuse } from './saml-refusal.js';
 import { signedAssertionXml } from './saml-signature.js';
 import { decodeAssertionXml } from './saml-xml.js';
-import { admitsClient } from './trusted-issuer.js';
+import { admitsClient } from '../records/trusted-issuer.js';
 
 /** RFC 7522 §3 item 4: an assertion may stay acceptable at most this long after it is received. */
 export const MAX_SAML_ASSERTION_LIFETIME_SECONDS = 3600;

@@ -14,7 +14,7 @@ import type { Consented } from '../store/consents.js';
 import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { BrowserCookies } from './browser.js';
 import { sendCannotSignIn } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';

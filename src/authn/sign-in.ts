@@ -8,7 +8,7 @@ import type { User } from '../store/users.js';
 import type { BruteForceGuard } from './brute-force.js';
 import { journeyFacts } from './journey-facts.js';
 import { finalAmr } from './journeys/amr.js';
-import type { JourneyNode } from './journeys/graph.js';
+import type { JourneyNode } from '../records/journey.js';
 import type { SelectedJourney } from './journeys/select.js';
 import { type JourneyProgress, PersonChanged, beginJourney, currentNode, endOf, follow, settle } from './journeys/walk.js';
 import type { SignInNodes } from './nodes/index.js';

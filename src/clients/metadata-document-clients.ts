@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client, ClientStore } from '../store/clients.js';
 import type { MetadataDocumentAnchor, MetadataDocumentAnchors } from '../store/metadata-document-anchors.js';

@@ -6,7 +6,7 @@ export const MAX_CLIENT_ID_URL_LENGTH = 256;
 
 /**
  * Whether a client_id is meant as a client identifier URL: it names an https URL. Registered
- * client ids never do (src/clients/record.ts CLIENT_ID holds no "/"), so that it cannot be
+ * client ids never do (src/records/client.ts CLIENT_ID holds no "/"), so that it cannot be
  * mistaken for one.
  */
 export const isClientIdUrl = (clientId: string): boolean => /^https:\/\//i.test(clientId);

@@ -1,6 +1,6 @@
-import type { RealmSettings } from '../realms/settings.js';
-import { namedBriefly, scopeNames } from '../requests/scope.js';
-import { CIBA_GRANT, type ClientMetadata, type GrantType } from './record.js';
+import type { RealmSettings } from '../records/realm-settings.js';
+import { namedBriefly, scopeNames } from '../records/scope.js';
+import { CIBA_GRANT, type ClientMetadata, type GrantType } from '../records/client.js';
 
 /**
  * What an initial access token allows a registration beyond the realm's registration policy

@@ -18,7 +18,7 @@ import { authorizationParameters } from '../requests/request-object.js';
 import { checkPushed } from '../profiles/fapi2.js';
 import { checkedTargets } from '../resources/targets.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { GET_ONLY } from './page-routes.js';
 
 /**

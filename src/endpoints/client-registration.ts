@@ -8,16 +8,16 @@ import {
   registrationView,
 } from '../clients/registration-metadata.js';
 import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
-import { type ClientMetadata, usesClientSecret } from '../clients/record.js';
+import { type ClientMetadata, usesClientSecret } from '../records/client.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import { scopeNames } from '../requests/scope.js';
+import { scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
-import { matchesHash, randomSecret, sha256 } from '../tokens/secrets.js';
+import { matchesHash, randomSecret, sha256 } from '../secrets.js';
 import { clientRecordProblems } from '../profiles/fapi2.js';
 
 /** Room for the largest metadata a record holds: 2 × 50 URIs of 2,000 characters and 20 JWKs. */

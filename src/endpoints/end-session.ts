@@ -11,7 +11,7 @@ import type { RequestRealm } from '../realms/resolve.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { SIGNING_ALGS } from '../tokens/signing-keys.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 

@@ -22,7 +22,7 @@ import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signI
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 export interface SignInDeps {

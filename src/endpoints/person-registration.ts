@@ -12,7 +12,7 @@ import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
 import { type RegistrationKept, registrationPage } from '../pages/self-service/person-registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
 

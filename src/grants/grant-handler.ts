@@ -1,5 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
-import type { GrantType } from '../clients/record.js';
+import type { GrantType } from '../records/client.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
 import type { TokenResponse } from '../tokens/issuer.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
-import type { JourneyNode } from '../authn/journeys/graph.js';
+import type { JourneyNode } from '../records/journey.js';
 import { selectJourney } from '../authn/journeys/select.js';
 import { endOf, finishesWithoutPages } from '../authn/journeys/walk.js';
 import { nodesWithoutPages } from '../authn/nodes/index.js';
@@ -11,7 +11,7 @@ import { RiskAssessor } from '../authn/risk.js';
 import { SignInCore, type SignInRequest, type SignInWalk, type StepResult } from '../authn/sign-in.js';
 import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../realms/resolve.js';
-import { requestedScope } from '../requests/scope.js';
+import { requestedScope } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';

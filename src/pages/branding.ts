@@ -1,5 +1,5 @@
 import { describedByDocument } from '../clients/metadata-document-clients.js';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { textColourOn } from './contrast.js';
 
 /** The colour of the main buttons of a realm that names none (6.2:1 with white text). */

@@ -1,8 +1,8 @@
-import type { Journey } from '../authn/journeys/graph.js';
+import type { Journey } from '../records/journey.js';
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { RealmStore } from '../store/realms.js';
-import type { RealmSettings } from './settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { ROOT_REALM, issuerOf } from './names.js';
 
 /** The realm a request addresses, as its endpoints see it. */

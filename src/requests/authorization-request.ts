@@ -4,7 +4,7 @@ import { parseUiLocales } from '../pages/i18n/locales.js';
 import { isResourceIdentifier } from '../resources/identifier.js';
 import type { RequestRealm } from '../realms/resolve.js';
 import type { Client } from '../store/clients.js';
-import { namedBriefly, requestedScope } from './scope.js';
+import { namedBriefly, requestedScope } from '../records/scope.js';
 
 /** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
 export type Prompt = 'none' | 'login' | 'consent';

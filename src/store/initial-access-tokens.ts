@@ -1,4 +1,4 @@
-import type { ClientMetadata } from '../clients/record.js';
+import type { ClientMetadata } from '../records/client.js';
 import type { RegistrationAllowance } from '../clients/registration-policy.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { CLIENT_COLUMNS, type Client, type ClientRow, ClientStore, toClient } from './clients.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClientCreateSchema } from '../../clients/record.js';
+import { ClientCreateSchema } from '../../records/client.js';
 import { GroupPathSchema } from '../groups.js';
 import { IdentityProviderPathSchema } from '../identity-providers.js';
 import { JourneyPathSchema } from '../journeys.js';

@@ -1,4 +1,4 @@
-import { type Journey, type JourneyNode, identifies, isEnd, nodeNamed } from './graph.js';
+import { type Journey, type JourneyNode, identifies, isEnd, nodeNamed } from '../../records/journey.js';
 
 /**
  * How far a sign-in has come through its journey: kept with the sign-in (the transaction of

@@ -3,7 +3,7 @@ import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { SignInView } from '../../pages/sign-in/views.js';
 import type { RequestRealm } from '../../realms/resolve.js';
 import type { User } from '../../store/users.js';
-import type { JourneyNode } from '../journeys/graph.js';
+import type { JourneyNode } from '../../records/journey.js';
 import type { Passed } from '../journeys/walk.js';
 
 /** What a node sees of the sign-in it takes part in (no HTTP: the driver hands it what it needs). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_TOKEN } from '../requests/scope.js';
+import { SCOPE_TOKEN } from './scope.js';
 
 export const GRANT_TYPES = [
   'authorization_code',
