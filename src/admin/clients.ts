@@ -11,7 +11,7 @@ import {
 } from '../records/client.js';
 import { OAuthError } from '../errors.js';
 import { clientRecordProblems } from '../profiles/fapi2.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { namedBriefly, scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { randomSecret, sha256 } from '../secrets.js';

@@ -1,6 +1,6 @@
 import { userByMapping } from '../authn/user-by-subject.js';
 import { CLOCK_SKEW_SECONDS } from './signed-jwt.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
 import type { SpentAssertionStore } from '../store/spent-assertions.js';

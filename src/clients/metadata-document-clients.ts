@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { RealmSettings } from '../records/realm-settings.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client, ClientStore } from '../store/clients.js';
 import type { MetadataDocumentAnchor, MetadataDocumentAnchors } from '../store/metadata-document-anchors.js';
 import { MetadataDocumentError, metadataDocumentRecord } from './metadata-document.js';

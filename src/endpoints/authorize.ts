@@ -4,10 +4,10 @@ import { redirectError } from '../authn/authorization-response.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import type { AuthorizationRequest } from '../records/authorization-request.js';
 import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
 import {
   type AuthorizationParams,
-  type AuthorizationRequest,
   UntrustedRedirectError,
   authorizationForm,
   responseModeForError,

@@ -7,10 +7,11 @@ import {
   registeredRecord,
   registrationView,
 } from '../clients/registration-metadata.js';
-import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
+import { registrationPolicy } from '../clients/registration-policy.js';
+import type { RegistrationAllowance } from '../records/client.js';
 import { type ClientMetadata, usesClientSecret } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';

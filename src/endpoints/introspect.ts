@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';

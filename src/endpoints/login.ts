@@ -3,7 +3,8 @@ import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirec
 import type { BrowserCookies } from '../authn/browser.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
 import { sendAccountDisabled } from '../authn/disabled.js';
-import { type JourneyProgress, endOf } from '../authn/journeys/walk.js';
+import { endOf } from '../authn/journeys/walk.js';
+import type { JourneyProgress } from '../records/journey.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
 import type { Shown } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
@@ -20,7 +21,7 @@ import { type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody, titleOf } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';

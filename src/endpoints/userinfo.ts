@@ -5,7 +5,7 @@ import { resourceRefusal } from '../dpop/refusals.js';
 import { type ErrorCode, OAuthError } from '../errors.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { claimsForScope } from '../tokens/claims.js';

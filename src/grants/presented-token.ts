@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 import { type TrustedJwtDeps, UntrustedJwtError, verifyTrustedJwt } from '../assertions/trusted-jwt.js';
 import { userByMapping } from '../authn/user-by-subject.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { isScopeString, scopeNames } from '../records/scope.js';
 import { type Actor, type SignIn, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';

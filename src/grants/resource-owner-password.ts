@@ -10,7 +10,7 @@ import { hasConfirmedTotp } from '../authn/otp.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { SignInCore, type SignInRequest, type SignInWalk, type StepResult } from '../authn/sign-in.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { requestedScope } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';

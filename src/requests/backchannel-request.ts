@@ -1,7 +1,7 @@
 import { userBySubject } from '../authn/user-by-subject.js';
 import { CIBA_GRANT } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { User, UserStore } from '../store/users.js';

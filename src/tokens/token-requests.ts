@@ -1,4 +1,4 @@
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { NewAuditEvent } from '../store/audit-events.js';
 import type { Actor, NewToken, SignIn } from '../store/tokens.js';
