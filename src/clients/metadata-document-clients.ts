@@ -14,15 +14,6 @@ declare module 'fastify' {
   }
 }
 
-/** The clients made of documents, as they were handed out. */
-const described = new WeakSet<object>();
-
-/**
- * Whether the client is described by the metadata document its client_id URL serves rather
- * than registered: the pages then show the URL's host beside its self-chosen name.
- */
-export const describedByDocument = (client: object): boolean => described.has(client);
-
 /** A client made of a document for a realm, while the document and the realm's settings are those it was made of. */
 interface Entry {
   readonly document: FetchedDocument;
@@ -84,7 +75,6 @@ export class MetadataDocumentClients {
       issuedAt: anchor.issuedAt,
       internalId: anchor.internalId,
     });
-    described.add(client);
     this.entries.set(key, { document, settings: realm.settings, anchor, client });
     return client;
   }

@@ -12,6 +12,13 @@ export const MAX_CLIENT_ID_URL_LENGTH = 256;
 export const isClientIdUrl = (clientId: string): boolean => /^https:\/\//i.test(clientId);
 
 /**
+ * Whether a client the directory handed out is described by the metadata document its
+ * client_id URL serves rather than registered: only those have a URL for their id (above). The
+ * pages then show the URL's host beside its self-chosen name.
+ */
+export const describedByDocument = (client: { readonly client_id: string }): boolean => isClientIdUrl(client.client_id);
+
+/**
  * What is wrong with a client identifier URL (draft-ietf-oauth-client-id-metadata-document §3),
  * undefined when nothing: https, no userinfo, a path without "." or ".." segments, no fragment;
  * a port and a query are allowed. It must also be written as the URL it is (lower-case scheme

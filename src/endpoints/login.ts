@@ -10,6 +10,7 @@ import type { Shown } from '../authn/nodes/node.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { SignInCore, type SignInRequest, type SignInWalk, attemptOf } from '../authn/sign-in.js';
 import { storedWalkOf } from '../authn/transaction-journey.js';
+import { describedByDocument } from '../clients/metadata-document-url.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
@@ -105,7 +106,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       ];
       const page = signInPage(t, {
         title: titleOf(t, view),
-        client: resumed.client && clientBrand(resumed.client),
+        client: resumed.client && clientBrand(resumed.client, describedByDocument(resumed.client)),
         hidden,
         step: { body: signInBody(t, view), hidden: {} },
         alternatives,
