@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { OAuthError } from '../errors.js';
-import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
+import { ROOT_REALM, issuerOf, realmNameProblem } from '../records/realm-names.js';
 import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../records/realm-settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';

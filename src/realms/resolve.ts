@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { RealmStore } from '../store/realms.js';
 import type { RequestRealm } from '../records/realm.js';
-import { ROOT_REALM, issuerOf } from './names.js';
+import { ROOT_REALM, issuerOf } from '../records/realm-names.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

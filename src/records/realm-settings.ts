@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GRANT_TYPES } from './client.js';
-import { SUPPORTED_LOCALES } from '../pages/i18n/locales.js';
+import { SUPPORTED_LOCALES } from './locales.js';
 import { SCOPE_TOKEN } from './scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */

@@ -1,6 +1,6 @@
 import { OAuthError } from '../errors.js';
 import { formParamLists, formParams } from '../http/form-params.js';
-import { parseUiLocales } from '../pages/i18n/locales.js';
+import { parseUiLocales } from '../records/locales.js';
 import { isResourceIdentifier } from '../resources/identifier.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';

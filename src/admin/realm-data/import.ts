@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Journey } from '../../records/journey.js';
 import { journeyNamed } from '../../authn/journeys/select.js';
-import { realmNameProblem } from '../../realms/names.js';
+import { realmNameProblem } from '../../records/realm-names.js';
 import { clientRecordProblems } from '../../profiles/fapi2.js';
 import type { RealmSettings } from '../../records/realm-settings.js';
 import { namedBriefly } from '../../records/scope.js';

@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { de } from './de.js';
 import { en } from './en.js';
 import { fr } from './fr.js';
-import { type Locale, SUPPORTED_LOCALES, negotiateLocale } from './locales.js';
+import { type Locale, SUPPORTED_LOCALES, negotiateLocale } from '../../records/locales.js';
 import type { Messages } from './messages.js';
 
-export { type Locale, SUPPORTED_LOCALES, isLocale, parseUiLocales } from './locales.js';
+export { type Locale, SUPPORTED_LOCALES, isLocale, parseUiLocales } from '../../records/locales.js';
 export type { Messages, Text } from './messages.js';
 
 const CATALOGUES: Readonly<Record<Locale, Messages>> = { en, de, fr };
