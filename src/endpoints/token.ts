@@ -4,10 +4,10 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
 import { proofAtAuthorizationServer } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
-import { requestedTargets } from '../grants/audience.js';
+import { TARGET_PARAMETERS, requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
-import { formParams } from '../http/form-params.js';
+import { formParamLists, formParams } from '../http/form-params.js';
 import { checkTokenRequest } from '../profiles/fapi2.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { ResourceStore } from '../store/resources.js';
@@ -42,7 +42,7 @@ export function tokenEndpoint(deps: {
       }
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
-      const targets = await requestedTargets(deps.resources, request.realm.name, request.body, client);
+      const targets = await requestedTargets(deps.resources, request.realm.name, formParamLists(request.body, TARGET_PARAMETERS), client);
       const response = await grant.handle({
         realm: request.realm,
         client,
