@@ -15,7 +15,7 @@ import { realmEndpoints, wellKnownMetadata } from './endpoints/index.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { GrantRegistry } from './grants/grant-handler.js';
-import { passwordGrant } from './grants/password.js';
+import { passwordGrant } from './grants/resource-owner-password.js';
 import { cibaGrant } from './grants/ciba.js';
 import { deviceCodeGrant } from './grants/device-code.js';
 import { jwtBearerGrant } from './grants/jwt-bearer.js';

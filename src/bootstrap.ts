@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type AdminToken, resolveAdminToken } from './admin/admin-token.js';
 import { type Config, ConfigError } from './config.js';
-import { ROOT_REALM } from './realms/names.js';
+import { ROOT_REALM } from './records/realm-names.js';
 import type { Db } from './store/db.js';
 import { type Store, createStore } from './store/index.js';
 import { migrate } from './store/migrate.js';

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientCreateSchema as ClientCreateSchemaType, newClientMetadata as newClientMetadataFn } from '../../src/clients/record.js';
+import type { ClientCreateSchema as ClientCreateSchemaType, newClientMetadata as newClientMetadataFn } from '../../src/records/client.js';
 import type { Db } from '../../src/store/db.js';
 import type { createPgDb as createPgDbFn } from '../../src/store/pg.js';
 import type { insertRealm as insertRealmFn } from '../../src/store/realms.js';
 import type { putScope as putScopeFn } from '../../src/store/scopes.js';
 import type { KeyEncryption as KeyEncryptionClass } from '../../src/tokens/key-encryption.js';
-import type { randomSecret as randomSecretFn, sha256 as sha256Fn } from '../../src/tokens/secrets.js';
+import type { randomSecret as randomSecretFn, sha256 as sha256Fn } from '../../src/secrets.js';
+import type { NewSigningKey, SIGNING_ALGS as SIGNING_ALGS_VALUE } from '../../src/records/signing-key.js';
 import type {
-  NewSigningKey,
-  SIGNING_ALGS as SIGNING_ALGS_VALUE,
   decryptSigningKey as decryptSigningKeyFn,
   generateSigningKey as generateSigningKeyFn,
 } from '../../src/tokens/signing-keys.js';
@@ -18,18 +17,17 @@ import type { ClientCredentials } from './token-rows.js';
 
 /** The modules of the build that write what the admin API writes. */
 async function storeModules() {
-  const [pgModule, realms, scopes, encryption, keys, record, hash] = await Promise.all([
+  const [pgModule, realms, scopes, encryption, keys, algs, record, hash] = await Promise.all([
     fromDist<{ createPgDb: typeof createPgDbFn }>('store/pg.js'),
     fromDist<{ insertRealm: typeof insertRealmFn }>('store/realms.js'),
     fromDist<{ putScope: typeof putScopeFn }>('store/scopes.js'),
     fromDist<{ KeyEncryption: typeof KeyEncryptionClass }>('tokens/key-encryption.js'),
-    fromDist<{ SIGNING_ALGS: typeof SIGNING_ALGS_VALUE; generateSigningKey: typeof generateSigningKeyFn; decryptSigningKey: typeof decryptSigningKeyFn }>(
-      'tokens/signing-keys.js',
-    ),
-    fromDist<{ ClientCreateSchema: typeof ClientCreateSchemaType; newClientMetadata: typeof newClientMetadataFn }>('clients/record.js'),
-    fromDist<{ randomSecret: typeof randomSecretFn; sha256: typeof sha256Fn }>('tokens/secrets.js'),
+    fromDist<{ generateSigningKey: typeof generateSigningKeyFn; decryptSigningKey: typeof decryptSigningKeyFn }>('tokens/signing-keys.js'),
+    fromDist<{ SIGNING_ALGS: typeof SIGNING_ALGS_VALUE }>('records/signing-key.js'),
+    fromDist<{ ClientCreateSchema: typeof ClientCreateSchemaType; newClientMetadata: typeof newClientMetadataFn }>('records/client.js'),
+    fromDist<{ randomSecret: typeof randomSecretFn; sha256: typeof sha256Fn }>('secrets.js'),
   ]);
-  return { ...pgModule, ...realms, ...scopes, ...encryption, ...keys, ...record, ...hash };
+  return { ...pgModule, ...realms, ...scopes, ...encryption, ...keys, ...algs, ...record, ...hash };
 }
 
 type Modules = Awaited<ReturnType<typeof storeModules>>;

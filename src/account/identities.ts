@@ -1,6 +1,6 @@
 import type { Broker } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
-import { displayNameOf } from '../identity-providers/record.js';
+import { displayNameOf } from '../records/identity-provider.js';
 import { formParams } from '../http/form-params.js';
 import { identitiesSectionBody } from '../pages/account/identities.js';
 import type { Store } from '../store/index.js';

@@ -7,7 +7,7 @@ import { FirstFactorCode } from './enrolment-code.js';
 import { identitiesSection } from './identities.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
-import { passwordSection } from './password.js';
+import { passwordSection } from './password-change.js';
 import { recoveryCodesSection } from './recovery-codes.js';
 import type { AccountSection } from './section.js';
 import { sessionsSection } from './sessions.js';

@@ -1,4 +1,4 @@
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Session } from '../store/sessions.js';
 
 /**

@@ -4,7 +4,7 @@ import type { BrowserCookies } from '../authn/browser.js';
 import type { AccountSubpage } from '../pages/account/page.js';
 import type { SafeHtml } from '../pages/html.js';
 import type { Locale, Messages, Text } from '../pages/i18n/index.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';

@@ -1,4 +1,4 @@
-import { ROOT_REALM } from '../realms/names.js';
+import { ROOT_REALM } from '../records/realm-names.js';
 import type { ResourceStore } from '../store/resources.js';
 import { adminResourceOf } from './auth.js';
 

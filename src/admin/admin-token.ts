@@ -1,5 +1,5 @@
 import type { ServerStateStore } from '../store/server-state.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 
 const STATE_NAME = 'admin_token_sha256';
 

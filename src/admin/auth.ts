@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { AdminCallerStore } from '../store/admin-callers.js';
 import type { RealmStore } from '../store/realms.js';
-import { matchesHash, sha256 } from '../tokens/secrets.js';
+import { matchesHash, sha256 } from '../secrets.js';
 import { type Call, checkEveryOperationHasARule, decide, decideRealm, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
 
 /** Who makes an admin call: the holder of `ADMIN_TOKEN`, or a `root` token's subject with its roles now. */

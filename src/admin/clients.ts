@@ -8,13 +8,13 @@ import {
   newClientMetadata,
   patchClientMetadata,
   usesClientSecret,
-} from '../clients/record.js';
+} from '../records/client.js';
 import { OAuthError } from '../errors.js';
 import { clientRecordProblems } from '../profiles/fapi2.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import { namedBriefly, scopeNames } from '../requests/scope.js';
+import type { RequestRealm } from '../records/realm.js';
+import { namedBriefly, scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { AdminDeps } from './deps.js';
 import { checkClientJourney } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';

@@ -6,10 +6,10 @@ import {
   IdentityProviderPatchSchema,
   patched,
   recordOf,
-} from '../identity-providers/record.js';
+} from '../records/identity-provider.js';
 import { sealClientSecret } from '../identity-providers/secret.js';
 import { callbackUrl } from '../identity-providers/upstream-flow.js';
-import { issuerOf } from '../realms/names.js';
+import { issuerOf } from '../records/realm-names.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { GRANT_TYPES } from '../clients/record.js';
-import { SCOPE_TOKEN, scopeNames } from '../requests/scope.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { GRANT_TYPES } from '../records/client.js';
+import { SCOPE_TOKEN, scopeNames } from '../records/scope.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { AdminDeps } from './deps.js';
 import { parseInput } from './validate.js';
 

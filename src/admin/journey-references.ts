@@ -1,7 +1,7 @@
-import { DEFAULT_JOURNEY } from '../authn/journeys/graph.js';
+import { DEFAULT_JOURNEY } from '../records/journey.js';
 import { type RealmJourneys, journeyNamed } from '../authn/journeys/select.js';
 import { OAuthError } from '../errors.js';
-import { namedBriefly } from '../requests/scope.js';
+import { namedBriefly } from '../records/scope.js';
 import type { Store } from '../store/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { DEFAULT_JOURNEY, type Journey } from '../authn/journeys/graph.js';
+import { DEFAULT_JOURNEY, type Journey } from '../records/journey.js';
 import { type RealmJourneys, journeyNamed } from '../authn/journeys/select.js';
 import { InvalidJourney, isJourneyName, validateJourney } from '../authn/journeys/validate.js';
 import { OAuthError } from '../errors.js';

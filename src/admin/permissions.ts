@@ -1,4 +1,4 @@
-import { ROOT_REALM } from '../realms/names.js';
+import { ROOT_REALM } from '../records/realm-names.js';
 import type { AdminTarget } from '../store/admin-callers.js';
 import { OPERATIONS } from './openapi/operations.js';
 

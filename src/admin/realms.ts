@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { OAuthError } from '../errors.js';
-import { ROOT_REALM, issuerOf, realmNameProblem } from '../realms/names.js';
-import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../realms/settings.js';
+import { ROOT_REALM, issuerOf, realmNameProblem } from '../records/realm-names.js';
+import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../records/realm-settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
 import { maySeeRealm } from './auth.js';

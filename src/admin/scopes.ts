@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../requests/scope.js';
+import { BUILTIN_SCOPES, SCOPE_TOKEN } from '../records/scope.js';
 import type { Scope } from '../store/scopes.js';
-import { ScopeClaimsSchema } from '../tokens/scope-claim-record.js';
+import { ScopeClaimsSchema } from '../records/scope-claim.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

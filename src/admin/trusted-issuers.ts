@@ -4,7 +4,7 @@ import {
   TrustedIssuerCreateSchema,
   TrustedIssuerPatchSchema,
   trustedIssuerProblems,
-} from '../assertions/trusted-issuer.js';
+} from '../records/trusted-issuer.js';
 import { OAuthError } from '../errors.js';
 import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { AdminDeps } from './deps.js';

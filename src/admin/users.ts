@@ -4,7 +4,7 @@ import { hashPassword } from '../authn/password-hashing.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../authn/password-policy.js';
 import { USERNAME } from '../authn/username.js';
 import { OAuthError } from '../errors.js';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { type Memberships, NO_MEMBERSHIPS } from '../store/memberships.js';
 import type { UserIdentity } from '../store/user-identities.js';
 import { type User, isEmailTaken } from '../store/users.js';

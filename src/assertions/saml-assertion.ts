@@ -1,6 +1,6 @@
 import { userByMapping } from '../authn/user-by-subject.js';
 import { CLOCK_SKEW_SECONDS } from './signed-jwt.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { TrustedIssuer, TrustedIssuerStore } from '../store/trusted-issuers.js';
 import type { SpentAssertionStore } from '../store/spent-assertions.js';
@@ -10,7 +10,7 @@ import { type ParsedAssertion, parseAssertionDocument } from './saml-document.js
 import { refuse } from './saml-refusal.js';
 import { signedAssertionXml } from './saml-signature.js';
 import { decodeAssertionXml } from './saml-xml.js';
-import { admitsClient } from './trusted-issuer.js';
+import { admitsClient } from '../records/trusted-issuer.js';
 
 /** RFC 7522 §3 item 4: an assertion may stay acceptable at most this long after it is received. */
 export const MAX_SAML_ASSERTION_LIFETIME_SECONDS = 3600;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { levels } from 'pino';
 import { SECRET_FIELDS } from '../logger.js';
-import { DEFAULT_SETTINGS } from '../realms/settings.js';
+import { DEFAULT_SETTINGS } from '../records/realm-settings.js';
 import type { AuditEventStore, NewAuditEvent } from '../store/audit-events.js';
 import type { RealmStore } from '../store/realms.js';
 import type { AuditEvent, AuditLog, PreparedAuditEvent } from './audit-log.js';

@@ -5,12 +5,12 @@ import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
 import { sendFormPost } from '../pages/form-post.js';
 import { codeLifetime } from '../profiles/fapi2.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import type { AuthorizationRequest, ResponseMode } from '../requests/authorization-request.js';
+import type { RequestRealm } from '../records/realm.js';
+import type { AuthorizationRequest, ResponseMode } from '../records/authorization-request.js';
 import { askedClaimsOf } from '../requests/claims-request.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { Session } from '../store/sessions.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 
 /** The redirect URI with the response parameters added to its query (RFC 6749 §4.1.2, RFC 9207). */
 export function redirectTo(redirectUri: string, params: Record<string, string | undefined>): string {

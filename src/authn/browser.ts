@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RequestRealm } from '../realms/resolve.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import type { RequestRealm } from '../records/realm.js';
+import { randomSecret, sha256 } from '../secrets.js';
 
 /** Browsers cap cookie lifetimes at 400 days. */
 const DEVICE_COOKIE_SECONDS = 400 * 24 * 3600;

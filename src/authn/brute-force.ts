@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addressKey } from '../rate-limits/address-key.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { type AttemptCounters, type AttemptLimit, type Reservation, personKey } from '../store/attempt-counters.js';
 
 /** Checks counted in a window of this length, per account and per address. */

@@ -5,7 +5,7 @@ import { sendCounted } from './self-service/counted-mail.js';
 import type { SignInView } from '../pages/sign-in/views.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import type { NodeContext, NodeOutcome } from './nodes/node.js';
 import { emailOf } from './self-service/verification.js';
 

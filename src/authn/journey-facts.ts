@@ -1,4 +1,4 @@
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { SignInSource } from '../store/sign-in-sources.js';
 import type { Store } from '../store/index.js';
 import type { JourneyFacts } from './journeys/walk.js';

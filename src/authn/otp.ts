@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { ROOT_REALM } from '../realms/names.js';
+import { ROOT_REALM } from '../records/realm-names.js';
 import type { OneTimeCodeStore } from '../store/one-time-codes.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 
 /**
  * One-time codes: TOTP (RFC 6238) with the parameters every authenticator app understands

@@ -1,7 +1,7 @@
 import type { CredentialDeviceType } from '@simplewebauthn/server';
 import { z } from 'zod';
 import type { Passkey } from '../store/passkeys.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 
 /**
  * What a WebAuthn ceremony posts and answers, checked before the library verifies it: the

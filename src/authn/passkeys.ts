@@ -11,7 +11,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { z } from 'zod';
-import { randomSecret } from '../tokens/secrets.js';
+import { randomSecret } from '../secrets.js';
 import {
   AssertionSchema,
   AttestationSchema,

@@ -1,4 +1,4 @@
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { commonPasswords } from './common-passwords.js';
 
 /** The longest password hashed: a bound on the work one request can ask of argon2. */

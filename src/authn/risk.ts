@@ -1,5 +1,5 @@
 import { addressKey } from '../rate-limits/address-key.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { SignInSource, SignInSourceStore } from '../store/sign-in-sources.js';
 import type { BruteForceGuard } from './brute-force.js';
 

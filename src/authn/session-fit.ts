@@ -1,6 +1,7 @@
 import type { Session } from '../store/sessions.js';
 import type { SelectedJourney } from './journeys/select.js';
-import { type JourneyFacts, type JourneyProgress, endOf, settle } from './journeys/walk.js';
+import type { JourneyProgress } from '../records/journey.js';
+import { type JourneyFacts, endOf, settle } from './journeys/walk.js';
 
 /**
  * What a browser's session is worth for a new request (CONTRACT.md §8): it stands for the

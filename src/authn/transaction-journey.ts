@@ -1,7 +1,8 @@
 import type { Client } from '../store/clients.js';
 import type { AuthorizationTransaction, TransactionPurpose } from '../store/authorization-flow.js';
 import { type RealmJourneys, type SelectedJourney, selectJourney } from './journeys/select.js';
-import { type JourneyProgress, beginJourney } from './journeys/walk.js';
+import type { JourneyProgress } from '../records/journey.js';
+import { beginJourney } from './journeys/walk.js';
 
 /**
  * The journey a transaction's sign-in walks (CONTRACT.md §8): the client's (or, for a plain

@@ -1,4 +1,4 @@
-import type { SubjectMapping } from '../assertions/trusted-issuer.js';
+import type { SubjectMapping } from '../records/trusted-issuer.js';
 import { isUuid } from '../store/db.js';
 import type { User, UserStore } from '../store/users.js';
 

@@ -2,11 +2,11 @@ import type { X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import { MetadataDocumentError } from '../clients/metadata-document.js';
-import type { AuthMethod } from '../clients/record.js';
+import type { AuthMethod } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
-import { matchesHash } from '../tokens/secrets.js';
+import { matchesHash } from '../secrets.js';
 import { readClientCredentials, usesBasic } from './credentials.js';
 import type { ClientAuthContext, ClientAuthMethod } from './method.js';
 

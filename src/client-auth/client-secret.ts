@@ -1,4 +1,4 @@
-import { matchesHash } from '../tokens/secrets.js';
+import { matchesHash } from '../secrets.js';
 import type { ClientAuthMethod } from './method.js';
 
 /**

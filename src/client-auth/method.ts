@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
-import type { AuthMethod } from '../clients/record.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { AuthMethod } from '../records/client.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { PresentedCredentials } from './credentials.js';
 

@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import type { JwtAssertionDeps } from '../assertions/jwt-assertion.js';
-import type { AuthMethod } from '../clients/record.js';
+import type { AuthMethod } from '../records/client.js';
 import { clientSecret } from './client-secret.js';
 import type { ClientAuthMethod } from './method.js';
 import { none } from './none.js';

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { RealmSettings } from '../realms/settings.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RealmSettings } from '../records/realm-settings.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client, ClientStore } from '../store/clients.js';
 import type { MetadataDocumentAnchor, MetadataDocumentAnchors } from '../store/metadata-document-anchors.js';
 import { MetadataDocumentError, metadataDocumentRecord } from './metadata-document.js';
@@ -13,15 +13,6 @@ declare module 'fastify' {
     clients: ClientDirectory;
   }
 }
-
-/** The clients made of documents, as they were handed out. */
-const described = new WeakSet<object>();
-
-/**
- * Whether the client is described by the metadata document its client_id URL serves rather
- * than registered: the pages then show the URL's host beside its self-chosen name.
- */
-export const describedByDocument = (client: object): boolean => described.has(client);
 
 /** A client made of a document for a realm, while the document and the realm's settings are those it was made of. */
 interface Entry {
@@ -84,7 +75,6 @@ export class MetadataDocumentClients {
       issuedAt: anchor.issuedAt,
       internalId: anchor.internalId,
     });
-    described.add(client);
     this.entries.set(key, { document, settings: realm.settings, anchor, client });
     return client;
   }

@@ -6,10 +6,17 @@ export const MAX_CLIENT_ID_URL_LENGTH = 256;
 
 /**
  * Whether a client_id is meant as a client identifier URL: it names an https URL. Registered
- * client ids never do (src/clients/record.ts CLIENT_ID holds no "/"), so that it cannot be
+ * client ids never do (src/records/client.ts CLIENT_ID holds no "/"), so that it cannot be
  * mistaken for one.
  */
 export const isClientIdUrl = (clientId: string): boolean => /^https:\/\//i.test(clientId);
+
+/**
+ * Whether a client the directory handed out is described by the metadata document its
+ * client_id URL serves rather than registered: only those have a URL for their id (above). The
+ * pages then show the URL's host beside its self-chosen name.
+ */
+export const describedByDocument = (client: { readonly client_id: string }): boolean => isClientIdUrl(client.client_id);
 
 /**
  * What is wrong with a client identifier URL (draft-ietf-oauth-client-id-metadata-document §3),

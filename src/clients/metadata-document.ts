@@ -1,6 +1,6 @@
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
-import type { ClientMetadata } from './record.js';
+import type { ClientMetadata } from '../records/client.js';
 import { RegistrationError, registeredRecord } from './registration-metadata.js';
 import { registrationPolicy } from './registration-policy.js';
 

@@ -8,7 +8,7 @@ import {
   type ClientMetadataPatch,
   ClientRecordError,
   newClientMetadata,
-} from './record.js';
+} from '../records/client.js';
 
 /** RFC 7591 §3.2.2. Not RFC 6749 codes: the registration endpoint answers them itself. */
 export type RegistrationErrorCode = 'invalid_redirect_uri' | 'invalid_client_metadata';

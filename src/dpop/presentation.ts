@@ -1,4 +1,4 @@
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { DpopProofError } from './proof.js';
 import type { DpopProofs, ProvedRequest } from './proofs.js';
 import { resourceRefusal } from './refusals.js';

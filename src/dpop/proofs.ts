@@ -1,5 +1,5 @@
 import { CLOCK_SKEW_SECONDS } from '../assertions/signed-jwt.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { AssertionSpend, SpentAssertionStore } from '../store/spent-assertions.js';
 import { type HeadersOf, dpopProofOf } from './header.js';
 import type { DpopNonces } from './nonces.js';

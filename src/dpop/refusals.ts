@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { DPOP_SIGNING_ALGS } from './algorithms.js';
 import { DpopProofError, type VerifiedProof } from './proof.js';
 import type { DpopProofs, ProvedRequest } from './proofs.js';

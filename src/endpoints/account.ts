@@ -10,7 +10,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
 import { localeOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';

@@ -4,10 +4,10 @@ import { redirectError } from '../authn/authorization-response.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
+import type { AuthorizationRequest } from '../records/authorization-request.js';
 import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
 import {
   type AuthorizationParams,
-  type AuthorizationRequest,
   UntrustedRedirectError,
   authorizationForm,
   responseModeForError,
@@ -18,7 +18,7 @@ import { authorizationParameters } from '../requests/request-object.js';
 import { checkPushed } from '../profiles/fapi2.js';
 import { checkedTargets } from '../resources/targets.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { GET_ONLY } from './page-routes.js';
 
 /**

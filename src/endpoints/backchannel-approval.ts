@@ -5,7 +5,7 @@ import { formParams } from '../http/form-params.js';
 import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/ciba-approval.js';
 import { type Text, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { isUuid } from '../store/db.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';

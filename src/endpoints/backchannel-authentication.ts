@@ -5,7 +5,7 @@ import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../requests/backchannel-request.js';
 import type { Store } from '../store/index.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import { sendCibaNotification } from './backchannel-notification.js';
 
 const PATH = '/bc-authorize';

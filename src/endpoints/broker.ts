@@ -9,14 +9,14 @@ import type { BrowserCookies } from '../authn/browser.js';
 import { linkToPerson, linkedToPerson, personOf } from '../identity-providers/accounts.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
-import { displayNameOf } from '../identity-providers/record.js';
+import { displayNameOf } from '../records/identity-provider.js';
 import { type AccountLink, type PendingUpstream, type UpstreamAccount, isAccountLink } from '../identity-providers/upstream-flow.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import { messagePage } from '../pages/forms.js';
 import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { accountNoticeUrl } from './account.js';
 import { GET_ONLY } from './page-routes.js';
 

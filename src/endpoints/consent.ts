@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
+import { describedByDocument } from '../clients/metadata-document-url.js';
 import { formParams } from '../http/form-params.js';
 import { clientBrand } from '../pages/branding.js';
 import { consentPage } from '../pages/forms.js';
@@ -42,7 +43,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const resources = purpose.kind === 'authorize' ? purpose.request.resource ?? [] : [];
       const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.name]));
       const page = consentPage(messagesOf(request), {
-        client: clientBrand(client),
+        client: clientBrand(client, describedByDocument(client)),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
         resources: resources.map((identifier) => registered.get(identifier) ?? identifier),
         ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
-import { DEVICE_CODE_GRANT } from '../clients/record.js';
+import { DEVICE_CODE_GRANT } from '../records/client.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
-import { requestedScope } from '../requests/scope.js';
+import { requestedScope } from '../records/scope.js';
 import { formatUserCode, newUserCode } from '../requests/user-code.js';
 import type { PendingAuthorizationStore } from '../store/pending-authorizations.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 
 /** A drawn user code may be in use; drawing again this many times makes a clash practically impossible. */
 const USER_CODE_ATTEMPTS = 5;

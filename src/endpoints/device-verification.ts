@@ -6,7 +6,7 @@ import { deviceCodePage } from '../pages/device.js';
 import { type Text, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { addressKey } from '../rate-limits/address-key.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { formatUserCode, normaliseUserCode } from '../requests/user-code.js';
 import type { AttemptLimit } from '../store/attempt-counters.js';
 import type { Store } from '../store/index.js';

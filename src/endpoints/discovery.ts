@@ -3,10 +3,10 @@ import { acrValuesOf } from '../authn/journeys/select.js';
 import { SIGNED_JWT_ALGS } from '../assertions/signed-jwt.js';
 import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { profiledMetadata } from '../profiles/fapi2.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { RESPONSE_MODES } from '../requests/authorization-request.js';
 import type { ScopeStore } from '../store/scopes.js';
-import { SIGNING_ALGS } from '../tokens/signing-keys.js';
+import { SIGNING_ALGS } from '../records/signing-key.js';
 
 export interface ServerCapabilities {
   grantTypes: readonly string[];

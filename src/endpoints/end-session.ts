@@ -8,12 +8,12 @@ import { messagePage, signOutPage } from '../pages/forms.js';
 import { frontChannelLogoutUrl, sendFrontChannelLogout } from '../pages/front-channel-logout.js';
 import { messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
-import { sha256 } from '../tokens/secrets.js';
-import { SIGNING_ALGS } from '../tokens/signing-keys.js';
+import { sha256 } from '../secrets.js';
+import { SIGNING_ALGS } from '../records/signing-key.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 const PARAMETERS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'csrf', 'decision'] as const;

@@ -22,7 +22,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { browserPages } from './pages.js';
 import { parEndpoint } from './par.js';
-import { registrationEndpoint } from './registration.js';
+import { clientRegistrationEndpoint } from './client-registration.js';
 import { revocationEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 import { userinfoEndpoint } from './userinfo.js';
@@ -88,7 +88,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
     await app.register(backchannelAuthenticationEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
-    await app.register(registrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
+    await app.register(clientRegistrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
     // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
     // a preHandler of those two routes only, so that no other request pays for it.
     app.addHook('onRoute', (route) => {

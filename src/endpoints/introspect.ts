@@ -2,15 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import { scopeNames } from '../requests/scope.js';
+import type { RequestRealm } from '../records/realm.js';
+import { scopeNames } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { accessTokenType, confirmationOf, isSenderConstrained } from '../tokens/binding.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import type { RealmSigner } from '../tokens/signer.js';
 import { INTROSPECTION_JWT_TYPE, asksForIntrospectionJwt, signIntrospection } from './introspection-jwt.js';
 

@@ -1,4 +1,4 @@
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { RealmSigner } from '../tokens/signer.js';
 

@@ -25,7 +25,7 @@ import { brokerPages } from './broker.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
 import { InvalidFormError } from './page-routes.js';
-import { registrationEndpoint } from './register.js';
+import { personRegistrationPage } from './person-registration.js';
 import { resetEndpoint } from './reset.js';
 import { verifyEndpoint } from './verify.js';
 
@@ -93,7 +93,7 @@ export function browserPages(deps: {
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
     // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
-    await app.register(registrationEndpoint({ ...routeDeps, mailer: deps.mailer, risk: signInDeps.risk }));
+    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk: signInDeps.risk }));
     await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(staticAssets());

@@ -15,7 +15,7 @@ import { authorizationParameters } from '../requests/request-object.js';
 import { checkClient, checkPushedRequest, parLifetime } from '../profiles/fapi2.js';
 import { checkedTargets } from '../resources/targets.js';
 import type { Store } from '../store/index.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 

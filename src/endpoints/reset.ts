@@ -8,7 +8,7 @@ import { resetFormPage } from '../pages/self-service/reset-form.js';
 import { resetRequestPage } from '../pages/self-service/reset-request.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import { countAddress, tooManyFromAddress } from '../rate-limits/rate-limits.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { TICKET_LIMITS } from '../store/tickets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage, speakLikeSignIn } from './self-service.js';

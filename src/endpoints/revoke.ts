@@ -5,7 +5,7 @@ import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 
 /**
  * Token revocation (RFC 7009). A client revokes its own tokens; revoking a refresh token

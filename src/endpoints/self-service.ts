@@ -7,7 +7,7 @@ import { messagesOf } from '../pages/i18n/index.js';
 import type { Page } from '../pages/layout.js';
 import { sendPage } from '../pages/layout.js';
 import { donePage } from '../pages/self-service/done.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 

@@ -4,10 +4,10 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
 import { proofAtAuthorizationServer, refusingProofErrors } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
-import { requestedTargets } from '../grants/audience.js';
+import { TARGET_PARAMETERS, requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
-import { formParams } from '../http/form-params.js';
+import { formParamLists, formParams } from '../http/form-params.js';
 import { checkTokenRequest } from '../profiles/fapi2.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { ResourceStore } from '../store/resources.js';
@@ -43,7 +43,7 @@ export function tokenEndpoint(deps: {
       // A grant that spendsProof spends the proof's jti with its tokens, in their statement.
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token', { spend: !grant.spendsProof });
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
-      const targets = await requestedTargets(deps.resources, request.realm.name, request.body, client);
+      const targets = await requestedTargets(deps.resources, request.realm.name, formParamLists(request.body, TARGET_PARAMETERS), client);
       const response = await refusingProofErrors(deps.dpop, request.realm, () => grant.handle({
         realm: request.realm,
         client,

@@ -5,15 +5,15 @@ import { resourceRefusal } from '../dpop/refusals.js';
 import { type ErrorCode, OAuthError } from '../errors.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import { scopeNames } from '../requests/scope.js';
+import type { RequestRealm } from '../records/realm.js';
+import { scopeNames } from '../records/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
 import type { UserStore } from '../store/users.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 
 /** RFC 6750 §2.1: `Bearer` (any case) and a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

@@ -1,12 +1,11 @@
 import { OAuthError } from '../errors.js';
-import { formParamLists } from '../http/form-params.js';
 import { isResourceIdentifier } from '../resources/identifier.js';
 import { type Targets, checkedTargets } from '../resources/targets.js';
 import type { Client } from '../store/clients.js';
 import type { ResourceStore } from '../store/resources.js';
 
 /** The token endpoint's parameters that name where a token may be used, each repeatable. */
-const TARGET_PARAMETERS = ['audience', 'resource'] as const;
+export const TARGET_PARAMETERS = ['audience', 'resource'] as const;
 
 /**
  * The audiences a token request asks for, with RFC 8693 §2.1 `audience` and RFC 8707 §2
@@ -15,13 +14,19 @@ const TARGET_PARAMETERS = ['audience', 'resource'] as const;
  * (CONTRACT.md §5, §10), else `invalid_target`. Checked before any grant runs, so that a
  * refused request spends no code, refresh token or assertion.
  */
-export async function requestedTargets(resources: Pick<ResourceStore, 'find'>, realm: string, body: unknown, client: Client): Promise<Targets | undefined> {
-  const { audience = [], resource = [] } = formParamLists(body, TARGET_PARAMETERS);
+export async function requestedTargets(
+  resources: Pick<ResourceStore, 'find'>,
+  realm: string,
+  /** The values of `TARGET_PARAMETERS` as the endpoint read them from the form. */
+  asked: Partial<Record<(typeof TARGET_PARAMETERS)[number], readonly string[]>>,
+  client: Client,
+): Promise<Targets | undefined> {
+  const { audience = [], resource = [] } = asked;
   if (resource.some((value) => !isResourceIdentifier(value))) {
     throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
   }
-  const asked = [...audience, ...resource];
-  return asked.length === 0 ? undefined : checkedTargets(resources, realm, client, asked);
+  const targets = [...audience, ...resource];
+  return targets.length === 0 ? undefined : checkedTargets(resources, realm, client, targets);
 }
 
 /**

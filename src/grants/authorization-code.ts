@@ -3,7 +3,7 @@ import { OAuthError } from '../errors.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { TokenStore } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import type { GrantHandler } from './grant-handler.js';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */

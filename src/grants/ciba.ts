@@ -1,4 +1,4 @@
-import { CIBA_GRANT } from '../clients/record.js';
+import { CIBA_GRANT } from '../records/client.js';
 import type { GrantHandler } from './grant-handler.js';
 import { type PolledGrantDeps, polledGrant } from './poll.js';
 

@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../requests/scope.js';
+import { requestedScope } from '../records/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 import { type TokenWriter, issue } from './issue.js';

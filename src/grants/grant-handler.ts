@@ -1,6 +1,6 @@
 import type { AuditLog } from '../audit/audit-log.js';
-import type { GrantType } from '../clients/record.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { GrantType } from '../records/client.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { AssertionSpend } from '../store/spent-assertions.js';
 import type { TokenResponse } from '../tokens/issuer.js';

@@ -2,7 +2,7 @@ import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, veri
 import { type TrustedJwtDeps, UntrustedJwtError, trustedIssuerOf } from '../assertions/trusted-jwt.js';
 import { userByMapping } from '../authn/user-by-subject.js';
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../requests/scope.js';
+import { requestedScope } from '../records/scope.js';
 import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { User, UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';

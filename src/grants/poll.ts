@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { GrantType } from '../clients/record.js';
+import type { GrantType } from '../records/client.js';
 import { OAuthError } from '../errors.js';
 import type { Store } from '../store/index.js';
 import type { PendingKind, PollOutcome } from '../store/pending-authorizations.js';
 import type { User } from '../store/users.js';
 import { type MintedTokens, type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import type { GrantHandler, GrantRequest } from './grant-handler.js';
 import { write } from './issue.js';
 

@@ -2,12 +2,12 @@ import type { JWTPayload } from 'jose';
 import { type TrustedJwtDeps, UntrustedJwtError, verifyTrustedJwt } from '../assertions/trusted-jwt.js';
 import { userByMapping } from '../authn/user-by-subject.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import { isScopeString, scopeNames } from '../requests/scope.js';
+import type { RequestRealm } from '../records/realm.js';
+import { isScopeString, scopeNames } from '../records/scope.js';
 import { type Actor, type SignIn, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-token.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 
 /** RFC 8693 §3: the token types a subject or actor token may be. */
 export const TOKEN_TYPES = {

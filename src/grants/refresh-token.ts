@@ -1,12 +1,12 @@
 import { OAuthError } from '../errors.js';
 import { rotatesRefreshTokens } from '../profiles/fapi2.js';
-import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
+import { isScopeString, scopeNames, scopesOutside } from '../records/scope.js';
 import { scopesOfAudience } from '../resources/targets.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
 import { type StoredToken, type TokenStore, isLive } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { narrowedAudience } from './audience.js';
 import type { GrantHandler } from './grant-handler.js';
 import { write } from './issue.js';

@@ -1,7 +1,7 @@
-import type { GrantType } from '../clients/record.js';
+import type { GrantType } from '../records/client.js';
 import { type SamlAssertionDeps, verifySamlBearerAssertion } from '../assertions/saml-assertion.js';
 import { OAuthError } from '../errors.js';
-import { requestedScope } from '../requests/scope.js';
+import { requestedScope } from '../records/scope.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 import { type TokenWriter, issue } from './issue.js';

@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import { isScopeString, scopeNames, scopesOutside } from '../requests/scope.js';
+import { isScopeString, scopeNames, scopesOutside } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';

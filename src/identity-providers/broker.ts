@@ -1,10 +1,10 @@
-import type { JourneyNode } from '../authn/journeys/graph.js';
+import type { JourneyNode } from '../records/journey.js';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { Store } from '../store/index.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { UpstreamFailure } from './failures.js';
-import { displayNameOf } from './record.js';
+import { displayNameOf } from '../records/identity-provider.js';
 import { UpstreamClients } from './upstream-clients.js';
 import { type AccountLink, UpstreamFlow, type UpstreamPurpose } from './upstream-flow.js';
 

@@ -5,7 +5,7 @@ import type { IdentityProvider } from '../store/identity-providers.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { upstreamFetch } from './fetch.js';
 import { UpstreamFailure } from './failures.js';
-import { displayNameOf } from './record.js';
+import { displayNameOf } from '../records/identity-provider.js';
 import { openClientSecret } from './secret.js';
 
 /** How long a provider's discovery document (and the key set fetched with it) is used before it is read again. */
@@ -68,7 +68,7 @@ export class UpstreamClients {
     const insecure = new URL(provider.issuer).protocol === 'http:';
     return oidc.discovery(new URL(provider.issuer), provider.client_id, { client_secret: secret }, oidc.ClientSecretBasic(secret), {
       [oidc.customFetch]: this.fetch,
-      // http only where the record allows it: a loopback issuer (src/identity-providers/record.ts).
+      // http only where the record allows it: a loopback issuer (src/records/identity-provider.ts).
       execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
     });
   }

@@ -2,9 +2,9 @@ import * as oidc from 'openid-client';
 import type { BrokerStateStore } from '../store/broker-states.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import { UpstreamFailure, upstreamFailureOf } from './failures.js';
-import { displayNameOf } from './record.js';
+import { displayNameOf } from '../records/identity-provider.js';
 import type { UpstreamClients } from './upstream-clients.js';
 
 /** How long a person may take at the upstream provider. */

@@ -1,7 +1,7 @@
-import { issuerOf } from '../realms/names.js';
+import { issuerOf } from '../records/realm-names.js';
 import type { OutboxEntry } from '../store/outbox.js';
 import type { RealmSigner } from '../tokens/signer.js';
-import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-keys.js';
+import { SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 import type { OutboxSender } from './deliverer.js';
 
 /** OpenID Connect Back-Channel Logout 1.0 §2.4: the event a logout token carries. */

@@ -1,5 +1,4 @@
-import { describedByDocument } from '../clients/metadata-document-clients.js';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { textColourOn } from './contrast.js';
 
 /** The colour of the main buttons of a realm that names none (6.2:1 with white text). */
@@ -38,8 +37,12 @@ export function realmBrand(realm: { readonly name: string; readonly settings: Pi
   };
 }
 
-export function clientBrand(client: { readonly client_id: string; readonly client_name: string; readonly logo_uri?: string | undefined }): ClientBrand {
-  if (describedByDocument(client)) {
+/** `describedByDocument`: the client is made of the metadata document at its client_id URL, not registered (src/clients/metadata-document-url.ts). */
+export function clientBrand(
+  client: { readonly client_id: string; readonly client_name: string; readonly logo_uri?: string | undefined },
+  describedByDocument: boolean,
+): ClientBrand {
+  if (describedByDocument) {
     // A client that describes itself chooses its name: the host of its URL goes with it, and no
     // image of its choosing goes on the realm's pages (draft-ietf-oauth-client-id-metadata-document §6.4, §6.7).
     const host = new URL(client.client_id).host;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import { type ClientBrand, DEFAULT_PRIMARY_COLOUR, type RealmBrand, realmBrand } from './branding.js';
 import { SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';

@@ -1,4 +1,4 @@
-import { BUILTIN_SCOPES } from '../requests/scope.js';
+import { BUILTIN_SCOPES } from '../records/scope.js';
 import { type SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
 

@@ -1,6 +1,6 @@
-import type { ClientMetadata } from '../clients/record.js';
+import type { ClientMetadata } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 import type { AuthorizationParams } from '../requests/authorization-request.js';
 
 /**

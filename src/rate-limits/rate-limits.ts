@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { AttemptCounters, AttemptLimit } from '../store/attempt-counters.js';
 import type { RequestBudgetStore } from '../store/request-budgets.js';
 import { addressKey } from './address-key.js';

@@ -1,18 +1,8 @@
-import type { Journey } from '../authn/journeys/graph.js';
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { RealmStore } from '../store/realms.js';
-import type { RealmSettings } from './settings.js';
-import { ROOT_REALM, issuerOf } from './names.js';
-
-/** The realm a request addresses, as its endpoints see it. */
-export interface RequestRealm {
-  readonly name: string;
-  readonly issuer: string;
-  readonly settings: RealmSettings;
-  /** The journeys an admin stored (CONTRACT.md §8). */
-  readonly journeys: Readonly<Record<string, Journey>>;
-}
+import type { RequestRealm } from '../records/realm.js';
+import { ROOT_REALM, issuerOf } from '../records/realm-names.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

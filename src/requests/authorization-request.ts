@@ -1,50 +1,16 @@
 import { OAuthError } from '../errors.js';
 import { formParamLists, formParams } from '../http/form-params.js';
-import { parseUiLocales } from '../pages/i18n/locales.js';
+import { parseUiLocales } from '../records/locales.js';
 import { isResourceIdentifier } from '../resources/identifier.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
-import { type ClaimsRequest, essentialAcrValues, parseClaimsRequest } from './claims-request.js';
-import { namedBriefly, requestedScope } from './scope.js';
+import type { AuthorizationRequest, Prompt, ResponseMode } from '../records/authorization-request.js';
+import { essentialAcrValues, parseClaimsRequest } from './claims-request.js';
+import type { ClaimsRequest } from '../records/claims-parameter.js';
+import { namedBriefly, requestedScope } from '../records/scope.js';
 import { selectJourney } from '../authn/journeys/select.js';
 
-/** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
-export type Prompt = 'none' | 'login' | 'consent';
-
-/**
- * How the response goes back (OAuth 2.0 Multiple Response Types §2.1, Form Post Response Mode,
- * JARM §2.3): `jwt` of a code request is `query.jwt`. Fragments carry nothing of a code flow.
- */
-export type ResponseMode = 'query' | 'form_post' | 'query.jwt' | 'form_post.jwt';
 export const RESPONSE_MODES = ['query', 'form_post', 'jwt', 'query.jwt', 'form_post.jwt'] as const;
-
-/** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1). */
-export interface AuthorizationRequest {
-  clientId: string;
-  redirectUri: string;
-  /** Whether the request named the redirect URI: then the token request must repeat it (RFC 6749 §4.1.3). */
-  redirectUriGiven: boolean;
-  scope: string[];
-  state?: string;
-  nonce?: string;
-  /** S256 only. */
-  codeChallenge?: string;
-  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`, or the key of a DPoP proof at PAR). */
-  dpopJkt?: string;
-  prompt: Prompt[];
-  maxAge?: number;
-  loginHint?: string;
-  /** OIDC Core §3.1.2.1, in order of preference: the realm's `acr_journeys` picks the journey (CONTRACT.md §8). */
-  acrValues?: string[];
-  /** OIDC Core §3.1.2.1 `ui_locales`, in order of preference: the language of the sign-in's pages (CONTRACT.md §10). */
-  uiLocales?: string[];
-  /** RFC 8707 §2.1 `resource`, each once: where the grant's access tokens are meant to be used. */
-  resource?: string[];
-  /** `response_mode`, when not the default `query`. */
-  responseMode?: Exclude<ResponseMode, 'query'>;
-  /** OIDC Core §5.5 `claims`: individual claims asked for the ID token and UserInfo. */
-  claims?: ClaimsRequest;
-}
 
 /**
  * The parameters /authorize and /par read; others are ignored. A signed `request` object

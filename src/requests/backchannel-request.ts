@@ -1,14 +1,14 @@
 import { userBySubject } from '../authn/user-by-subject.js';
-import { CIBA_GRANT } from '../clients/record.js';
+import { CIBA_GRANT } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { User, UserStore } from '../store/users.js';
 import { type RequestObjectDeps, requestObjectClaims } from './backchannel-request-object.js';
 import { idTokenHintClaims } from './id-token-hint.js';
 import { type LoginHintTokenDeps, loginHintTokenUser } from './login-hint-token.js';
-import { requestedScope } from './scope.js';
+import { requestedScope } from '../records/scope.js';
 
 /**
  * The authentication request parameters of CIBA Core §7.1. `user_code`, `acr_values` and

@@ -1,8 +1,8 @@
 import { type JWTPayload, compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import { AT_JWT } from '../tokens/jwt-access-token.js';
-import { SIGNING_ALGS } from '../tokens/signing-keys.js';
+import { SIGNING_ALGS } from '../records/signing-key.js';
 
 /**
  * The claims of an ID token this realm issued to `clientId`, presented back as a hint

@@ -2,7 +2,7 @@ import { userBySubject } from '../authn/user-by-subject.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { refusalReason, verifySignedJwt } from '../assertions/signed-jwt.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { User, UserStore } from '../store/users.js';
 

@@ -1,7 +1,7 @@
 import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
 import { OAuthError } from '../errors.js';
 import { FORM_LIMITS } from '../http/form-params.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import { AUTHORIZATION_PARAMETERS, type AuthorizationParams } from './authorization-request.js';
 

@@ -1,4 +1,4 @@
-import type { AskedClaims } from '../requests/claims-request.js';
+import type { AskedClaims } from '../records/claims-parameter.js';
 import type { Db } from './db.js';
 import { noteSessionClient } from './sessions.js';
 import { StatementParams } from './statement.js';

@@ -1,5 +1,5 @@
-import type { JourneyProgress } from '../authn/journeys/walk.js';
-import type { AuthorizationRequest } from '../requests/authorization-request.js';
+import type { JourneyProgress } from '../records/journey.js';
+import type { AuthorizationRequest } from '../records/authorization-request.js';
 import type { AttemptLimit } from './attempt-counters.js';
 import { type NewAuditEvent, insertAuditEvent } from './audit-events.js';
 import { type AuthorizationCode, insertCode } from './authorization-codes.js';

@@ -1,4 +1,4 @@
-import type { ClientMetadata, ClientRecord } from '../clients/record.js';
+import type { ClientMetadata, ClientRecord } from '../records/client.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, type Queryable, bytes } from './db.js';
 import { withSharedValues } from './shared-values.js';

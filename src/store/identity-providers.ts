@@ -1,4 +1,4 @@
-import type { IdentityProviderRecord } from '../identity-providers/record.js';
+import type { IdentityProviderRecord } from '../records/identity-provider.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, ownedBytes } from './db.js';
 

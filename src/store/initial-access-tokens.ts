@@ -1,5 +1,5 @@
-import type { ClientMetadata } from '../clients/record.js';
-import type { RegistrationAllowance } from '../clients/registration-policy.js';
+import type { ClientMetadata } from '../records/client.js';
+import type { RegistrationAllowance } from '../records/client.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { CLIENT_COLUMNS, type Client, type ClientRow, ClientStore, toClient } from './clients.js';
 import { type Db, bytes } from './db.js';

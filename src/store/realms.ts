@@ -1,7 +1,7 @@
-import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../realms/settings.js';
-import type { Journey } from '../authn/journeys/graph.js';
-import { BUILTIN_SCOPES } from '../requests/scope.js';
-import type { NewSigningKey } from '../tokens/signing-keys.js';
+import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../records/realm-settings.js';
+import type { Journey } from '../records/journey.js';
+import { BUILTIN_SCOPES } from '../records/scope.js';
+import type { NewSigningKey } from '../records/signing-key.js';
 import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
 import { deleteTokensOfClients } from './clients.js';
 import type { Db, Queryable } from './db.js';

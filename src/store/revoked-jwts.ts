@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS } from '../realms/settings.js';
+import { DEFAULT_SETTINGS } from '../records/realm-settings.js';
 import { INVALIDATION_CHANNEL, type Invalidatable } from './cache.js';
 import type { Db } from './db.js';
 

@@ -1,4 +1,4 @@
-import type { ScopeClaim } from '../tokens/scope-claim-record.js';
+import type { ScopeClaim } from '../records/scope-claim.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
 

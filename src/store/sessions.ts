@@ -61,7 +61,7 @@ export interface NewSession {
   nodes: readonly string[];
   lifetimeSeconds: number;
   /**
-   * The fingerprint of the password the sign-in checked (src/authn/password.ts passwordFingerprint):
+   * The fingerprint of the password the sign-in checked (src/authn/password-verification.ts passwordFingerprint):
    * the session begins only while it is still the person's, so that a sign-in with a password
    * changed under it (by its owner, to shut someone out) begins nothing.
    */

@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import type { NewSigningKey } from '../tokens/signing-keys.js';
+import type { NewSigningKey } from '../records/signing-key.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, type Queryable, ownedBytes } from './db.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { addressKey } from '../rate-limits/address-key.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import { type Db, isUuid } from './db.js';
 
 /** What a mailed ticket lets its person do (CONTRACT.md §9). */

@@ -1,4 +1,4 @@
-import type { AskedClaims } from '../requests/claims-request.js';
+import type { AskedClaims } from '../records/claims-parameter.js';
 
 /** What a stored token is, as it is written and read (src/store/tokens.ts). */
 
@@ -48,7 +48,7 @@ export interface SignIn {
   acr: string;
   sid: string;
   /**
-   * The fingerprint of the password the sign-in checked (src/authn/password.ts
+   * The fingerprint of the password the sign-in checked (src/authn/password-verification.ts
    * passwordFingerprint), when it is written with its tokens: they are written only while it is
    * still the person's (src/store/token-statements.ts insertTokens). Not stored.
    */

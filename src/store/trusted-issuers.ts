@@ -1,4 +1,4 @@
-import type { TrustedIssuerKind, TrustedIssuerRecord } from '../assertions/trusted-issuer.js';
+import type { TrustedIssuerKind, TrustedIssuerRecord } from '../records/trusted-issuer.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import { type Db, isUuid } from './db.js';
 

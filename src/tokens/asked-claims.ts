@@ -1,6 +1,6 @@
 import type { User } from '../store/users.js';
 import { claimsForScope } from './claims.js';
-import { CLAIM_TOKENS, RESERVED_CLAIM_NAMES } from './scope-claim-record.js';
+import { CLAIM_TOKENS, RESERVED_CLAIM_NAMES } from '../records/scope-claim.js';
 import type { ScopeClaims } from './scope-claims.js';
 
 /**

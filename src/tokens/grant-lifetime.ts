@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors.js';
-import type { RealmSettings } from '../realms/settings.js';
+import type { RealmSettings } from '../records/realm-settings.js';
 
 /**
  * The realm's `grant_max_lifetime` (CONTRACT.md §5): no token of a grant outlives the grant's

@@ -1,6 +1,6 @@
 import { claimsForScope } from './claims.js';
 import { seconds } from './minting.js';
-import { sha256 } from './secrets.js';
+import { sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
 import type { UserTokensRequest } from './token-requests.js';
 

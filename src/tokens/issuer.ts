@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
-import { scopeNames } from '../requests/scope.js';
+import { scopeNames } from '../records/scope.js';
 import { accessScope } from '../resources/targets.js';
 import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
 import type { NewToken } from '../store/tokens.js';
@@ -12,7 +12,7 @@ import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
 import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, seconds } from './minting.js';
 import type { ScopeClaims } from './scope-claims.js';
-import { randomSecret, sha256 } from './secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
 import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 

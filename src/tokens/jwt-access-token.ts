@@ -1,36 +1,17 @@
 import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { Actor } from '../store/tokens.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import { bindingOf, confirmationOf, isSenderConstrained } from './binding.js';
 import { jtiTime, timeOrderedJti } from './jti.js';
 import type { RealmSigner } from './signer.js';
-import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
+import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from '../records/jwt-claims.js';
+import { SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 
 /** RFC 9068 §2.1: the `typ` header of a JWT access token. */
 export const AT_JWT = 'at+jwt';
-
-/**
- * The private claim naming the grant a JWT access token belongs to: revoking the grant (its
- * refresh token, a replayed code or refresh token, a logout) denies every token naming it.
- */
-export const GRANT_ID_CLAIM = 'grant_id';
-
-/**
- * The private claim of a token whose `sub` is a service (a client) other than the token's
- * `client_id`: one exchanged from a service's token (RFC 8693). Without it, a `sub` other than
- * `client_id` names a person (RFC 9068 §2.2).
- */
-export const CLIENT_SUBJECT_CLAIM = 'sub_is_client';
-
-/**
- * The private claim of the claims its grant's `claims` parameter asked for UserInfo (OpenID
- * Connect Core §5.5), by name: a stateless token is stored nowhere, so it carries them itself.
- * Only in the tokens of grants that asked.
- */
-export const ASKED_USERINFO_CLAIM = 'userinfo_claims';
 
 /** What a stateless access token says, whether being minted or read back. */
 export interface JwtAccessToken {

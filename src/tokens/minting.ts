@@ -1,8 +1,8 @@
 import type { AuditEvent } from '../audit/audit-log.js';
-import type { RequestRealm } from '../realms/resolve.js';
+import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { NewToken, TokenRecord } from '../store/tokens.js';
-import { randomSecret, sha256 } from './secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { AccessTokenRequest } from './token-requests.js';
 
 /** Who is issued tokens, by which grant, from where: what every `token.issued` event tells. */

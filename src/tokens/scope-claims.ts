@@ -1,7 +1,7 @@
 import type { Memberships, MembershipStore } from '../store/memberships.js';
 import type { ScopeStore } from '../store/scopes.js';
 import type { Claims, User } from '../store/users.js';
-import { ATTRIBUTE_SOURCE_PREFIX, type ClaimToken, type ScopeClaim } from './scope-claim-record.js';
+import { ATTRIBUTE_SOURCE_PREFIX, type ClaimToken, type ScopeClaim } from '../records/scope-claim.js';
 
 export type MappedClaims = Readonly<Partial<Record<ClaimToken, Claims>>>;
 

@@ -5,7 +5,8 @@ import { LRUCache } from 'lru-cache';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { KeyEncryption } from './key-encryption.js';
 import { SignatureBatch } from './signature-batch.js';
-import { type SigningAlg, decryptSigningKey } from './signing-keys.js';
+import type { SigningAlg } from '../records/signing-key.js';
+import { decryptSigningKey } from './signing-keys.js';
 
 /** A decrypted private key, and the protected headers (RFC 7515 §7.1) of its tokens by `typ`, encoded once. */
 interface SigningKey {

@@ -1,17 +1,7 @@
 import { type JsonWebKey, type KeyObject, createPrivateKey } from 'node:crypto';
 import { type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { type NewSigningKey, SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 import type { KeyEncryption } from './key-encryption.js';
-
-/** Every realm keeps one current key of each (CONTRACT.md §5). */
-export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
-export type SigningAlg = (typeof SIGNING_ALGS)[number];
-
-export interface NewSigningKey {
-  kid: string;
-  alg: SigningAlg;
-  publicJwk: JWK;
-  privateJwkEncrypted: Buffer;
-}
 
 /** The encryption context binds a private key's ciphertext to its realm and key id. */
 const contextOf = (realm: string, kid: string): string => `signing-key:${realm}:${kid}`;

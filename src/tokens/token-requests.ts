@@ -1,5 +1,5 @@
-import type { RequestRealm } from '../realms/resolve.js';
-import type { AskedClaims } from '../requests/claims-request.js';
+import type { RequestRealm } from '../records/realm.js';
+import type { AskedClaims } from '../records/claims-parameter.js';
 import type { Client } from '../store/clients.js';
 import type { NewAuditEvent } from '../store/audit-events.js';
 import type { Actor, NewToken, SignIn } from '../store/tokens.js';

@@ -7,7 +7,7 @@ import { BrowserCookies } from '../../src/authn/browser.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 import { ADMIN_TOKEN, AdminClient, BASE_URL } from '../support/app.js';
 import { authorize, codeRequest, issuerOf, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, obtainCode, unescape } from '../support/flow.js';

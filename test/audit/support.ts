@@ -54,7 +54,7 @@ export async function lastEvent(admin: AdminClient, realm: string, type: string)
 
 /**
  * A realm of a test's own, without the rate limits, for tests that send many requests.
- * (src/realms/settings.ts: `rate_limit_*` null means no limit.)
+ * (src/records/realm-settings.ts: `rate_limit_*` null means no limit.)
  */
 export async function unlimitedRealm(t: Pick<TestApp, 'admin'>, settings: Record<string, unknown> = {}): Promise<string> {
   const name = `a-${randomBytes(5).toString('hex')}`;

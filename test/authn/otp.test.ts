@@ -11,7 +11,7 @@ import { authorize, codeRequest, consentFrom, expectCode, freshRealm, issuerOf, 
 import { REDIRECT_URI, TestBrowser, location, pkce, formFor } from '../support/flow.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { type TestDb, createTestDb } from '../support/store.js';
-import { createUser, verifyIdToken } from '../support/users.js';
+import { createUser, passwordGrant, verifyIdToken } from '../support/users.js';
 
 /** Brute-force delays are test/authn/brute-force.test.ts's subject: here they would only slow the suite. */
 vi.mock('node:timers/promises', async (importOriginal) => ({
@@ -239,6 +239,29 @@ describe('the otp sign-in step', () => {
     expect(later.page.body).not.toContain('totp-secret');
     expect(later.page.body).not.toMatch(/<svg/);
     expect(passed(await submitCode(later, codeAt(secret, 1)))).toBe(true);
+  });
+
+  it('confirms through the password grant no set-up begun on the sign-in page, and records whose code failed', async () => {
+    const s = await setup({ enrolled: false });
+    await awayFromStepEnd();
+    const at = await atCodePage(s);
+    const secret = secretOnPage(at.page.body)!;
+    const created = await t.admin.createClient(s.realm, { grant_types: ['password'], scope: 'openid' });
+    const client = { clientId: created.client_id, secret: created.client_secret as string };
+
+    // The grant runs the sign-in core without pages: only a confirmed app's code passes there.
+    const answer = await passwordGrant(t.app, s.realm, client, s.person, { otp: codeAt(secret, 0) });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error_description).toMatch(/^this realm requires a one-time code and none is set up for this account/);
+    expect((await t.store.oneTimeCodes.totp(s.realm, s.user.sub))?.confirmedAt).toBeUndefined();
+
+    // The core records the failure with the person the password identified, whichever driver ran it.
+    await t.app.audit.flush();
+    const failed = (await t.admin.request('GET', `/realms/${s.realm}/events?type=sign_in.failed`)).json().events[0];
+    expect(failed).toMatchObject({ user_id: s.user.sub, details: { via: 'password_grant', step: 'otp', reason: 'wrong_credentials' } });
+
+    // The sign-in page still confirms it with the same code.
+    expect(passed(await submitCode(at, codeAt(secret, 0)))).toBe(true);
   });
 
   it('asks for the code of the secret an admin enrolled last: the replaced one no longer works', async () => {

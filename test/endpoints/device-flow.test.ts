@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';

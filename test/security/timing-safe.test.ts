@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchesHash, sha256 } from '../../src/tokens/secrets.js';
+import { matchesHash, sha256 } from '../../src/secrets.js';
 import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, location, obtainCode } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
@@ -76,13 +76,13 @@ describe('timing-safe comparison of secrets', () => {
   describe('in the source', () => {
     it('compares no secret with ===, !==, Buffer.equals or Buffer.compare: only public values named like one, each reviewed', () => {
       const reviewed = new Map<string, string>([
-        ['tokens/secrets.ts', 'expected === storedHash: whether a stored hash was there at all (identity, after the constant-time comparison)'],
+        ['secrets.ts', 'expected === storedHash: whether a stored hash was there at all (identity, after the constant-time comparison)'],
         ['grants/refresh-token.ts', "certificateThumbprint: the SHA-256 of the client's certificate (RFC 8705 §3.1), public"],
         ['client-auth/self-signed-tls-client-auth.ts', 'thumbprintOf(key) === thumbprint: a public key of the client against its certificate'],
         ['endpoints/userinfo.ts', "certificateThumbprint: the SHA-256 of the client's certificate (RFC 8705 §3.1), public"],
         ['grants/token-exchange.ts', 'requested_token_type: a token type URN (RFC 8693 §3), public'],
         ['grants/presented-token.ts', 'type === TOKEN_TYPES.*: token type URNs, public'],
-        ['clients/record.ts', "token_endpoint_auth_method: a client's authentication method, public"],
+        ['records/client.ts', "token_endpoint_auth_method: a client's authentication method, public"],
         ['admin/realm-data/import-identity-providers.ts', "a provider's secret against the document's: the admin API's caller holds the admin token and sent that secret"],
         ['admin/realm-data/import-people.ts', "a password hash against the document's: the admin API's caller holds the admin token and sent that hash"],
         ['dpop/presentation.ts', 'proof.thumbprint !== boundKey: the RFC 7638 thumbprint of a public key, public'],
@@ -105,10 +105,10 @@ describe('timing-safe comparison of secrets', () => {
         'authn/authorization-flow.ts',
         'authn/browser.ts',
         'dpop/nonces.ts',
-        'tokens/secrets.ts',
+        'secrets.ts',
       ].sort());
       // Each call, with the line before it: where the lengths are made equal or checked.
-      expect(source('tokens/secrets.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
+      expect(source('secrets.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
       expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
       expect(source('store/code-exchange.ts'), 'the verifier, once: in the statement that spends its code').toMatch(
         /UPDATE authorization_codes c SET used_at = now\(\)[\s\S]{0,400}c\.code_challenge IS NOT DISTINCT FROM \$5::text AS verifier_matches/,
@@ -125,10 +125,10 @@ describe('timing-safe comparison of secrets', () => {
       expect(source('admin/auth.ts'), 'the admin token').toMatch(/matchesHash\(token, deps\.tokenHash\)/);
       expect(source('client-auth/client-secret.ts'), 'client_secret_basic and _post').toMatch(/matchesHash\(presented\.secret, client\.secretHash\)/);
       expect(source('client-auth/authenticate.ts'), 'an unknown client costs a comparison too').toMatch(/matchesHash\(presented\.secret, undefined\)/);
-      expect(source('endpoints/registration.ts'), 'the registration access token').toMatch(/matchesHash\(token, stored\)/);
-      expect(source('endpoints/registration.ts'), 'the client secret of a registration update').toMatch(/matchesHash\(presentedSecret, locked\.secretHash\)/);
+      expect(source('endpoints/client-registration.ts'), 'the registration access token').toMatch(/matchesHash\(token, stored\)/);
+      expect(source('endpoints/client-registration.ts'), 'the client secret of a registration update').toMatch(/matchesHash\(presentedSecret, locked\.secretHash\)/);
       expect(source('authn/browser.ts'), 'CSRF tokens and the notice MAC').toMatch(/csrfTokenMatches[\s\S]*timingSafeEqual/);
-      expect(source('authn/password.ts'), 'passwords: argon2, with a dummy hash for unknown usernames').toMatch(/argon2\.verify\(await dummy\(\), password\)/);
+      expect(source('authn/password-verification.ts'), 'passwords: argon2, with a dummy hash for unknown usernames').toMatch(/argon2\.verify\(await dummy\(\), password\)/);
       for (const [file, lookup] of [
         ['endpoints/introspect.ts', 'tokens.find(sha256(token))'],
         ['endpoints/userinfo.ts', 'tokens.find(sha256(token))'],
@@ -138,7 +138,7 @@ describe('timing-safe comparison of secrets', () => {
         ['endpoints/authorize.ts', 'usePushed(sha256(trusted.request_uri)'],
         ['authn/authorization-flow.ts', 'sessions.find(sha256(secret)'],
         ['authn/authorization-flow.ts', 'authorizationFlow.find(sha256(transactionId)'],
-        ['endpoints/registration.ts', 'initialAccessTokenHash = sha256(token)'],
+        ['endpoints/client-registration.ts', 'initialAccessTokenHash = sha256(token)'],
         ['authn/otp.ts', 'return sha256(code)'],
       ] as const) {
         expect(source(file), `${file}: ${lookup}`).toContain(lookup);

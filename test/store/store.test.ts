@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../src/errors.js';
 import { deleteExpired } from '../../src/store/cleanup.js';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { createPgDb } from '../../src/store/pg.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 import { ADMIN_TOKEN, AdminClient, type TestApp, startTestApp } from '../support/app.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode, pkce } from '../support/flow.js';
 import { accessToken, basic, clientCredentials, introspect, postForm, revoke } from '../support/oauth.js';

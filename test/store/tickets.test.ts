@@ -5,7 +5,7 @@ import { deleteExpired } from '../../src/store/cleanup.js';
 import { type Store, createStore } from '../../src/store/index.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { TICKET_LIMITS, type TicketStore } from '../../src/store/tickets.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 import { ADMIN_TOKEN } from '../support/app.js';
 import { type TestDb, createTestDb } from '../support/store.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { accessToken, introspect } from '../support/oauth.js';
 import { createTestDb } from '../support/store.js';

@@ -16,7 +16,7 @@ import { createTestDb } from './store.js';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BASE_URL = 'https://auth.test';
 
-/** Every rate limit of a realm off (src/realms/settings.ts), for tests that send many requests from one client or address. */
+/** Every rate limit of a realm off (src/records/realm-settings.ts), for tests that send many requests from one client or address. */
 export const NO_RATE_LIMITS = {
   rate_limit_token: null,
   rate_limit_par: null,

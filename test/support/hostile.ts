@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/realms/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/records/realm-settings.js';
 import { ADMIN_TOKEN, NO_RATE_LIMITS, type TestApp, startTestApp } from './app.js';
 import { REDIRECT_URI } from './flow.js';
 import { type ServiceClient, basic, clientCredentials, realmPath } from './oauth.js';

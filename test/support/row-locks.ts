@@ -1,5 +1,5 @@
 import type { Db } from '../../src/store/db.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 
 /**
  * Holding a token's row locked from a transaction of the test's (PostgreSQL), to interleave a

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/index.js';
 import type { TokenRecord } from '../../src/store/tokens.js';
-import { sha256 } from '../../src/tokens/secrets.js';
+import { sha256 } from '../../src/secrets.js';
 
 /**
  * Stores a token directly, for states the grants built so far cannot produce (expired

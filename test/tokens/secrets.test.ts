@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { matchesHash, randomSecret, sha256 } from '../../src/tokens/secrets.js';
+import { matchesHash, randomSecret, sha256 } from '../../src/secrets.js';
 
 describe('secrets and their hashes', () => {
   it('makes secrets of 256 bits, never twice the same, across many entropy blocks', () => {

@@ -1,5 +1,5 @@
-import { newClientMetadata } from '../../clients/record.js';
-import { ROOT_REALM } from '../../realms/names.js';
+import { newClientMetadata } from '../../records/client.js';
+import { ROOT_REALM } from '../../records/realm-names.js';
 import type { ClientStore } from '../../store/clients.js';
 
 /** The console's client in `root` (CONTRACT.md §14). */

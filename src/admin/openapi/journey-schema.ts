@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { END_NODE_TYPES, type Journey } from '../../authn/journeys/graph.js';
+import { END_NODE_TYPES, type Journey } from '../../records/journey.js';
 import { isJourneyName } from '../../authn/journeys/validate.js';
-import { ALIAS } from '../../identity-providers/record.js';
+import { ALIAS } from '../../records/identity-provider.js';
 
 /**
  * A journey's shape as the document shows it (CONTRACT.md §8). The route checks a journey

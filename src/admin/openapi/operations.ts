@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClientCreateSchema } from '../../clients/record.js';
+import { ClientCreateSchema } from '../../records/client.js';
 import { GroupPathSchema } from '../groups.js';
 import { IdentityProviderPathSchema } from '../identity-providers.js';
 import { JourneyPathSchema } from '../journeys.js';
@@ -16,7 +16,7 @@ import { journeyOperations } from './operations/journeys.js';
 import { permissionOperations } from './operations/permissions.js';
 import { realmDataOperations } from './operations/realm-data.js';
 import { realmOperations } from './operations/realms.js';
-import { registrationOperations } from './operations/registration.js';
+import { initialAccessTokenOperations } from './operations/initial-access-tokens.js';
 import { resourceOperations } from './operations/resources.js';
 import { roleOperations } from './operations/roles.js';
 import { scopeOperations } from './operations/scopes.js';
@@ -70,7 +70,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...userOperations,
   ...scopeOperations,
   ...signingKeyOperations,
-  ...registrationOperations,
+  ...initialAccessTokenOperations,
   ...trustedIssuerOperations,
   ...journeyOperations,
   ...identityProviderOperations,

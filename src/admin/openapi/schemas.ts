@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../assertions/trusted-issuer.js';
-import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../clients/record.js';
-import { IdentityProviderCreateSchema, IdentityProviderPatchSchema } from '../../identity-providers/record.js';
+import { TrustedIssuerCreateSchema, TrustedIssuerPatchSchema } from '../../records/trusted-issuer.js';
+import { ClientCreateSchema, ClientMetadataPatchSchema } from '../../records/client.js';
+import { IdentityProviderCreateSchema, IdentityProviderPatchSchema } from '../../records/identity-provider.js';
 import { GroupPutSchema } from '../groups.js';
 import { InitialAccessTokenRequest } from '../initial-access-tokens.js';
 import { RealmDocumentSchema } from '../realm-data/document.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { OAuthError } from '../../errors.js';
 import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan, printable } from '../../http/input-limits.js';
-import { TrustedIssuerCreateSchema } from '../../assertions/trusted-issuer.js';
-import { ClientCreateSchema } from '../../clients/record.js';
-import { IdentityProviderCreateSchema } from '../../identity-providers/record.js';
-import { RealmSettingsPatchSchema } from '../../realms/settings.js';
+import { TrustedIssuerCreateSchema } from '../../records/trusted-issuer.js';
+import { ClientCreateSchema } from '../../records/client.js';
+import { IdentityProviderCreateSchema } from '../../records/identity-provider.js';
+import { RealmSettingsPatchSchema } from '../../records/realm-settings.js';
 import { GroupPathSchema, GroupPutSchema } from '../groups.js';
 import { JourneyPathSchema } from '../journeys.js';
 import { ResourcePutSchema } from '../resources.js';

@@ -1,5 +1,5 @@
-import { type ClientMetadata, ClientRecordError, newClientMetadata, usesClientSecret } from '../../clients/record.js';
-import { scopeNames } from '../../requests/scope.js';
+import { type ClientMetadata, ClientRecordError, newClientMetadata, usesClientSecret } from '../../records/client.js';
+import { scopeNames } from '../../records/scope.js';
 import type { Client } from '../../store/clients.js';
 import type { StoreTransaction } from '../../store/index.js';
 import { clientView } from '../clients.js';

@@ -1,4 +1,4 @@
-import { recordFieldsOf, recordOf } from '../../identity-providers/record.js';
+import { recordFieldsOf, recordOf } from '../../records/identity-provider.js';
 import { openClientSecret, sealClientSecret } from '../../identity-providers/secret.js';
 import type { IdentityProvider } from '../../store/identity-providers.js';
 import { conflict } from '../validate.js';

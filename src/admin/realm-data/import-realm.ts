@@ -1,6 +1,6 @@
-import type { Journey } from '../../authn/journeys/graph.js';
+import type { Journey } from '../../records/journey.js';
 import { InvalidJourney, validateJourney } from '../../authn/journeys/validate.js';
-import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../../realms/settings.js';
+import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../../records/realm-settings.js';
 import type { StoreTransaction } from '../../store/index.js';
 import type { Realm } from '../../store/realms.js';
 import { type PlanContext, SectionPlanner, type SectionPlan, invalidAt } from './plan.js';

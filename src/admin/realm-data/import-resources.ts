@@ -1,4 +1,4 @@
-import { namedBriefly } from '../../requests/scope.js';
+import { namedBriefly } from '../../records/scope.js';
 import type { StoreTransaction } from '../../store/index.js';
 import type { Resource } from '../../store/resources.js';
 import { resourceView } from '../resources.js';

@@ -1,4 +1,4 @@
-import { BUILTIN_SCOPES } from '../../requests/scope.js';
+import { BUILTIN_SCOPES } from '../../records/scope.js';
 import type { Scope } from '../../store/scopes.js';
 import { scopeView } from '../scopes.js';
 import type { ScopeEntry } from './document.js';

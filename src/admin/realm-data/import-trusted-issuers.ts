@@ -1,4 +1,4 @@
-import { type TrustedIssuerRecord, trustedIssuerProblems } from '../../assertions/trusted-issuer.js';
+import { type TrustedIssuerRecord, trustedIssuerProblems } from '../../records/trusted-issuer.js';
 import type { TrustedIssuer } from '../../store/trusted-issuers.js';
 import { conflict } from '../validate.js';
 import type { TrustedIssuerEntry } from './document.js';

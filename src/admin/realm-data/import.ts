@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { Journey } from '../../authn/journeys/graph.js';
+import type { Journey } from '../../records/journey.js';
 import { journeyNamed } from '../../authn/journeys/select.js';
-import { realmNameProblem } from '../../realms/names.js';
+import { realmNameProblem } from '../../records/realm-names.js';
 import { clientRecordProblems } from '../../profiles/fapi2.js';
-import type { RealmSettings } from '../../realms/settings.js';
-import { namedBriefly } from '../../requests/scope.js';
+import type { RealmSettings } from '../../records/realm-settings.js';
+import { namedBriefly } from '../../records/scope.js';
 import { generateRealmKeys } from '../../tokens/signing-keys.js';
 import type { AdminDeps } from '../deps.js';
 import { checkAcrJourneys } from '../journey-references.js';

@@ -1,5 +1,5 @@
-import type { AuthenticationStep } from '../../realms/settings.js';
-import type { Journey, JourneyNode } from './graph.js';
+import type { AuthenticationStep } from '../../records/realm-settings.js';
+import type { Journey, JourneyNode } from '../../records/journey.js';
 
 /**
  * The `default` journey of a realm that has not stored one (CONTRACT.md §8): its

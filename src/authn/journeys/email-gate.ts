@@ -1,4 +1,4 @@
-import { type Journey, type JourneyNode, nodeNamed } from './graph.js';
+import { type Journey, type JourneyNode, nodeNamed } from '../../records/journey.js';
 
 /**
  * The node the realm's `email_verification` setting adds to every journey. Its name is none a

@@ -1,5 +1,5 @@
-import type { RealmSettings } from '../../realms/settings.js';
-import { DEFAULT_JOURNEY, type Journey } from './graph.js';
+import type { RealmSettings } from '../../records/realm-settings.js';
+import { DEFAULT_JOURNEY, type Journey } from '../../records/journey.js';
 import { journeyOfSteps } from './default-journey.js';
 import { withEmailGate } from './email-gate.js';
 

@@ -1,4 +1,4 @@
-import { ALIAS } from '../../identity-providers/record.js';
+import { ALIAS } from '../../records/identity-provider.js';
 import {
   type ConditionTest,
   DECIDED_NODE_TYPES,
@@ -13,7 +13,7 @@ import {
   identifies,
   needsPerson,
   nodeNamed,
-} from './graph.js';
+} from '../../records/journey.js';
 
 /** A journey an admin sent is not one realmgate can run; the message names the node (CONTRACT.md §8). */
 export class InvalidJourney extends Error {

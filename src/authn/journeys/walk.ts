@@ -1,33 +1,4 @@
-import { type Journey, type JourneyNode, identifies, isEnd, nodeNamed } from './graph.js';
-
-/**
- * How far a sign-in has come through its journey: kept with the sign-in (the transaction of
- * the pages, or one token request) so that any instance takes the next step.
- */
-export interface JourneyProgress {
-  /** The journey's name; a sign-in whose journey changed under it starts again. */
-  readonly journey: string;
-  /** Where the person stands: a node of theirs, or an end. */
-  readonly node: string;
-  /** Known once a node has told who signs in. */
-  readonly userId?: string;
-  /** The RFC 8176 methods that passed, in order. */
-  readonly amr: readonly string[];
-  /** The fingerprint of the password a step checked (src/authn/password.ts passwordFingerprint). */
-  readonly passwordOf?: string;
-  /**
-   * The nodes of the person's passed (`passedNodeOf`), the session's included when this sign-in
-   * completes one (a step-up): a node passed already passes by itself (`settle`).
-   */
-  readonly nodes?: readonly string[];
-  /** The sid of the session this sign-in completes (src/authn/session-fit.ts); none for a sign-in from the start. */
-  readonly stepUpOf?: string;
-  /**
-   * A node that tells who signs in has passed on this walk. A step-up knows its person from the
-   * start; until then it stands where a sign-in from the start would know no one yet.
-   */
-  readonly identified?: boolean;
-}
+import { type Journey, type JourneyNode, type JourneyProgress, identifies, isEnd, nodeNamed } from '../../records/journey.js';
 
 /** What decided nodes ask about the person signing in; the caller knows how to find out. */
 export interface JourneyFacts {

@@ -36,3 +36,14 @@ export function signInNodes(deps: SignInNodeDeps): SignInNodes {
     email_verification: emailVerificationNode(deps),
   };
 }
+
+/**
+ * The nodes a sign-in without pages runs (the password grant): a password, and a one-time code
+ * of a confirmed app or a recovery code. Any other node of the person's needs a page.
+ */
+export function nodesWithoutPages(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>; encryption: KeyEncryption }): Partial<SignInNodes> {
+  return {
+    password: passwordNode(deps.store.users),
+    otp: otpNode({ store: deps.store, encryption: deps.encryption, mailer: undefined }, { enrols: false }),
+  };
+}

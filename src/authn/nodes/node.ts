@@ -1,8 +1,9 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { SignInView } from '../../pages/sign-in/views.js';
-import type { RequestRealm } from '../../realms/resolve.js';
-import type { JourneyNode } from '../journeys/graph.js';
+import type { RequestRealm } from '../../records/realm.js';
+import type { User } from '../../store/users.js';
+import type { JourneyNode } from '../../records/journey.js';
 import type { Passed } from '../journeys/walk.js';
 
 /** What a node sees of the sign-in it takes part in (no HTTP: the driver hands it what it needs). */
@@ -23,9 +24,10 @@ export type NodeOutcome =
   /**
    * The person passed the node: its `success` outcome, unless another is named. A node that
    * identifies the person (a password, a passkey without a known person) says whether their
-   * account is disabled, from the record it read.
+   * account is disabled, from the record it read (`person`, which a driver without a session
+   * of its own, the password grant, issues tokens for).
    */
-  | { readonly passed: Passed; readonly disabled?: boolean }
+  | { readonly passed: Passed; readonly disabled?: boolean; readonly person?: User }
   /** The person took another outcome of the node without passing it (a passkey they do not have). */
   | { readonly outcome: string }
   /** Shown on the node's page again, in its language; `failure` counts towards brute-force limits. */

@@ -15,8 +15,14 @@ const NO_CODE: Text = (t) => t.signIn.enterCode;
  * secret is kept in the database, and the first valid code both confirms it and passes.
  * Where the realm can mail the person's verified address, a code mailed there comes first
  * (src/authn/enrolment-code.ts): the secret is neither shown nor confirmed before it.
+ *
+ * Without pages (`enrols: false`, the password grant) nothing is set up: only a confirmed
+ * app's code, or a recovery code, passes.
  */
-export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>; encryption: KeyEncryption; mailer: Mailer | undefined }): NodeRunner {
+export function otpNode(
+  deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>; encryption: KeyEncryption; mailer: Mailer | undefined },
+  options: { enrols: boolean } = { enrols: true },
+): NodeRunner {
   const { store, encryption } = deps;
   const gate = new EnrolmentCodeGate(deps);
   return {
@@ -39,6 +45,11 @@ export function otpNode(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 't
       const { userId } = context;
       const typed = form.recovery_code ?? form.otp;
       if (userId === undefined) return { error: (t) => t.signIn.signInFirst, failure: false };
+      if (!options.enrols) {
+        if (typed === undefined) return { error: NO_CODE, failure: false };
+        const kind = await verifyOneTimeCode(store, encryption, context.realm.name, userId, typed);
+        return kind === undefined ? { error: WRONG_CODE, failure: true } : { passed: { userId, amr: kind === 'otp' ? OTP_AMR : RECOVERY_CODE_AMR } };
+      }
       if (form.resend !== undefined) {
         const gated = await gate.pending(context);
         if (gated) return gate.submit(context, gated, form);

@@ -1,5 +1,5 @@
 import type { Store } from '../../store/index.js';
-import type { JourneyNode } from '../journeys/graph.js';
+import type { JourneyNode } from '../../records/journey.js';
 import type { CeremonyFailure, Failed } from '../passkey-ceremony.js';
 import { RelyingParty, passkeyName } from '../passkeys.js';
 import type { Mailer } from '../../mail/mailer.js';

@@ -1,6 +1,6 @@
 import type { Text } from '../../pages/i18n/index.js';
 import type { UserStore } from '../../store/users.js';
-import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password.js';
+import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password-verification.js';
 import type { NodeRunner } from './node.js';
 
 /** One message whatever was wrong, so that the page does not tell which usernames exist. */
@@ -27,7 +27,7 @@ export function passwordNode(users: UserStore): NodeRunner {
       if (form.username === undefined || form.password === undefined) return { error: (t) => t.signIn.enterUsernameAndPassword, failure: false };
       const user = await verifyPassword(users, context.realm.name, form.username, form.password);
       if (!user) return { error: WRONG_CREDENTIALS, failure: true };
-      return { passed: { userId: user.id, amr: PASSWORD_AMR, passwordOf: passwordFingerprint(user.passwordHash!) }, disabled: !user.enabled };
+      return { passed: { userId: user.id, amr: PASSWORD_AMR, passwordOf: passwordFingerprint(user.passwordHash!) }, disabled: !user.enabled, person: user };
     },
   };
 }

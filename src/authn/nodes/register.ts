@@ -1,6 +1,6 @@
-import { PASSWORD_AMR } from '../password.js';
+import { PASSWORD_AMR } from '../password-verification.js';
 import type { SelfServiceDeps } from '../self-service/deps.js';
-import { REGISTRATION_FIELDS, register } from '../self-service/registration.js';
+import { REGISTRATION_FIELDS, register } from '../self-service/person-registration.js';
 import type { NodeRunner } from './node.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { MailMessage } from '../../mail/mailer.js';
-import type { RequestRealm } from '../../realms/resolve.js';
+import type { RequestRealm } from '../../records/realm.js';
 import type { User } from '../../store/users.js';
 import type { SelfServiceDeps } from './deps.js';
 

@@ -1,5 +1,5 @@
 import type { Text } from '../../pages/i18n/index.js';
-import type { RealmSettings } from '../../realms/settings.js';
+import type { RealmSettings } from '../../records/realm-settings.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../password-policy.js';
 
 /**

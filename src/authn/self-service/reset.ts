@@ -1,6 +1,6 @@
 import { passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
-import type { RequestRealm } from '../../realms/resolve.js';
+import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
 import { greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';

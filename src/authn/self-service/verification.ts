@@ -1,5 +1,5 @@
 import { realmLabel, verificationMail } from '../../mail/messages.js';
-import type { RequestRealm } from '../../realms/resolve.js';
+import type { RequestRealm } from '../../records/realm.js';
 import type { User } from '../../store/users.js';
 import { type Mailed, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';

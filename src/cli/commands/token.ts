@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { ROOT_REALM } from '../../realms/names.js';
+import { ROOT_REALM } from '../../records/realm-names.js';
 import { UsageError } from '../errors.js';
 import { fields } from '../output.js';
 import { print } from '../output-mode.js';

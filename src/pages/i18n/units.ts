@@ -1,4 +1,4 @@
-import type { Locale } from './locales.js';
+import type { Locale } from '../../records/locales.js';
 
 type Unit = 'second' | 'minute' | 'hour' | 'day';
 

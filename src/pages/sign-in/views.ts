@@ -2,7 +2,7 @@ import type { SafeHtml } from '../html.js';
 import { html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
 import { checkYourMailBody, enrolmentCodeBody } from '../self-service/check-your-mail.js';
-import { type RegistrationKept, registrationFields } from '../self-service/registration.js';
+import { type RegistrationKept, registrationFields } from '../self-service/person-registration.js';
 import { codeField, enrolmentView, passkeyControl, passkeyNameField } from './controls.js';
 
 /** What a node of a journey shows (src/authn/nodes/ builds these; nothing here decides). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GRANT_TYPES } from '../clients/record.js';
-import { SUPPORTED_LOCALES } from '../pages/i18n/locales.js';
-import { SCOPE_TOKEN } from '../requests/scope.js';
+import { GRANT_TYPES } from './client.js';
+import { SUPPORTED_LOCALES } from './locales.js';
+import { SCOPE_TOKEN } from './scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
 const seconds = z.number().int().positive().max(10 * 365 * 24 * 3600);

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { CLIENT_ID, publicJwk } from '../clients/record.js';
+import { CLIENT_ID, publicJwk } from './client.js';
 
 export const TRUSTED_ISSUER_KINDS = ['jwt', 'saml2'] as const;
 export type TrustedIssuerKind = (typeof TRUSTED_ISSUER_KINDS)[number];

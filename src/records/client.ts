@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_TOKEN } from '../requests/scope.js';
+import { SCOPE_TOKEN } from './scope.js';
 
 export const GRANT_TYPES = [
   'authorization_code',
@@ -281,3 +281,21 @@ export function patchClientMetadata(current: ClientMetadata, patch: ClientMetada
   }
   return checked(merged);
 }
+
+/**
+ * What an initial access token allows a registration beyond the realm's registration policy
+ * (CONTRACT.md §5 `grant_types` and `scope`). It is kept on the client it registered, so that
+ * the client's later updates may still use it.
+ */
+export interface RegistrationAllowance {
+  grant_types: GrantType[];
+  /** Space-separated scope names. */
+  scope: string;
+}
+
+/**
+ * Grants that let a client obtain tokens for a person or another party without that party in a
+ * browser (resource owner password, CIBA, token exchange, assertion grants): a self-registered
+ * client gets them only from an initial access token that names them, never from the realm's
+ * `registration_grant_types` alone, so that open registration cannot hand them to anyone.
+ */

@@ -2,17 +2,17 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type ResumedTransaction, pageUrl } from '../authn/authorization-flow.js';
 import { journeyFacts } from '../authn/journey-facts.js';
 import { currentNode, follow, settle } from '../authn/journeys/walk.js';
-import { PASSWORD_AMR } from '../authn/password.js';
+import { PASSWORD_AMR } from '../authn/password-verification.js';
 import type { Mailed } from '../authn/self-service/verification.js';
-import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/registration.js';
+import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/person-registration.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { storedWalkOf } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
 import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
 import { donePage } from '../pages/self-service/done.js';
-import { type RegistrationKept, registrationPage } from '../pages/self-service/registration.js';
+import { type RegistrationKept, registrationPage } from '../pages/self-service/person-registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
-import { sha256 } from '../tokens/secrets.js';
+import { sha256 } from '../secrets.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, formToken, notOffered, sendSelfServicePage } from './self-service.js';
 
@@ -34,12 +34,12 @@ function createdMessage(t: Messages, mailed: Mailed | undefined, email: string):
 
 /**
  * `{issuer}/register` (CONTRACT.md §9), while the realm's `self_registration` is on: a new
- * person creates their account (src/authn/self-service/registration.ts). Reached from a
+ * person creates their account (src/authn/self-service/person-registration.ts). Reached from a
  * sign-in (its transaction carried along), the new person goes on signed in there, as if
  * they had passed its password node; otherwise a page says the account exists. Posts count
  * against the address's limit of the sign-in pages.
  */
-export function registrationEndpoint(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
+export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   function show(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction | undefined, kept: RegistrationKept, error?: string) {

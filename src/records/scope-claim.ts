@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from './jwt-access-token.js';
+import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from './jwt-claims.js';
 
 /**
  * The claims a scope maps (CONTRACT.md §10 "Claims from scopes"): `{name, source, tokens}`,

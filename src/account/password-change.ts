@@ -2,13 +2,13 @@ import type { FastifyReply } from 'fastify';
 import { remainingLifetimeOf } from '../authn/authorization-flow.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { hashPassword } from '../authn/password-hashing.js';
-import { verifyPassword } from '../authn/password.js';
+import { verifyPassword } from '../authn/password-verification.js';
 import { newPasswordProblem } from '../authn/self-service/new-password.js';
 import { emailOf } from '../authn/self-service/verification.js';
 import { formParams } from '../http/form-params.js';
-import { passwordChangePage, passwordSectionBody } from '../pages/account/password.js';
+import { passwordChangePage, passwordSectionBody } from '../pages/account/password-change.js';
 import type { Store } from '../store/index.js';
-import { randomSecret, sha256 } from '../tokens/secrets.js';
+import { randomSecret, sha256 } from '../secrets.js';
 import type { AccountHolder, AccountSection, AccountTools } from './section.js';
 
 const CHANGE = 'password change';

@@ -7,17 +7,18 @@ import {
   registeredRecord,
   registrationView,
 } from '../clients/registration-metadata.js';
-import { type RegistrationAllowance, registrationPolicy } from '../clients/registration-policy.js';
-import { type ClientMetadata, usesClientSecret } from '../clients/record.js';
+import { registrationPolicy } from '../clients/registration-policy.js';
+import type { RegistrationAllowance } from '../records/client.js';
+import { type ClientMetadata, usesClientSecret } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { RequestRealm } from '../realms/resolve.js';
-import { scopeNames } from '../requests/scope.js';
+import type { RequestRealm } from '../records/realm.js';
+import { scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
-import { matchesHash, randomSecret, sha256 } from '../tokens/secrets.js';
+import { matchesHash, randomSecret, sha256 } from '../secrets.js';
 import { clientRecordProblems } from '../profiles/fapi2.js';
 
 /** Room for the largest metadata a record holds: 2 × 50 URIs of 2,000 characters and 20 JWKs. */
@@ -74,7 +75,7 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  * - A wrong token, a client that does not exist and a client an admin created (which has no
  *   registration access token) all answer the same 401 (RFC 7592 §2.1).
  */
-export function registrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
+export function clientRegistrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
   const { store, capabilities, rateLimits } = deps;
 
   /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */

@@ -2,7 +2,7 @@ import { addressTakenMail, realmLabel } from '../../mail/messages.js';
 import type { Text } from '../../pages/i18n/index.js';
 import { addressKey } from '../../rate-limits/address-key.js';
 import { tooManyFromAddress } from '../../rate-limits/rate-limits.js';
-import type { RequestRealm } from '../../realms/resolve.js';
+import type { RequestRealm } from '../../records/realm.js';
 import type { Claims, User } from '../../store/users.js';
 import { hashPassword } from '../password-hashing.js';
 import { USERNAME } from '../username.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import argon2 from 'argon2';
 import type { User, UserStore } from '../store/users.js';
-import { randomSecret } from '../tokens/secrets.js';
+import { randomSecret } from '../secrets.js';
 import { PASSWORD_HASHING } from './password-hashing.js';
 
 /** The `amr` value of a sign-in by password (RFC 8176 §2). */

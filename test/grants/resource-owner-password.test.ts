@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { verifyPassword } from '../../src/authn/password.js';
+import { verifyPassword } from '../../src/authn/password-verification.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, basic, introspect, postForm } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, passwordTokens, verifyIdToken } from '../support/users.js';
