@@ -10,7 +10,8 @@ import { CLI, cliEnv, cliOk, runCli, tableRows } from './support.js';
 /**
  * `realmgate login` against a real server process (CONTRACT.md §14): the device authorization
  * grant with the public client `realmgate-cli`, approved by a person of `root` signing in over
- * HTTP; the admin commands then act with the stored credentials (mode 0600), refreshed when
+ * HTTP (ada, the first administrator, made from ADMIN_USER and ADMIN_PASSWORD); the admin
+ * commands then act with the stored credentials (mode 0600), refreshed when
  * expired; ADMIN_TOKEN still wins; `logout` revokes, and the token is then refused.
  */
 
@@ -61,12 +62,11 @@ describe('realmgate login and logout', () => {
 
   beforeAll(async () => {
     [store] = await Promise.all([createProcessStore(), buildOnce()]);
-    server = await startServer({ ADMIN_TOKEN, LOG_LEVEL: 'warn', ...store.env }, { timeoutMs: 60_000 });
+    // Ada is the first administrator, made by the first start from ADMIN_USER and ADMIN_PASSWORD.
+    server = await startServer({ ADMIN_TOKEN, ADMIN_USER: 'ada', ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'info', ...store.env }, { timeoutMs: 60_000 });
     config = mkdtempSync(join(tmpdir(), 'realmgate-config-'));
     await admin(server, ADMIN_TOKEN, 'PATCH', '/realms/root', { settings: { device_poll_interval: 1 } });
-    await admin(server, ADMIN_TOKEN, 'PUT', '/realms/root/roles/realmgate-admin', {});
-    for (const username of ['ada', 'bert']) await admin(server, ADMIN_TOKEN, 'POST', '/realms/root/users', { username, password: PASSWORD });
-    await admin(server, ADMIN_TOKEN, 'PUT', '/realms/root/users/ada/roles/realmgate-admin');
+    await admin(server, ADMIN_TOKEN, 'POST', '/realms/root/users', { username: 'bert', password: PASSWORD });
     await admin(server, ADMIN_TOKEN, 'POST', '/realms', { name: 'acme' });
   }, 90_000);
   afterAll(async () => {
@@ -84,6 +84,13 @@ describe('realmgate login and logout', () => {
       grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
       redirect_uris: [],
     });
+  });
+
+  it('the first start made ada an administrator from ADMIN_USER, and logged it without the password', async () => {
+    const ada = await admin<{ roles: string[] }>(server, ADMIN_TOKEN, 'GET', '/realms/root/users/ada');
+    expect(ada.roles).toEqual(['realmgate-admin']);
+    expect(server.process.stdout).toContain('first administrator made from ADMIN_USER');
+    expect(server.process.output).not.toContain(PASSWORD);
   });
 
   it('without a sign-in or a token, an admin command says how to get one', async () => {
