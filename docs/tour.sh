@@ -13,8 +13,10 @@ cd "$(dirname "$0")/.."
 # --- Quick start: the server, on the embedded store, and a wait until it is ready.
 export PORT=${PORT:-9000}
 export ADMIN_TOKEN=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")
+ADMIN_PASSWORD=$(node -e "console.log(require('crypto').randomBytes(18).toString('base64url'))")
+echo "the first administrator: admin, password $ADMIN_PASSWORD"
 WORK=$(mktemp -d)
-DATA_DIR=$WORK/data node dist/server.js > "$WORK/realmgate.log" 2>&1 &
+ADMIN_USER=admin ADMIN_PASSWORD=$ADMIN_PASSWORD DATA_DIR=$WORK/data node dist/server.js > "$WORK/realmgate.log" 2>&1 &
 SERVER=$!
 # On any failure: stop the server and show its log.
 trap 'status=$?; kill "$SERVER" 2>/dev/null && wait "$SERVER"; [ "$status" = 0 ] || cat "$WORK/realmgate.log" >&2; rm -rf "$WORK"' EXIT

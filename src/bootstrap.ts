@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type AdminToken, resolveAdminToken } from './admin/admin-token.js';
-import { type Config, ConfigError } from './config.js';
+import { type FirstAdministratorOutcome, makeFirstAdministrator } from './admin/first-administrator.js';
+import { type Config, ConfigError, type FirstAdministrator } from './config.js';
 import { ROOT_REALM } from './records/realm-names.js';
 import type { Db } from './store/db.js';
 import { type Store, createStore } from './store/index.js';
@@ -21,20 +22,28 @@ export interface Prepared {
   store: Store;
   encryption: KeyEncryption;
   adminToken: AdminToken;
+  /** What `ADMIN_USER` and `ADMIN_PASSWORD` did, when they were given. */
+  firstAdministrator?: FirstAdministratorOutcome;
 }
 
 /**
  * Makes a database ready to serve: migrations applied, the root realm present with its
- * keys, MASTER_KEY checked against them, the admin token known.
+ * keys, MASTER_KEY checked against them, the admin token known, and the first administrator
+ * made when asked and none is there yet.
  */
-export async function prepare(db: Db, options: { masterKey: Buffer; adminToken: string | undefined; logger?: Logger }): Promise<Prepared> {
+export async function prepare(
+  db: Db,
+  options: { masterKey: Buffer; adminToken: string | undefined; firstAdministrator?: FirstAdministrator | undefined; logger?: Logger },
+): Promise<Prepared> {
   const applied = await migrate(db);
   if (applied.length > 0) options.logger?.info({ migrations: applied }, 'migrations applied');
   const store = await createStore(db, options.logger);
   const encryption = new KeyEncryption(options.masterKey);
   await ensureRootRealm(store, encryption);
   const adminToken = await resolveAdminToken(options.adminToken, store.serverState);
-  return { store, encryption, adminToken };
+  if (!options.firstAdministrator) return { store, encryption, adminToken };
+  const firstAdministrator = await makeFirstAdministrator(store, options.firstAdministrator);
+  return { store, encryption, adminToken, firstAdministrator };
 }
 
 async function ensureRootRealm(store: Store, encryption: KeyEncryption): Promise<void> {

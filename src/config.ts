@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OutboundAllowList } from './http/address-ranges.js';
 import { type TrustedProxies, parseTrustedProxies } from './http/trusted-proxies.js';
+import { USERNAME } from './authn/username.js';
 import { type MailSettings, type SmtpServer, parseMailFrom, parseSmtpUrl } from './mail/settings.js';
 
 /** The environment variables of CONTRACT.md §1, parsed once into a frozen Config. */
@@ -82,6 +83,8 @@ const EnvSchema = z.object({
   ),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: optionalText.pipe(z.string().min(16, 'expected at least 16 characters').optional()),
+  ADMIN_USER: optionalText,
+  ADMIN_PASSWORD: optionalText,
   MASTER_KEY: optionalText.pipe(masterKey.optional()),
   TRUST_PROXY: trustedProxies,
   CLIENT_CERT_HEADER: optionalText.pipe(
@@ -111,6 +114,8 @@ export interface Config {
   /** Embedded store location, or `memory://`. */
   readonly dataDir: string;
   readonly adminToken: string | undefined;
+  /** `ADMIN_USER` and `ADMIN_PASSWORD`: the first administrator, made once (src/admin/first-administrator.ts). */
+  readonly firstAdministrator: FirstAdministrator | undefined;
   readonly masterKey: Buffer | undefined;
   /** `TRUST_PROXY`: the peers whose `X-Forwarded-*` and client certificate header are believed. */
   readonly trustProxy: TrustedProxies;
@@ -130,6 +135,21 @@ export interface Config {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+export interface FirstAdministrator {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** `ADMIN_USER` and `ADMIN_PASSWORD` go together; the password is checked against the root realm's policy when used. */
+function firstAdministratorOf(username: string | undefined, password: string | undefined): FirstAdministrator | undefined {
+  if (username === undefined && password === undefined) return undefined;
+  if (username === undefined || password === undefined) {
+    throw new ConfigError(`invalid configuration: ${username === undefined ? 'ADMIN_USER' : 'ADMIN_PASSWORD'}: ADMIN_USER and ADMIN_PASSWORD go together`);
+  }
+  if (!USERNAME.test(username)) throw new ConfigError('invalid configuration: ADMIN_USER: must be 1 to 255 letters, digits or . _ @ + -');
+  return Object.freeze({ username, password });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -160,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     adminToken: e.ADMIN_TOKEN,
+    firstAdministrator: firstAdministratorOf(e.ADMIN_USER, e.ADMIN_PASSWORD),
     masterKey: e.MASTER_KEY,
     trustProxy: e.TRUST_PROXY,
     clientCertHeader: e.CLIENT_CERT_HEADER,

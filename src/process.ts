@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { CONSOLE_PATH } from './admin/console/page.js';
+import { logFirstAdministrator } from './admin/first-administrator.js';
 import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -73,7 +74,15 @@ async function main(): Promise<void> {
   const db = await openDb(config, logger);
   running.db = db;
   unlessStopping();
-  const { store, encryption, adminToken } = await prepare(db, { masterKey, adminToken: config.adminToken, logger });
+  const { store, encryption, adminToken, firstAdministrator } = await prepare(db, {
+    masterKey,
+    adminToken: config.adminToken,
+    firstAdministrator: config.firstAdministrator,
+    logger,
+  });
+  // Read once: the password is not left for child processes or a diagnostic report to see.
+  delete process.env.ADMIN_PASSWORD;
+  if (firstAdministrator) logFirstAdministrator(logger, firstAdministrator);
   if (adminToken.generated) {
     // Printed once, as a plain line on stderr: the JSON log lines go to stdout, and are often
     // shipped elsewhere; only the token's hash is stored.

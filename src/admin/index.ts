@@ -5,6 +5,7 @@ import { resolveRealmFromPath } from '../realms/resolve.js';
 import { actorOf, requireAdministrator } from './auth.js';
 import { callerPermissionRoutes } from './caller-permissions.js';
 import { ensureAdminResource } from './admin-resource.js';
+import { ensureCliClient } from './cli-client.js';
 import { clientRoutes } from './clients.js';
 import type { AdminDeps } from './deps.js';
 import { eventRoutes } from './events.js';
@@ -28,6 +29,7 @@ import { userRoutes } from './users.js';
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
   return async (app) => {
     await ensureAdminResource(deps.store.resources, deps.baseUrl);
+    await ensureCliClient(deps.store.clients);
     requireAdministrator(app, { tokenHash: deps.adminTokenHash, callers: deps.store.adminCallers, realms: deps.store.realms, baseUrl: deps.baseUrl });
     // A name holding a NUL is invalid_request, as the database would answer, also where a
     // cache answers the lookup (a realm's scopes) and would otherwise say "not found".

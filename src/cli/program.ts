@@ -6,6 +6,7 @@ import { addIdentityProviderCommands } from './commands/identity-provider.js';
 import { addInitialAccessTokenCommands } from './commands/initial-access-token.js';
 import { addJourneyCommands } from './commands/journey.js';
 import { addKeyCommands } from './commands/keys.js';
+import { addLoginCommands } from './commands/login.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addRealmCommands } from './commands/realm.js';
 import { addResourceCommands } from './commands/resource.js';
@@ -27,13 +28,15 @@ export function buildProgram(): Command {
   const program = new Command('realmgate')
     .description(
       'realmgate: run the server, migrate its database, and administer it through the admin API.\n' +
-        'Admin commands read REALMGATE_URL (default http://127.0.0.1:9000) and REALMGATE_ADMIN_TOKEN (or ADMIN_TOKEN).',
+        'Admin commands read REALMGATE_URL (default http://127.0.0.1:9000) and REALMGATE_ADMIN_TOKEN (or ADMIN_TOKEN);\n' +
+        'without a token they use the sign-in of `realmgate login --server URL` (a token in the environment wins).',
     )
     .version(version)
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
   addStartCommand(program);
   addMigrateCommand(program);
+  addLoginCommands(program);
   addRealmCommands(program);
   addClientCommands(program);
   addUserCommands(program);

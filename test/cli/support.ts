@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PROJECT_ROOT, serverEnv } from '../support/process.js';
 
 /** `realmgate` as a shell user runs it: the built CLI, in a process of its own. */
@@ -10,14 +12,17 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A configuration directory that holds nothing: the sign-in of `realmgate login` of whoever runs the tests is not the tests'. */
+const NO_CONFIG = join(tmpdir(), `realmgate-no-config-${process.pid}`);
+
 /**
  * The environment of a shell without realmgate's variables (those of the server, and the
- * CLI's own REALMGATE_*), plus `vars`.
+ * CLI's own REALMGATE_*) nor a stored sign-in, plus `vars`.
  */
 export function cliEnv(vars: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = serverEnv({});
   for (const name of Object.keys(env)) if (name.startsWith('REALMGATE_')) delete env[name];
-  return { ...env, ...vars };
+  return { ...env, XDG_CONFIG_HOME: NO_CONFIG, ...vars };
 }
 
 /** Runs `realmgate …args` to its end; `input` is its standard input (none: /dev/null). */

@@ -17,7 +17,7 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The variables of CONTRACT.md §1 and the test harness's own: a child sees only those a test gives it. */
 const CONTROLLED_VARIABLES = [
-  'PORT', 'HOST', 'BASE_URL', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'MASTER_KEY', 'TRUST_PROXY',
+  'PORT', 'HOST', 'BASE_URL', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'ADMIN_USER', 'ADMIN_PASSWORD', 'MASTER_KEY', 'TRUST_PROXY',
   'CLIENT_CERT_HEADER', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'LOG_LEVEL', 'TEST_DATABASE_URL', 'TEST_STORE', 'NODE_ENV', 'ADMIN_PORT',
 ];
 

@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
 import { parseAssignments } from '../assignments.js';
-import { UsageError } from '../errors.js';
+import { ROOT_REALM } from '../../records/realm-names.js';
+import { CliError, UsageError } from '../errors.js';
 import { fields, notice, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 import { readStdin } from '../stdin.js';
+
+/** The role of an administrator of everything (CONTRACT.md §14); src/admin/permissions.ts is not loaded for one name. */
+const ADMIN_ROLE = 'realmgate-admin';
 
 interface UserView {
   username: string;
@@ -92,13 +96,28 @@ export function addUserCommands(program: Command): void {
         .description('create a user with a password (as the realm\'s password policy allows) and claims')
         .argument('<realm>')
         .argument('<username>')
-        .argument('[claim=value...]', 'claims of the ID token and userinfo, e.g. name="Alice Liddell" email_verified=true'),
+        .argument('[claim=value...]', 'claims of the ID token and userinfo, e.g. name="Alice Liddell" email_verified=true')
+        .option('--admin', `an administrator of the whole server: a person of ${ROOT_REALM} given the role ${ADMIN_ROLE} (defined when absent)`),
     ),
-  ).action(async (realm: string, username: string, assignments: string[], options: PasswordOptions) => {
+  ).action(async (realm: string, username: string, assignments: string[], options: PasswordOptions & { admin?: boolean }) => {
+    if (options.admin && realm !== ROOT_REALM) throw new UsageError(`--admin: administrators are people of the ${ROOT_REALM} realm`);
     const claims = parseAssignments(assignments, 'claim');
     const password = await passwordFrom(options);
     const body = { username, password, ...(Object.keys(claims).length > 0 ? { claims } : {}) };
-    print(options, (await AdminApi.from(options).post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
+    const api = AdminApi.from(options);
+    if (!options.admin) {
+      print(options, (await api.post(adminPath('realms', realm, 'users'), body)) as UserView, userView);
+      return;
+    }
+    // Only realmgate-admin (or ADMIN_TOKEN) defines and gives the role: refused before anyone is made.
+    await api.put(adminPath('realms', realm, 'roles', ADMIN_ROLE), {});
+    await api.post(adminPath('realms', realm, 'users'), body);
+    try {
+      await api.put(adminPath('realms', realm, 'users', username, 'roles', ADMIN_ROLE), undefined);
+    } catch (error) {
+      throw new CliError(`${printable(username)} was created but not given ${ADMIN_ROLE} (${(error as Error).message}): run realmgate user grant-role ${realm} ${printable(username)} ${ADMIN_ROLE}`);
+    }
+    print(options, (await api.get(adminPath('realms', realm, 'users', username))) as UserView, userView);
   });
 
   connectionOptions(
