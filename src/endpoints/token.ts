@@ -4,7 +4,7 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
 import { proofAtAuthorizationServer } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
-import { requestedTargets } from '../grants/audience.js';
+import { askedTargets, requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParams } from '../http/form-params.js';
@@ -42,13 +42,16 @@ export function tokenEndpoint(deps: {
       }
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token');
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
-      const targets = await requestedTargets(deps.resources, request.realm.name, request.body, client);
+      const params = formParams(request.body, grant.parameters);
+      const ownTargets = grant.readsOwnTargets?.(params) === true;
+      const targets = ownTargets ? undefined : await requestedTargets(deps.resources, request.realm.name, request.body, client);
       const response = await grant.handle({
         realm: request.realm,
         client,
         address: request.ip,
         audit: app.audit,
-        params: formParams(request.body, grant.parameters),
+        params,
+        askedTargets: ownTargets ? askedTargets(request.body) : undefined,
         audience: targets?.audience,
         audienceScopes: targets?.scopes,
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens

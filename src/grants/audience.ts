@@ -24,6 +24,21 @@ export async function requestedTargets(resources: Pick<ResourceStore, 'find'>, r
   return asked.length === 0 ? undefined : checkedTargets(resources, realm, client, asked);
 }
 
+/** A request's `audience` and `resource` values, as asked (each resource an absolute URI without a fragment). */
+export interface AskedTargets {
+  readonly audience: readonly string[];
+  readonly resource: readonly string[];
+}
+
+/** The `audience` and `resource` values of a request whose grant reads them itself (GrantHandler.readsOwnTargets). */
+export function askedTargets(body: unknown): AskedTargets {
+  const { audience = [], resource = [] } = formParamLists(body, TARGET_PARAMETERS);
+  if (resource.some((value) => !isResourceIdentifier(value))) {
+    throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
+  }
+  return { audience, resource };
+}
+
 /**
  * RFC 8707 §2.2: a code's exchange or a refresh may narrow the grant's audiences, never widen
  * them; by default, the new access token has all of them. A grant authorized for none (the

@@ -41,6 +41,11 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
   roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
+  id_jag_audiences: clientMetadata.id_jag_audiences.unwrap().optional().describe('Authorization servers of other trust domains it may obtain ID-JAGs for (CONTRACT.md §15); none unless given'),
+  transaction_token_service: clientMetadata.transaction_token_service
+    .unwrap()
+    .optional()
+    .describe('It may ask for transaction tokens, presenting any live access token of the realm (CONTRACT.md §15); absent: no'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
 });
