@@ -7,6 +7,7 @@ import type { GrantHandler } from './grant-handler.js';
 import { type TokenWriter, issue } from './issue.js';
 import { ID_JAG_TOKEN_TYPE, type IdJagIssuanceDeps, issueIdJag } from './id-jag-issuance.js';
 import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from './presented-token.js';
+import { TXN_TOKEN_TYPE, issueTransactionToken } from './transaction-token.js';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -21,7 +22,7 @@ type Param =
   | 'request_details';
 
 /** The tokens this realm issues by token exchange besides access tokens (CONTRACT.md §15), each by its own rules. */
-const OTHER_TOKEN_TYPES: ReadonlySet<string> = new Set([ID_JAG_TOKEN_TYPE]);
+const OTHER_TOKEN_TYPES: ReadonlySet<string> = new Set([ID_JAG_TOKEN_TYPE, TXN_TOKEN_TYPE]);
 
 /**
  * Token exchange (RFC 8693): a client trades a token meant for it (this realm's access token
@@ -40,7 +41,7 @@ export function tokenExchangeGrant(
   return {
     type: GRANT_TYPE,
     parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'request_context', 'request_details'],
-    // An ID-JAG's audience is another trust domain's authorization server.
+    // An ID-JAG's audience is another trust domain's authorization server; a transaction token's, the realm's trust domain.
     readsOwnTargets: (params) => params.requested_token_type !== undefined && OTHER_TOKEN_TYPES.has(params.requested_token_type),
     async handle(request) {
       const { realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address } = request;
@@ -53,10 +54,11 @@ export function tokenExchangeGrant(
         throw new OAuthError('invalid_request', 'actor_token and actor_token_type go together');
       }
       if (params.requested_token_type === ID_JAG_TOKEN_TYPE) return issueIdJag(deps, request);
+      if (params.requested_token_type === TXN_TOKEN_TYPE) return issueTransactionToken(deps, request);
       if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPES.accessToken) {
         throw new OAuthError(
           'invalid_request',
-          `requested_token_type is not supported: ${TOKEN_TYPES.accessToken} and ${ID_JAG_TOKEN_TYPE} are issued`,
+          `requested_token_type is not supported: ${TOKEN_TYPES.accessToken}, ${ID_JAG_TOKEN_TYPE} and ${TXN_TOKEN_TYPE} are issued`,
         );
       }
 
