@@ -224,7 +224,7 @@ describe('ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, CONTRACT.md ย
       expectRefused(await exchange({ actor_token: idToken, actor_token_type: ID_TOKEN }), 'invalid_request', /actor_token/);
     });
 
-    it('refuses a client without id_jag_audiences (invalid_target), and an ID token of a person disabled since (invalid_request)', async () => {
+    it('refuses a client without id_jag_audiences (invalid_target), and an ID token of a person disabled or whose password changed since (invalid_request)', async () => {
       const plain = await t.admin.createClient(d.idp, { grant_types: ['password', TOKEN_EXCHANGE], scope: 'openid' });
       const plainClient = { clientId: plain.client_id, secret: plain.client_secret! };
       const response = await tokenRequest(t.app, d.idp, plainClient, {
@@ -240,6 +240,14 @@ describe('ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, CONTRACT.md ย
       const carolsIdToken = await idTokenOf(carol);
       expect((await t.admin.request('PATCH', `/realms/${d.idp}/users/carol`, { enabled: false })).statusCode).toBe(200);
       expectRefused(await exchange({ subject_token: carolsIdToken }), 'invalid_request');
+
+      // A password change denies the ID tokens issued before it (CONTRACT.md ยง7), though the person is enabled.
+      const dave = await createUser(t.admin, d.idp, 'dave');
+      const davesIdToken = await idTokenOf(dave);
+      expect((await exchange({ subject_token: davesIdToken })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await t.admin.request('PATCH', `/realms/${d.idp}/users/dave`, { password: 'a new password 0123456789' })).statusCode).toBe(200);
+      expectRefused(await exchange({ subject_token: davesIdToken }), 'invalid_request', /not a live ID token/);
     });
 
     it('is advertised in discovery (identity_chaining_requested_token_types_supported)', async () => {
