@@ -112,7 +112,8 @@ describe('ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, CONTRACT.md Â
   beforeAll(async () => {
     t = await startTestApp();
     d = await prepareDomains(t.app, t.admin, t.store);
-  });
+    // Two realms, their clients, four people (argon2) and three issuers: slow on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     await t.close();
   });
@@ -431,5 +432,5 @@ describe('ID-JAG once-only across two instances', () => {
     } finally {
       await instances.close();
     }
-  });
+  }, 180_000);
 });

@@ -170,5 +170,12 @@ describe('transaction tokens', () => {
     const exported = (await t.admin.request('GET', `/realms/${realm}/export`)).json();
     expect(exported.settings.transaction_tokens).toEqual({ trust_domain: TRUST_DOMAIN, lifetime: 120 });
     expect(exported.clients.find((client: { client_id: string }) => client.client_id === gateway.clientId)).toMatchObject({ transaction_token_service: true });
+
+    // Imported into another realm, the document brings them along.
+    const copy = `${realm}-copy`;
+    const imported = await t.admin.request('PUT', `/realms/${copy}/import`, exported);
+    expect(imported.statusCode, imported.body).toBeLessThan(300);
+    expect((await t.admin.request('GET', `/realms/${copy}`)).json().settings.transaction_tokens).toEqual({ trust_domain: TRUST_DOMAIN, lifetime: 120 });
+    expect((await t.admin.request('GET', `/realms/${copy}/clients/${gateway.clientId}`)).json()).toMatchObject({ transaction_token_service: true });
   });
 });
