@@ -133,8 +133,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deviceCodeGrant({ store, issuer }),
     cibaGrant({ store, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, tokens: store.tokens, issuer }),
-    jwtBearerGrant({ ...assertionDeps, spentAssertions: store.spentAssertions }),
-    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens }),
+    jwtBearerGrant({
+      ...assertionDeps,
+      spentAssertions: store.spentAssertions,
+      identityProviders: store.identityProviders,
+      userIdentities: store.userIdentities,
+      resources: store.resources,
+    }),
+    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens, signer, signingKeys: store.signingKeys, revokedJwts: store.revokedJwts }),
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(

@@ -13,6 +13,8 @@ export interface AssertionKind {
    * as another kind is refused, so that one kind cannot be passed off as another).
    */
   readonly typ?: string;
+  /** Whether it must carry that `typ` (an ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant §5.1): untyped or `JWT` is refused. */
+  readonly typRequired?: boolean;
   /**
    * RFC 7523 §3 item 4's limit: how long an assertion may be valid from its start (`nbf`, else
    * `iat`), how long ago that start may be, and how far ahead of now `exp` may be.
@@ -154,10 +156,10 @@ function headerOf(jwt: string): { typ: unknown } | undefined {
 
 /** Compared in lower case and without `application/` (RFC 7515 §4.1.9). */
 function acceptsType(kind: AssertionKind, typ: unknown): boolean {
-  if (typ === undefined) return true;
+  if (typ === undefined) return kind.typRequired !== true;
   if (typeof typ !== 'string') return false;
   const type = typ.toLowerCase().replace(/^application\//, '');
-  return type === 'jwt' || type === kind.typ;
+  return type === kind.typ || (type === 'jwt' && kind.typRequired !== true);
 }
 
 function minutes(seconds: number): string {

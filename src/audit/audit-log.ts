@@ -7,6 +7,8 @@ import type { NewAuditEvent } from '../store/audit-events.js';
 export const AUDIT_EVENT_TYPES = [
   'token.issued',
   'token.revoked',
+  'id_jag.issued',
+  'transaction_token.issued',
   'sign_in.succeeded',
   'sign_in.failed',
   'consent.granted',

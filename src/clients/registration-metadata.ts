@@ -74,7 +74,10 @@ const REGISTRABLE_FIELDS = Object.keys(RegistrableSchema.shape);
 const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'post_logout_redirect_uris']);
 
 /** Metadata an admin sets on a client and self-registration never changes. */
-type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'roles' | 'journey' | 'logo_uri'>;
+type AdminControlled = Pick<
+  ClientMetadata,
+  'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'roles' | 'journey' | 'logo_uri' | 'id_jag_audiences' | 'transaction_token_service'
+>;
 
 /**
  * Fields that give a client power over people or other clients' tokens: consent skipped,
@@ -82,13 +85,18 @@ type AdminControlled = Pick<ClientMetadata, 'skip_consent' | 'introspect_any_tok
  * a client that asks for more than it has is refused (RFC 7591 §3.2.2), one that sends what it
  * has, or less, keeps what it has.
  */
-const PRIVILEGED_FIELDS = ['skip_consent', 'introspect_any_token', 'allowed_audiences'] as const;
+const PRIVILEGED_FIELDS = ['skip_consent', 'introspect_any_token', 'allowed_audiences', 'id_jag_audiences', 'transaction_token_service'] as const;
 
 function asksForPrivilege(field: (typeof PRIVILEGED_FIELDS)[number], value: unknown, current: AdminControlled | undefined): boolean {
   if (value === undefined || value === null || value === false) return false;
   if (field === 'allowed_audiences') {
     const held = current?.allowed_audiences ?? [];
     return !Array.isArray(value) || value.some((audience) => !held.includes(audience as string));
+  }
+  if (field === 'id_jag_audiences') {
+    // Authorization servers of other trust domains that the client may obtain ID-JAGs for (CONTRACT.md §15): each entry as held.
+    const held = (current?.id_jag_audiences ?? []).map((entry) => JSON.stringify(entry));
+    return !Array.isArray(value) || value.some((entry) => !held.includes(JSON.stringify(entry)));
   }
   return !(value === true && current?.[field] === true);
 }
@@ -128,6 +136,9 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     introspect_any_token: clientType === 'confidential' && (current?.introspect_any_token ?? false),
     require_pkce: current?.require_pkce ?? false,
     allowed_audiences: current?.allowed_audiences ?? [],
+    // So are the agent privileges of CONTRACT.md §15; a public client has none.
+    ...(current?.id_jag_audiences === undefined || clientType === 'public' ? {} : { id_jag_audiences: current.id_jag_audiences }),
+    ...(current?.transaction_token_service === undefined || clientType === 'public' ? {} : { transaction_token_service: current.transaction_token_service }),
     // Roles are an admin's (CONTRACT.md §14): never asked for, never lost by a client's own update.
     ...(current?.roles === undefined ? {} : { roles: current.roles }),
     // The journey an admin set stays: a client cannot choose how people sign in to it.

@@ -46,6 +46,8 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
         client: clientBrand(client, describedByDocument(client)),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
         resources: resources.map((identifier) => registered.get(identifier) ?? identifier),
+        // A client that may trade the person's sign-in for ID-JAGs says for which servers (CONTRACT.md §15).
+        assertsTo: (client.id_jag_audiences ?? []).map((entry) => issuerShown(entry.issuer)),
         ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),
         hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
         formTargets: formTargetsOf(purpose),
@@ -85,4 +87,10 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       return flow.allow(reply, realm, current, session, { consent: requestedScopeOf(purpose), event: decided('consent.granted') });
     });
   };
+}
+
+/** An issuer as a person reads it: its host and path, without the scheme (several realms may share a host). */
+function issuerShown(issuer: string): string {
+  const url = new URL(issuer);
+  return `${url.host}${url.pathname.replace(/\/$/, '')}`;
 }

@@ -7,6 +7,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { RESPONSE_MODES } from '../requests/authorization-request.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../records/signing-key.js';
+import { ID_JAG_TOKEN_TYPE } from '../grants/id-jag-issuance.js';
 
 export interface ServerCapabilities {
   grantTypes: readonly string[];
@@ -66,6 +67,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     // JARM §4: the realm keeps a current key of each (src/tokens/signing-keys.ts).
     authorization_signing_alg_values_supported: [...SIGNING_ALGS],
     grant_types_supported: capabilities.grantTypes,
+    // draft-ietf-oauth-identity-assertion-authz-grant §6 (named by draft-ietf-oauth-identity-chaining): this realm issues ID-JAGs.
+    identity_chaining_requested_token_types_supported: [ID_JAG_TOKEN_TYPE],
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],
     acr_values_supported: acrValuesOf(realm),

@@ -4,7 +4,7 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { DpopProofs } from '../dpop/proofs.js';
 import { proofAtAuthorizationServer, refusingProofErrors } from '../dpop/refusals.js';
 import { OAuthError } from '../errors.js';
-import { TARGET_PARAMETERS, requestedTargets } from '../grants/audience.js';
+import { TARGET_PARAMETERS, askedTargets, requestedTargets } from '../grants/audience.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import { type ClientCertificateOf, certificateThumbprint } from '../http/client-certificate.js';
 import { formParamLists, formParams } from '../http/form-params.js';
@@ -43,13 +43,17 @@ export function tokenEndpoint(deps: {
       // A grant that spendsProof spends the proof's jti with its tokens, in their statement.
       const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token', { spend: !grant.spendsProof });
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
-      const targets = await requestedTargets(deps.resources, request.realm.name, formParamLists(request.body, TARGET_PARAMETERS), client);
+      const params = formParams(request.body, grant.parameters);
+      const asked = formParamLists(request.body, TARGET_PARAMETERS);
+      const ownTargets = grant.readsOwnTargets?.(params) === true;
+      const targets = ownTargets ? undefined : await requestedTargets(deps.resources, request.realm.name, asked, client);
       const response = await refusingProofErrors(deps.dpop, request.realm, () => grant.handle({
         realm: request.realm,
         client,
         address: request.ip,
         audit: app.audit,
-        params: formParams(request.body, grant.parameters),
+        params,
+        askedTargets: ownTargets ? askedTargets(asked) : undefined,
         audience: targets?.audience,
         audienceScopes: targets?.scopes,
         certificateThumbprint: client.tls_client_certificate_bound_access_tokens

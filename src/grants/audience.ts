@@ -17,16 +17,33 @@ export const TARGET_PARAMETERS = ['audience', 'resource'] as const;
 export async function requestedTargets(
   resources: Pick<ResourceStore, 'find'>,
   realm: string,
-  /** The values of `TARGET_PARAMETERS` as the endpoint read them from the form. */
-  asked: Partial<Record<(typeof TARGET_PARAMETERS)[number], readonly string[]>>,
+  asked: TargetValues,
   client: Client,
 ): Promise<Targets | undefined> {
+  const { audience, resource } = askedTargets(asked);
+  const targets = [...audience, ...resource];
+  return targets.length === 0 ? undefined : checkedTargets(resources, realm, client, targets);
+}
+
+/** A request's `audience` and `resource` values, as asked (each resource an absolute URI without a fragment). */
+export interface AskedTargets {
+  readonly audience: readonly string[];
+  readonly resource: readonly string[];
+}
+
+/** The values of `TARGET_PARAMETERS` as the endpoint read them from the form. */
+export type TargetValues = Partial<Record<(typeof TARGET_PARAMETERS)[number], readonly string[]>>;
+
+/**
+ * The `audience` and `resource` values of a request, each resource checked to be an absolute URI
+ * without a fragment (RFC 8707 §2); as they are for a grant that reads them itself (GrantHandler.readsOwnTargets).
+ */
+export function askedTargets(asked: TargetValues): AskedTargets {
   const { audience = [], resource = [] } = asked;
   if (resource.some((value) => !isResourceIdentifier(value))) {
     throw new OAuthError('invalid_target', 'each resource must be an absolute URI without a fragment');
   }
-  const targets = [...audience, ...resource];
-  return targets.length === 0 ? undefined : checkedTargets(resources, realm, client, targets);
+  return { audience, resource };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { RequestRealm } from '../records/realm.js';
 import type { Client } from '../store/clients.js';
 import type { AssertionSpend } from '../store/spent-assertions.js';
 import type { TokenResponse } from '../tokens/issuer.js';
+import type { AskedTargets } from './audience.js';
 
 export interface GrantRequest<Param extends string> {
   readonly realm: RequestRealm;
@@ -17,6 +18,11 @@ export interface GrantRequest<Param extends string> {
    * They become the new token's `aud`.
    */
   readonly audience: readonly string[] | undefined;
+  /**
+   * The `audience` and `resource` values as asked, unchecked but for the form of a resource:
+   * given instead of `audience` when the grant reads them itself (GrantHandler.readsOwnTargets).
+   */
+  readonly askedTargets?: AskedTargets | undefined;
   /** The scopes an access token for `audience` may carry (src/resources/targets.ts scopesWithin); undefined: any. */
   readonly audienceScopes?: readonly string[] | undefined;
   /**
@@ -53,6 +59,13 @@ export interface GrantHandler<Param extends string = string> {
    * the endpoint spends it before the grant runs.
    */
   readonly spendsProof?: boolean;
+  /**
+   * Whether this request's `audience` and `resource` name what the grant reads itself rather than
+   * where an access token of this realm may be used (an ID-JAG's authorization server of another
+   * trust domain, a transaction token's trust domain, CONTRACT.md §15): the endpoint then leaves
+   * them to it (GrantRequest.askedTargets) instead of holding them to the realm's resources.
+   */
+  readsOwnTargets?(params: Readonly<Partial<Record<Param, string>>>): boolean;
   handle(request: GrantRequest<Param>): Promise<TokenResponse>;
 }
 

@@ -1,4 +1,4 @@
-import { type AssertionKind, type JwtAssertionDeps, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
+import { type AssertionKind, assertionRefusalReason, verifyJwtAssertion } from '../assertions/jwt-assertion.js';
 import { type TrustedJwtDeps, UntrustedJwtError, trustedIssuerOf } from '../assertions/trusted-jwt.js';
 import { userByMapping } from '../authn/user-by-subject.js';
 import { OAuthError } from '../errors.js';
@@ -7,6 +7,7 @@ import type { TrustedIssuer } from '../store/trusted-issuers.js';
 import type { User, UserStore } from '../store/users.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
+import { type IdJagRedemptionDeps, redeemIdJag, refuseAssertion } from './id-jag-redemption.js';
 import { type TokenWriter, issue } from './issue.js';
 
 /** RFC 7523 §3 item 4: a JWT bearer assertion may be valid for at most an hour. */
@@ -19,14 +20,13 @@ export const JWT_BEARER_ASSERTION: AssertionKind = { maxLifetimeSeconds: 3600 };
  * that person; no refresh token and no ID token, as no one signed in here (RFC 7521 §4.1).
  */
 export function jwtBearerGrant(
-  deps: TrustedJwtDeps & JwtAssertionDeps & { users: UserStore; issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter },
+  deps: TrustedJwtDeps & IdJagRedemptionDeps & { users: UserStore; issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter },
 ): GrantHandler<'assertion' | 'scope'> {
   return {
     type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     parameters: ['assertion', 'scope'],
     async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
       if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required');
-      const scope = requestedScope(params.scope, client.scope);
 
       let issuer: TrustedIssuer;
       try {
@@ -35,6 +35,24 @@ export function jwtBearerGrant(
         if (error instanceof UntrustedJwtError) refuse(error.message);
         throw error;
       }
+      if (issuer.id_jag) {
+        // An identity provider trusted for ID-JAGs is trusted for nothing else (CONTRACT.md §15).
+        const redeemed = await redeemIdJag(deps, issuer, { realm, client, scope: params.scope, audience, audienceScopes }, params.assertion);
+        return issue(deps.tokens, deps.issuer.accessToken({
+          realm,
+          client,
+          grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          scope: redeemed.scope,
+          subject: redeemed.user.id,
+          userId: redeemed.user.id,
+          audience: redeemed.audience,
+          audienceScopes: redeemed.audienceScopes,
+          certificateThumbprint,
+          keyThumbprint,
+          address,
+        }));
+      }
+      const scope = requestedScope(params.scope, client.scope);
       const verified = await verifyJwtAssertion(
         deps,
         realm.name,
@@ -67,5 +85,5 @@ export function jwtBearerGrant(
 }
 
 function refuse(why: string): never {
-  throw new OAuthError('invalid_grant', `the assertion is not accepted: ${why}`);
+  return refuseAssertion(why);
 }

@@ -79,12 +79,12 @@ export async function readPresentedToken(
   throw new OAuthError('invalid_request', `${role}_type is not supported: use an access_token, jwt or id_token type`);
 }
 
-/** This realm's live access token, and whom it is meant for: the client it was issued to, and its `aud`. */
-async function ownAccessToken(
-  deps: PresentedTokenDeps,
+/** This realm's live access token, whom it is meant for (the client it was issued to, and its `aud`), and when it expires (epoch seconds). */
+export async function ownAccessToken(
+  deps: Pick<PresentedTokenDeps, 'tokens' | 'jwtAccessTokens' | 'users'>,
   realm: RequestRealm,
   token: string,
-): Promise<{ token: PresentedToken; issuedTo: string; audience: readonly string[] | undefined } | undefined> {
+): Promise<{ token: PresentedToken; issuedTo: string; audience: readonly string[] | undefined; expiresAt: number } | undefined> {
   const jwt = looksLikeJwt(token);
   const found = jwt ? await deps.jwtAccessTokens.active(realm, token) : await storedAccessToken(deps.tokens, realm, token);
   if (!found) return undefined;
@@ -105,6 +105,7 @@ async function ownAccessToken(
     },
     issuedTo: found.clientId,
     audience: found.audience,
+    expiresAt: typeof found.expiresAt === 'number' ? found.expiresAt : Math.floor(found.expiresAt.getTime() / 1000),
   };
 }
 
@@ -129,6 +130,8 @@ async function trustedJwt(deps: PresentedTokenDeps, realm: RequestRealm, clientI
     throw error;
   }
   const { issuer, claims } = verified;
+  // An ID-JAG is redeemed once, by the client it names, with the JWT bearer grant (CONTRACT.md §15): never traded here.
+  if (issuer.id_jag) throw unacceptable(role, 'its issuer is trusted for ID-JAGs alone, which the JWT bearer grant redeems');
   const sub = claims.sub!;
   const user = await userByMapping(deps.users, realm.name, issuer.subject_mapping, sub);
   if (!user) throw unacceptable(role, 'its subject is not a user of this realm');

@@ -5,11 +5,24 @@ import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
 import type { GrantHandler } from './grant-handler.js';
 import { type TokenWriter, issue } from './issue.js';
+import { ID_JAG_TOKEN_TYPE, type IdJagIssuanceDeps, issueIdJag } from './id-jag-issuance.js';
 import { type PresentedToken, type PresentedTokenDeps, TOKEN_TYPES, readPresentedToken } from './presented-token.js';
+import { TXN_TOKEN_TYPE, issueTransactionToken } from './transaction-token.js';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_token_type' | 'requested_token_type' | 'scope';
+type Param =
+  | 'subject_token'
+  | 'subject_token_type'
+  | 'actor_token'
+  | 'actor_token_type'
+  | 'requested_token_type'
+  | 'scope'
+  | 'request_context'
+  | 'request_details';
+
+/** The tokens this realm issues by token exchange besides access tokens (CONTRACT.md §15), each by its own rules. */
+const OTHER_TOKEN_TYPES: ReadonlySet<string> = new Set([ID_JAG_TOKEN_TYPE, TXN_TOKEN_TYPE]);
 
 /**
  * Token exchange (RFC 8693): a client trades a token meant for it (this realm's access token
@@ -22,11 +35,16 @@ type Param = 'subject_token' | 'subject_token_type' | 'actor_token' | 'actor_tok
  * allows (§4.4). No refresh token is issued (§2.2.1 leaves it open; the client exchanges again
  * instead). A token exchanged from this realm's own joins its grant, and ends with it.
  */
-export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter }): GrantHandler<Param> {
+export function tokenExchangeGrant(
+  deps: PresentedTokenDeps & IdJagIssuanceDeps & { issuer: Pick<TokenIssuer, 'accessToken'>; tokens: TokenWriter },
+): GrantHandler<Param> {
   return {
     type: GRANT_TYPE,
-    parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope'],
-    async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }) {
+    parameters: ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'request_context', 'request_details'],
+    // An ID-JAG's audience is another trust domain's authorization server; a transaction token's, the realm's trust domain.
+    readsOwnTargets: (params) => params.requested_token_type !== undefined && OTHER_TOKEN_TYPES.has(params.requested_token_type),
+    async handle(request) {
+      const { realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address } = request;
       // As Keycloak does: a public client proves nothing of itself, and may not trade tokens.
       if (client.client_type === 'public') throw new OAuthError('unauthorized_client', 'token exchange is for confidential clients only');
       if (!params.subject_token || !params.subject_token_type) {
@@ -35,8 +53,13 @@ export function tokenExchangeGrant(deps: PresentedTokenDeps & { issuer: Pick<Tok
       if ((params.actor_token === undefined) !== (params.actor_token_type === undefined)) {
         throw new OAuthError('invalid_request', 'actor_token and actor_token_type go together');
       }
+      if (params.requested_token_type === ID_JAG_TOKEN_TYPE) return issueIdJag(deps, request);
+      if (params.requested_token_type === TXN_TOKEN_TYPE) return issueTransactionToken(deps, request);
       if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPES.accessToken) {
-        throw new OAuthError('invalid_request', `requested_token_type is not supported: only ${TOKEN_TYPES.accessToken} is issued`);
+        throw new OAuthError(
+          'invalid_request',
+          `requested_token_type is not supported: ${TOKEN_TYPES.accessToken}, ${ID_JAG_TOKEN_TYPE} and ${TXN_TOKEN_TYPE} are issued`,
+        );
       }
 
       const read = (role: 'subject_token' | 'actor_token', token: string, type: string) =>

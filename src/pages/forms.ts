@@ -52,6 +52,8 @@ export function consentPage(
     scopes: readonly ScopeView[];
     /** RFC 8707: the resources (APIs) the tokens are for, each by its name, else its identifier. */
     resources?: readonly string[];
+    /** CONTRACT.md §15: the issuers (host and path) of the authorization servers for which the client may obtain ID-JAGs that speak for the person. */
+    assertsTo?: readonly string[];
     /** For a device's request: the code the person should see on the device too (RFC 8628 §5.4). */
     userCode?: string;
     hidden: Record<string, string>;
@@ -67,6 +69,8 @@ ${input.client.host ? html`<p class="described-at">${t.consent.describedAt(html`
 ` : ''}${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
 ${input.resources?.length ? html`<p>${t.consent.forResources}</p>
 <ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>
+` : ''}${input.assertsTo?.length ? html`<p>${t.consent.mayAssert(html`<strong>${input.client.name}</strong>`)}</p>
+<ul class="scopes id-jag-audiences">${input.assertsTo.map((host) => html`<li><strong>${host}</strong></li>`)}</ul>
 ` : ''}<form method="post">
 ${hidden(input.hidden)}
 <button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>

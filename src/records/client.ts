@@ -161,6 +161,29 @@ const clientFields = {
   /** Front-Channel Logout 1.0 §2: the page the end-session page frames, with `iss` and `sid`, when a session it was given codes in ends. */
   frontchannel_logout_uri: logoutUri.describe('The page the end-session page frames, with `iss` and `sid`, after an RP-initiated logout of a session it was given codes or tokens in (OpenID Connect Front-Channel Logout 1.0)').optional(),
   frontchannel_logout_session_required: z.boolean().describe('Its front-channel logout URI must receive `iss` and `sid` (it always does)').optional(),
+  /**
+   * The authorization servers of other trust domains, by issuer, for which this client may obtain
+   * an ID-JAG by token exchange (draft-ietf-oauth-identity-assertion-authz-grant §4.3, CONTRACT.md
+   * §15), with its `client_id` at each and, optionally, the `scope` it may ask there (absent: any).
+   * None unless an admin gives some; the consent page names them.
+   */
+  id_jag_audiences: z
+    .array(
+      z.strictObject({
+        issuer: z.url({ protocol: /^https?$/, error: 'must be an http or https URL (the issuer of RFC 8414)' }).max(2000),
+        client_id: z.string().min(1).max(2000).regex(/^[^\p{C}]+$/u, 'must hold no control characters'),
+        scope: z.string().max(4000).refine((value) => value.split(' ').every((token) => SCOPE_TOKEN.test(token)), 'must be scope names separated by single spaces').optional(),
+      }),
+    )
+    .max(50)
+    .refine((entries) => new Set(entries.map((entry) => entry.issuer)).size === entries.length, 'issuers must not repeat')
+    .optional(),
+  /**
+   * The client may ask the realm for transaction tokens (draft-ietf-oauth-transaction-tokens,
+   * CONTRACT.md §15): a workload of the realm's trust domain, such as its API gateway, that may
+   * present any live access token of the realm as the subject. None unless an admin says so.
+   */
+  transaction_token_service: z.boolean().optional(),
   /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
   journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };
@@ -228,6 +251,12 @@ function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMeta
   }
   if (isPublic && m.introspect_any_token) {
     problems.push({ field: 'introspect_any_token', message: 'public clients cannot introspect' });
+  }
+  if (isPublic && (m.id_jag_audiences?.length ?? 0) > 0) {
+    problems.push({ field: 'id_jag_audiences', message: 'token exchange is for confidential clients only' });
+  }
+  if (isPublic && m.transaction_token_service) {
+    problems.push({ field: 'transaction_token_service', message: 'token exchange is for confidential clients only' });
   }
   if (m.grant_types.includes('authorization_code') && m.redirect_uris.length === 0) {
     problems.push({ field: 'redirect_uris', message: 'at least one is required for authorization_code' });

@@ -98,6 +98,16 @@ const settingFields = {
     .array(z.enum(SUPPORTED_LOCALES, { error: `must be one of ${SUPPORTED_LOCALES.join(', ')}` }))
     .min(1)
     .refine((locales) => new Set(locales).size === locales.length, 'locales must not repeat'),
+  /**
+   * Transaction tokens (draft-ietf-oauth-transaction-tokens, CONTRACT.md §15): the trust domain
+   * they name as `aud`, and their lifetime in seconds (at most 300, default 60); null: none issued.
+   */
+  transaction_tokens: z
+    .strictObject({
+      trust_domain: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (a URI or a name)'),
+      lifetime: z.number().int().positive().max(300, 'at most 300 seconds (transaction tokens are short-lived)').optional(),
+    })
+    .nullable(),
   acr_journeys: z
     .record(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be an acr value (no spaces)'), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name'))
     .refine((mapping) => Object.keys(mapping).length <= 50, 'at most 50 acr values')
@@ -152,6 +162,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   primary_color: null,
   locales: [...SUPPORTED_LOCALES],
   acr_journeys: {},
+  transaction_tokens: null,
 });
 
 /** The settings that turn on a feature that sends mail: refused without `SMTP_URL` (src/admin/realms.ts). */

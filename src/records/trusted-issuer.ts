@@ -32,6 +32,14 @@ const trustedIssuerFields = {
   subject_mapping: z.enum(SUBJECT_MAPPINGS),
   /** The clients that may present its assertions; absent: every client of the realm allowed the grant. */
   client_ids: z.array(z.string().regex(CLIENT_ID)).max(200).optional(),
+  /**
+   * Its JWT bearer assertions are ID-JAGs (draft-ietf-oauth-identity-assertion-authz-grant §5,
+   * CONTRACT.md §15): typed `oauth-id-jag+jwt`, each for the client its `client_id` names, whose
+   * `sub` is the person linked to the issuer's subject; it is trusted for nothing else.
+   */
+  id_jag: z.boolean().optional(),
+  /** With `id_jag`: an unlinked subject is the person whose verified email the ID-JAG names (`email`, `email_verified: true`). */
+  link_by_email: z.boolean().optional(),
 };
 
 export const TrustedIssuerSchema = z.strictObject(trustedIssuerFields);
@@ -51,11 +59,13 @@ export const TrustedIssuerPatchSchema = TrustedIssuerSchema.omit({ kind: true })
 
 /** Rules between fields, each naming its field; empty when the record holds together. */
 export function trustedIssuerProblems(record: TrustedIssuerRecord): string[] {
+  if (record.link_by_email && !record.id_jag) return ['link_by_email: only an id_jag issuer links subjects by email'];
   if (record.kind === 'jwt') {
     if (record.certificate_pem !== undefined) return ['certificate_pem: a jwt issuer is trusted by its keys (jwks or jwks_uri)'];
     if ((record.jwks === undefined) === (record.jwks_uri === undefined)) return ['jwks: give jwks or jwks_uri, exactly one'];
     return [];
   }
+  if (record.id_jag) return ['id_jag: an ID-JAG is a JWT: only a jwt issuer issues them'];
   if (record.jwks !== undefined || record.jwks_uri !== undefined) return ['jwks: a saml2 issuer is trusted by its certificate_pem'];
   if (record.certificate_pem === undefined) return ['certificate_pem: a saml2 issuer needs the certificate it signs with'];
   return [];

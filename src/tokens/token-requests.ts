@@ -8,8 +8,11 @@ import type { User } from '../store/users.js';
 /** The token response of RFC 6749 §5.1 (CONTRACT.md §3). */
 export interface TokenResponse {
   access_token: string;
-  /** RFC 9449 §5: `DPoP` when the access token is bound to the key of the request's DPoP proof. */
-  token_type: 'Bearer' | 'DPoP';
+  /**
+   * RFC 9449 §5: `DPoP` when the access token is bound to the key of the request's DPoP proof;
+   * RFC 8693 §2.2.1: `N_A` when token exchange issues no access token (an ID-JAG, a transaction token).
+   */
+  token_type: 'Bearer' | 'DPoP' | 'N_A';
   expires_in: number;
   refresh_token?: string;
   scope: string;

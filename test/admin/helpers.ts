@@ -49,6 +49,7 @@ export const DEFAULT_SETTINGS = {
   primary_color: null,
   locales: ['en', 'de', 'fr'],
   acr_journeys: {},
+  transaction_tokens: null,
 } as const;
 
 /** The settings that are lifetimes or intervals: positive whole seconds. */

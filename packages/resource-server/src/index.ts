@@ -10,8 +10,10 @@ import { JwtVerifier } from './jwt.js';
 import { endpointResolver } from './metadata.js';
 import { type ResourceServerOptions, SCOPE_TOKEN, settingsOf } from './options.js';
 import { metadataUrlOf, resourceOf, serveMetadata } from './protected-resource.js';
+import { type TransactionTokenClaims, TransactionTokenError, sendTransactionTokenError, verifyTransactionToken } from './transaction-token.js';
 
 export type { AccessTokenClaims } from './claims.js';
+export type { TransactionTokenClaims } from './transaction-token.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
 export { type DpopReplayStore, MemoryReplayStore } from './dpop.js';
 export { certificateFromHeader, tlsClientCertificate } from './certificate.js';
@@ -30,10 +32,17 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** A hook that requires a valid access token, with these scopes, and sets `request.token`. */
     requireToken(requirement?: TokenRequirement): TokenHook;
+    /**
+     * A hook that requires a valid transaction token in the `Txn-Token` header (the
+     * `transactionTokens` option), whose purpose holds these scopes, and sets `request.transaction`.
+     */
+    requireTransactionToken(requirement?: TokenRequirement): TokenHook;
   }
   interface FastifyRequest {
     /** The verified token's claims, on the routes that require a token; null elsewhere. */
     token: AccessTokenClaims;
+    /** The verified transaction token's claims, on the routes that require one; null elsewhere. */
+    transaction: TransactionTokenClaims;
   }
   interface FastifyContextConfig {
     /** `true`, or the scopes: the route requires a token as `app.requireToken(…)` would, on `onRequest`. */
@@ -115,9 +124,31 @@ const plugin: FastifyPluginAsync<ResourceServerOptions> = async (app, options) =
     };
   }
 
+  /** draft-ietf-oauth-transaction-tokens §10.2, for services inside the trust domain (./transaction-token.ts). */
+  function requireTransactionToken(requirement?: TokenRequirement): TokenHook {
+    const { trustDomain } = settings;
+    if (trustDomain === undefined) throw new TypeError('resource server: requireTransactionToken needs the transactionTokens option (the trust domain)');
+    const purpose = scopesOf(requirement);
+    return async (request, reply) => {
+      try {
+        request.transaction = await verifyTransactionToken(request, settings, trustDomain, () => jwts.keySet(), purpose);
+        return undefined;
+      } catch (error) {
+        if (error instanceof TransactionTokenError) return sendTransactionTokenError(reply, error);
+        if (error instanceof AuthorizationServerUnavailable) {
+          request.log.warn({ reason: error.message }, 'resource server: the authorization server could not be reached');
+          return sendUnavailable(reply);
+        }
+        throw error;
+      }
+    };
+  }
+
   serveMetadata(app, settings, routeScopes);
   app.decorateRequest('token', null as unknown as AccessTokenClaims);
+  app.decorateRequest('transaction', null as unknown as TransactionTokenClaims);
   app.decorate('requireToken', requireToken);
+  app.decorate('requireTransactionToken', requireTransactionToken);
   // Routes that say `config: { requireToken: … }` get the hook first of their onRequest hooks.
   app.addHook('onRoute', (route) => {
     const requirement: unknown = route.config?.requireToken;

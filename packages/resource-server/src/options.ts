@@ -82,6 +82,12 @@ export interface ResourceServerOptions {
    *   of life. Default 60.
    */
   dpop?: { replay?: DpopReplayStore; origin?: string; clockSkew?: number };
+  /**
+   * Transaction tokens (draft-ietf-oauth-transaction-tokens) for the services inside the trust
+   * domain: `app.requireTransactionToken()` then verifies the `Txn-Token` header of a request
+   * against the issuer's key set and this `trustDomain` (the realm's `transaction_tokens.trust_domain`).
+   */
+  transactionTokens?: { trustDomain: string };
   /** The `realm` of the `WWW-Authenticate` challenge. Default: the issuer. */
   realm?: string;
   /** Skip discovery for these; by default both come from `{issuer}/.well-known/openid-configuration`. */
@@ -107,6 +113,7 @@ export interface Settings {
   dpop: { replay: DpopReplayStore; origin: string | undefined; clockSkewSeconds: number };
   jwksUri: URL | undefined;
   introspectionEndpoint: URL | undefined;
+  trustDomain: string | undefined;
 }
 
 /** Checks the options once, at registration, so that a typo fails the start rather than every request. */
@@ -154,6 +161,7 @@ export function settingsOf(options: ResourceServerOptions): Settings {
     dpop: dpopSettings(options.dpop),
     jwksUri: options.jwksUri === undefined ? undefined : httpUrl(options.jwksUri, 'jwksUri'),
     introspectionEndpoint: options.introspectionEndpoint === undefined ? undefined : httpUrl(options.introspectionEndpoint, 'introspectionEndpoint'),
+    trustDomain: trustDomainOf(options.transactionTokens),
   };
 }
 
@@ -163,6 +171,12 @@ function dpopSettings(options: ResourceServerOptions['dpop']): Settings['dpop'] 
   const origin = options?.origin === undefined ? undefined : httpUrl(options.origin, 'dpop.origin');
   if (origin && origin.pathname !== '/') throw new TypeError('resource server: dpop.origin must be an origin, without a path');
   return { replay, origin: origin?.origin, clockSkewSeconds: milliseconds(options?.clockSkew, 60, 'dpop.clockSkew', 0) / 1000 };
+}
+
+function trustDomainOf(options: ResourceServerOptions['transactionTokens']): string | undefined {
+  if (options === undefined) return undefined;
+  if (!nonEmpty(options.trustDomain)) throw new TypeError('resource server: transactionTokens.trustDomain must be the trust domain the tokens name in aud');
+  return options.trustDomain;
 }
 
 /** RFC 6749 §3.3: a scope name. */

@@ -45,6 +45,11 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   frontchannel_logout_uri: clientMetadata.frontchannel_logout_uri.unwrap().optional(),
   frontchannel_logout_session_required: clientMetadata.frontchannel_logout_session_required.optional(),
   roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
+  id_jag_audiences: clientMetadata.id_jag_audiences.unwrap().optional().describe('Authorization servers of other trust domains it may obtain ID-JAGs for (CONTRACT.md §15); none unless given'),
+  transaction_token_service: clientMetadata.transaction_token_service
+    .unwrap()
+    .optional()
+    .describe('It may ask for transaction tokens, presenting any live access token of the realm (CONTRACT.md §15); absent: no'),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
 });

@@ -155,6 +155,7 @@ export const de: Messages = {
     asksTo: (client: SafeHtml) => html`${client} möchte:`,
     knowSignedIn: 'Wissen, dass Sie sich angemeldet haben.',
     forResources: 'Dieser Zugriff gilt für:',
+    mayAssert: (client: SafeHtml) => html`${client} darf Ihre Anmeldung außerdem diesen Diensten vorlegen, um dort für Sie zu handeln:`,
     describedAt: (host: SafeHtml) => html`Diese Anwendung ist hier nicht registriert: Sie beschreibt sich selbst unter ${host}. Erlauben Sie den Zugriff nur, wenn Sie ${host} vertrauen.`,
   },
 

@@ -167,6 +167,8 @@ export const en = {
     knowSignedIn: 'Know that you signed in.',
     /** Before the resources (APIs) the access is for, each by its name (RFC 8707). */
     forResources: 'This access is for:',
+    /** Before the authorization servers of other organisations for which the client may obtain ID-JAGs (CONTRACT.md §15), each by its host. */
+    mayAssert: (client: SafeHtml) => html`${client} may also present your sign-in to these services, to act for you there:`,
     /** A client described by the metadata document at its client_id URL (draft-ietf-oauth-client-id-metadata-document §6.4): the URL's host. */
     describedAt: (host: SafeHtml) => html`This application is not registered here: it describes itself at ${host}. Allow access only if you trust ${host}.`,
   },

@@ -158,6 +158,7 @@ export const fr: Messages = {
     asksTo: (client: SafeHtml) => html`${client} souhaite\u00a0:`,
     knowSignedIn: 'savoir que vous vous êtes connecté.',
     forResources: 'Cet accès est destiné à\u00a0:',
+    mayAssert: (client: SafeHtml) => html`${client} peut aussi présenter votre connexion à ces services, pour y agir en votre nom\u00a0:`,
     describedAt: (host: SafeHtml) => html`Cette application n’est pas enregistrée ici\u00a0: elle se décrit elle-même sur ${host}. N’autorisez l’accès que si vous faites confiance à ${host}.`,
   },
 
