@@ -1,21 +1,14 @@
-import { newClientMetadata } from '../../records/client.js';
-import { ROOT_REALM } from '../../records/realm-names.js';
 import type { ClientStore } from '../../store/clients.js';
+import { ensureRootClient } from '../root-client.js';
 
 /** The console's client in `root` (CONTRACT.md §14). */
 export const CONSOLE_CLIENT_ID = 'realmgate-console';
 
 export const consoleRedirectUri = (baseUrl: string): string => `${baseUrl}/admin/console/callback`;
 
-/**
- * The console signs in through `root` as a public client with the code flow and PKCE (S256):
- * made when absent at every start, as the admin resource is (src/admin/admin-resource.ts). Of
- * instances starting together, one inserts it and the others find it taken; a client an operator
- * changed or deleted meanwhile is theirs (a deleted one comes back at the next start).
- */
-export async function ensureConsoleClient(clients: Pick<ClientStore, 'get' | 'create'>, baseUrl: string): Promise<void> {
-  if (await clients.get(ROOT_REALM, CONSOLE_CLIENT_ID)) return;
-  const metadata = newClientMetadata({
+/** The console signs in through `root` as a public client with the code flow and PKCE (S256). */
+export const ensureConsoleClient = (clients: Pick<ClientStore, 'get' | 'create'>, baseUrl: string): Promise<void> =>
+  ensureRootClient(clients, CONSOLE_CLIENT_ID, {
     client_type: 'public',
     client_name: 'realmgate admin console',
     redirect_uris: [consoleRedirectUri(baseUrl)],
@@ -24,5 +17,3 @@ export async function ensureConsoleClient(clients: Pick<ClientStore, 'get' | 'cr
     scope: 'openid',
     require_pkce: true,
   });
-  await clients.create(ROOT_REALM, CONSOLE_CLIENT_ID, metadata, undefined);
-}
