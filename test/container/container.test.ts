@@ -85,9 +85,11 @@ describe('Dockerfile', () => {
     for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'packages']) expect(copied).toContain(file);
     expect(instructionsOf(build, 'RUN').map((i) => i.args).join('\n')).toMatch(/\bnpm ci\b/);
     expect(packageJson.scripts.prepare).toBe('npm run build');
-    // The server imports the workspace package (packages/resource-server), built first; the copy
-    // of PGlite's initdb cluster goes to dist/, which the runtime stage takes whole, beside packages/.
-    expect(packageJson.scripts.build).toBe('npm run build -w @realmgate/resource-server && tsc -p tsconfig.build.json && node dist/store/pglite-initdb.js');
+    // The server imports the workspace package (packages/resource-server), built first; the
+    // browser programs are bundled with esbuild (a development dependency, present in this stage
+    // only) and the copy of PGlite's initdb cluster written into dist/, which the runtime stage
+    // takes whole, beside packages/.
+    expect(packageJson.scripts.build).toBe('npm run build -w @realmgate/resource-server && tsc -p tsconfig.build.json && node dist/http/browser-bundle.js && node dist/store/pglite-initdb.js');
     expect(copiedPaths(runtime).map((copy) => copy.source)).toEqual(expect.arrayContaining(['/app/dist', '/app/packages']));
     expect(buildConfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
     // Nothing the build needs is kept out of the context.

@@ -257,7 +257,7 @@ describe('SIGKILL under load, then a new instance on the same store', () => {
     expect(answered.length).toBeGreaterThan(100);
     expect(load.answers.filter((answer) => answer.status !== 200 && answer.status !== 0)).toEqual([]);
     if (halfWritten) expect(Object.values(halfWritten)).toEqual([0, 0, 0, 0]);
-  }, 45_000);
+  }, 90_000);
 });
 
 async function halfWrittenGrantsOf(store: ProcessStore, clientId: string) {
