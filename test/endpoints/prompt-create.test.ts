@@ -47,6 +47,8 @@ describe('prompt=create', () => {
     expect(new URL(registerUrl).searchParams.get('transaction')).toEqual(expect.any(String));
     const form = await browser.get(registerUrl);
     expect(form.statusCode).toBe(200);
+    // Its answer leads on to the client's redirect URI, which the browser lets through only when form-action names it.
+    expect(form.headers['content-security-policy']).toMatch(/form-action [^;]*https:\/\/app\.example/);
     return browser.submit(registerUrl, form, { username, email: `${username}@example.com`, password: GOOD_PASSWORD });
   }
 
