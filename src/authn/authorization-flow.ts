@@ -119,9 +119,9 @@ export class AuthorizationFlow {
     const current = secret === undefined ? undefined : await this.store.sessions.findWithConsent(sha256(secret), realm.name, client.client_id);
     const session = current?.session;
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
-    // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8).
-    // OIDC Core §3.1.2.2: a request for a given `sub` is answered only for that person's session.
-    const fit = !authz.prompt.includes('login') && session && isFreshEnough(session, authz.maxAge) && answersAskedSubject(authz.claims, session.userId)
+    // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8); `prompt=create`
+    // for a new person's. OIDC Core §3.1.2.2: a request for a given `sub` is answered only for that person's session.
+    const fit = !authz.prompt.includes('login') && !authz.prompt.includes('create') && session && isFreshEnough(session, authz.maxAge) && answersAskedSubject(authz.claims, session.userId)
       ? await this.fitOf(request, reply, realm, purpose, client, session)
       : undefined;
     const usable = fit?.kind === 'fits' ? fit.session : undefined;
@@ -188,7 +188,7 @@ export class AuthorizationFlow {
       uncountedAddressLimit(request, 'authorize'),
     );
     if (!stored.begun) throw tooManyFromAddress(stored.secondsLeft);
-    return reply.redirect(pageUrl(realm, session ? 'consent' : 'login', id), 303);
+    return reply.redirect(pageUrl(realm, session ? 'consent' : firstSignInPage(begun.purpose), id), 303);
   }
 
   /**
@@ -356,6 +356,14 @@ function isFreshEnough(session: Session, maxAge: number | undefined): boolean {
   return maxAge === undefined || Date.now() - session.authTime.getTime() <= maxAge * 1000;
 }
 
-export function pageUrl(realm: RequestRealm, page: 'login' | 'consent', transactionId: string): string {
+/**
+ * Initiating User Registration via OpenID Connect 1.0 §4.1: `prompt=create` begins on the
+ * registration page (validated to be offered), which goes on with the sign-in as the new person.
+ */
+function firstSignInPage(purpose: TransactionPurpose): 'login' | 'register' {
+  return purpose.kind === 'authorize' && purpose.request.prompt.includes('create') ? 'register' : 'login';
+}
+
+export function pageUrl(realm: RequestRealm, page: 'login' | 'consent' | 'register', transactionId: string): string {
   return `${realm.issuer}/${page}?transaction=${encodeURIComponent(transactionId)}`;
 }

@@ -75,7 +75,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     // The languages of the realm's pages (CONTRACT.md §10).
     ui_locales_supported: realm.settings.locales,
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
-    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    // Initiating User Registration via OpenID Connect 1.0 §4.2: `create` while the realm offers registration.
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account', ...(realm.settings.self_registration ? ['create'] : [])],
     authorization_response_iss_parameter_supported: true,
     // RFC 9101 §10.1: signed request objects by value at /authorize and /par, verified as client assertions are.
     request_parameter_supported: true,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type ResumedTransaction, pageUrl } from '../authn/authorization-flow.js';
+import { type ResumedTransaction, formTargetsOf, pageUrl } from '../authn/authorization-flow.js';
 import { journeyFacts } from '../authn/journey-facts.js';
 import { currentNode, follow, settle } from '../authn/journeys/walk.js';
 import { PASSWORD_AMR } from '../authn/password-verification.js';
@@ -46,7 +46,11 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
     const realm = request.realm;
     const hidden = { csrf: formToken(cookies, request, reply, CSRF_SUBJECT), ...(resumed ? { transaction: resumed.id } : {}) };
     const signIn = resumed && pageUrl(realm, 'login', resumed.id);
-    return sendSelfServicePage(reply, registrationPage(messagesOf(request), { hidden, kept, error, signIn }));
+    const page = registrationPage(messagesOf(request), { hidden, kept, error, signIn });
+    // The form's answer may lead on, through the sign-in, to the client's redirect URI: CSP
+    // form-action holds for the redirects after a submission too (CSP Level 3 §6.3.1).
+    const formTargets = resumed ? formTargetsOf(resumed.transaction.purpose) : [];
+    return sendSelfServicePage(reply, { ...page, options: { ...page.options, formTargets } });
   }
 
   const resumeOf = (request: FastifyRequest, transaction: string | undefined) =>

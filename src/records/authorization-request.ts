@@ -1,6 +1,9 @@
 import type { ClaimsRequest } from './claims-parameter.js';
-/** OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`. */
-export type Prompt = 'none' | 'login' | 'consent';
+/**
+ * OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`.
+ * `create`: Initiating User Registration via OpenID Connect 1.0 §4.1, the sign-in begins on the registration page.
+ */
+export type Prompt = 'none' | 'login' | 'consent' | 'create';
 
 /**
  * How the response goes back (OAuth 2.0 Multiple Response Types §2.1, Form Post Response Mode,

@@ -64,6 +64,7 @@ const PROMPTS = new Map<string, Prompt>([
   ['login', 'login'],
   ['consent', 'consent'],
   ['select_account', 'login'],
+  ['create', 'create'],
 ]);
 
 /**
@@ -122,6 +123,10 @@ export function validateAuthorizationRequest(
   }
 
   const prompt = parsePrompt(params.prompt);
+  // CONTRACT.md §12: a realm where nobody may register cannot begin with registration.
+  if (prompt.includes('create') && !realm.settings.self_registration) {
+    throw new OAuthError('invalid_request', 'prompt=create: this realm does not offer registration');
+  }
   let maxAge: number | undefined;
   if (params.max_age !== undefined) {
     if (!/^\d{1,9}$/.test(params.max_age)) throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds');

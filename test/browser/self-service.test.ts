@@ -155,4 +155,48 @@ describe.skipIf(skipReason !== undefined)(`registration and email verification i
       await context.close();
     }
   }, 60_000);
+
+  it('opens the registration form for prompt=create at 390 px and sends the code after it, without a second sign-in', async () => {
+    await t.admin.createRealm('newcomers', { self_registration: true, allow_consent_bypass: true });
+    const newcomersClient = (
+      await t.admin.createClient('newcomers', { client_type: 'public', redirect_uris: [callback.redirectUri], grant_types: ['authorization_code'], scope: 'openid email', skip_consent: true })
+    ).client_id;
+    const newcomers = `${t.baseUrl}/oauth2/newcomers`;
+    const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const { verifier, challenge } = pkce();
+      const query = new URLSearchParams({
+        client_id: newcomersClient,
+        response_type: 'code',
+        redirect_uri: callback.redirectUri,
+        scope: 'openid email',
+        prompt: 'create',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      await page.goto(`${newcomers}/authorize?${query}`);
+      expect(page.url()).toMatch(startsWith(`${newcomers}/register?transaction=`));
+      await expect(page.title()).resolves.toBe('Create an account · newcomers');
+      await expectFits(page);
+      const username = `neo-${randomBytes(3).toString('hex')}`;
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Email address').fill(`${username}@example.com`);
+      await page.getByLabel('Password').fill(GOOD_PASSWORD);
+      await clickAndWait(page, 'Create account', (url) => `${url.origin}${url.pathname}` === callback.redirectUri);
+
+      const code = new URL(page.url()).searchParams.get('code')!;
+      const response = await fetch(`${newcomers}/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, client_id: newcomersClient, code_verifier: verifier }),
+      });
+      const tokens = (await response.json()) as { id_token: string };
+      expect(response.status, JSON.stringify(tokens)).toBe(200);
+      expect(decodeJwt(tokens.id_token)).toMatchObject({ email: `${username}@example.com`, email_verified: false, amr: ['pwd'] });
+      expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
