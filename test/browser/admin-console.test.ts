@@ -16,7 +16,9 @@ import { type Problems, browserSkipReason, launchChromium, signIn, startCallback
  * access token; a client's other fields, a person's claims; a client, a person and a realm
  * deleted, each delete asked first; roles, groups and a person's memberships, the people
  * listed and searched, sessions ended, a person disabled, a scope's claims, a realm exported
- * and imported as another; the audit events of all of it.
+ * and imported as another; the audit events of all of it. And the fields of CONTRACT.md §12 and
+ * §15 (a realm's transaction tokens, a client's logout, signed-response and delegation fields,
+ * a trusted issuer's ID-JAG fields) set through their forms and read back through the admin API.
  */
 const skipReason = browserSkipReason('test/browser/admin-console.test.ts');
 
@@ -490,6 +492,50 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     expect((await t.admin.request('GET', `/realms/${REALM}/trusted-issuers/${stored!.id}`)).statusCode).toBe(404);
     expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
     problems.console.length = 0;
+  });
+
+  /** A realm of its own for this round's fields, so that the clients made there stay out of the audit events counted below. */
+  const agents = `${REALM}-agents`;
+
+  it("sets a realm's transaction tokens (a trust domain and a lifetime of at most 300 s; no trust domain: off)", async () => {
+    const { page, problems } = admin;
+    await t.admin.createRealm(agents);
+    const settingsOf = async () => ((await t.admin.request('GET', `/realms/${agents}`)).json() as { settings: Record<string, unknown> }).settings;
+
+    // Realm settings: transaction_tokens is a trust domain and a lifetime; an empty trust domain turns them off.
+    await page.goto(`${consoleUrl()}#/realms/${agents}/settings`);
+    const settings = form(page, 'Realm settings');
+    const tokens = settings.getByRole('group', { name: 'transaction_tokens' });
+    const trustDomain = tokens.getByLabel(/^Trust domain/);
+    const lifetime = tokens.getByLabel(/^Lifetime \(seconds\)/);
+    const saveSettings = settings.getByRole('button', { name: 'Save settings' });
+    await expect(trustDomain.inputValue()).resolves.toBe('');
+    await lifetime.fill('60');
+    await saveSettings.click();
+    await said(page, 'transaction_tokens: a lifetime needs a trust domain; empty both to issue none.');
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await trustDomain.fill('https://api.shop.example');
+    await lifetime.fill('301');
+    await saveSettings.click();
+    // The browser holds the form back: a lifetime over 300 is never sent.
+    expect(await lifetime.evaluate((input) => (input as unknown as { validity: { rangeOverflow: boolean } }).validity.rangeOverflow)).toBe(true);
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await lifetime.fill('120');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toEqual({ trust_domain: 'https://api.shop.example', lifetime: 120 });
+    await saveSettings.click();
+    await said(page, 'Nothing changed.');
+    await trustDomain.fill('');
+    await lifetime.fill('');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await trustDomain.fill('https://api.shop.example');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toEqual({ trust_domain: 'https://api.shop.example' });
+    expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
   });
 
   it('issues an initial access token, shown once, with which one client registers itself beyond the realm policy', async () => {
