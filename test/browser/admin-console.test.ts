@@ -646,6 +646,61 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     problems.console.length = 0;
   }, 30_000);
 
+  it("sets a trusted issuer's id_jag and link_by_email, and saves one without them without them", async () => {
+    const { page, problems } = admin;
+    // Trusted issuers: one for ID-JAGs linking by email, one without either field.
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'partner-1' }] };
+    const issuersOf = async () => (await t.admin.request('GET', `/realms/${agents}/trusted-issuers`)).json() as Array<Record<string, unknown>>;
+    await tab(page, 'Trusted issuers').click();
+    const trust = form(page, 'New trusted issuer');
+    for (const [issuerUrl, idJag] of [['https://idp.partner.example', true], ['https://jwt.partner.example', false]] as const) {
+      await trust.getByLabel(/^Issuer/).fill(issuerUrl);
+      await trust.getByLabel(/^JWKS \(JSON\)/).fill(JSON.stringify(jwks));
+      if (idJag) {
+        await trust.getByLabel(/^Issues ID-JAGs/).check();
+        await trust.getByLabel(/^Link by verified email/).check();
+      }
+      await trust.getByRole('button', { name: 'Trust issuer' }).click();
+      await said(page, `Trusted issuer ${issuerUrl} created.`);
+    }
+    const issuers = page.getByRole('table', { name: 'Trusted issuers' });
+    await issuers.getByRole('row', { name: /^https:\/\/idp\.partner\.example jwt \(ID-JAG\) username every client/ }).waitFor();
+    await issuers.getByRole('row', { name: /^https:\/\/jwt\.partner\.example jwt username every client/ }).waitFor();
+    const byIssuer = async () => Object.fromEntries((await issuersOf()).map((record) => [record.issuer, record]));
+    let stored = await byIssuer();
+    expect(stored['https://idp.partner.example']).toMatchObject({ id_jag: true, link_by_email: true, jwks });
+    expect(stored['https://jwt.partner.example']).not.toHaveProperty('id_jag');
+    expect(stored['https://jwt.partner.example']).not.toHaveProperty('link_by_email');
+
+    // The plain one: saved unchanged, nothing sent; linking by email alone is refused with the reason.
+    await page.getByRole('button', { name: 'Edit https://jwt.partner.example (jwt)', exact: true }).click();
+    let change = form(page, 'Edit trusted issuer https://jwt.partner.example');
+    await expect(change.getByLabel(/^Issues ID-JAGs/).isChecked()).resolves.toBe(false);
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'Nothing changed.');
+    await change.getByLabel(/^Link by verified email/).check();
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'link_by_email: only an id_jag issuer links subjects by email');
+    expect((await byIssuer())['https://jwt.partner.example']).not.toHaveProperty('link_by_email');
+    await change.getByRole('button', { name: 'Cancel' }).click();
+
+    // The ID-JAG one: linking by email unticked.
+    await page.getByRole('button', { name: 'Edit https://idp.partner.example (jwt)', exact: true }).click();
+    change = form(page, 'Edit trusted issuer https://idp.partner.example');
+    await expect(change.getByLabel(/^Link by verified email/).isChecked()).resolves.toBe(true);
+    await change.getByLabel(/^Link by verified email/).uncheck();
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'Trusted issuer https://idp.partner.example saved: link_by_email.');
+    stored = await byIssuer();
+    expect(stored['https://idp.partner.example']).toMatchObject({ id_jag: true, link_by_email: false });
+
+    await page.goto(`${consoleUrl()}#/realms/${REALM}/trusted-issuers`);
+    await form(page, 'New trusted issuer').waitFor();
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  });
+
   it('issues an initial access token, shown once, with which one client registers itself beyond the realm policy', async () => {
     const { page, problems } = admin;
     await tab(page, 'Initial access tokens').click();
