@@ -16,7 +16,9 @@ import { type Problems, browserSkipReason, launchChromium, signIn, startCallback
  * access token; a client's other fields, a person's claims; a client, a person and a realm
  * deleted, each delete asked first; roles, groups and a person's memberships, the people
  * listed and searched, sessions ended, a person disabled, a scope's claims, a realm exported
- * and imported as another; the audit events of all of it.
+ * and imported as another; the audit events of all of it. And the fields of CONTRACT.md §12 and
+ * §15 (a realm's transaction tokens, a client's logout, signed-response and delegation fields,
+ * a trusted issuer's ID-JAG fields) set through their forms and read back through the admin API.
  */
 const skipReason = browserSkipReason('test/browser/admin-console.test.ts');
 
@@ -488,6 +490,213 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await answerDelete(page, 'https://idp.example (jwt)', 'Delete', 'Stop trusting https://idp.example? Its jwt assertions are refused from now on.');
     await said(page, 'Trusted issuer https://idp.example deleted.');
     expect((await t.admin.request('GET', `/realms/${REALM}/trusted-issuers/${stored!.id}`)).statusCode).toBe(404);
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  });
+
+  /** A realm of its own for this round's fields, so that the clients made there stay out of the audit events counted below. */
+  const agents = `${REALM}-agents`;
+
+  it("sets a realm's transaction tokens (a trust domain and a lifetime of at most 300 s; no trust domain: off)", async () => {
+    const { page, problems } = admin;
+    await t.admin.createRealm(agents);
+    const settingsOf = async () => ((await t.admin.request('GET', `/realms/${agents}`)).json() as { settings: Record<string, unknown> }).settings;
+
+    // Realm settings: transaction_tokens is a trust domain and a lifetime; an empty trust domain turns them off.
+    await page.goto(`${consoleUrl()}#/realms/${agents}/settings`);
+    const settings = form(page, 'Realm settings');
+    const tokens = settings.getByRole('group', { name: 'transaction_tokens' });
+    const trustDomain = tokens.getByLabel(/^Trust domain/);
+    const lifetime = tokens.getByLabel(/^Lifetime \(seconds\)/);
+    const saveSettings = settings.getByRole('button', { name: 'Save settings' });
+    await expect(trustDomain.inputValue()).resolves.toBe('');
+    await lifetime.fill('60');
+    await saveSettings.click();
+    await said(page, 'transaction_tokens: a lifetime needs a trust domain; empty both to issue none.');
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await trustDomain.fill('https://api.shop.example');
+    await lifetime.fill('301');
+    await saveSettings.click();
+    // The browser holds the form back: a lifetime over 300 is never sent.
+    expect(await lifetime.evaluate((input) => (input as unknown as { validity: { rangeOverflow: boolean } }).validity.rangeOverflow)).toBe(true);
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await lifetime.fill('120');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toEqual({ trust_domain: 'https://api.shop.example', lifetime: 120 });
+    await saveSettings.click();
+    await said(page, 'Nothing changed.');
+    await trustDomain.fill('');
+    await lifetime.fill('');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toBeNull();
+    await trustDomain.fill('https://api.shop.example');
+    await saveSettings.click();
+    await said(page, 'Settings saved: transaction_tokens.');
+    expect((await settingsOf()).transaction_tokens).toEqual({ trust_domain: 'https://api.shop.example' });
+    expect(problems).toEqual({ console: [], pageErrors: [], violations: [] });
+  });
+
+  it("sets a client's logout, signed-response and delegation fields (ID-JAG audiences as rows), and saves a client without them without them", async () => {
+    const { page, problems } = admin;
+    const clientOf = async (clientId: string) => (await t.admin.request('GET', `/realms/${agents}/clients/${clientId}`)).json() as Record<string, unknown>;
+
+    // A client made without the new fields is saved without them, and stays so when edited.
+    await tab(page, 'Clients').click();
+    const create = form(page, 'New client');
+    await create.getByLabel(/^Client ID/).fill('plain');
+    await create.getByLabel('Redirect URIs').fill(callback.redirectUri);
+    await create.getByRole('button', { name: 'Create client' }).click();
+    await said(page, 'Client plain created.');
+    const optional = ['backchannel_logout_uri', 'backchannel_logout_session_required', 'frontchannel_logout_uri', 'frontchannel_logout_session_required', 'id_jag_audiences', 'transaction_token_service'];
+    const plain = await clientOf('plain');
+    for (const name of optional) expect(plain, name).not.toHaveProperty(name);
+    expect(plain).toMatchObject({ id_token_signed_response_alg: 'RS256', authorization_signed_response_alg: 'RS256', introspection_signed_response_alg: 'RS256' });
+    await page.getByRole('button', { name: 'Edit plain', exact: true }).click();
+    let edit = form(page, 'Edit client plain');
+    await edit.getByRole('button', { name: 'Add an ID-JAG audience' }).click(); // left empty: no audience
+    await edit.getByLabel('Name', { exact: true }).fill('Plain');
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, 'Client plain saved: client_name.');
+    const edited = await clientOf('plain');
+    for (const name of optional) expect(edited, name).not.toHaveProperty(name);
+
+    // A client made with them: the logout URIs, both boxes, transaction token service and an ID-JAG audience.
+    await create.getByLabel(/^Client ID/).fill('gateway');
+    await create.getByLabel(/^Back-channel logout URI/).fill('http://gateway.example/logout');
+    await create.getByLabel(/^Back-channel logout needs the session ID/).check();
+    await create.getByLabel(/^Front-channel logout URI/).fill('http://127.0.0.1:9/front-channel-logout');
+    await create.getByLabel(/^Front-channel logout needs the issuer and session ID/).check();
+    await create.getByLabel(/^Transaction token service/).check();
+    await create.getByRole('button', { name: 'Add an ID-JAG audience' }).click();
+    const first = create.getByRole('group', { name: 'ID-JAG audience 1', exact: true });
+    await first.getByLabel('Issuer').fill('https://as.partner.example');
+    await create.getByRole('button', { name: 'Create client' }).click();
+    await said(page, "ID-JAG audience 1: give its issuer and this client's client ID there.");
+    expect((await t.admin.request('GET', `/realms/${agents}/clients/gateway`)).statusCode).toBe(404);
+    await first.getByLabel('Client ID there').fill('shop-at-partner');
+    await first.getByLabel('Scope there').fill('  orders:read   orders:write ');
+    // The server's rules hold: a logout URI is https, or http on a loopback host only.
+    await create.getByRole('button', { name: 'Create client' }).click();
+    await said(page, /^backchannel_logout_uri: must be https \(http only on a loopback host\)/);
+    expect((await t.admin.request('GET', `/realms/${agents}/clients/gateway`)).statusCode).toBe(404);
+    await create.getByLabel(/^Back-channel logout URI/).fill('https://gateway.example/logout');
+    await create.getByRole('button', { name: 'Create client' }).click();
+    await said(page, 'Client gateway created.');
+    expect(await clientOf('gateway')).toMatchObject({
+      backchannel_logout_uri: 'https://gateway.example/logout',
+      backchannel_logout_session_required: true,
+      frontchannel_logout_uri: 'http://127.0.0.1:9/front-channel-logout',
+      frontchannel_logout_session_required: true,
+      transaction_token_service: true,
+      id_jag_audiences: [{ issuer: 'https://as.partner.example', client_id: 'shop-at-partner', scope: 'orders:read orders:write' }],
+      authorization_signed_response_alg: 'RS256',
+    });
+
+    // Edited: the form shows them; two audiences added, the first taken out; a URI emptied, a box unticked, two algorithms changed.
+    await page.getByRole('button', { name: 'Edit gateway', exact: true }).click();
+    edit = form(page, 'Edit client gateway');
+    await expect(edit.getByLabel(/^Back-channel logout URI/).inputValue()).resolves.toBe('https://gateway.example/logout');
+    await expect(edit.getByLabel(/^Front-channel logout needs the issuer and session ID/).isChecked()).resolves.toBe(true);
+    await expect(edit.getByLabel(/^Transaction token service/).isChecked()).resolves.toBe(true);
+    await expect(edit.getByRole('group', { name: 'ID-JAG audience 1', exact: true }).getByLabel('Scope there').inputValue()).resolves.toBe('orders:read orders:write');
+    const more = JSON.parse(await edit.getByLabel('More fields (JSON)').inputValue()) as Record<string, unknown>;
+    for (const name of [...optional, 'authorization_signed_response_alg', 'introspection_signed_response_alg']) expect(more, name).not.toHaveProperty(name);
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, 'Nothing changed.');
+    for (const [issuerUrl, clientId] of [['https://as.other.example', 'shop'], ['https://as.third.example', 'shop-3']] as const) {
+      await edit.getByRole('button', { name: 'Add an ID-JAG audience' }).click();
+      const row = edit.getByRole('group', { name: /^ID-JAG audience/ }).last();
+      await row.getByLabel('Issuer').fill(issuerUrl);
+      await row.getByLabel('Client ID there').fill(clientId);
+    }
+    await edit.getByRole('button', { name: 'Remove ID-JAG audience 1', exact: true }).click();
+    await expect(edit.getByRole('group', { name: 'ID-JAG audience 1', exact: true }).getByLabel('Issuer').inputValue()).resolves.toBe('https://as.other.example');
+    expect(await edit.getByRole('group', { name: /^ID-JAG audience/ }).count()).toBe(2);
+    await edit.getByLabel(/^Back-channel logout URI/).fill('');
+    await edit.getByLabel(/^Front-channel logout needs the issuer and session ID/).uncheck();
+    await edit.getByLabel(/^Authorization response algorithm/).selectOption('ES256');
+    await edit.getByLabel(/^Introspection response algorithm/).selectOption('ES256');
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, 'Client gateway saved: backchannel_logout_uri, frontchannel_logout_session_required, authorization_signed_response_alg, introspection_signed_response_alg, id_jag_audiences.');
+    const gateway = await clientOf('gateway');
+    expect(gateway).not.toHaveProperty('backchannel_logout_uri');
+    expect(gateway).toMatchObject({
+      backchannel_logout_session_required: true,
+      frontchannel_logout_uri: 'http://127.0.0.1:9/front-channel-logout',
+      frontchannel_logout_session_required: false,
+      transaction_token_service: true,
+      authorization_signed_response_alg: 'ES256',
+      introspection_signed_response_alg: 'ES256',
+      id_token_signed_response_alg: 'RS256',
+    });
+    expect(gateway.id_jag_audiences).toEqual([{ issuer: 'https://as.other.example', client_id: 'shop' }, { issuer: 'https://as.third.example', client_id: 'shop-3' }]);
+
+    // Every audience taken out, the box unticked: [] and false, as the record allows.
+    await page.getByRole('button', { name: 'Edit gateway', exact: true }).click();
+    edit = form(page, 'Edit client gateway');
+    await edit.getByRole('button', { name: 'Remove ID-JAG audience 2', exact: true }).click();
+    await edit.getByRole('button', { name: 'Remove ID-JAG audience 1', exact: true }).click();
+    await edit.getByLabel(/^Transaction token service/).uncheck();
+    await edit.getByRole('button', { name: 'Save client' }).click();
+    await said(page, 'Client gateway saved: transaction_token_service, id_jag_audiences.');
+    expect(await clientOf('gateway')).toMatchObject({ transaction_token_service: false, id_jag_audiences: [] });
+    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
+    problems.console.length = 0;
+  }, 30_000);
+
+  it("sets a trusted issuer's id_jag and link_by_email, and saves one without them without them", async () => {
+    const { page, problems } = admin;
+    // Trusted issuers: one for ID-JAGs linking by email, one without either field.
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'partner-1' }] };
+    const issuersOf = async () => (await t.admin.request('GET', `/realms/${agents}/trusted-issuers`)).json() as Array<Record<string, unknown>>;
+    await tab(page, 'Trusted issuers').click();
+    const trust = form(page, 'New trusted issuer');
+    for (const [issuerUrl, idJag] of [['https://idp.partner.example', true], ['https://jwt.partner.example', false]] as const) {
+      await trust.getByLabel(/^Issuer/).fill(issuerUrl);
+      await trust.getByLabel(/^JWKS \(JSON\)/).fill(JSON.stringify(jwks));
+      if (idJag) {
+        await trust.getByLabel(/^Issues ID-JAGs/).check();
+        await trust.getByLabel(/^Link by verified email/).check();
+      }
+      await trust.getByRole('button', { name: 'Trust issuer' }).click();
+      await said(page, `Trusted issuer ${issuerUrl} created.`);
+    }
+    const issuers = page.getByRole('table', { name: 'Trusted issuers' });
+    await issuers.getByRole('row', { name: /^https:\/\/idp\.partner\.example jwt \(ID-JAG\) username every client/ }).waitFor();
+    await issuers.getByRole('row', { name: /^https:\/\/jwt\.partner\.example jwt username every client/ }).waitFor();
+    const byIssuer = async () => Object.fromEntries((await issuersOf()).map((record) => [record.issuer, record]));
+    let stored = await byIssuer();
+    expect(stored['https://idp.partner.example']).toMatchObject({ id_jag: true, link_by_email: true, jwks });
+    expect(stored['https://jwt.partner.example']).not.toHaveProperty('id_jag');
+    expect(stored['https://jwt.partner.example']).not.toHaveProperty('link_by_email');
+
+    // The plain one: saved unchanged, nothing sent; linking by email alone is refused with the reason.
+    await page.getByRole('button', { name: 'Edit https://jwt.partner.example (jwt)', exact: true }).click();
+    let change = form(page, 'Edit trusted issuer https://jwt.partner.example');
+    await expect(change.getByLabel(/^Issues ID-JAGs/).isChecked()).resolves.toBe(false);
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'Nothing changed.');
+    await change.getByLabel(/^Link by verified email/).check();
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'link_by_email: only an id_jag issuer links subjects by email');
+    expect((await byIssuer())['https://jwt.partner.example']).not.toHaveProperty('link_by_email');
+    await change.getByRole('button', { name: 'Cancel' }).click();
+
+    // The ID-JAG one: linking by email unticked.
+    await page.getByRole('button', { name: 'Edit https://idp.partner.example (jwt)', exact: true }).click();
+    change = form(page, 'Edit trusted issuer https://idp.partner.example');
+    await expect(change.getByLabel(/^Link by verified email/).isChecked()).resolves.toBe(true);
+    await change.getByLabel(/^Link by verified email/).uncheck();
+    await change.getByRole('button', { name: 'Save trusted issuer' }).click();
+    await said(page, 'Trusted issuer https://idp.partner.example saved: link_by_email.');
+    stored = await byIssuer();
+    expect(stored['https://idp.partner.example']).toMatchObject({ id_jag: true, link_by_email: false });
+
+    await page.goto(`${consoleUrl()}#/realms/${REALM}/trusted-issuers`);
+    await form(page, 'New trusted issuer').waitFor();
     expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
     problems.console.length = 0;
   });

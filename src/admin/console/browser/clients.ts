@@ -3,6 +3,7 @@
  * secret; every secret the server answers is shown once.
  */
 import { api } from './api.js';
+import { CLIENT_FIELDS, changedClientFields, clientFieldControls } from './client-fields.js';
 import type { Client } from './records.js';
 import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
@@ -41,7 +42,7 @@ const recordOf = (form: HTMLFormElement) => ({
 });
 
 /** Fields the edit form has controls for, and those no one edits (the id and its issue time). */
-const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent'];
+const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent', ...CLIENT_FIELDS];
 
 /** The record's other fields, edited as JSON: any the server adds later shows too. */
 const otherFields = (client: Client): Record<string, unknown> => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
@@ -104,6 +105,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       uriList('Post-logout redirect URIs', 'post_logout_redirect_uris', client.post_logout_redirect_uris),
       checkbox('Require PKCE', 'require_pkce', client.require_pkce),
       checkbox('Skip consent (when the realm allows bypass)', 'skip_consent', client.skip_consent),
+      clientFieldControls(client),
       field(
         'More fields (JSON)',
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
@@ -125,7 +127,10 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       // PATCH merges: only what changed is sent; a field taken out is cleared with null.
       for (const name of Object.keys(others)) wanted[name] = null;
       Object.assign(wanted, more);
-      const patch = Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, client[name] ?? null)));
+      const patch = {
+        ...Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, client[name] ?? null))),
+        ...changedClientFields(form, client),
+      };
       if (Object.keys(patch).length === 0) return say('Nothing changed.');
       const saved = await api.updateClient(realm, client.client_id, patch);
       if (saved.client_secret) showSecret(saved.client_id, saved.client_secret);
@@ -144,6 +149,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
     field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' }), 'Empty: one is generated.'),
     field('Type', h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, 'confidential (has a secret)'), h('option', { value: 'public' }, 'public (PKCE, no secret)'))),
     recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
+    clientFieldControls({}),
     h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, 'Create client'),
   );
   create.addEventListener('submit', guarded(async () => {
@@ -152,6 +158,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       ...(clientId ? { client_id: clientId } : {}),
       client_type: valueOf(create, 'client_type'),
       ...recordOf(create),
+      ...changedClientFields(create),
     });
     if (client.client_secret) showSecret(client.client_id, client.client_secret);
     say('Client ' + client.client_id + ' created.');

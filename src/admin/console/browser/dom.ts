@@ -66,8 +66,8 @@ export function setChecked(form: HTMLFormElement, name: string, checked: boolean
 export const field = (label: string, input: HTMLElement, hint?: string | null) =>
   h('label', { class: 'field' }, h('span', {}, label), input, hint ? h('small', {}, hint) : null);
 
-export const checkbox = (label: string, name: string, checked: boolean | undefined) =>
-  h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked }), h('span', {}, label));
+export const checkbox = (label: string, name: string, checked: boolean | undefined, hint?: string | null) =>
+  h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked }), h('span', {}, label), hint ? h('small', {}, hint) : null);
 
 export const link = (hash: string, text: string) => h('a', { href: hash }, text);
 
@@ -219,8 +219,16 @@ export function jsonObject(text: string, label: string): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
-/** Whether two JSON values are the same. */
-export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** A JSON value with every object's keys in order: the database may hand them back in another. */
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+      : value;
+
+/** Whether two JSON values are the same, whatever the order of their objects' keys. */
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 /** The lines of a textarea, trimmed, empty ones left out. */
 export const lines = (text: string): string[] => text.split('\n').map((line) => line.trim()).filter(Boolean);

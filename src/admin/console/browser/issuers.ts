@@ -5,7 +5,7 @@
  */
 import { api } from './api.js';
 import type { TrustedIssuer } from './records.js';
-import { control, deleteButton, field, guarded, h, jsonObject, same, say, setValue, table, valueOf } from './dom.js';
+import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, same, say, setChecked, setValue, table, valueOf } from './dom.js';
 
 const SUBJECT_MAPPINGS = [
   ['username', 'username: the subject is a username of the realm'],
@@ -31,7 +31,12 @@ const recordFields = (issuer: Partial<TrustedIssuer> & Pick<TrustedIssuer, 'issu
   field('JWKS (JSON)', h('textarea', { name: 'jwks', rows: 4, spellcheck: 'false', class: 'code', value: issuer.jwks ? JSON.stringify(issuer.jwks, null, 2) : '' }), 'A jwt issuer: its public keys, {"keys": [...]}; or give its JWKS URI instead.'),
   field('JWKS URI', h('input', { name: 'jwks_uri', value: issuer.jwks_uri ?? '', spellcheck: 'false' }), 'A jwt issuer: where it publishes its keys (https).'),
   field('Certificate (PEM)', h('textarea', { name: 'certificate_pem', rows: 4, spellcheck: 'false', class: 'code', value: issuer.certificate_pem ?? '' }), 'A saml2 issuer: the X.509 certificate it signs with.'),
+  checkbox('Issues ID-JAGs', 'id_jag', issuer.id_jag, 'A jwt issuer: its assertions are identity assertion grants (typ oauth-id-jag+jwt), each for the client its client_id names, and it is trusted for nothing else.'),
+  checkbox('Link by verified email', 'link_by_email', issuer.link_by_email, 'With ID-JAGs: a subject not linked to a person yet is the person whose verified email the ID-JAG names.'),
 ];
+
+/** What a field the record may lack is when it does: unticked. */
+const ABSENT: Record<string, unknown> = { id_jag: false, link_by_email: false };
 
 /** What the shared fields say; an empty optional one is null. */
 function recordOf(form: HTMLFormElement) {
@@ -44,6 +49,8 @@ function recordOf(form: HTMLFormElement) {
     jwks: jsonObject(valueOf(form, 'jwks'), 'JWKS') ?? null,
     jwks_uri: text('jwks_uri'),
     certificate_pem: text('certificate_pem'),
+    id_jag: isChecked(form, 'id_jag'),
+    link_by_email: isChecked(form, 'link_by_email'),
   };
 }
 
@@ -59,7 +66,7 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
         ['Issuer', 'Kind', 'Subject', 'Clients', 'Trusted by', 'ID', ''],
         issuers.map((issuer) => [
           issuer.issuer,
-          issuer.kind,
+          issuer.id_jag ? issuer.kind + ' (ID-JAG)' : issuer.kind,
           issuer.subject_mapping,
           issuer.client_ids ? issuer.client_ids.join(', ') : 'every client',
           trustedBy(issuer),
@@ -93,7 +100,7 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
     );
     form.addEventListener('submit', guarded(async () => {
       // PATCH merges: only what changed is sent; null clears an optional field.
-      const patch = Object.fromEntries(Object.entries(recordOf(form)).filter(([name, value]) => !same(value, issuer[name] ?? null)));
+      const patch = Object.fromEntries(Object.entries(recordOf(form)).filter(([name, value]) => !same(value, issuer[name] ?? ABSENT[name] ?? null)));
       if (Object.keys(patch).length === 0) return say('Nothing changed.');
       await api.updateTrustedIssuer(realm, issuer.id, patch);
       editor.replaceChildren();
@@ -116,9 +123,11 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
     const record = recordOf(create);
     const issuer = await api.createTrustedIssuer(realm, {
       kind: valueOf(create, 'kind'),
-      ...Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null)),
+      // Only what was given: an issuer never trusted for ID-JAGs is saved without id_jag.
+      ...Object.fromEntries(Object.entries(record).filter(([name, value]) => value !== null && !same(value, ABSENT[name]))),
     });
     for (const name of ['issuer', 'client_ids', 'jwks', 'jwks_uri', 'certificate_pem']) setValue(create, name, '');
+    for (const name of Object.keys(ABSENT)) setChecked(create, name, false);
     say('Trusted issuer ' + issuer.issuer + ' created.');
     await refresh();
   }));

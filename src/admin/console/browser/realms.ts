@@ -4,7 +4,7 @@
  */
 import { api } from './api.js';
 import { exportSection, importForm } from './documents.js';
-import { checkbox, control, deleteButton, field, guarded, h, link, type PropValue, say, table } from './dom.js';
+import { checkbox, control, deleteButton, field, guarded, h, link, type PropValue, same, say, table, valueOf } from './dom.js';
 
 const realmHash = (realm: string, tab: string): string => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
 
@@ -37,7 +37,40 @@ const CHOICES: Record<string, readonly string[] | undefined> = { signing_alg: ['
 /** A setting that is a JSON object (acr_journeys): edited as JSON. */
 const isObject = (value: unknown): value is object => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** transaction_tokens (CONTRACT.md §15): a trust domain and a lifetime; no trust domain: none issued. */
+const TRANSACTION_TOKENS = 'transaction_tokens';
+
+function transactionTokensControl(value: unknown): HTMLElement {
+  const current: { trust_domain?: string; lifetime?: number } = isObject(value) ? value : {};
+  return h(
+    'fieldset',
+    {},
+    h('legend', {}, TRANSACTION_TOKENS),
+    field(
+      'Trust domain',
+      h('input', { name: TRANSACTION_TOKENS + '.trust_domain', maxlength: 255, spellcheck: 'false', autocomplete: 'off', value: current.trust_domain ?? '' }),
+      'The aud of the realm\'s transaction tokens: a URI or a name, without spaces. Empty: none are issued.',
+    ),
+    field(
+      'Lifetime (seconds)',
+      h('input', { name: TRANSACTION_TOKENS + '.lifetime', type: 'number', min: 1, max: 300, step: 1, value: current.lifetime }),
+      'At most 300 (they are short-lived); empty: 60.',
+    ),
+  );
+}
+
+function readTransactionTokens(form: HTMLFormElement): unknown {
+  const trustDomain = valueOf(form, TRANSACTION_TOKENS + '.trust_domain').trim();
+  const lifetime = valueOf(form, TRANSACTION_TOKENS + '.lifetime').trim();
+  if (trustDomain === '') {
+    if (lifetime !== '') throw new Error(TRANSACTION_TOKENS + ': a lifetime needs a trust domain; empty both to issue none.');
+    return null;
+  }
+  return { trust_domain: trustDomain, ...(lifetime === '' ? {} : { lifetime: Number(lifetime) }) };
+}
+
 function settingControl(name: string, value: unknown): HTMLElement {
+  if (name === TRANSACTION_TOKENS) return transactionTokensControl(value);
   if (typeof value === 'boolean') return checkbox(name, name, value);
   if (isObject(value)) return field(name, h('textarea', { name, rows: 3, spellcheck: 'false', class: 'code', value: JSON.stringify(value) }), 'A JSON object.');
   const choices = CHOICES[name];
@@ -51,6 +84,7 @@ function settingControl(name: string, value: unknown): HTMLElement {
 
 /** The form's value of a setting, typed as the current one is. */
 function read(form: HTMLFormElement, name: string, current: unknown): unknown {
+  if (name === TRANSACTION_TOKENS) return readTransactionTokens(form);
   const input = control(form, name);
   if (typeof current === 'boolean') return (input as HTMLInputElement).checked;
   if (isObject(current)) {
@@ -79,7 +113,7 @@ export async function settingsView(realm: string, panel: HTMLElement) {
     const changed: Record<string, unknown> = {};
     for (const name of names) {
       const value = read(form, name, current.settings[name]);
-      if (JSON.stringify(value) !== JSON.stringify(current.settings[name])) changed[name] = value;
+      if (!same(value, current.settings[name])) changed[name] = value;
     }
     const saved = Object.keys(changed);
     if (saved.length === 0) return say('Nothing changed.');

@@ -27,6 +27,25 @@ export interface Client {
   skip_consent: boolean;
   /** Answered once, when the client is made or its secret rotated. */
   client_secret?: string;
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
+  id_token_signed_response_alg?: SigningAlg;
+  authorization_signed_response_alg?: SigningAlg;
+  introspection_signed_response_alg?: SigningAlg;
+  id_jag_audiences?: IdJagAudience[];
+  transaction_token_service?: boolean;
+}
+
+export type SigningAlg = 'RS256' | 'ES256';
+
+/** An authorization server of another trust domain the client may get ID-JAGs for (CONTRACT.md §15). */
+export interface IdJagAudience {
+  issuer: string;
+  client_id: string;
+  /** Absent: any scope. */
+  scope?: string;
 }
 
 export interface LinkedAccount {
@@ -132,6 +151,8 @@ export interface TrustedIssuer {
   jwks?: { keys: unknown[] } | null;
   jwks_uri?: string | null;
   certificate_pem?: string | null;
+  id_jag?: boolean;
+  link_by_email?: boolean;
 }
 
 /** Who made an admin change (CONTRACT.md §14). */

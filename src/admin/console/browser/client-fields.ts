@@ -1,0 +1,92 @@
+/**
+ * The admin console's client-fields module: the fields of a client record about OpenID Connect
+ * logout (CONTRACT.md §12), its signed responses, and delegation across trust domains (§15),
+ * shared by the new-client and edit-client forms. Each is sent only when it differs from what
+ * the client has, so that a client never given them is saved without them.
+ */
+import { idJagAudienceRows, idJagAudiencesOf } from './audiences.js';
+import { checkbox, field, h, isChecked, same, valueOf } from './dom.js';
+import type { Client } from './records.js';
+
+const ALGS = ['RS256', 'ES256'] as const;
+
+/** What each field is when the record has none (src/records/client.ts): the form shows that. */
+const ABSENT: Record<string, unknown> = {
+  backchannel_logout_uri: null,
+  backchannel_logout_session_required: false,
+  frontchannel_logout_uri: null,
+  frontchannel_logout_session_required: false,
+  id_token_signed_response_alg: 'RS256',
+  authorization_signed_response_alg: 'RS256',
+  introspection_signed_response_alg: 'RS256',
+  transaction_token_service: false,
+  id_jag_audiences: [],
+};
+
+/** The names of the fields this module's controls edit. */
+export const CLIENT_FIELDS: readonly string[] = Object.keys(ABSENT);
+
+const LOOPBACK_NOTE = 'https, or http on a loopback host. Empty: none.';
+
+const uriField = (label: string, name: string, value: string | undefined, hint: string) =>
+  field(label, h('input', { name, maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: value ?? '' }), hint + ' ' + LOOPBACK_NOTE);
+
+const algSelect = (label: string, name: string, value: string | undefined, hint: string) =>
+  field(label, h('select', { name }, ALGS.map((alg) => h('option', { value: alg, selected: alg === (value ?? ABSENT[name]) }, alg))), hint);
+
+/** The controls, filled with the client's values (a new client: none). */
+export const clientFieldControls = (client: Partial<Client>) => [
+  h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Logout (OpenID Connect)'),
+    uriField('Back-channel logout URI', 'backchannel_logout_uri', client.backchannel_logout_uri, 'Where a logout token is POSTed when a session it was given a code or tokens in ends.'),
+    checkbox('Back-channel logout needs the session ID', 'backchannel_logout_session_required', client.backchannel_logout_session_required, 'Its logout tokens must carry sid (they always do).'),
+    uriField('Front-channel logout URI', 'frontchannel_logout_uri', client.frontchannel_logout_uri, 'The page the end-session page frames, with iss and sid, after a logout of a session it was given a code or tokens in.'),
+    checkbox('Front-channel logout needs the issuer and session ID', 'frontchannel_logout_session_required', client.frontchannel_logout_session_required, 'Its front-channel logout URI must receive iss and sid (it always does).'),
+  ),
+  h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Signed responses'),
+    algSelect('ID token algorithm', 'id_token_signed_response_alg', client.id_token_signed_response_alg, 'The realm key its ID tokens and logout tokens are signed with.'),
+    algSelect('Authorization response algorithm (JARM)', 'authorization_signed_response_alg', client.authorization_signed_response_alg, 'Signs its JWT authorization responses (response_mode=jwt, query.jwt, form_post.jwt).'),
+    algSelect('Introspection response algorithm', 'introspection_signed_response_alg', client.introspection_signed_response_alg, 'Signs its JWT introspection responses (RFC 9701, asked with Accept: application/token-introspection+jwt).'),
+  ),
+  h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Delegation across trust domains'),
+    checkbox(
+      'Transaction token service',
+      'transaction_token_service',
+      client.transaction_token_service,
+      'It may exchange any live access token of the realm for a transaction token: a workload of the trust domain, such as its API gateway (confidential clients only; the realm setting transaction_tokens turns them on).',
+    ),
+    idJagAudienceRows(client.id_jag_audiences ?? []),
+  ),
+];
+
+/** What the controls say, as the record names it; an empty URI is null (none). */
+function valuesOf(form: HTMLFormElement): Record<string, unknown> {
+  const uri = (name: string) => valueOf(form, name).trim() || null;
+  return {
+    backchannel_logout_uri: uri('backchannel_logout_uri'),
+    backchannel_logout_session_required: isChecked(form, 'backchannel_logout_session_required'),
+    frontchannel_logout_uri: uri('frontchannel_logout_uri'),
+    frontchannel_logout_session_required: isChecked(form, 'frontchannel_logout_session_required'),
+    id_token_signed_response_alg: valueOf(form, 'id_token_signed_response_alg'),
+    authorization_signed_response_alg: valueOf(form, 'authorization_signed_response_alg'),
+    introspection_signed_response_alg: valueOf(form, 'introspection_signed_response_alg'),
+    transaction_token_service: isChecked(form, 'transaction_token_service'),
+    id_jag_audiences: idJagAudiencesOf(form),
+  };
+}
+
+/**
+ * The fields whose values differ from the client's (a new client: from none), as PATCH or POST
+ * sends them: a URI emptied is null (cleared), a box unticked false, the audiences all taken out [].
+ */
+export function changedClientFields(form: HTMLFormElement, client: Partial<Client> = {}): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(valuesOf(form)).filter(([name, value]) => !same(value, client[name] ?? ABSENT[name])));
+}
