@@ -214,6 +214,38 @@ describe('CIBA ping mode', () => {
       expect(polled.json()).not.toHaveProperty('backchannel_client_notification_endpoint');
     });
 
+    it('are registrable (RFC 7591) by the same rules, and echoed', async () => {
+      const realm = await freshRealm(t, { open_registration: true, rate_limit_registration: null });
+      const register = (body: Record<string, unknown>) =>
+        t.app.inject({ method: 'POST', url: `${realmPath(realm)}/connect/register`, headers: { 'content-type': 'application/json' }, payload: body });
+      const refused = await register({ redirect_uris: ['https://app.example.com/cb'], backchannel_token_delivery_mode: 'ping' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/backchannel_client_notification_endpoint/) });
+      const insecure = await register({ redirect_uris: ['https://app.example.com/cb'], backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'http://app.example.com/ping' });
+      expect(insecure.statusCode).toBe(400);
+      const registered = await register({
+        redirect_uris: ['https://app.example.com/cb'],
+        backchannel_token_delivery_mode: 'ping',
+        backchannel_client_notification_endpoint: 'https://app.example.com/ping',
+      });
+      expect(registered.statusCode, registered.body).toBe(201);
+      expect(registered.json()).toMatchObject({ backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'https://app.example.com/ping' });
+    });
+
+    it('travel with the realm export and import', async () => {
+      const { realm, client } = await setup();
+      const exported = await t.admin.request('GET', `/realms/${realm}/export`);
+      expect(exported.statusCode, exported.body).toBe(200);
+      const document = exported.json() as { clients: Array<Record<string, unknown>> };
+      const entry = document.clients.find((c) => c.client_id === client.clientId)!;
+      expect(entry).toMatchObject({ backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: receiver.url });
+      const target = await freshRealm(t);
+      const imported = await t.admin.request('PUT', `/realms/${target}/import`, document);
+      expect(imported.statusCode, imported.body).toBeLessThan(300);
+      const read = await t.admin.request('GET', `/realms/${target}/clients/${client.clientId}`);
+      expect(read.json()).toMatchObject({ backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: receiver.url });
+    });
+
     it('discovery lists the poll and ping modes', async () => {
       const discovery = (await t.app.inject({ method: 'GET', url: `${realmPath(await freshRealm(t))}/.well-known/openid-configuration` })).json();
       expect(discovery.backchannel_token_delivery_modes_supported).toEqual(['poll', 'ping']);
