@@ -34,6 +34,8 @@ import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
 import { landingPage } from './pages/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
+import { cibaPingSender } from './outbox/ciba-ping.js';
+import { CIBA_PING } from './store/pending-authorizations.js';
 import { OutboxDeliverer, type OutboxOptions } from './outbox/deliverer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
@@ -190,7 +192,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   const outbox = new OutboxDeliverer(
-    { store: store.outbox, outbound, senders: { [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl) }, registry: app.metrics.registry, logger: app.log },
+    { store: store.outbox, outbound, senders: {
+        [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl),
+        [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
+      }, registry: app.metrics.registry, logger: app.log },
     deps.outbox || {},
   );
   app.decorate('outbox', outbox);

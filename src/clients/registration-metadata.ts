@@ -64,6 +64,8 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   backchannel_logout_session_required: true,
   frontchannel_logout_uri: true,
   frontchannel_logout_session_required: true,
+  backchannel_token_delivery_mode: true,
+  backchannel_client_notification_endpoint: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -211,6 +213,8 @@ export function registrationView(record: ClientMetadata) {
     ...(record.backchannel_logout_session_required ? { backchannel_logout_session_required: true } : {}),
     ...(record.frontchannel_logout_uri ? { frontchannel_logout_uri: record.frontchannel_logout_uri } : {}),
     ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
+    ...(record.backchannel_token_delivery_mode ? { backchannel_token_delivery_mode: record.backchannel_token_delivery_mode } : {}),
+    ...(record.backchannel_client_notification_endpoint ? { backchannel_client_notification_endpoint: record.backchannel_client_notification_endpoint } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
@@ -6,18 +7,23 @@ import type { RateLimits } from '../rate-limits/rate-limits.js';
 import { BACKCHANNEL_FORM_PARAMETERS, validateBackchannelRequest } from '../requests/backchannel-request.js';
 import type { Store } from '../store/index.js';
 import { randomSecret, sha256 } from '../secrets.js';
+import { sealPing } from '../outbox/ciba-ping.js';
+import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { sendCibaNotification } from './backchannel-notification.js';
 
 const PATH = '/bc-authorize';
 
 /**
- * The backchannel authentication endpoint of CIBA Core §7, poll mode: the client authenticates
- * and names the person; the request is stored by the SHA-256 of its `auth_req_id`, which the
- * client then polls the token endpoint with (§7.3), while the person approves or denies at
- * `{issuer}/bc-approve`. A realm's `ciba_notification_url` is told of each new request.
+ * The backchannel authentication endpoint of CIBA Core §7: the client authenticates and names
+ * the person; the request is stored by the SHA-256 of its `auth_req_id`, which the client then
+ * polls the token endpoint with (§7.3), while the person approves or denies at
+ * `{issuer}/bc-approve`. A client in ping mode is told of the answer first (§10.2): its request
+ * keeps the `auth_req_id` and `client_notification_token` sealed for the ping. A realm's
+ * `ciba_notification_url` is told of each new request.
  */
 export function backchannelAuthenticationEndpoint(deps: {
   store: Store;
+  encryption: KeyEncryption;
   authenticator: ClientAuthenticator;
   clientJwks: ClientJwks;
   rateLimits: RateLimits;
@@ -38,7 +44,15 @@ export function backchannelAuthenticationEndpoint(deps: {
       const valid = await validateBackchannelRequest(validationDeps, realm, client, `${realm.issuer}${PATH}`, form);
 
       const authReqId = randomSecret();
+      const id = randomUUID();
+      const endpoint = client.backchannel_client_notification_endpoint;
+      const notification =
+        valid.notificationToken === undefined || endpoint === undefined
+          ? undefined
+          : { endpoint, sealed: sealPing(deps.encryption, realm.name, id, { auth_req_id: authReqId, client_notification_token: valid.notificationToken }) };
       const pending = await store.pendingAuthorizations.createBackchannel(sha256(authReqId), {
+        id,
+        notification,
         realm: realm.name,
         clientId: client.client_id,
         scope: valid.scope,

@@ -7,6 +7,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { RESPONSE_MODES } from '../requests/authorization-request.js';
 import type { ScopeStore } from '../store/scopes.js';
 import { SIGNING_ALGS } from '../records/signing-key.js';
+import { BACKCHANNEL_TOKEN_DELIVERY_MODES } from '../records/client.js';
 import { ID_JAG_TOKEN_TYPE } from '../grants/id-jag-issuance.js';
 
 export interface ServerCapabilities {
@@ -57,7 +58,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     device_authorization_endpoint: `${issuer}/device/code`,
     // CIBA Core §4: poll mode only; request objects are signed as client assertions are.
     backchannel_authentication_endpoint: `${issuer}/bc-authorize`,
-    backchannel_token_delivery_modes_supported: ['poll'],
+    backchannel_token_delivery_modes_supported: [...BACKCHANNEL_TOKEN_DELIVERY_MODES],
     backchannel_authentication_request_signing_alg_values_supported: [...SIGNED_JWT_ALGS],
     backchannel_user_code_parameter_supported: false,
     scopes_supported: scopes,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callbackUri, redirectUri } from './client-uris.js';
 import { SCOPE_TOKEN } from './scope.js';
 
 export const GRANT_TYPES = [
@@ -17,6 +18,8 @@ export type GrantType = (typeof GRANT_TYPES)[number];
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
 /** CIBA Core §10.1 */
 export const CIBA_GRANT = 'urn:openid:params:grant-type:ciba' satisfies GrantType;
+/** CIBA Core §5: the token delivery modes served (push is not). */
+export const BACKCHANNEL_TOKEN_DELIVERY_MODES = ['poll', 'ping'] as const;
 
 export const AUTH_METHODS = [
   'client_secret_basic',
@@ -34,53 +37,6 @@ export const usesClientSecret = (method: AuthMethod): boolean => SECRET_METHODS.
 
 /** RFC 6749 Appendix A.1 allows any VSCHAR; we keep to characters that need no escaping in a URL path. */
 export const CLIENT_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:']);
-
-/**
- * A redirect URI is absolute and has no fragment (RFC 6749 §3.1.2); https, http on a loopback
- * host, or a private-use scheme of a native app (RFC 8252 §7).
- */
-const redirectUri = z.string().max(2000).superRefine((value, ctx) => {
-  // The URL parser would forgive these; the stored value must be what /authorize compares exactly.
-  if (/[\s\x00-\x1f\x7f]/.test(value)) {
-    ctx.addIssue({ code: 'custom', message: 'must not contain whitespace or control characters' });
-    return;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
-    return;
-  }
-  if (url.hash || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) ctx.addIssue({ code: 'custom', message: `the ${url.protocol} scheme is not allowed` });
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-    ctx.addIssue({ code: 'custom', message: 'http is allowed only for loopback hosts; use https' });
-  }
-});
-
-/**
- * Where the server POSTs logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.2) or a browser
- * loads the front-channel logout page (Front-Channel Logout 1.0 §2): absolute, https or http on a
- * loopback host (CONTRACT.md §12), no fragment.
- */
-const logoutUri = z.string().max(2000).superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
-    return;
-  }
-  if (/[\s\x00-\x1f\x7f]/.test(value)) ctx.addIssue({ code: 'custom', message: 'must not contain whitespace or control characters' });
-  if (url.hash || value.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    ctx.addIssue({ code: 'custom', message: 'must be https (http only on a loopback host)' });
-  }
-});
 
 /** Members that only private or symmetric keys have (RFC 7518 §6): a client publishes public keys only. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -155,12 +111,19 @@ const clientFields = {
     .refine((values) => new Set(values).size === values.length, 'roles must not repeat')
     .optional(),
   /** Back-Channel Logout 1.0 §2.2: where the end of a session it received a code or tokens in is POSTed (CONTRACT.md §12). */
-  backchannel_logout_uri: logoutUri.describe('Where a `logout_token` is POSTed when a session it received a code or tokens in ends (OpenID Connect Back-Channel Logout 1.0)').optional(),
+  backchannel_logout_uri: callbackUri.describe('Where a `logout_token` is POSTed when a session it received a code or tokens in ends (OpenID Connect Back-Channel Logout 1.0)').optional(),
   /** §2.2: it needs `sid` in logout tokens (they always carry it). */
   backchannel_logout_session_required: z.boolean().describe('Its logout tokens must carry `sid` (they always do)').optional(),
   /** Front-Channel Logout 1.0 §2: the page the end-session page frames, with `iss` and `sid`, when a session it was given codes in ends. */
-  frontchannel_logout_uri: logoutUri.describe('The page the end-session page frames, with `iss` and `sid`, after an RP-initiated logout of a session it was given codes or tokens in (OpenID Connect Front-Channel Logout 1.0)').optional(),
+  frontchannel_logout_uri: callbackUri.describe('The page the end-session page frames, with `iss` and `sid`, after an RP-initiated logout of a session it was given codes or tokens in (OpenID Connect Front-Channel Logout 1.0)').optional(),
   frontchannel_logout_session_required: z.boolean().describe('Its front-channel logout URI must receive `iss` and `sid` (it always does)').optional(),
+  /** CIBA Core §4: how it receives the outcome of its backchannel requests. Records written before it have none: poll. */
+  backchannel_token_delivery_mode: z
+    .enum(BACKCHANNEL_TOKEN_DELIVERY_MODES)
+    .describe('CIBA: `poll` (the token endpoint) or `ping` (a POST of `auth_req_id` to `backchannel_client_notification_endpoint`, then the token endpoint); absent: poll')
+    .optional(),
+  /** CIBA Core §4: where a ping is POSTed, with the request's `client_notification_token` as Bearer token (CONTRACT.md §12). */
+  backchannel_client_notification_endpoint: callbackUri.describe('CIBA: where the server POSTs `{"auth_req_id": …}` once the person answered, for `ping` mode (https, or http on a loopback host)').optional(),
   /**
    * The authorization servers of other trust domains, by issuer, for which this client may obtain
    * an ID-JAG by token exchange (draft-ietf-oauth-identity-assertion-authz-grant §4.3, CONTRACT.md
@@ -194,7 +157,8 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'backchannel_logout_uri', 'frontchannel_logout_uri'] as const;
+const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
+const CLEARABLE_URIS = ['backchannel_logout_uri', 'frontchannel_logout_uri', 'backchannel_client_notification_endpoint'] as const;
 
 /**
  * What an admin may send: any subset of the metadata; `client_id` only when creating.
@@ -208,6 +172,7 @@ export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
   journey: clientFields.journey.nullable(),
   backchannel_logout_uri: clientFields.backchannel_logout_uri.nullable(),
   frontchannel_logout_uri: clientFields.frontchannel_logout_uri.nullable(),
+  backchannel_client_notification_endpoint: clientFields.backchannel_client_notification_endpoint.nullable(),
 });
 export type ClientMetadataPatch = z.output<typeof ClientMetadataPatchSchema>;
 export const ClientCreateSchema = ClientMetadataPatchSchema.extend({
@@ -269,6 +234,9 @@ function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMeta
   if (m.require_signed_request_object && !m.jwks && !m.jwks_uri) {
     problems.push({ field: 'jwks', message: 'require_signed_request_object needs jwks or jwks_uri: the keys that verify its request objects' });
   }
+  if (m.backchannel_token_delivery_mode === 'ping' && !m.backchannel_client_notification_endpoint) {
+    problems.push({ field: 'backchannel_client_notification_endpoint', message: 'ping mode needs it (CIBA Core §4)' });
+  }
   if (m.token_endpoint_auth_method === 'tls_client_auth' && !m.tls_client_auth_subject_dn) {
     problems.push({ field: 'tls_client_auth_subject_dn', message: 'tls_client_auth needs it' });
   }
@@ -279,7 +247,7 @@ function merge(base: ClientMetadata, patch: ClientMetadataPatch): ClientMetadata
   const merged = { ...base } as Record<string, unknown>;
   for (const [field, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    if (value === null && (CLEARABLE as readonly string[]).includes(field)) delete merged[field];
+    if (value === null && [...CLEARABLE, ...CLEARABLE_URIS].includes(field as never)) delete merged[field];
     else merged[field] = value;
   }
   return merged as unknown as ClientMetadata;

@@ -11,9 +11,9 @@ import { type LoginHintTokenDeps, loginHintTokenUser } from './login-hint-token.
 import { requestedScope } from '../records/scope.js';
 
 /**
- * The authentication request parameters of CIBA Core §7.1. `user_code`, `acr_values` and
- * `client_notification_token` are read only to refuse them beside a request object: user codes
- * are not supported (discovery says so) and poll mode has no notification.
+ * The authentication request parameters of CIBA Core §7.1. `user_code` and `acr_values` are
+ * read only to refuse them beside a request object: user codes are not supported (discovery says
+ * so). `client_notification_token` is required of a client in ping mode, and ignored in poll mode.
  */
 export const BACKCHANNEL_PARAMETERS = [
   'scope',
@@ -41,7 +41,13 @@ export interface BackchannelRequest {
   bindingMessage?: string;
   /** Seconds: the realm's `ciba_lifetime`, or a shorter `requested_expiry`. */
   expiresIn: number;
+  /** Ping mode (CIBA Core §10.2): the Bearer token its ping carries. */
+  notificationToken?: string;
 }
+
+/** CIBA Core §7.1: at most 1024 characters of RFC 6750 §2.1 `b64token`. */
+const BEARER_CREDENTIALS = /^[A-Za-z0-9\-._~+/]+=*$/;
+const MAX_NOTIFICATION_TOKEN_LENGTH = 1024;
 
 export interface BackchannelRequestDeps extends RequestObjectDeps, LoginHintTokenDeps {
   users: Pick<UserStore, 'get' | 'getById' | 'getByEmail'>;
@@ -81,6 +87,7 @@ export async function validateBackchannelRequest(
   const hints = (['login_hint', 'id_token_hint', 'login_hint_token'] as const).filter((name) => params[name] !== undefined);
   if (hints.length !== 1) throw invalid('exactly one of login_hint, id_token_hint and login_hint_token is required');
   const bindingMessage = checkedBindingMessage(text(params, 'binding_message'));
+  const notificationToken = client.backchannel_token_delivery_mode === 'ping' ? checkedNotificationToken(text(params, 'client_notification_token')) : undefined;
   const lifetime = realm.settings.ciba_lifetime;
   const requested = requestedExpiry(params.requested_expiry);
   const user = await hintedUser(deps, realm, client, endpointUrl, hints[0]!, text(params, hints[0]!)!);
@@ -92,7 +99,17 @@ export async function validateBackchannelRequest(
     user,
     ...(bindingMessage === undefined ? {} : { bindingMessage }),
     expiresIn: requested === undefined ? lifetime : Math.min(requested, lifetime),
+    ...(notificationToken === undefined ? {} : { notificationToken }),
   };
+}
+
+/** CIBA Core §7.1 `client_notification_token`: required in ping mode, a Bearer credential of at most 1024 characters. */
+function checkedNotificationToken(token: string | undefined): string {
+  if (token === undefined) throw invalid('client_notification_token is required: the client is registered for ping mode');
+  if (token.length > MAX_NOTIFICATION_TOKEN_LENGTH || !BEARER_CREDENTIALS.test(token)) {
+    throw invalid(`client_notification_token must be a Bearer credential (RFC 6750 §2.1) of at most ${MAX_NOTIFICATION_TOKEN_LENGTH} characters`);
+  }
+  return token;
 }
 
 function formParameters(form: BackchannelForm): Parameters {

@@ -1,5 +1,8 @@
 import type { Db } from './db.js';
 
+/** The outbox kind of a CIBA ping (src/outbox/ciba-ping.ts sends it). */
+export const CIBA_PING = 'ciba_ping';
+
 /** RFC 8628 §3.5: each poll that comes too soon adds this much to the interval. */
 export const SLOW_DOWN_SECONDS = 5;
 
@@ -124,6 +127,8 @@ export class PendingAuthorizationStore {
   async createBackchannel(
     secretHash: Buffer,
     request: {
+      /** Drawn by the caller when `notification` is sealed with it; else by the database. */
+      id?: string;
       realm: string;
       clientId: string;
       scope: readonly string[];
@@ -131,11 +136,14 @@ export class PendingAuthorizationStore {
       bindingMessage: string | undefined;
       intervalSeconds: number;
       lifetimeSeconds: number;
+      /** Ping mode (CIBA Core §10.2): where to POST it, and what it carries, sealed (migrations/037_ciba_ping.sql). */
+      notification?: { endpoint: string; sealed: Buffer };
     },
   ): Promise<PendingAuthorization> {
     const result = await this.db.query<PendingRow>(
-      `INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_id, binding_message, interval_seconds, expires_at)
-       VALUES ($1, 'ciba', $2, $3, $4, $5::uuid, $6, $7, now() + make_interval(secs => $8))
+      `INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_id, binding_message, interval_seconds, expires_at,
+                                           id, notification_endpoint, notification_sealed)
+       VALUES ($1, 'ciba', $2, $3, $4, $5::uuid, $6, $7, now() + make_interval(secs => $8), coalesce($9::uuid, gen_random_uuid()), $10, $11)
        RETURNING ${COLUMNS}`,
       [
         secretHash,
@@ -146,6 +154,9 @@ export class PendingAuthorizationStore {
         request.bindingMessage ?? null,
         request.intervalSeconds,
         request.lifetimeSeconds,
+        request.id ?? null,
+        request.notification?.endpoint ?? null,
+        request.notification?.sealed ?? null,
       ],
     );
     return toPending(result.rows[0]!);
@@ -184,7 +195,9 @@ export class PendingAuthorizationStore {
 
   /**
    * Records the person's answer to an unexpired, unanswered request; false when it was
-   * answered already, expired, or (CIBA) is meant for another person.
+   * answered already, expired, or (CIBA) is meant for another person. A CIBA request in ping
+   * mode has its ping queued in the outbox by the same statement (CIBA Core §10.2), for an
+   * approval or a denial alike: answered and told together, or neither.
    */
   async answer(realm: string, id: string, decision: 'approved' | 'denied', approval: Approval): Promise<boolean> {
     // An approval records the client among its session's (src/store/sessions.ts noteSessionClient), in the same statement.
@@ -194,7 +207,11 @@ export class PendingAuthorizationStore {
             SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[], acr = $8
           WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
             AND (kind = 'device' OR user_id = $4::uuid)
-          RETURNING client_id
+          RETURNING id, client_id, notification_endpoint
+       ), pinged AS (
+         INSERT INTO outbox (kind, realm, target, payload)
+         SELECT '${CIBA_PING}', $2, a.notification_endpoint, jsonb_build_object('request', a.id)
+           FROM answered a WHERE a.notification_endpoint IS NOT NULL
        ), noted AS (
          UPDATE sessions s SET clients = array_append(s.clients, a.client_id)
            FROM answered a
@@ -204,6 +221,15 @@ export class PendingAuthorizationStore {
       [id, realm, decision, approval.userId, approval.sid, approval.authTime, approval.amr, approval.acr],
     );
     return result.rows[0]!.answered;
+  }
+
+  /** What the ping of a CIBA request carries, sealed (migrations/037_ciba_ping.sql); none once the request is gone. */
+  async sealedNotification(realm: string, id: string): Promise<Buffer | undefined> {
+    const result = await this.db.query<{ notification_sealed: Buffer | null }>(
+      'SELECT notification_sealed FROM pending_authorizations WHERE id = $1::uuid AND realm = $2',
+      [id, realm],
+    );
+    return result.rows[0]?.notification_sealed ?? undefined;
   }
 
   /** A poll by the client the request belongs to; another client's secret is unknown to it. */

@@ -44,6 +44,8 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   backchannel_logout_session_required: clientMetadata.backchannel_logout_session_required.optional(),
   frontchannel_logout_uri: clientMetadata.frontchannel_logout_uri.unwrap().optional(),
   frontchannel_logout_session_required: clientMetadata.frontchannel_logout_session_required.optional(),
+  backchannel_token_delivery_mode: clientMetadata.backchannel_token_delivery_mode.optional(),
+  backchannel_client_notification_endpoint: clientMetadata.backchannel_client_notification_endpoint.unwrap().optional(),
   roles: clientMetadata.roles.unwrap().optional().describe('The `root` roles of its client credentials tokens (CONTRACT.md §14); none unless given'),
   id_jag_audiences: clientMetadata.id_jag_audiences.unwrap().optional().describe('Authorization servers of other trust domains it may obtain ID-JAGs for (CONTRACT.md §15); none unless given'),
   transaction_token_service: clientMetadata.transaction_token_service
