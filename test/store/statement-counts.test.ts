@@ -64,6 +64,21 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   });
 
   /** Runs one request of the flow, and records the statements it (and its audit rows) sent. */
+  /**
+   * On PostgreSQL, the invalidations of the admin calls before (a realm, a client) reach this
+   * instance's caches over LISTEN a moment later, and drop what a warm-up loaded: send until a
+   * request finds its caches warm twice in a row (one statement, its token write).
+   */
+  async function settledCaches(send: () => Promise<LightMyRequestResponse>): Promise<void> {
+    let warm = 0;
+    for (let tries = 0; tries < 20 && warm < 2; tries++) {
+      const steps: Step[] = [];
+      await step(steps, 'warm-up', send);
+      warm = steps[0]!.statements.length === 1 ? warm + 1 : 0;
+      if (warm < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async function step(steps: Step[], name: string, send: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
     await t.app.audit.flush(); // the rows of what came before (the person's creation) are not the step's
     const statements: string[] = [];
@@ -189,6 +204,7 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
         });
       const url = `${BASE_URL}${realmPath(name)}/access_token`;
       await request(await key.proof('POST', url)); // warm: the client, and the key imported once
+      await settledCaches(() => request());
       const steps: Step[] = [];
       const bearer = await step(steps, 'POST /access_token (Bearer)', () => request());
       const proof = await key.proof('POST', url);
