@@ -18,6 +18,8 @@
 // AGENT_REDIRECT_URI (http://127.0.0.1:4200/callback), DEMO_USERNAME (alice),
 // DEMO_PASSWORD (correct horse battery).
 
+import { adminApi } from '../admin-api.mjs';
+
 const base = (process.env.REALMGATE_URL ?? 'http://localhost:9000').replace(/\/$/, '');
 const adminToken = process.env.ADMIN_TOKEN;
 const idpRealm = process.env.IDP_REALM ?? 'acme';
@@ -32,52 +34,13 @@ const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const SAAS_CLIENT_ID = 'acme-agent';
 const IDP_CLIENT_ID = 'notes-agent';
 
-if (!adminToken) {
-  console.error('setup: set ADMIN_TOKEN to the admin token realmgate was started with (or printed at its first start)');
-  process.exit(2);
-}
-
-/** One admin call; `allow` lists the failure statuses that mean "already there". */
-async function admin(method, path, body, allow = []) {
-  let response;
-  try {
-    response = await fetch(`${base}/admin${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (error) {
-    console.error(`setup: cannot reach realmgate at ${base} (${error.cause?.code ?? error.message}); start it with npm start`);
-    process.exit(1);
-  }
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : undefined;
-  if (response.ok || allow.includes(response.status)) return { status: response.status, body: json };
-  console.error(`setup: ${method} /admin${path} answered ${response.status}: ${json?.error_description ?? text}`);
-  process.exit(1);
-}
-
-/** A realm with these settings, created or updated; its issuer. */
-async function realm(name, settings) {
-  if ((await admin('POST', '/realms', { name, settings }, [409])).status === 409) await admin('PATCH', `/realms/${name}`, { settings });
-  return (await admin('GET', `/realms/${name}`)).body.issuer;
-}
+const { admin, realm, person: ensurePerson, client: ensureClient } = adminApi(base, adminToken);
 
 /** A confidential client with this record, created or updated, with a new secret. */
-async function client(realmName, clientId, record) {
-  const created = await admin('POST', `/realms/${realmName}/clients`, { client_id: clientId, ...record }, [409]);
-  if (created.status !== 409) return created.body.client_secret;
-  await admin('PATCH', `/realms/${realmName}/clients/${clientId}`, record);
-  return (await admin('POST', `/realms/${realmName}/clients/${clientId}/secret`)).body.client_secret;
-}
+const client = (realmName, clientId, record) => ensureClient(realmName, { client_id: clientId, ...record });
 
 /** The person, with a verified email: link_by_email finds them by it on the other side. */
-async function person(realmName) {
-  const record = { password, claims: { name: 'Alice Example', email: `${username}@acme.example`, email_verified: true } };
-  if ((await admin('POST', `/realms/${realmName}/users`, { username, ...record }, [409])).status === 409) {
-    await admin('PATCH', `/realms/${realmName}/users/${encodeURIComponent(username)}`, record);
-  }
-}
+const person = (realmName) => ensurePerson(realmName, username, { password, claims: { name: 'Alice Example', email: `${username}@acme.example`, email_verified: true } });
 
 // The SaaS: the MCP server's realm, as examples/mcp/setup.mjs prepares it, with the agent's client.
 const saasIssuer = await realm(saasRealm, { stateless_tokens: true });
