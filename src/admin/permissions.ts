@@ -106,6 +106,13 @@ const RULES: Readonly<Record<string, Rule>> = {
   deleteResource: change,
   listEvents: read,
   getRealmPermissions: read,
+  sendPasswordReset: people,
+  sendEmailVerification: people,
+  removeUserTotp: people,
+  listUserPasskeys: read,
+  deleteUserPasskey: people,
+  listUserConsents: read,
+  revokeUserConsent: people,
 };
 
 export interface AdminOperation {

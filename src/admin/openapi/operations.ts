@@ -23,6 +23,7 @@ import { scopeOperations } from './operations/scopes.js';
 import { signingKeyOperations } from './operations/signing-keys.js';
 import { trustedIssuerOperations } from './operations/trusted-issuers.js';
 import { userOperations } from './operations/users.js';
+import { userActionOperations } from './operations/user-actions.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 /**
@@ -46,6 +47,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   role: { schema: RolePathSchema.shape.role, description: 'The role\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'invoice-approver' },
   group: { schema: GroupPathSchema.shape.group, description: 'The group\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'accounting' },
   id: { schema: z.uuid(), description: 'The trusted issuer\'s `id`, as its creation answered', example: '3f1c2b9e-8d4a-4e0f-9b71-2a6c5d8e7f10' },
+  passkey: { schema: z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/), description: 'The passkey\'s credential id, base64url, as the list answers it', example: 'AQIDBAUGBwg' },
 };
 
 export const TAGS = [
@@ -79,6 +81,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...resourceOperations,
   ...eventOperations,
   ...permissionOperations,
+  ...userActionOperations,
 ];
 
 /** `/admin/realms/:realm` as OpenAPI writes it: `/admin/realms/{realm}`. */
