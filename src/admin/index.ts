@@ -27,6 +27,7 @@ import { userRoutes } from './users.js';
 import { userConsentRoutes } from './user-consents.js';
 import { userCredentialRoutes } from './user-credentials.js';
 import { userMailRoutes } from './user-mails.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
@@ -66,6 +67,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(userMailRoutes(deps));
       await realmScope.register(userCredentialRoutes(deps));
       await realmScope.register(userConsentRoutes(deps));
+      await realmScope.register(webhookRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -113,6 +113,10 @@ const RULES: Readonly<Record<string, Rule>> = {
   deleteUserPasskey: people,
   listUserConsents: read,
   revokeUserConsent: people,
+  listWebhooks: read,
+  putWebhook: change,
+  getWebhook: read,
+  deleteWebhook: change,
 };
 
 export interface AdminOperation {

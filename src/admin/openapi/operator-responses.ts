@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { consentView } from '../user-consents.js';
 import type { passkeyView } from '../user-credentials.js';
+import { WebhookPathSchema, WebhookPutSchema, type webhookView } from '../webhooks.js';
 
-/** What the operator actions on a person answer (CONTRACT.md §16): strict, as ./responses.ts's are. */
+/** What the operator actions on a person and the webhooks answer (CONTRACT.md §16): strict, as ./responses.ts's are. */
 
 const instant = z.iso.datetime().describe('An ISO 8601 instant in UTC');
 
@@ -40,3 +41,16 @@ const viewsDocumented: [
   Documents<ReturnType<typeof consentView>, typeof UserConsentResponse>,
 ] = [true, true];
 void viewsDocumented;
+
+export const WebhookResponse = z.strictObject({
+  name: WebhookPathSchema.shape.webhook,
+  url: z.string().describe('Where the events are POSTed'),
+  events: WebhookPutSchema.shape.events,
+  created_at: instant,
+  updated_at: instant,
+});
+
+export const WebhookListResponse = z.strictObject({ webhooks: z.array(WebhookResponse) });
+
+const webhookViewDocumented: Documents<ReturnType<typeof webhookView>, typeof WebhookResponse> = true;
+void webhookViewDocumented;
