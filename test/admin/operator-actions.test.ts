@@ -56,7 +56,7 @@ describe('operator actions on a person', () => {
       expect(page.body).toContain('name="password"');
       const event = await lastEvent(t.admin, realm, 'user.password_reset_sent');
       expect(event.user_id).toBe(user.sub);
-      expect(event.actor ?? event.details.actor).toEqual({ admin_token: true });
+      expect(event.actor).toEqual({ admin_token: true });
       expect(JSON.stringify(event)).not.toContain('ticket');
     });
 
@@ -139,7 +139,7 @@ describe('operator actions on a person', () => {
     expectAdminError(await t.admin.request('DELETE', `${users(realm, 'otto')}/totp`), 404, 'not_found');
     const event = await lastEvent(t.admin, realm, 'user.totp_removed');
     expect(event.user_id).toBe(user.sub);
-    expect(event.actor ?? event.details.actor).toEqual({ admin_token: true });
+    expect(event.actor).toEqual({ admin_token: true });
   });
 
   it('lists and deletes a person\'s passkeys, keeping the only way to sign in', async () => {
@@ -164,7 +164,8 @@ describe('operator actions on a person', () => {
     // Another person's passkey is not found through this one.
     await createUser(t.admin, realm, 'other');
     expectAdminError(await t.admin.request('DELETE', `${users(realm, 'other')}/passkeys/${phone.credentialId.toString('base64url')}`), 404, 'not_found');
-    expect((await lastEvent(t.admin, realm, 'user.passkey_deleted')).details).toMatchObject({ passkey: id, actor: { admin_token: true } });
+    const deleted = await lastEvent(t.admin, realm, 'user.passkey_deleted');
+    expect(deleted).toMatchObject({ user_id: user.sub, details: { passkey: id }, actor: { admin_token: true } });
 
     // Without a password, the last passkey is the only way in: kept.
     const bare = (await t.store.users.create(realm, 'nopass', undefined, {}))!;
@@ -205,7 +206,7 @@ describe('operator actions on a person', () => {
     expectAdminError(await t.admin.request('DELETE', `${users(realm, 'cora')}/consents/${shop.clientId}`), 404, 'not_found');
     const event = await lastEvent(t.admin, realm, 'consent.revoked');
     expect(event).toMatchObject({ client_id: shop.clientId, user_id: user.sub });
-    expect(event.actor ?? event.details.actor).toEqual({ admin_token: true });
+    expect(event.actor).toEqual({ admin_token: true });
   });
 
   it('lets a viewer read but not act, and names an admin token\'s subject as actor', async () => {
@@ -227,6 +228,6 @@ describe('operator actions on a person', () => {
     expect((await asToken(t, admin.token, 'POST', `${users(realm, 'vic')}/send-verification`)).statusCode).toBe(202);
     await mail.nextMail('vic@example.com');
     const event = await lastEvent(t.admin, realm, 'user.verification_sent');
-    expect(event.actor ?? event.details.actor).toMatchObject({ client_id: admin.clientId });
+    expect(event.actor).toMatchObject({ client_id: admin.clientId });
   });
 });

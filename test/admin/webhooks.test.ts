@@ -1,6 +1,11 @@
+import { spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import { type TestApp, freePort, startTestApp, startTwoInstances } from '../support/app.js';
+import { readDoc } from '../docs/support.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { ADMIN_TOKEN } from '../support/app.js';
 import { expectAdminError } from './helpers.js';
@@ -139,6 +144,36 @@ describe('webhooks', () => {
     ahead = 2 * 60 * 60_000;
     expect(await deliver()).toBe(0);
     expect(receiver.received).toHaveLength(2);
+  });
+
+  it('is checked by the receiver of docs/webhooks.md, which refuses a forged delivery', async () => {
+    const code = /```js\n([\s\S]*?)```/.exec(readDoc('docs/webhooks.md'))![1]!;
+    const dir = await mkdtemp(join(tmpdir(), 'webhook-receiver-'));
+    await writeFile(join(dir, 'receiver.mjs'), code);
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: String(port) } });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const until = async (text: string) => {
+      for (let waited = 0; !output.includes(text); waited += 50) {
+        if (waited > 10_000) throw new Error(`the receiver did not print ${text}: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await until('listening');
+      const url = `http://127.0.0.1:${port}/hook`;
+      const forged = await fetch(url, { method: 'POST', headers: { 'realmgate-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }, body: '{"type":"user.created"}' });
+      expect(forged.status).toBe(401);
+      await put({ url, events: ['user.created'], secret: SECRET });
+      await t.admin.request('POST', `/realms/${realm}/users`, { username: 'dora', password: 'a long passphrase of hers' });
+      expect(await deliver()).toBe(1);
+      await until('verified user.created');
+      expect(await deliver(), 'the 204 settled it').toBe(0);
+    } finally {
+      child.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('drops the deliveries still owed to a webhook deleted before they went', async () => {
