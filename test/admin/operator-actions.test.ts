@@ -36,7 +36,7 @@ describe('operator actions on a person', () => {
     t = await startTestApp({ mail: mail.settings });
     realm = `ops-${randomBytes(4).toString('hex')}`;
     await t.admin.createRealm(realm, { ...NO_RATE_LIMITS, password_reset: true });
-  });
+  }, 180_000);
   afterAll(async () => {
     await t.close();
     await mail.close();
@@ -127,7 +127,7 @@ describe('operator actions on a person', () => {
     } finally {
       await bare.close();
     }
-  });
+  }, 180_000);
 
   it('removes a person\'s TOTP authenticator, then answers 404', async () => {
     const user = await createUser(t.admin, realm, 'otto');

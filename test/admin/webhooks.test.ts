@@ -37,8 +37,8 @@ describe('webhooks', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ outboundAllow: ['127.0.0.1'], outbox: { polling: false, clock: () => Date.now() + ahead } });
-  });
-  afterAll(() => t.close());
+  }, 180_000);
+  afterAll(() => t?.close());
   beforeEach(async () => {
     ahead = 0;
     receiver = await startReceiver('/hooks/realmgate');
@@ -110,7 +110,7 @@ describe('webhooks', () => {
     } finally {
       await guarded.close();
     }
-  });
+  }, 180_000);
 
   it('POSTs each matching event, signed so that a receiver can check it, and only matching ones', async () => {
     expect((await put({ url: receiver.url, events: ['user.created'], secret: SECRET })).statusCode).toBe(201);
@@ -214,5 +214,5 @@ describe('webhooks on two instances', () => {
       await close();
       await receiver.close();
     }
-  });
+  }, 180_000);
 });

@@ -22,7 +22,7 @@ describe('realmgate operator actions and webhooks', () => {
     env = { REALMGATE_URL: t.baseUrl, REALMGATE_ADMIN_TOKEN: ADMIN_TOKEN };
     await t.admin.createRealm('shop', { password_reset: true });
     await t.admin.request('POST', '/realms/shop/users', { username: 'alice', password: 'correct horse battery', claims: { email: 'alice@example.com' } });
-  });
+  }, 300_000);
   afterAll(async () => {
     await t?.close();
     await Promise.all([mail?.close(), receiver?.close()]);

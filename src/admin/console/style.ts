@@ -55,4 +55,16 @@ pre { margin: 0; white-space: pre-wrap; }
 textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-width: 48rem; }
 .user dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 .user dd { margin: 0; }
+.operator-actions .actions { display: flex; flex-wrap: wrap; }
+@media (max-width: 40rem) {
+  header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
+  header { flex-wrap: wrap; }
+  .rows { grid-template-columns: 1fr; }
+  .user dl { grid-template-columns: 1fr; }
+  table, tbody, tr, td { display: block; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  tr { border: 1px solid var(--line); border-radius: .5rem; margin: .5rem 0; padding: .25rem .6rem; }
+  td { border: none; padding: .2rem 0; overflow-wrap: anywhere; }
+  td[data-label]:not([data-label=""])::before { content: attr(data-label); display: block; font-weight: 600; font-size: .8rem; }
+}
 `;
