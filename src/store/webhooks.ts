@@ -44,12 +44,20 @@ const COLUMNS = 'realm, name, url, events, secret_sealed, created_at, updated_at
 export class WebhookStore {
   constructor(private readonly db: Db) {}
 
-  /** Creates or replaces the webhook; answers it and whether it was created. */
+  /**
+   * Creates or replaces the webhook; answers it and whether it was created. Deliveries still owed
+   * to it go to its new URL, in the same statement (they are signed with its secret as they go).
+   */
   async put(webhook: NewWebhook): Promise<{ webhook: Webhook; created: boolean }> {
     const result = await this.db.query<WebhookRow & { created: boolean }>(
-      `INSERT INTO webhooks AS w (realm, name, url, events, secret_sealed) VALUES ($1, $2, $3, $4::text[], $5)
-       ON CONFLICT (realm, name) DO UPDATE SET url = excluded.url, events = excluded.events, secret_sealed = excluded.secret_sealed, updated_at = now()
-       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
+      `WITH saved AS (
+         INSERT INTO webhooks AS w (realm, name, url, events, secret_sealed) VALUES ($1, $2, $3, $4::text[], $5)
+         ON CONFLICT (realm, name) DO UPDATE SET url = excluded.url, events = excluded.events, secret_sealed = excluded.secret_sealed, updated_at = now()
+         RETURNING ${COLUMNS}, (xmax = 0) AS created),
+       moved AS (
+         UPDATE outbox SET target = $3 WHERE kind = 'webhook' AND realm = $1 AND payload->>'webhook' = $2
+            AND delivered_at IS NULL AND abandoned_at IS NULL AND target <> $3)
+       SELECT * FROM saved`,
       [webhook.realm, webhook.name, webhook.url, [...webhook.events], webhook.secretSealed],
     );
     const row = result.rows[0]!;

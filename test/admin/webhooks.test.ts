@@ -176,6 +176,26 @@ describe('webhooks', () => {
     }
   });
 
+  it('sends the deliveries still owed to a webhook to its new URL once it is replaced', async () => {
+    receiver.answer = () => 503;
+    await put({ url: receiver.url, events: ['user.created'], secret: SECRET });
+    await t.admin.request('POST', `/realms/${realm}/users`, { username: 'erik', password: 'a long passphrase of his' });
+    expect(await deliver()).toBe(1);
+    const moved = await startReceiver('/moved');
+    try {
+      const secret = `${SECRET}-rotated`;
+      expect((await put({ url: moved.url, events: ['user.created'], secret })).statusCode).toBe(200);
+      ahead = 6_000;
+      expect(await deliver()).toBe(1);
+      const [delivery] = await moved.waitFor(1);
+      expect(JSON.parse(delivery!.body).details.username).toBe('erik');
+      expect(verifySignature(delivery!.headers['realmgate-signature'] as string, delivery!.body, secret)).toBe(true);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await moved.close();
+    }
+  });
+
   it('drops the deliveries still owed to a webhook deleted before they went', async () => {
     receiver.answer = () => 503;
     await put({ url: receiver.url, events: ['user.created'], secret: SECRET });

@@ -23,6 +23,9 @@ interface Consent {
   granted_at: string;
 }
 
+/** An instant in the reader's time zone and language; the ISO form as its machine-readable value and tooltip. */
+const when = (iso: string) => h('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString());
+
 const userPath = (realm: string, username: string, rest: string) => '/realms/' + encodeURIComponent(realm) + '/users/' + encodeURIComponent(username) + rest;
 
 /** A button that asks first (when `question` is given), then calls the operation and says what it did. */
@@ -51,8 +54,8 @@ export async function operatorActions(realm: string, user: User, reload: () => P
 
   const passkeyRows = passkeys.map((passkey) => [
     passkey.name,
-    passkey.created_at,
-    passkey.last_used_at ?? 'never',
+    when(passkey.created_at),
+    passkey.last_used_at ? when(passkey.last_used_at) : 'never',
     actionButton('Delete', 'deleteUserPasskey', async () => {
       await call('DELETE', path('/passkeys/' + encodeURIComponent(passkey.id)));
       await reload();
@@ -61,7 +64,7 @@ export async function operatorActions(realm: string, user: User, reload: () => P
   const consentRows = consents.map((consent) => [
     consent.client_name ? consent.client_name + ' (' + consent.client_id + ')' : consent.client_id,
     consent.scope,
-    consent.granted_at,
+    when(consent.granted_at),
     actionButton('Revoke', 'revokeUserConsent', async () => {
       await call('DELETE', path('/consents/' + encodeURIComponent(consent.client_id)));
       await reload();
