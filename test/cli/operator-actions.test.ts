@@ -55,13 +55,13 @@ describe('realmgate operator actions and webhooks', () => {
 
   it('puts a webhook with its secret from standard input, shows it without the secret, deletes it', async () => {
     const secret = 'a-secret-of-the-receiver-0123456789';
-    const put = await cli(['webhook', 'put', 'shop', 'siem', '--url', receiver.url, '--event', 'user.created', '--event', 'user.deleted', '--secret-stdin'], `${secret}\n`);
+    const put = await cli(['webhook', 'put', 'shop', 'siem', '--receiver', receiver.url, '--event', 'user.created', '--event', 'user.deleted', '--secret-stdin'], `${secret}\n`);
     expect(fieldLines(put.stdout)).toMatchObject({ name: 'siem', url: receiver.url });
     const shown = await cli(['webhook', 'show', 'shop', 'siem', '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ events: ['user.created', 'user.deleted'] });
     expect(shown.stdout + put.stdout).not.toContain(secret);
     expect(tableRows((await cli(['webhook', 'list', 'shop'])).stdout).map((row) => row.NAME)).toEqual(['siem']);
-    const noSecret = await runCli(['webhook', 'put', 'shop', 'siem', '--url', receiver.url, '--event', 'user.created'], { env });
+    const noSecret = await runCli(['webhook', 'put', 'shop', 'siem', '--receiver', receiver.url, '--event', 'user.created'], { env });
     expect(noSecret.code).not.toBe(0);
     await cli(['webhook', 'delete', 'shop', 'siem']);
     expect(tableRows((await cli(['webhook', 'list', 'shop'])).stdout)).toEqual([]);

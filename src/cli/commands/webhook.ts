@@ -14,7 +14,8 @@ interface WebhookView {
 }
 
 interface PutOptions extends ConnectionOptions {
-  url: string;
+  /** Not `--url`: that option names the server (connectionOptions). */
+  receiver: string;
   event: string[];
   secretStdin?: boolean;
 }
@@ -61,13 +62,13 @@ export function addWebhookCommands(program: Command): void {
       .description('create or replace a webhook; its secret is read from standard input')
       .argument('<realm>')
       .argument('<name>')
-      .requiredOption('--url <url>', 'where the events are POSTed (https)')
+      .requiredOption('--receiver <url>', 'where the events are POSTed (https)')
       .requiredOption('--event <type>', 'an audit event type to send, e.g. sign_in.failed (repeat the option for more)', collect)
       .option('--secret-stdin', 'read the signing secret (16 characters or more) from standard input'),
   ).action(async (realm: string, name: string, options: PutOptions) => {
     if (!options.secretStdin) throw new UsageError('the signing secret is needed: pipe it in with --secret-stdin');
     const secret = await readStdin();
-    const answer = (await AdminApi.from(options).put(adminPath('realms', realm, 'webhooks', name), { url: options.url, events: options.event, secret })) as WebhookView;
+    const answer = (await AdminApi.from(options).put(adminPath('realms', realm, 'webhooks', name), { url: options.receiver, events: options.event, secret })) as WebhookView;
     print(options, answer, webhookView);
   });
 
