@@ -9,6 +9,9 @@ import { cliOk, fieldLines, runCli, tableRows } from './support.js';
  * `realmgate user send-reset|send-verification|remove-totp|passkeys|delete-passkey|consents|revoke-consent`
  * and `realmgate webhook put|list|show|delete` (CONTRACT.md §16) against a listening server.
  */
+// Each test starts several CLI processes: on a loaded machine, one takes seconds.
+const SLOW = 120_000;
+
 describe('realmgate operator actions and webhooks', () => {
   let t: TestApp;
   let mail: TestMailServer;
@@ -37,7 +40,7 @@ describe('realmgate operator actions and webhooks', () => {
     const refused = await runCli(['user', 'send-reset', 'shop', 'bob'], { env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^realmgate: conflict: the person has no email address/);
-  });
+  }, SLOW);
 
   it('lists and withdraws consents, removes a TOTP generator, lists passkeys', async () => {
     const client = await t.admin.createClient('shop', { client_id: 'web', grant_types: ['client_credentials'] });
@@ -51,7 +54,7 @@ describe('realmgate operator actions and webhooks', () => {
     await cli(['user', 'remove-totp', 'shop', 'alice']);
     expect((await runCli(['user', 'remove-totp', 'shop', 'alice'], { env })).stderr).toMatch(/^realmgate: not_found/);
     expect(JSON.parse((await cli(['user', 'passkeys', 'shop', 'alice', '--json'])).stdout)).toEqual({ passkeys: [] });
-  });
+  }, SLOW);
 
   it('puts a webhook with its secret from standard input, shows it without the secret, deletes it', async () => {
     const secret = 'a-secret-of-the-receiver-0123456789';
@@ -65,5 +68,5 @@ describe('realmgate operator actions and webhooks', () => {
     expect(noSecret.code).not.toBe(0);
     await cli(['webhook', 'delete', 'shop', 'siem']);
     expect(tableRows((await cli(['webhook', 'list', 'shop'])).stdout)).toEqual([]);
-  });
+  }, SLOW);
 });
