@@ -35,6 +35,7 @@ import { Mailer } from './mail/mailer.js';
 import { landingPage } from './pages/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
+import { WEBHOOK, webhookSender } from './outbox/webhook.js';
 import { CIBA_PING } from './store/pending-authorizations.js';
 import { OutboxDeliverer, type OutboxOptions } from './outbox/deliverer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
@@ -195,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { store: store.outbox, outbound, senders: {
         [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
+        [WEBHOOK]: webhookSender({ webhooks: store.webhooks, auditEvents: store.auditEvents, encryption: deps.encryption }),
       }, registry: app.metrics.registry, logger: app.log },
     deps.outbox || {},
   );

@@ -24,6 +24,10 @@ import { totpRoutes } from './totp.js';
 import { trustedIssuerRoutes } from './trusted-issuers.js';
 import { userSessionRoutes } from './user-sessions.js';
 import { userRoutes } from './users.js';
+import { userConsentRoutes } from './user-consents.js';
+import { userCredentialRoutes } from './user-credentials.js';
+import { userMailRoutes } from './user-mails.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
@@ -60,6 +64,10 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(groupRoutes(deps));
       await realmScope.register(resourceRoutes(deps));
       await realmScope.register(callerPermissionRoutes());
+      await realmScope.register(userMailRoutes(deps));
+      await realmScope.register(userCredentialRoutes(deps));
+      await realmScope.register(userConsentRoutes(deps));
+      await realmScope.register(webhookRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

@@ -106,6 +106,17 @@ const RULES: Readonly<Record<string, Rule>> = {
   deleteResource: change,
   listEvents: read,
   getRealmPermissions: read,
+  sendPasswordReset: people,
+  sendEmailVerification: people,
+  removeUserTotp: people,
+  listUserPasskeys: read,
+  deleteUserPasskey: people,
+  listUserConsents: read,
+  revokeUserConsent: people,
+  listWebhooks: read,
+  putWebhook: change,
+  getWebhook: read,
+  deleteWebhook: change,
 };
 
 export interface AdminOperation {

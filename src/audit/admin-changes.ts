@@ -78,7 +78,18 @@ const CHANGES: Readonly<Record<string, { type: AuditEventType; describe?: (chang
   },
   'DELETE /realms/:realm/resources': { type: 'resource.deleted', describe: ({ query }) => ({ details: { identifier: text(query.identifier) } }) },
   'POST /realms/:realm/initial-access-tokens': { type: 'initial_access_token.created', describe: ({ answer }) => ({ details: { expires_in: answer.expires_in } }) },
+  // The secret of the body is never read: only the webhook's name, its URL's origin and its events.
+  'PUT /realms/:realm/webhooks/:webhook': {
+    type: 'webhook.saved',
+    describe: ({ params, answer }) => ({ details: { webhook: params.webhook, url_origin: originOf(answer.url), events: answer.events } }),
+  },
+  'DELETE /realms/:realm/webhooks/:webhook': { type: 'webhook.deleted', describe: ({ params }) => ({ details: { webhook: params.webhook } }) },
 };
+
+/** A URL's origin: its path or query may hold a credential of the receiver. */
+function originOf(url: unknown): string | undefined {
+  return typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : undefined;
+}
 
 /** How many things an import created, changed and deleted, over all its sections (src/admin/realm-data/import.ts). */
 function importCounts(answer: Fields): Fields {

@@ -62,6 +62,10 @@ export const AUDIT_EVENT_TYPES = [
   'user.group_left',
   'resource.saved',
   'resource.deleted',
+  'user.password_reset_sent',
+  'user.verification_sent',
+  'webhook.saved',
+  'webhook.deleted',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -16,6 +16,7 @@ import { addStartCommand } from './commands/start.js';
 import { addTokenCommands } from './commands/token.js';
 import { addTrustedIssuerCommands } from './commands/trusted-issuer.js';
 import { addUserCommands } from './commands/user.js';
+import { addWebhookCommands } from './commands/webhook.js';
 
 /** Same depth from src/cli and dist/cli. */
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   addTrustedIssuerCommands(program);
   addInitialAccessTokenCommands(program);
   addEventCommands(program);
+  addWebhookCommands(program);
   addTokenCommands(program);
   return program;
 }

@@ -120,6 +120,17 @@ export class AuditEventStore {
     await this.db.query(INSERT_MANY, auditEventColumns(events));
   }
 
+  /** One unexpired event of the realm, by its id (a webhook's delivery reads it as it sends). */
+  async byId(realm: string, id: string): Promise<StoredAuditEvent | undefined> {
+    if (!/^\d{1,19}$/.test(id)) return undefined;
+    const result = await this.db.query<AuditEventRow>(
+      `SELECT id::text AS id, realm, type, occurred_at, client_id, user_id, address, details
+         FROM audit_events WHERE realm = $1 AND id = $2::bigint AND expires_at > now()`,
+      [realm, id],
+    );
+    return result.rows[0] && storedOf(result.rows[0]);
+  }
+
   /**
    * The realm's unexpired events that match, newest first. Only the conditions given are in
    * the statement, so that each query is planned for the index of its filters.
@@ -145,15 +156,17 @@ export class AuditEventStore {
         LIMIT ${param(filter.limit)}`,
       params,
     );
-    return result.rows.map((row) => ({
-      id: row.id,
-      realm: row.realm,
-      type: row.type,
-      occurredAt: row.occurred_at,
-      clientId: row.client_id ?? undefined,
-      userId: row.user_id ?? undefined,
-      address: row.address ?? undefined,
-      details: row.details,
-    }));
+    return result.rows.map(storedOf);
   }
 }
+
+const storedOf = (row: AuditEventRow): StoredAuditEvent => ({
+  id: row.id,
+  realm: row.realm,
+  type: row.type,
+  occurredAt: row.occurred_at,
+  clientId: row.client_id ?? undefined,
+  userId: row.user_id ?? undefined,
+  address: row.address ?? undefined,
+  details: row.details,
+});

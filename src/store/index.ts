@@ -17,6 +17,7 @@ import { MembershipStore } from './memberships.js';
 import { OneTimeCodeStore } from './one-time-codes.js';
 import { OutboxStore } from './outbox.js';
 import { PasskeyStore } from './passkeys.js';
+import { WebhookStore } from './webhooks.js';
 import { PendingAuthorizationStore } from './pending-authorizations.js';
 import { RequestBudgetStore } from './request-budgets.js';
 import { type ResourceCache, ResourceStore } from './resources.js';
@@ -127,6 +128,8 @@ export interface Store {
   readonly resources: ResourceStore;
   /** Callers of the admin API with `root` access tokens, and their roles (CONTRACT.md §14). */
   readonly adminCallers: AdminCallerStore;
+  /** A realm's receivers of audit events (CONTRACT.md §16). */
+  readonly webhooks: WebhookStore;
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws,
    * for what must be used up and written together (a refresh token held while its new tokens
@@ -172,6 +175,7 @@ export async function createStore(db: Db, logger?: Logger): Promise<Store> {
     trustedIssuers: new TrustedIssuerStore(db, trustedIssuerCache),
     spentAssertions: new SpentAssertionStore(db),
     passkeys: new PasskeyStore(db),
+    webhooks: new WebhookStore(db),
     webauthnChallenges: new WebauthnChallengeStore(db),
     signInSources: new SignInSourceStore(db),
     oneTimeCodes: new OneTimeCodeStore(db),

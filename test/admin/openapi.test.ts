@@ -145,7 +145,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
     '$ref' in response ? (resolvePointer(document, response.$ref) as ResponseObject) : response;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ outboundAllow: ['127.0.0.1'] });
     const response = await t.admin.request('GET', OPENAPI_DOCUMENT_PATH);
     expect(response.statusCode, response.body).toBe(200);
     document = response.json() as OpenApiDocument;
@@ -230,6 +230,8 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'PUT /admin/realms/{realm}/journeys/{journey}', 'PUT /admin/realms/{realm}/import',
           'POST /admin/realms/{realm}/identity-providers', 'PATCH /admin/realms/{realm}/identity-providers/{alias}',
           'PUT /admin/realms/{realm}/roles/{role}', 'PUT /admin/realms/{realm}/groups/{group}', 'PUT /admin/realms/{realm}/resources',
+          'POST /admin/realms/{realm}/users/{username}/send-reset', 'POST /admin/realms/{realm}/users/{username}/send-verification',
+          'PUT /admin/realms/{realm}/webhooks/{webhook}',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -363,6 +365,26 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       expect((await step('listUserSessions')).sessions).toEqual([]);
       await step('endUserSessions');
       await step('enrolTotp');
+      await step('removeUserTotp');
+      expect((await step('listUserPasskeys')).passkeys).toEqual([]);
+      expect((await step('listUserConsents')).consents).toEqual([]);
+      for (const [operationId, status] of [['deleteUserPasskey', 404], ['revokeUserConsent', 404], ['sendPasswordReset', 409], ['sendEmailVerification', 409]] as const) {
+        // Nothing to delete, and no SMTP_URL here (the mails: test/admin/operator-actions.test.ts).
+        const refused = await call(operationId);
+        expect(refused.response.statusCode, `${operationId}: ${refused.response.body}`).toBe(status);
+        expectDocumented(operationId, refused.response, refused.operation);
+      }
+      // The example's host is not resolved here: a loopback receiver, which OUTBOUND_ALLOW lists for this app.
+      const hook = { url: 'http://127.0.0.1:9/realmgate', events: ['user.created'], secret: 'a long random secret of the receiver' };
+      const savedHook = await call('putWebhook', { body: hook });
+      expect(savedHook.response.statusCode, savedHook.response.body).toBe(201);
+      expect(expectDocumented('putWebhook', savedHook.response, savedHook.operation), 'the secret is write-only').not.toHaveProperty('secret');
+      const replacedHook = await call('putWebhook', { body: hook });
+      expect(replacedHook.response.statusCode).toBe(200);
+      expectDocumented('putWebhook', replacedHook.response, replacedHook.operation);
+      await step('getWebhook');
+      expect(((await step('listWebhooks')).webhooks as Json[]).map((entry) => entry.name)).toEqual(['siem']);
+      await step('deleteWebhook');
 
       await step('listKeys');
       await step('rotateKeys');

@@ -1,5 +1,6 @@
 /** `console.css` of the admin console. */
-export const CONSOLE_CSS = String.raw`:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.45; --accent: #2557d6; --line: #8884; }
+export const CONSOLE_CSS = String.raw`:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.45; --accent: #2557d6; --line: #8884; --muted: #595959; }
+@media (prefers-color-scheme: dark) { :root { --muted: #ababab; } }
 body { margin: 0; background: Canvas; color: CanvasText; }
 header { display: flex; align-items: center; gap: 1rem; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 1.1rem; margin: 0; flex: 1; }
@@ -17,9 +18,9 @@ form { margin: 1rem 0; }
 form.token { max-width: 28rem; margin: 3rem auto; }
 .field { display: block; margin: .6rem 0; }
 .field > span { display: block; font-weight: 600; font-size: .9rem; }
-.field small { display: block; color: GrayText; }
+.field small { display: block; color: var(--muted); }
 .check { display: flex; flex-wrap: wrap; gap: 0 .4rem; align-items: center; margin: .4rem 0; }
-.check small { flex-basis: 100%; padding-left: 1.6rem; color: GrayText; }
+.check small { flex-basis: 100%; padding-left: 1.6rem; color: var(--muted); }
 .rows { display: grid; grid-template-columns: 1fr 1fr 1fr auto; gap: 0 .75rem; align-items: end; }
 .rows button { margin-bottom: .6rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: start; }
@@ -44,7 +45,7 @@ td button { margin: 0 .4rem .2rem 0; }
 code { font-family: ui-monospace, monospace; font-size: .9em; overflow-wrap: anywhere; }
 pre { margin: 0; white-space: pre-wrap; }
 .details { font-size: .8rem; }
-.empty, .note { color: GrayText; }
+.empty, .note { color: var(--muted); }
 #messages p { padding: .6rem .8rem; border-radius: .35rem; margin: .75rem 0 0; }
 #messages .ok { background: #e6f0e6; color: #1c4d1c; }
 #messages .error { background: #fde8e8; color: #8a1c1c; }
@@ -55,4 +56,16 @@ pre { margin: 0; white-space: pre-wrap; }
 textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-width: 48rem; }
 .user dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 .user dd { margin: 0; }
+.operator-actions .actions { display: flex; flex-wrap: wrap; }
+@media (max-width: 40rem) {
+  header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
+  header { flex-wrap: wrap; }
+  .rows { grid-template-columns: 1fr; }
+  .user dl { grid-template-columns: 1fr; }
+  table, tbody, tr, td { display: block; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  tr { border: 1px solid var(--line); border-radius: .5rem; margin: .5rem 0; padding: .25rem .6rem; }
+  td { border: none; padding: .2rem 0; overflow-wrap: anywhere; }
+  td[data-label]:not([data-label=""])::before { content: attr(data-label); display: block; font-weight: 600; font-size: .8rem; }
+}
 `;

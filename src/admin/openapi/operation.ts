@@ -42,7 +42,7 @@ export interface Operation {
   body?: { schema: SchemaName; example: unknown };
   query?: QueryParameters;
   /** Success answers by status. */
-  responses: Readonly<Partial<Record<200 | 201 | 204, Response>>>;
+  responses: Readonly<Partial<Record<200 | 201 | 202 | 204, Response>>>;
   /** Refusals beside 401 (every call), 400 (a body or query), 404 (a path parameter), 413 and 415 (a body). */
   errors?: readonly ErrorStatus[];
 }

@@ -23,6 +23,9 @@ import { scopeOperations } from './operations/scopes.js';
 import { signingKeyOperations } from './operations/signing-keys.js';
 import { trustedIssuerOperations } from './operations/trusted-issuers.js';
 import { userOperations } from './operations/users.js';
+import { userActionOperations } from './operations/user-actions.js';
+import { webhookOperations } from './operations/webhooks.js';
+import { WebhookPathSchema } from '../webhooks.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 /**
@@ -46,6 +49,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   role: { schema: RolePathSchema.shape.role, description: 'The role\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'invoice-approver' },
   group: { schema: GroupPathSchema.shape.group, description: 'The group\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'accounting' },
   id: { schema: z.uuid(), description: 'The trusted issuer\'s `id`, as its creation answered', example: '3f1c2b9e-8d4a-4e0f-9b71-2a6c5d8e7f10' },
+  webhook: { schema: WebhookPathSchema.shape.webhook, description: 'The webhook\'s name: 1 to 64 letters, digits, `.`, `_` or `-`', example: 'siem' },
+  passkey: { schema: z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/), description: 'The passkey\'s credential id, base64url, as the list answers it', example: 'AQIDBAUGBwg' },
 };
 
 export const TAGS = [
@@ -61,6 +66,7 @@ export const TAGS = [
   { name: 'Roles and groups', description: 'Roles, groups that give roles, and the roles and groups of people (CONTRACT.md §10). A person\'s roles are their own and their groups\'; scopes map them into tokens.' },
   { name: 'Resources', description: 'The APIs of a realm (RFC 8707, CONTRACT.md §10): any of its clients may ask tokens for them with `resource`; a token\'s `aud` names them.' },
   { name: 'Audit events', description: 'What happened in the realm: tokens, sign-ins, consents and admin changes.' },
+  { name: 'Webhooks', description: 'Receivers of the realm\'s audit events: each matching event is POSTed, signed with HMAC-SHA256, through a durable outbox.' },
 ] as const;
 
 export const OPERATIONS: readonly Operation[] = [
@@ -79,6 +85,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...resourceOperations,
   ...eventOperations,
   ...permissionOperations,
+  ...userActionOperations,
+  ...webhookOperations,
 ];
 
 /** `/admin/realms/:realm` as OpenAPI writes it: `/admin/realms/{realm}`. */

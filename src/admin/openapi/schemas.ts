@@ -35,6 +35,9 @@ import {
   UserResponse,
   UserSessionsResponse,
 } from './responses.js';
+import { UserConsentsResponse, UserPasskeysResponse, WebhookListResponse, WebhookResponse } from './operator-responses.js';
+import { WebhookPutSchema } from '../webhooks.js';
+import { OperatorMailSchema } from '../user-mails.js';
 
 /** The schemas the document shows by name (components.schemas), each on the side a caller sees. */
 export const NAMED_SCHEMAS = {
@@ -77,6 +80,12 @@ export const NAMED_SCHEMAS = {
   ResourcePut: { schema: ResourcePutSchema, io: 'input' },
   Resource: { schema: ResourceResponse, io: 'output' },
   ResourceLookup: { schema: ResourceLookupResponse, io: 'output' },
+  OperatorMail: { schema: OperatorMailSchema, io: 'input' },
+  UserPasskeys: { schema: UserPasskeysResponse, io: 'output' },
+  UserConsents: { schema: UserConsentsResponse, io: 'output' },
+  WebhookPut: { schema: WebhookPutSchema, io: 'input' },
+  Webhook: { schema: WebhookResponse, io: 'output' },
+  WebhookList: { schema: WebhookListResponse, io: 'output' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;

@@ -2,7 +2,8 @@ import { passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
-import { greetedName, sendCounted } from './counted-mail.js';
+import type { User } from '../../store/users.js';
+import { type Mailed, greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
 import { newPasswordProblem } from './new-password.js';
 import { emailOf } from './verification.js';
@@ -24,10 +25,19 @@ export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, t
   const email = person && emailOf(person);
   // A disabled person signs in nowhere: a link would only tell them, or whoever reads their mail, that the account is there.
   if (!person?.enabled || email === undefined || !deps.mailer) return tickets.rehearse('password_reset', realm.name, address, lifetime);
-  const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
-  if (issued === 'limited') return;
+  await mailPasswordReset(deps, realm, person, email, { address, locale });
+}
+
+/**
+ * Issues a reset ticket for the person and mails its link to `email`, within the tickets' limits
+ * (per person and per requesting address) and the recipient's; says what became of the mail.
+ */
+export async function mailPasswordReset(deps: SelfServiceDeps, realm: RequestRealm, person: User, email: string, requester: { address: string; locale: Locale }): Promise<Mailed> {
+  const lifetime = realm.settings.ticket_lifetime;
+  const issued = await deps.store.tickets.issue('password_reset', realm.name, person.id, requester.address, lifetime);
+  if (issued === 'limited') return 'limited';
   const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
-  await sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale }));
+  return sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale: requester.locale }));
 }
 
 /** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */

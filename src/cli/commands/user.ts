@@ -6,6 +6,7 @@ import { fields, notice, printLines, printable, table } from '../output.js';
 import { print } from '../output-mode.js';
 import { AdminApi, type ConnectionOptions, adminPath, connectionOptions } from '../server.js';
 import { readStdin } from '../stdin.js';
+import { addUserActionCommands } from './user-actions.js';
 
 /** The role of an administrator of everything (CONTRACT.md §14); src/admin/permissions.ts is not loaded for one name. */
 const ADMIN_ROLE = 'realmgate-admin';
@@ -262,4 +263,6 @@ export function addUserCommands(program: Command): void {
       if (!options.json) printLines(`${printable(username)} of ${printable(realm)} ${membership.done} the ${membership.what} ${printable(name)}.`);
     });
   }
+
+  addUserActionCommands(user);
 }

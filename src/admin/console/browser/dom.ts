@@ -79,7 +79,8 @@ export function table(caption: string, headings: readonly string[], rows: readon
     {},
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, headings.map((heading) => h('th', { scope: 'col' }, heading)))),
-    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell) => h('td', {}, cell))))),
+    // Each cell names its column: on a phone the rows are shown as cards (style.ts), without the head.
+    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, index) => h('td', { 'data-label': headings[index] }, cell))))),
   );
 }
 

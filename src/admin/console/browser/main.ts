@@ -1,7 +1,8 @@
 /**
  * The admin console's main module: signs in through the root realm (session.ts) or asks for
  * the admin token, then shows the view the URL's fragment names (`#/realms`,
- * `#/realms/{realm}/{tab}`), with what the person may not do disabled (permissions.ts).
+ * `#/realms/{realm}/{tab}`, `#/realms/{realm}/users/{username}`), with what the person may not
+ * do disabled (permissions.ts).
  */
 import { adminToken, api, ApiError, call } from './api.js';
 import { clientsView } from './clients.js';
@@ -20,7 +21,8 @@ import { scopesView } from './scopes.js';
 import { completeSignIn, forgetSession, sessionToken, signedInAs, signIn, signOut as endSession } from './session.js';
 import { usersView } from './users.js';
 
-type View = (realm: string, panel: HTMLElement) => Promise<void>;
+/** A tab of a realm; `record`: the one its URL names (a person's username), opened at once. */
+type View = (realm: string, panel: HTMLElement, record?: string) => Promise<void>;
 
 const TABS: Record<string, readonly [label: string, view: View]> = {
   settings: ['Settings', settingsView],
@@ -79,7 +81,7 @@ function askForToken(): void {
 }
 
 /** The realm's heading and tabs, then the tab itself. */
-async function realmPage(realm: string, tab: string): Promise<void> {
+async function realmPage(realm: string, tab: string, record: string | undefined): Promise<void> {
   const [title, render] = TABS[tab] ?? TABS.settings!;
   const panel = h('section', { class: 'panel', 'aria-label': title });
   const tabs = h(
@@ -92,7 +94,7 @@ async function realmPage(realm: string, tab: string): Promise<void> {
   // A signed-in person sees what their roles allow; ADMIN_TOKEN may do everything.
   usePermissions(sessionToken() ? (await api.permissions(realm)).operations : undefined);
   view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), tabs, panel);
-  await render(realm, panel);
+  await render(realm, panel, record);
 }
 
 const decoded = (part: string): string => {
@@ -109,9 +111,9 @@ async function show(): Promise<void> {
   signOut.hidden = false;
   const person = signedInAs();
   signOut.textContent = sessionToken() ? 'Sign out' + (person ? ' ' + person : '') : 'Forget the token';
-  const [, section, realm, tab] = location.hash.split('/').map(decoded);
+  const [, section, realm, tab, record] = location.hash.split('/').map(decoded);
   try {
-    if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings');
+    if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings', record || undefined);
     else {
       // Creating and importing realms are judged as in any realm: those of the first one the person sees.
       const first = sessionToken() ? (await api.realms())[0] : undefined;

@@ -5,6 +5,7 @@
  */
 import { api } from './api.js';
 import type { User, UserSession } from './records.js';
+import { operatorActions } from './user-actions.js';
 import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
@@ -22,7 +23,8 @@ function claimChanges(current: Record<string, unknown>, wanted: Record<string, u
 
 const password = (label: string) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
 
-export async function usersView(realm: string, panel: HTMLElement) {
+/** `record`: the username the URL names (`#/realms/{realm}/users/{username}`), opened at once. */
+export async function usersView(realm: string, panel: HTMLElement, record?: string) {
   const secrets = h('div', { class: 'secrets' });
   const card = h('div');
 
@@ -164,6 +166,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
         claims,
         memberships(user, roles.map((role) => role.name), groups.map((group) => group.name)),
         sessionsOf(user, sessions),
+        await operatorActions(realm, user, async () => showUser(await api.user(realm, user.username))),
         reset,
         h('h4', {}, 'One-time codes'),
         h('p', {}, 'A new TOTP secret, confirmed at once; the realm asks for codes when its authentication lists otp.'),
@@ -174,6 +177,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
           await api.deleteUser(realm, user.username);
           card.replaceChildren();
           secrets.replaceChildren();
+          history.replaceState(null, '', listUrl);
           await people.refresh();
           say('User ' + user.username + ' deleted.');
         }, 'deleteUser'),
@@ -181,9 +185,14 @@ export async function usersView(realm: string, panel: HTMLElement) {
     );
   }
 
+  // Each person has a URL of their own: opening one adds it to the history (the back button
+  // shows the list again, through main.ts's hashchange), without rendering the tab again.
+  const listUrl = '#/realms/' + encodeURIComponent(realm) + '/users';
+  const urlOf = (username: string) => listUrl + '/' + encodeURIComponent(username);
   const open = async (username: string) => {
     secrets.replaceChildren();
     await showUser(await api.user(realm, username));
+    if (!location.href.endsWith(urlOf(username))) history.pushState(null, '', urlOf(username));
   };
   const people = peopleList(realm, open);
 
@@ -212,6 +221,7 @@ export async function usersView(realm: string, panel: HTMLElement) {
 
   await people.refresh();
   panel.replaceChildren(people.element, secrets, card, create);
+  if (record !== undefined) await open(record);
 }
 
 /**
