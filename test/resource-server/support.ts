@@ -27,7 +27,7 @@ export interface AuthorizationServer {
  * theirs over mutual TLS (RFC 8705) while the APIs keep reading the first instance.
  */
 export async function startAuthorizationServer(options: { tls?: { key: string; cert: string } } = {}): Promise<AuthorizationServer> {
-  const testDb = await createTestDb();
+  const testDb = await createTestDb({ migrated: true });
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -56,7 +56,7 @@ export async function startTestApp(
     outbox?: OutboxOptions;
   } = {},
 ): Promise<TestApp> {
-  const testDb = await createTestDb();
+  const testDb = await createTestDb({ migrated: true });
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
@@ -147,7 +147,7 @@ export function freePort(): Promise<number> {
  * the one embedded database.
  */
 export async function startTwoInstances(options: { baseUrl?: string; outboundAllow?: readonly string[] } = {}): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
-  const testDb = await createTestDb();
+  const testDb = await createTestDb({ migrated: true });
   const masterKey = randomBytes(32);
   const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/store/db.js';
@@ -17,16 +18,19 @@ export interface TestDb {
   dispose(): Promise<void>;
 }
 
+let initdbCluster: Blob | undefined;
+let migratedCluster: Blob | undefined;
+
 /**
  * A fresh, empty database: an in-memory PGlite (a copy of the cluster that the PGlite project's
  * global setup made with initdb, test/support/pglite-template.ts), or a new schema of
- * TEST_DATABASE_URL.
+ * TEST_DATABASE_URL. `migrated`: on PGlite, the copy that the global setup migrated, for
+ * databases that `prepare` would migrate anyway (on PostgreSQL, `prepare` migrates the schema).
  */
-export async function createTestDb(): Promise<TestDb> {
+export async function createTestDb(options: { migrated?: boolean } = {}): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (testStoreKind() === 'pglite' || !url) {
-    const templateDir = inject('pgliteTemplate');
-    const db = await createPgliteDb('memory://', templateDir ? initdbCopy(templateDir) : undefined);
+    const db = await createPgliteDb('memory://', options.migrated ? migratedTemplate() : initdbTemplate());
     return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -37,6 +41,19 @@ export async function createTestDb(): Promise<TestDb> {
     searchPath: schema,
     dispose: () => withAdminClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`)).then(() => {}),
   };
+}
+
+/** The global setup's clusters, read once per worker (a Blob is immutable: every database loads the same one). */
+function initdbTemplate(): Blob | undefined {
+  const dir = inject('pgliteTemplate');
+  initdbCluster ??= dir ? initdbCopy(dir) : undefined;
+  return initdbCluster;
+}
+
+function migratedTemplate(): Blob | undefined {
+  const path = inject('pgliteMigratedTemplate');
+  migratedCluster ??= path ? new Blob([readFileSync(path)]) : undefined;
+  return migratedCluster ?? initdbTemplate();
 }
 
 /** Runs fn on a connection of its own to the server of `url`: creating and dropping databases and schemas. */
