@@ -1,4 +1,4 @@
-import { passwordResetMail, realmLabel } from '../../mail/messages.js';
+import { mailedLink, passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
@@ -26,7 +26,7 @@ export async function requestReset(deps: SelfServiceDeps, realm: RequestRealm, t
   if (!person?.enabled || email === undefined || !deps.mailer) return tickets.rehearse('password_reset', realm.name, address, lifetime);
   const issued = await tickets.issue('password_reset', realm.name, person.id, address, lifetime);
   if (issued === 'limited') return;
-  const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
+  const link = mailedLink(realm.issuer, '/reset', { ticket: issued.ticket }, locale);
   await sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale }));
 }
 

@@ -1,0 +1,7 @@
+-- The language a person chose follows them (CONTRACT.md §16): a sign-in in progress keeps the
+-- language its pages' picker chose (over its request's `ui_locales`), and a session keeps the
+-- language its sign-in was in, or that a page's picker chose since, for the pages that come
+-- after it (account, device, CIBA approval). A BCP 47 primary tag the pages ship in; none
+-- leaves the choice to the request (`ui_locales`, then `Accept-Language`).
+ALTER TABLE sessions ADD COLUMN locale text;
+ALTER TABLE authorization_transactions ADD COLUMN locale text;
