@@ -5,3 +5,7 @@
 -- leaves the choice to the request (`ui_locales`, then `Accept-Language`).
 ALTER TABLE sessions ADD COLUMN locale text;
 ALTER TABLE authorization_transactions ADD COLUMN locale text;
+
+-- A scope's text per language (`descriptions: {"en": …, "de": …, "fr": …}` beside
+-- `description`, CONTRACT.md §16): the consent page shows the person's, else `description`.
+ALTER TABLE scopes ADD COLUMN descriptions jsonb NOT NULL DEFAULT '{}';

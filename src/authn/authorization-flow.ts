@@ -4,7 +4,7 @@ import type { PreparedAuditEvent } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
-import { chosenLocaleOf, localeOf, messagesOf } from '../pages/i18n/index.js';
+import { chosenForLaterOf, chosenLocaleOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
@@ -226,8 +226,8 @@ export class AuthorizationFlow {
         nodes: done.nodes,
         lifetimeSeconds,
         passwordOf: done.passwordOf,
-        // The pages after the sign-in, and its mails, speak its language (CONTRACT.md §16).
-        locale: localeOf(request),
+        // The pages after the sign-in, and its mails, speak the language chosen for it (CONTRACT.md §16).
+        locale: chosenForLaterOf(request),
       },
       replaces: previous === undefined ? undefined : sha256(previous),
       completes: completed?.sid,

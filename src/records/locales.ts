@@ -4,6 +4,9 @@ export type Locale = (typeof SUPPORTED_LOCALES)[number];
 
 export const isLocale = (tag: string): tag is Locale => (SUPPORTED_LOCALES as readonly string[]).includes(tag);
 
+/** A text an admin wrote in some of the languages (a scope's `descriptions`, CONTRACT.md §16). */
+export type LocalisedTexts = Readonly<Partial<Record<Locale, string>>>;
+
 /** A language tag as `ui_locales` and `Accept-Language` carry it (RFC 5646, loosely: letters, digits and hyphens). */
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
 

@@ -142,3 +142,46 @@ describe('mails and their links', () => {
     expect(langOf(opened)).toBe('de');
   });
 });
+
+describe('scope descriptions per language', () => {
+  it('the admin API keeps them beside description, and the consent page shows the person\u2019s, else description', async () => {
+    const realm = await freshRealm(t);
+    const scopeUrl = `/realms/${realm}/scopes/invoices`;
+    const put = await t.admin.request('PUT', scopeUrl, { description: 'Read your invoices', descriptions: { de: 'Ihre Rechnungen lesen', en: 'Read your invoices' } });
+    expect(put.statusCode, put.body).toBe(201);
+    expect(put.json()).toEqual({ name: 'invoices', description: 'Read your invoices', descriptions: { de: 'Ihre Rechnungen lesen', en: 'Read your invoices' } });
+    // A PUT without descriptions keeps them, as one without claims keeps those.
+    const kept = await t.admin.request('PUT', scopeUrl, { description: 'Read invoices' });
+    expect(kept.json().descriptions).toEqual({ de: 'Ihre Rechnungen lesen', en: 'Read your invoices' });
+
+    const { client_id: clientId } = await t.admin.createClient(realm, {
+      client_type: 'public',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      scope: 'openid invoices',
+    });
+    const user = await createUser(t.admin, realm, unique('cy'));
+    for (const [locale, shown] of [['de', 'Ihre Rechnungen lesen'], ['fr', 'Read invoices']] as const) {
+      const { browser, url, page } = await signInPage(realm, clientId, { ui_locales: locale, scope: 'openid invoices' });
+      const consent = await browser.get(location(await browser.submit(url, page, { username: user.username, password: user.password })));
+      expect(langOf(consent)).toBe(locale);
+      expect(consent.body).toContain(`<li><strong>invoices</strong>: ${shown}</li>`);
+    }
+
+    const exported = await t.admin.request('GET', `/realms/${realm}/export`);
+    expect(exported.json().scopes.find((scope: { name: string }) => scope.name === 'invoices').descriptions).toEqual({ de: 'Ihre Rechnungen lesen', en: 'Read your invoices' });
+  });
+
+  it('refuses a language the pages do not ship in, or a text too long, with a 400 that changes nothing', async () => {
+    const realm = await freshRealm(t);
+    const scopeUrl = `/realms/${realm}/scopes/invoices`;
+    await t.admin.request('PUT', scopeUrl, { description: 'Read invoices', descriptions: { de: 'Rechnungen lesen' } });
+    for (const descriptions of [{ es: 'Leer facturas' }, { de: 'x'.repeat(1001) }, { de: 42 }, 'Rechnungen']) {
+      const refused = await t.admin.request('PUT', scopeUrl, { description: 'Changed', descriptions });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().error).toBe('invalid_request');
+    }
+    const scope = await t.admin.request('GET', scopeUrl);
+    expect(scope.json()).toEqual({ name: 'invoices', description: 'Read invoices', descriptions: { de: 'Rechnungen lesen' } });
+  });
+});

@@ -119,6 +119,7 @@ export const TotpEnrolmentResponse = z.strictObject({
 export const ScopeResponse = z.strictObject({
   name: ScopePathSchema.shape.name,
   description: ScopePutSchema.shape.description,
+  descriptions: ScopePutSchema.shape.descriptions.describe('The description per language; present when it has some'),
   claims: ScopePutSchema.shape.claims.describe('The claims the scope maps (CONTRACT.md §10); present when it maps some'),
 });
 

@@ -44,6 +44,14 @@ const offeredOf = (request: FastifyRequest): readonly Locale[] =>
 export const chosenLocaleOf = (request: FastifyRequest): Locale | undefined => pickLocale(request.chosenLocales ?? [], offeredOf(request));
 
 /**
+ * The language a person chose for the pages that follow, if they chose one: by an address
+ * (`ui_locales`, the picker), the sign-in's request, or earlier in the session. The browser's
+ * `Accept-Language` is no choice to keep: it comes with every request anyway.
+ */
+export const chosenForLaterOf = (request: FastifyRequest): Locale | undefined =>
+  pickLocale([...(request.chosenLocales ?? []), ...(request.uiLocales ?? []), ...(request.sessionLocale ? [request.sessionLocale] : [])], offeredOf(request));
+
+/**
  * The language of the page a request is answered with (CONTRACT.md §10, §16): the one its
  * address chose, then the sign-in's, then the session's, then `Accept-Language`, among the
  * realm's `locales`; else the realm's first.
