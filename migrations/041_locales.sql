@@ -9,3 +9,7 @@ ALTER TABLE authorization_transactions ADD COLUMN locale text;
 -- A scope's text per language (`descriptions: {"en": …, "de": …, "fr": …}` beside
 -- `description`, CONTRACT.md §16): the consent page shows the person's, else `description`.
 ALTER TABLE scopes ADD COLUMN descriptions jsonb NOT NULL DEFAULT '{}';
+
+-- A registered resource's name per language (`descriptions`, CONTRACT.md §16): the consent page
+-- calls it by the person's, else by its `name`, else by its identifier.
+ALTER TABLE resources ADD COLUMN descriptions jsonb;

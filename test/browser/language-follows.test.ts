@@ -120,5 +120,5 @@ describe.skipIf(skipReason !== undefined)(`a person who starts in German stays i
     } finally {
       await context.close();
     }
-  });
+  }, 180_000);
 });

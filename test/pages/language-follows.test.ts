@@ -161,11 +161,11 @@ describe('scope descriptions per language', () => {
       scope: 'openid invoices',
     });
     const user = await createUser(t.admin, realm, unique('cy'));
-    for (const [locale, shown] of [['de', 'Ihre Rechnungen lesen'], ['fr', 'Read invoices']] as const) {
+    for (const [locale, shown] of [['de', ': Ihre Rechnungen lesen'], ['fr', '\u00a0: Read invoices']] as const) {
       const { browser, url, page } = await signInPage(realm, clientId, { ui_locales: locale, scope: 'openid invoices' });
       const consent = await browser.get(location(await browser.submit(url, page, { username: user.username, password: user.password })));
       expect(langOf(consent)).toBe(locale);
-      expect(consent.body).toContain(`<li><strong>invoices</strong>: ${shown}</li>`);
+      expect(consent.body).toContain(`<li><strong>invoices</strong>${shown}</li>`);
     }
 
     const exported = await t.admin.request('GET', `/realms/${realm}/export`);
@@ -183,5 +183,33 @@ describe('scope descriptions per language', () => {
     }
     const scope = await t.admin.request('GET', scopeUrl);
     expect(scope.json()).toEqual({ name: 'invoices', description: 'Read invoices', descriptions: { de: 'Rechnungen lesen' } });
+  });
+});
+
+describe('resource descriptions per language', () => {
+  it('the consent page calls a resource by the person\u2019s language, else by its name; null clears them', async () => {
+    const realm = await freshRealm(t);
+    const identifier = 'https://api.example/orders';
+    const put = await t.admin.request('PUT', `/realms/${realm}/resources`, { identifier, name: 'Orders API', descriptions: { de: 'Ihre Bestellungen' } });
+    expect(put.statusCode, put.body).toBe(201);
+    expect(put.json()).toEqual({ identifier, name: 'Orders API', descriptions: { de: 'Ihre Bestellungen' } });
+    const refused = await t.admin.request('PUT', `/realms/${realm}/resources`, { identifier, descriptions: { it: 'Ordini' } });
+    expect(refused.statusCode).toBe(400);
+
+    const { client_id: clientId } = await t.admin.createClient(realm, {
+      client_type: 'public',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      scope: 'openid',
+    });
+    const user = await createUser(t.admin, realm, unique('dy'));
+    for (const [locale, shown] of [['de', 'Ihre Bestellungen'], ['fr', 'Orders API']] as const) {
+      const { browser, url, page } = await signInPage(realm, clientId, { ui_locales: locale, resource: identifier });
+      const consent = await browser.get(location(await browser.submit(url, page, { username: user.username, password: user.password })));
+      expect(consent.body).toContain(`<ul class="scopes resources"><li><strong>${shown}</strong></li></ul>`);
+    }
+
+    const cleared = await t.admin.request('PUT', `/realms/${realm}/resources`, { identifier, descriptions: null });
+    expect(cleared.json()).toEqual({ identifier, name: 'Orders API' });
   });
 });
