@@ -200,11 +200,11 @@ describe('resource descriptions per language', () => {
       client_type: 'public',
       redirect_uris: [REDIRECT_URI],
       grant_types: ['authorization_code'],
-      scope: 'openid',
+      scope: 'openid profile',
     });
     const user = await createUser(t.admin, realm, unique('dy'));
     for (const [locale, shown] of [['de', 'Ihre Bestellungen'], ['fr', 'Orders API']] as const) {
-      const { browser, url, page } = await signInPage(realm, clientId, { ui_locales: locale, resource: identifier });
+      const { browser, url, page } = await signInPage(realm, clientId, { ui_locales: locale, scope: 'openid profile', resource: identifier });
       const consent = await browser.get(location(await browser.submit(url, page, { username: user.username, password: user.password })));
       expect(consent.body).toContain(`<ul class="scopes resources"><li><strong>${shown}</strong></li></ul>`);
     }

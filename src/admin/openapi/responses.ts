@@ -131,7 +131,7 @@ export const RoleResponse = z.strictObject({
 export const ResourceResponse = z.strictObject({
   identifier: ResourcePutSchema.shape.identifier,
   name: ResourcePutSchema.shape.name.unwrap().unwrap().describe('What the consent page calls it; absent: none'),
-  descriptions: ResourcePutSchema.shape.descriptions.unwrap().unwrap().describe('What the consent page calls it per language; absent: none'),
+  descriptions: ResourcePutSchema.shape.descriptions.unwrap().unwrap().optional().describe('What the consent page calls it per language; absent: none'),
   scopes: ResourcePutSchema.shape.scopes.unwrap().unwrap().describe('The scopes a token for it may carry; absent: any'),
 });
 
