@@ -34,8 +34,8 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
     const { realm, session } = holder;
     const secret = randomSecret();
     const lifetimeSeconds = remainingLifetimeOf(session);
-    const { authTime, amr, journey, acr, nodes } = session;
-    if (!(await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, nodes, lifetimeSeconds }))) return false;
+    const { authTime, amr, journey, acr, nodes, locale } = session;
+    if (!(await store.sessions.create(sha256(secret), { realm: realm.name, userId: holder.userId, authTime, amr, journey, acr, nodes, lifetimeSeconds, locale }))) return false;
     tools.cookies.setSession(reply, realm, secret, lifetimeSeconds);
     return true;
   }

@@ -4,7 +4,7 @@ import { OAuthError } from '../errors.js';
 import { MAX_RESOURCE_IDENTIFIER_LENGTH, RESOURCE_IDENTIFIER_RULE, isResourceIdentifier } from '../resources/identifier.js';
 import type { Resource } from '../store/resources.js';
 import type { AdminDeps } from './deps.js';
-import { ScopePathSchema } from './scopes.js';
+import { DescriptionsSchema, ScopePathSchema } from './scopes.js';
 import { notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string } };
@@ -24,6 +24,9 @@ export const ResourcePutSchema = z.strictObject({
     .nullable()
     .optional()
     .describe('What the consent page calls it; left out: kept (none for a new resource); null: none, the page shows the identifier'),
+  descriptions: DescriptionsSchema.nullable()
+    .optional()
+    .describe('What the consent page calls it in English, German and French, before `name`; left out: kept (none for a new resource); null: none'),
   scopes: z
     .array(ScopePathSchema.shape.name)
     .max(100)
@@ -38,11 +41,12 @@ export const ResourcePutSchema = z.strictObject({
 
 export const ResourceQuerySchema = z.strictObject({ identifier: resourceIdentifier.optional() });
 
-/** A resource as the admin API shows it: `name` and `scopes` only when it has them. */
+/** A resource as the admin API shows it: `name`, `descriptions` and `scopes` only when it has them. */
 export function resourceView(resource: Resource) {
   return {
     identifier: resource.identifier,
     ...(resource.name === undefined ? {} : { name: resource.name }),
+    ...(resource.descriptions === undefined ? {} : { descriptions: { ...resource.descriptions } }),
     ...(resource.scopes === undefined ? {} : { scopes: [...resource.scopes] }),
   };
 }

@@ -9,7 +9,12 @@ import { conflict, notFound, parseInput } from './validate.js';
 type Params = { Params: { realm: string; name: string } };
 
 export const ScopePathSchema = z.object({ name: z.string().max(128).regex(SCOPE_TOKEN, 'must be a scope-token (RFC 6749 §3.3)') });
-export const ScopePutSchema = z.strictObject({ description: z.string().max(1000), claims: ScopeClaimsSchema.optional() });
+const text = z.string().max(1000);
+/** `description` per language (CONTRACT.md §16): the consent page shows the person's, else `description`. */
+export const DescriptionsSchema = z
+  .strictObject({ en: text.optional(), de: text.optional(), fr: text.optional() })
+  .describe('The description in English, German and French; the consent page shows the person\'s language, else `description`');
+export const ScopePutSchema = z.strictObject({ description: text, descriptions: DescriptionsSchema.optional(), claims: ScopeClaimsSchema.optional() });
 const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 
 /** A scope as the admin API shows it: `claims` only when it maps some (CONTRACT.md §10). */
@@ -17,6 +22,7 @@ export function scopeView(scope: Scope) {
   return {
     name: scope.name,
     description: scope.description,
+    ...(Object.keys(scope.descriptions).length === 0 ? {} : { descriptions: { ...scope.descriptions } }),
     ...(scope.claims.length === 0 ? {} : { claims: scope.claims.map(({ name, source, tokens }) => ({ name, source, tokens: [...tokens] })) }),
   };
 }
@@ -38,8 +44,8 @@ export function scopeRoutes({ store }: AdminDeps): FastifyPluginAsync {
 
     app.put<Params>('/scopes/:name', async (request, reply) => {
       const { name } = parseInput(ScopePathSchema, { name: request.params.name });
-      const { description, claims } = parseInput(ScopePutSchema, request.body);
-      const { scope, created } = await store.scopes.put(request.params.realm, name, description, claims);
+      const { description, descriptions, claims } = parseInput(ScopePutSchema, request.body);
+      const { scope, created } = await store.scopes.put(request.params.realm, name, description, claims, descriptions);
       return reply.code(created ? 201 : 200).send(scopeView(scope));
     });
 

@@ -4,7 +4,7 @@ import type { PreparedAuditEvent } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
-import { askForLocales, messagesOf } from '../pages/i18n/index.js';
+import { chosenForLaterOf, chosenLocaleOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
@@ -20,6 +20,7 @@ import { randomSecret, sha256 } from '../secrets.js';
 import type { BrowserCookies } from './browser.js';
 import { sendCannotSignIn } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';
+import { followFlowLocale, followSessionLocale } from './followed-locale.js';
 import { journeyFacts } from './journey-facts.js';
 import { type RiskAssessor, networkOf } from './risk.js';
 import { type SessionFit, sessionFit } from './session-fit.js';
@@ -84,7 +85,10 @@ export class AuthorizationFlow {
   /** The person's unexpired session at this realm, from the session cookie. */
   async currentSession(request: FastifyRequest, realm: RequestRealm): Promise<Session | undefined> {
     const secret = this.cookies.sessionSecret(request, realm);
-    return secret === undefined ? undefined : this.store.sessions.find(sha256(secret), realm.name);
+    if (secret === undefined) return undefined;
+    const session = await this.store.sessions.find(sha256(secret), realm.name);
+    await followSessionLocale(this.store, request, sha256(secret), session);
+    return session;
   }
 
   /**
@@ -103,9 +107,10 @@ export class AuthorizationFlow {
       client = await request.server.clients.get(realm, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
-    // The sign-in's pages speak the language its request asked for (CONTRACT.md §10).
+    // The sign-in's pages speak the language its request asked for, or its pages chose (CONTRACT.md §10, §16).
+    if (sessionSecret !== undefined) await followSessionLocale(this.store, request, sha256(sessionSecret), session);
+    await followFlowLocale(this.store, request, sha256(transactionId), transaction);
     const { purpose } = transaction;
-    if (purpose.kind === 'authorize') askForLocales(request, purpose.request.uiLocales);
     // An admin may have removed the redirect URI since the request came: nothing goes there now.
     if (purpose.kind === 'authorize' && !client?.redirect_uris.includes(purpose.request.redirectUri)) {
       throw new UntrustedRedirectError('the redirect URI is no longer registered for this client');
@@ -182,6 +187,7 @@ export class AuthorizationFlow {
         sid: session?.sid,
         progress: begun.fit?.kind === 'step-up' ? begun.fit.progress : undefined,
         lifetimeSeconds: TRANSACTION_LIFETIME_SECONDS,
+        locale: chosenLocaleOf(request),
       },
       // Anyone may begin one without signing in: the rows an address makes are limited (docs/operations.md "Rate limits"),
       // once per request: a request whose fetch of a client's document was counted there is not counted again.
@@ -220,6 +226,8 @@ export class AuthorizationFlow {
         nodes: done.nodes,
         lifetimeSeconds,
         passwordOf: done.passwordOf,
+        // The pages after the sign-in, and its mails, speak the language chosen for it (CONTRACT.md §16).
+        locale: chosenForLaterOf(request),
       },
       replaces: previous === undefined ? undefined : sha256(previous),
       completes: completed?.sid,

@@ -5,7 +5,7 @@ import { describedByDocument } from '../clients/metadata-document-url.js';
 import { formParams } from '../http/form-params.js';
 import { clientBrand } from '../pages/branding.js';
 import { consentPage } from '../pages/forms.js';
-import { messagesOf } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
@@ -41,7 +41,8 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const { id, transaction, client, browserHash } = current;
       const { purpose } = transaction;
       const resources = purpose.kind === 'authorize' ? purpose.request.resource ?? [] : [];
-      const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.name]));
+      const locale = localeOf(request);
+      const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.descriptions?.[locale] || resource.name]));
       const page = consentPage(messagesOf(request), {
         client: clientBrand(client, describedByDocument(client)),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),

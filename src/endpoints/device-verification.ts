@@ -55,6 +55,7 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
     app.get('/device/user', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
       const browserHash = cookies.bindBrowser(request, reply, realm);
+      await flow.currentSession(request, realm); // the language of a signed-in person (CONTRACT.md §16)
       // RFC 8628 §3.3.1: a code in the link is shown for the person to confirm, never used unseen.
       return showForm(reply, browserHash, { userCode: formParams(request.query, ['user_code']).user_code });
     });
@@ -62,6 +63,7 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
     app.post('/device/user', async (request, reply) => {
       const realm = request.realm;
       const form = formParams(request.body, ['csrf', 'user_code']);
+      const session = await flow.currentSession(request, realm); // its language too (CONTRACT.md §16)
       const browserHash = cookies.browserHash(request, realm);
       if (!browserHash || !cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
 
@@ -84,7 +86,7 @@ export function deviceVerificationPage(deps: { store: Store; flow: Authorization
 
       await store.attemptCounters.release(reservation.reserved);
       const purpose = { kind: 'device', pendingId: pending.id, userCode: formatUserCode(userCode!), scope: pending.scope } as const;
-      const fit = await flow.fitOf(request, reply, realm, purpose, client, await flow.currentSession(request, realm));
+      const fit = await flow.fitOf(request, reply, realm, purpose, client, session);
       return flow.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
     });
   };

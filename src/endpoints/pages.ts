@@ -9,7 +9,7 @@ import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
 import { Broker } from '../identity-providers/broker.js';
 import { messagePage } from '../pages/forms.js';
-import { type Messages, messagesOf } from '../pages/i18n/index.js';
+import { type Messages, messagesOf, noteChosenLocales } from '../pages/i18n/index.js';
 import { sendPage } from '../pages/layout.js';
 import type { Mailer } from '../mail/mailer.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
@@ -74,6 +74,8 @@ export function browserPages(deps: {
   };
   return async (app) => {
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
+    // A page's address may choose its language (`?ui_locales=`): the language picker, a mail's link (CONTRACT.md §16).
+    app.addHook('preHandler', async (request) => noteChosenLocales(request));
     app.setErrorHandler(async (error, request, reply) => {
       const t = messagesOf(request);
       const page = describe(t, error);

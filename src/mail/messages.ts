@@ -21,6 +21,17 @@ export interface MailContext {
   readonly locale?: Locale | undefined;
 }
 
+/**
+ * A page of this server that a mail links to, in the mail's language (CONTRACT.md §16): the
+ * page opens in it whatever the browser that opens it prefers.
+ */
+export function mailedLink(issuer: string, path: string, params: Readonly<Record<string, string>>, locale: Locale | undefined): string {
+  const query = new URLSearchParams(params);
+  if (locale !== undefined) query.set('ui_locales', locale);
+  const search = query.toString();
+  return `${issuer}${path}${search === '' ? '' : `?${search}`}`;
+}
+
 /** The mail of a new address, whose link confirms it (CONTRACT.md §9 `email_verification`). */
 export function verificationMail(to: string, context: MailContext): MailMessage {
   return message(to, context, (t) => t.mail.verification);

@@ -4,6 +4,7 @@ import type { RealmSettings } from '../records/realm-settings.js';
 import { type ClientBrand, DEFAULT_PRIMARY_COLOUR, type RealmBrand, realmBrand } from './branding.js';
 import { SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
+import { languagePicker } from './language-picker.js';
 
 /**
  * The one stylesheet, inline and allowed by its hash: the pages load nothing else but a realm's
@@ -47,6 +48,9 @@ section.account h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 section.request { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 1rem; }
 .binding-message { font-size: 1.2rem; font-weight: 600; }
 svg { max-width: 100%; height: auto; }
+nav.languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 1.5rem 0 0; padding: 1rem 0 0; border-top: 1px solid var(--line); }
+nav.languages a { display: inline-block; padding: .25rem 0; }
+nav.languages a[aria-current] { color: var(--fg); font-weight: 700; text-decoration: none; }
 `;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
 const STYLE_HASH = sha256(STYLE);
@@ -163,6 +167,7 @@ ${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style
 <header class="brand">${logo(brand.logoUri)}<p class="realm">${brand.name}</p></header>
 <h1>${options.title}</h1>
 ${client ? html`<p class="client">${logo(client.logoUri)}<span>${t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
+${languagePicker(reply.request, t)}
 </main>
 ${options.inlineScript === undefined ? '' : html`<script>${new SafeHtml(options.inlineScript)}</script>\n`}</body>
 </html>

@@ -1,3 +1,4 @@
+import type { Locale, LocalisedTexts } from '../records/locales.js';
 import { BUILTIN_SCOPES } from '../records/scope.js';
 import { type SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
@@ -15,15 +16,20 @@ export function errorBox(message: string | undefined): SafeHtml | undefined {
 export interface ScopeView {
   name: string;
   description: string;
+  /** The description per language an admin gave. */
+  descriptions?: LocalisedTexts | undefined;
 }
 
 const BUILTIN_DESCRIPTIONS: ReadonlyMap<string, string> = new Map(BUILTIN_SCOPES.map((scope) => [scope.name, scope.description]));
 
 /**
- * A scope's description in the page's language: a built-in scope's own while the realm keeps
- * the description it came with; what an admin wrote stays as written.
+ * A scope's description in the page's language: the one an admin gave in it (CONTRACT.md §16),
+ * else a built-in scope's own while the realm keeps the description it came with; what an admin
+ * wrote stays as written.
  */
 function describedIn(t: Messages, scope: ScopeView): string {
+  const given = scope.descriptions?.[t.lang as Locale];
+  if (given !== undefined && given !== '') return given;
   const builtIn = BUILTIN_DESCRIPTIONS.get(scope.name);
   if (builtIn !== undefined && scope.description === builtIn && Object.hasOwn(t.scopes, scope.name)) return t.scopes[scope.name as keyof Messages['scopes']];
   return scope.description;

@@ -4,6 +4,9 @@ export type Locale = (typeof SUPPORTED_LOCALES)[number];
 
 export const isLocale = (tag: string): tag is Locale => (SUPPORTED_LOCALES as readonly string[]).includes(tag);
 
+/** A text an admin wrote in some of the languages (a scope's `descriptions`, CONTRACT.md §16). */
+export type LocalisedTexts = Readonly<Partial<Record<Locale, string>>>;
+
 /** A language tag as `ui_locales` and `Accept-Language` carry it (RFC 5646, loosely: letters, digits and hyphens). */
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
 
@@ -58,15 +61,20 @@ function lookup(tag: string, offered: readonly Locale[]): Locale | undefined {
   return undefined;
 }
 
+/** The first offered locale that one of `tags` asks for, most preferred first; none when none does. */
+export function pickLocale(tags: readonly string[], offered: readonly Locale[]): Locale | undefined {
+  for (const tag of tags) {
+    const found = tag === '*' ? undefined : lookup(tag, offered);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * The language of a page (CONTRACT.md §10): the first of `ui_locales` the realm offers, else
  * the most preferred of `Accept-Language` it offers, else the realm's first.
  */
 export function negotiateLocale(input: { uiLocales: readonly string[] | undefined; acceptLanguage: string | undefined; offered: readonly Locale[] }): Locale {
   const { offered } = input;
-  for (const tag of [...(input.uiLocales ?? []).filter((tag) => tag !== '*'), ...parseAcceptLanguage(input.acceptLanguage)]) {
-    const found = lookup(tag, offered);
-    if (found) return found;
-  }
-  return offered[0] ?? 'en';
+  return pickLocale(input.uiLocales ?? [], offered) ?? pickLocale(parseAcceptLanguage(input.acceptLanguage), offered) ?? offered[0] ?? 'en';
 }

@@ -1,4 +1,5 @@
 import type { JourneyProgress } from '../records/journey.js';
+import { type Locale, isLocale } from '../records/locales.js';
 import type { AuthorizationRequest } from '../records/authorization-request.js';
 import type { AttemptLimit } from './attempt-counters.js';
 import { type NewAuditEvent, insertAuditEvent } from './audit-events.js';
@@ -33,6 +34,8 @@ export interface AuthorizationTransaction {
   /** How far the sign-in has come through its journey; none before its first step. */
   readonly progress: JourneyProgress | undefined;
   readonly createdAt: Date;
+  /** The language the pages' picker chose (CONTRACT.md §16), over the request's `ui_locales`. */
+  readonly locale: Locale | undefined;
 }
 
 interface TransactionRow {
@@ -44,6 +47,7 @@ interface TransactionRow {
   sid: string | null;
   progress: JourneyProgress | null;
   created_at: Date;
+  locale: string | null;
 }
 
 /** The `request` column holds the purpose's details; `kind` says which. */
@@ -66,6 +70,7 @@ const toTransaction = (row: TransactionRow): AuthorizationTransaction => ({
   sid: row.sid ?? undefined,
   progress: row.progress ?? undefined,
   createdAt: row.created_at,
+  locale: row.locale !== null && isLocale(row.locale) ? row.locale : undefined,
 });
 
 /** What a completed sign-in writes besides its session (AuthorizationFlowStore.signedIn). */
@@ -122,6 +127,8 @@ export class AuthorizationFlowStore {
       /** Where its sign-in begins: a step-up's, at the first node its session has not passed. */
       progress?: JourneyProgress | undefined;
       lifetimeSeconds: number;
+      /** The language the page that began it chose (`?ui_locales=`), for its pages. */
+      locale?: Locale | undefined;
     },
     limit?: AttemptLimit,
   ): Promise<{ begun: true } | { begun: false; secondsLeft: number }> {
@@ -135,25 +142,26 @@ export class AuthorizationFlowStore {
       tx.sid ?? null,
       tx.lifetimeSeconds,
       tx.progress === undefined ? null : JSON.stringify(tx.progress),
+      tx.locale ?? null,
     ];
     if (!limit) {
       await this.db.query(
-        `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb)`,
+        `INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress, locale)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb, $10)`,
         row,
       );
       return { begun: true };
     }
     const result = await this.db.query<{ count: number; seconds_left: number }>(
       `WITH counted AS (
-         INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($10, 1, now() + make_interval(secs => $11))
+         INSERT INTO attempt_counters AS c (key, failures, window_ends_at) VALUES ($11, 1, now() + make_interval(secs => $12))
          ON CONFLICT (key) DO UPDATE SET
            failures = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.failures + 1 END,
            window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
          RETURNING c.failures, c.window_ends_at
        ), begun AS (
-         INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress)
-         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb FROM counted WHERE counted.failures <= $12
+         INSERT INTO authorization_transactions (id_hash, realm, client_id, browser_hash, kind, request, sid, expires_at, progress, locale)
+         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), $9::jsonb, $10 FROM counted WHERE counted.failures <= $13
        )
        SELECT failures AS count, ceil(extract(epoch FROM window_ends_at - now()))::int AS seconds_left FROM counted`,
       [...row, limit.key, limit.windowSeconds, limit.max],
@@ -168,7 +176,7 @@ export class AuthorizationFlowStore {
    */
   async find(idHash: Buffer, realm: string, sessionHash?: Buffer): Promise<{ transaction: AuthorizationTransaction; session: Session | undefined } | undefined> {
     const result = await this.db.query<TransactionRow & Record<string, unknown>>(
-      `SELECT t.realm, t.client_id, t.browser_hash, t.kind, t.request, t.sid, t.progress, t.created_at, ${sessionColumns('s', 'session_')}
+      `SELECT t.realm, t.client_id, t.browser_hash, t.kind, t.request, t.sid, t.progress, t.created_at, t.locale, ${sessionColumns('s', 'session_')}
          FROM authorization_transactions t
          LEFT JOIN sessions s ON s.secret_hash = $3 AND s.realm = t.realm AND s.expires_at > now()
         WHERE t.id_hash = $1 AND t.realm = $2 AND t.expires_at > now()`,
@@ -176,6 +184,11 @@ export class AuthorizationFlowStore {
     );
     const row = result.rows[0];
     return row && { transaction: toTransaction(row), session: prefixedSession(row, 'session_') };
+  }
+
+  /** The language a page's picker chose for the sign-in's pages that follow. */
+  async setLocale(idHash: Buffer, locale: Locale): Promise<void> {
+    await this.db.query('UPDATE authorization_transactions SET locale = $2 WHERE id_hash = $1 AND expires_at > now()', [idHash, locale]);
   }
 
   /** Records how far the sign-in has come. */

@@ -1,3 +1,4 @@
+import type { LocalisedTexts } from '../records/locales.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
 
@@ -7,6 +8,8 @@ export interface Resource {
   readonly identifier: string;
   /** What the consent page calls it; none: its identifier. */
   readonly name: string | undefined;
+  /** What the consent page calls it in some of the languages (CONTRACT.md §16), before `name`. */
+  readonly descriptions: LocalisedTexts | undefined;
   /** The scopes that mean something at it: a token for it carries only these of the scopes asked. None: any. */
   readonly scopes: readonly string[] | undefined;
 }
@@ -15,6 +18,7 @@ export interface Resource {
 export interface ResourceChange {
   readonly identifier: string;
   readonly name?: string | null | undefined;
+  readonly descriptions?: LocalisedTexts | null | undefined;
   readonly scopes?: readonly string[] | null | undefined;
 }
 
@@ -24,12 +28,18 @@ export type ResourcePut = { resource: Resource; created: boolean; missingScopes?
 interface ResourceRow {
   identifier: string;
   name: string | null;
+  descriptions: LocalisedTexts | null;
   scopes: string[] | null;
 }
 
-const toResource = (row: ResourceRow): Resource => ({ identifier: row.identifier, name: row.name ?? undefined, scopes: row.scopes ?? undefined });
+const toResource = (row: ResourceRow): Resource => ({
+  identifier: row.identifier,
+  name: row.name ?? undefined,
+  descriptions: row.descriptions ?? undefined,
+  scopes: row.scopes ?? undefined,
+});
 
-const COLUMNS = 'identifier, name, scopes';
+const COLUMNS = 'identifier, name, descriptions, scopes';
 
 /**
  * A realm's resources, cached per instance as "{realm}/all" (by identifier, in identifier
@@ -80,13 +90,23 @@ export class ResourceStore {
       const missingScopes = await missing(tx, realm, change.scopes ?? []);
       if (missingScopes.length > 0) return { missingScopes };
       const result = await tx.query<ResourceRow & { created: boolean }>(
-        `INSERT INTO resources (realm, identifier, name, scopes) VALUES ($1, $2, $3::text, $4::text[])
+        `INSERT INTO resources (realm, identifier, name, scopes, descriptions) VALUES ($1, $2, $3::text, $4::text[], $7::jsonb)
          ON CONFLICT (realm, identifier) DO UPDATE SET
            name = CASE WHEN $5::boolean THEN excluded.name ELSE resources.name END,
            scopes = CASE WHEN $6::boolean THEN excluded.scopes ELSE resources.scopes END,
+           descriptions = CASE WHEN $8::boolean THEN excluded.descriptions ELSE resources.descriptions END,
            updated_at = now()
          RETURNING ${COLUMNS}, (xmax = 0) AS created`,
-        [realm, change.identifier, change.name ?? null, change.scopes ?? null, change.name !== undefined, change.scopes !== undefined],
+        [
+          realm,
+          change.identifier,
+          change.name ?? null,
+          change.scopes ?? null,
+          change.name !== undefined,
+          change.scopes !== undefined,
+          change.descriptions == null ? null : JSON.stringify(change.descriptions),
+          change.descriptions !== undefined,
+        ],
       );
       const row = result.rows[0]!;
       return { resource: toResource(row), created: row.created };

@@ -1,3 +1,4 @@
+import type { LocalisedTexts } from '../records/locales.js';
 import type { ScopeClaim } from '../records/scope-claim.js';
 import { type SharedCache, writeThrough } from './cache.js';
 import type { Db, Queryable } from './db.js';
@@ -5,6 +6,8 @@ import type { Db, Queryable } from './db.js';
 export interface Scope {
   readonly name: string;
   readonly description: string;
+  /** `description` in some of the languages (CONTRACT.md §16): the consent page shows the person's. */
+  readonly descriptions: LocalisedTexts;
   /** The claims about the person that tokens of this scope carry (src/tokens/scope-claims.ts). */
   readonly claims: readonly ScopeClaim[];
 }
@@ -12,6 +15,7 @@ export interface Scope {
 interface ScopeRow {
   name: string;
   description: string;
+  descriptions: LocalisedTexts;
   claims: ScopeClaim[];
 }
 
@@ -25,7 +29,12 @@ export type ScopeCache = SharedCache<ReadonlyMap<string, Scope>>;
 
 const NO_CLAIMS: readonly ScopeClaim[] = Object.freeze([]);
 
-const toScope = (row: ScopeRow): Scope => ({ name: row.name, description: row.description, claims: row.claims.length === 0 ? NO_CLAIMS : row.claims });
+const toScope = (row: ScopeRow): Scope => ({
+  name: row.name,
+  description: row.description,
+  descriptions: row.descriptions,
+  claims: row.claims.length === 0 ? NO_CLAIMS : row.claims,
+});
 
 export class ScopeStore {
   constructor(
@@ -35,7 +44,7 @@ export class ScopeStore {
 
   private async all(realm: string): Promise<ReadonlyMap<string, Scope>> {
     const scopes = await this.cache.get(`${realm}/all`, async () => {
-      const result = await this.db.query<ScopeRow>('SELECT name, description, claims FROM scopes WHERE realm = $1 ORDER BY name', [realm]);
+      const result = await this.db.query<ScopeRow>('SELECT name, description, descriptions, claims FROM scopes WHERE realm = $1 ORDER BY name', [realm]);
       return new Map(result.rows.map((row) => [row.name, toScope(row)]));
     });
     return scopes ?? new Map();
@@ -49,10 +58,10 @@ export class ScopeStore {
     return (await this.all(realm)).get(name);
   }
 
-  /** Each of `names`, in their order, with its description (empty when the realm has none). */
-  async described(realm: string, names: readonly string[]): Promise<Array<Pick<Scope, 'name' | 'description'>>> {
+  /** Each of `names`, in their order, with its descriptions (empty when the realm has none). */
+  async described(realm: string, names: readonly string[]): Promise<Array<Pick<Scope, 'name' | 'description' | 'descriptions'>>> {
     const scopes = await this.all(realm);
-    return names.map((name) => ({ name, description: scopes.get(name)?.description ?? '' }));
+    return names.map((name) => ({ name, description: scopes.get(name)?.description ?? '', descriptions: scopes.get(name)?.descriptions ?? {} }));
   }
 
   /** Names among `names` that the realm does not define. */
@@ -76,9 +85,9 @@ export class ScopeStore {
     return mapped;
   }
 
-  /** Creates or updates the scope; `created` tells which. Claims not given stay as they are (none for a new scope). */
-  put(realm: string, name: string, description: string, claims?: readonly ScopeClaim[]): Promise<{ scope: Scope; created: boolean }> {
-    return writeThrough(this.db, [[this.cache, `${realm}/`]], (tx) => putScope(tx, realm, name, description, claims));
+  /** Creates or updates the scope; `created` tells which. Claims and descriptions not given stay as they are (none for a new scope). */
+  put(realm: string, name: string, description: string, claims?: readonly ScopeClaim[], descriptions?: LocalisedTexts): Promise<{ scope: Scope; created: boolean }> {
+    return writeThrough(this.db, [[this.cache, `${realm}/`]], (tx) => putScope(tx, realm, name, description, claims, descriptions));
   }
 
   delete(realm: string, name: string): Promise<boolean> {
@@ -96,12 +105,14 @@ export async function putScope(
   name: string,
   description: string,
   claims?: readonly ScopeClaim[],
+  descriptions?: LocalisedTexts,
 ): Promise<{ scope: Scope; created: boolean }> {
   const result = await tx.query<ScopeRow & { created: boolean }>(
-    `INSERT INTO scopes (realm, name, description, claims) VALUES ($1, $2, $3, coalesce($4::jsonb, '[]'))
-     ON CONFLICT (realm, name) DO UPDATE SET description = excluded.description, claims = coalesce($4::jsonb, scopes.claims)
-     RETURNING name, description, claims, (xmax = 0) AS created`,
-    [realm, name, description, claims === undefined ? null : JSON.stringify(claims)],
+    `INSERT INTO scopes (realm, name, description, claims, descriptions) VALUES ($1, $2, $3, coalesce($4::jsonb, '[]'), coalesce($5::jsonb, '{}'))
+     ON CONFLICT (realm, name) DO UPDATE SET description = excluded.description, claims = coalesce($4::jsonb, scopes.claims),
+       descriptions = coalesce($5::jsonb, scopes.descriptions)
+     RETURNING name, description, descriptions, claims, (xmax = 0) AS created`,
+    [realm, name, description, claims === undefined ? null : JSON.stringify(claims), descriptions === undefined ? null : JSON.stringify(descriptions)],
   );
   const row = result.rows[0]!;
   return { scope: toScope(row), created: row.created };

@@ -1,3 +1,4 @@
+import { type Locale, isLocale } from '../records/locales.js';
 import { type Consented, consentedOf } from './consents.js';
 import { type Db, isUuid } from './db.js';
 import { endSessionsStatement } from './session-endings.js';
@@ -22,6 +23,8 @@ export interface Session {
    */
   readonly nodes: readonly string[];
   readonly expiresAt: Date;
+  /** The language of the pages that follow the sign-in (CONTRACT.md §16); none: the request's. */
+  readonly locale: Locale | undefined;
 }
 
 export interface SessionRow {
@@ -34,9 +37,10 @@ export interface SessionRow {
   acr: string | null;
   nodes: string[];
   expires_at: Date;
+  locale: string | null;
 }
 
-const SESSION_COLUMNS = ['sid', 'realm', 'user_id', 'auth_time', 'amr', 'journey', 'acr', 'nodes', 'expires_at'] as const;
+const SESSION_COLUMNS = ['sid', 'realm', 'user_id', 'auth_time', 'amr', 'journey', 'acr', 'nodes', 'expires_at', 'locale'] as const;
 
 /** A session's columns; of an alias in a join, each named with `prefix` (`s.sid AS session_sid`). */
 export const sessionColumns = (alias?: string, prefix = ''): string =>
@@ -66,6 +70,8 @@ export interface NewSession {
    * changed under it (by its owner, to shut someone out) begins nothing.
    */
   passwordOf?: string | undefined;
+  /** The language the sign-in's pages were in, for the pages that follow. */
+  locale?: Locale | undefined;
 }
 
 /**
@@ -77,11 +83,12 @@ export interface NewSession {
  */
 export function insertSession(params: StatementParams, secretHash: Buffer, session: NewSession, condition = 'true'): string {
   const passwordOf = params.add(session.passwordOf ?? null);
-  return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, nodes, expires_at)
+  return `INSERT INTO sessions (secret_hash, realm, user_id, auth_time, amr, journey, acr, nodes, expires_at, locale)
           SELECT ${params.add(secretHash)}::bytea, u.realm, u.id, ${params.add(session.authTime)}::timestamptz,
                  ${params.add(session.amr)}::text[], ${params.add(session.journey)}::text, ${params.add(session.acr)}::text,
                  ${params.add(session.nodes)}::text[],
-                 now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}::double precision)
+                 now() + make_interval(secs => ${params.add(session.lifetimeSeconds)}::double precision),
+                 ${params.add(session.locale ?? null)}::text
             FROM users u WHERE u.realm = ${params.add(session.realm)} AND u.id = ${params.add(session.userId)}::uuid AND u.enabled
              AND (${passwordOf}::text IS NULL OR encode(sha256(convert_to(u.password_hash, 'UTF8')), 'hex') = ${passwordOf})
              AND (${condition})
@@ -113,6 +120,7 @@ export const toSession = (row: SessionRow): Session => ({
   acr: row.acr ?? '0',
   nodes: row.nodes ?? [],
   expiresAt: row.expires_at,
+  locale: row.locale !== null && isLocale(row.locale) ? row.locale : undefined,
 });
 
 /** Sessions by the SHA-256 of the secret their cookie carries. */
@@ -157,6 +165,11 @@ export class SessionStore {
   /** Forgets the session; what the browser's earlier sign-ins gave clients stays valid. */
   async delete(secretHash: Buffer): Promise<void> {
     await this.db.query('DELETE FROM sessions WHERE secret_hash = $1', [secretHash]);
+  }
+
+  /** The language a page's picker chose for the pages that follow (CONTRACT.md §16). */
+  async setLocale(secretHash: Buffer, locale: Locale): Promise<void> {
+    await this.db.query('UPDATE sessions SET locale = $2 WHERE secret_hash = $1 AND expires_at > now()', [secretHash, locale]);
   }
 
   /** The person's unexpired sessions at the realm, the most recent sign-in first. */

@@ -8,7 +8,9 @@ import { unescape } from '../support/flow.js';
  * this port serves it), the documentation and the root realm's discovery; with ADMIN_PORT the
  * public port does not name the admin API at all.
  */
-const links = (body: string): string[] => [...body.matchAll(/<a href="([^"]*)"/g)].map((match) => unescape(match[1]!));
+/** The page's links, the language picker's aside (test/pages/language-follows.test.ts). */
+const links = (body: string): string[] =>
+  [...body.replace(/<nav class="languages".*?<\/nav>/s, '').matchAll(/<a href="([^"]*)"/g)].map((match) => unescape(match[1]!));
 const headingOf = (body: string): string | undefined => /<h1>([^<]*)<\/h1>/.exec(body)?.[1];
 
 describe('the landing page, the console on this port', () => {

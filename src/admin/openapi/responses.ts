@@ -119,6 +119,7 @@ export const TotpEnrolmentResponse = z.strictObject({
 export const ScopeResponse = z.strictObject({
   name: ScopePathSchema.shape.name,
   description: ScopePutSchema.shape.description,
+  descriptions: ScopePutSchema.shape.descriptions.describe('The description per language; present when it has some'),
   claims: ScopePutSchema.shape.claims.describe('The claims the scope maps (CONTRACT.md §10); present when it maps some'),
 });
 
@@ -130,6 +131,7 @@ export const RoleResponse = z.strictObject({
 export const ResourceResponse = z.strictObject({
   identifier: ResourcePutSchema.shape.identifier,
   name: ResourcePutSchema.shape.name.unwrap().unwrap().describe('What the consent page calls it; absent: none'),
+  descriptions: ResourcePutSchema.shape.descriptions.unwrap().unwrap().optional().describe('What the consent page calls it per language; absent: none'),
   scopes: ResourcePutSchema.shape.scopes.unwrap().unwrap().describe('The scopes a token for it may carry; absent: any'),
 });
 

@@ -18,7 +18,7 @@ export interface FinalResource {
 }
 
 /** What an entry says of a resource: a field left out (or null) is none. */
-const described = (entry: ResourceEntry) => ({ name: entry.name ?? undefined, scopes: entry.scopes ?? undefined });
+const described = (entry: ResourceEntry) => ({ name: entry.name ?? undefined, descriptions: entry.descriptions ?? undefined, scopes: entry.scopes ?? undefined });
 
 export async function resourcesAsTheyAre(tx: StoreTransaction, realm: string): Promise<FinalResource[]> {
   return (await tx.resources.list(realm)).map((resource) => ({ identifier: resource.identifier, scopes: resource.scopes, path: undefined }));
@@ -42,7 +42,7 @@ export async function planResources(ctx: PlanContext, entries: readonly Resource
     resources.push({ identifier: entry.identifier, scopes: wanted.scopes, path: `resources.${index}` });
     const existing = current.get(entry.identifier);
     const write = async (tx: StoreTransaction) => {
-      const saved = await tx.resources.put(ctx.realm, { identifier: entry.identifier, name: wanted.name ?? null, scopes: wanted.scopes ?? null });
+      const saved = await tx.resources.put(ctx.realm, { identifier: entry.identifier, name: wanted.name ?? null, descriptions: wanted.descriptions ?? null, scopes: wanted.scopes ?? null });
       if (saved.missingScopes) throw conflict(`resources.${index}.scopes: the realm lost ${namedBriefly(saved.missingScopes)} meanwhile`);
     };
     if (!existing) planner.create(entry.identifier, write);

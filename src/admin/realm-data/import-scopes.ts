@@ -10,8 +10,8 @@ const BUILTIN = new Set(BUILTIN_SCOPES.map((scope) => scope.name));
 /** A scope as the document holds it: as the admin API shows it, `claims` only when it maps some. */
 export const scopeEntry = (scope: Scope): ScopeEntry => scopeView(scope);
 
-/** What the document says of a scope, compared with what it is: no `claims` is none. */
-const described = (scope: ScopeEntry) => ({ description: scope.description, claims: scope.claims ?? [] });
+/** What the document says of a scope, compared with what it is: no `claims` or `descriptions` is none. */
+const described = (scope: ScopeEntry) => ({ description: scope.description, descriptions: scope.descriptions ?? {}, claims: scope.claims ?? [] });
 
 /**
  * Puts the document's scopes that are new or differ, with the claims they map (none when the
@@ -25,7 +25,7 @@ export async function planScopes(ctx: PlanContext, entries: readonly ScopeEntry[
   for (const entry of entries) {
     const existing = current.get(entry.name);
     names.add(entry.name);
-    const write = async (tx: Parameters<SectionPlan['apply']>[0]) => void (await tx.scopes.put(ctx.realm, entry.name, entry.description, entry.claims ?? []));
+    const write = async (tx: Parameters<SectionPlan['apply']>[0]) => void (await tx.scopes.put(ctx.realm, entry.name, entry.description, entry.claims ?? [], entry.descriptions ?? {}));
     if (!existing) planner.create(entry.name, write);
     else if (!sameJson(described(scopeEntry(existing)), described(entry))) planner.change(entry.name, write);
     else planner.unchanged();

@@ -1,4 +1,4 @@
-import { addressTakenMail, realmLabel } from '../../mail/messages.js';
+import { addressTakenMail, mailedLink, realmLabel } from '../../mail/messages.js';
 import type { Text } from '../../pages/i18n/index.js';
 import { addressKey } from '../../rate-limits/address-key.js';
 import { tooManyFromAddress } from '../../rate-limits/rate-limits.js';
@@ -105,7 +105,7 @@ async function mailOwner(deps: SelfServiceDeps, realm: RequestRealm, owner: User
     ? sendCounted(deps, realm, addressTakenMail(owner.claims.email as string, {
         realm: realmLabel(realm),
         username: greetedName(owner),
-        link: `${realm.issuer}/account`,
+        link: mailedLink(realm.issuer, '/account', {}, requester.locale),
         lifetime: undefined,
         locale: requester.locale,
       }))

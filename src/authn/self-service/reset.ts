@@ -1,4 +1,4 @@
-import { passwordResetMail, realmLabel } from '../../mail/messages.js';
+import { mailedLink, passwordResetMail, realmLabel } from '../../mail/messages.js';
 import type { Locale, Text } from '../../pages/i18n/index.js';
 import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
@@ -36,7 +36,7 @@ export async function mailPasswordReset(deps: SelfServiceDeps, realm: RequestRea
   const lifetime = realm.settings.ticket_lifetime;
   const issued = await deps.store.tickets.issue('password_reset', realm.name, person.id, requester.address, lifetime);
   if (issued === 'limited') return 'limited';
-  const link = `${realm.issuer}/reset?ticket=${encodeURIComponent(issued.ticket)}`;
+  const link = mailedLink(realm.issuer, '/reset', { ticket: issued.ticket }, requester.locale);
   return sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale: requester.locale }));
 }
 

@@ -1,4 +1,4 @@
-import { realmLabel, verificationMail } from '../../mail/messages.js';
+import { mailedLink, realmLabel, verificationMail } from '../../mail/messages.js';
 import type { RequestRealm } from '../../records/realm.js';
 import type { User } from '../../store/users.js';
 import { type Mailed, sendCounted } from './counted-mail.js';
@@ -27,7 +27,7 @@ export async function mailVerification(deps: SelfServiceDeps, realm: RequestReal
   const lifetime = realm.settings.ticket_lifetime;
   const issued = await deps.store.tickets.issue('email_verification', realm.name, user.id, address, lifetime);
   if (issued === 'limited') return 'limited';
-  const link = `${realm.issuer}/verify?ticket=${encodeURIComponent(issued.ticket)}`;
+  const link = mailedLink(realm.issuer, '/verify', { ticket: issued.ticket }, locale);
   // No username: the address is not confirmed yet (greetedName).
   return sendCounted(deps, realm, verificationMail(email, { realm: realmLabel(realm), username: undefined, link, lifetime, locale }));
 }

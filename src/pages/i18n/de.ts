@@ -12,6 +12,11 @@ export const de: Messages = {
     forClient: (client: SafeHtml) => html`weiter zu ${client}`,
   },
 
+  /** The language picker every page carries (CONTRACT.md §16). */
+  languages: {
+    label: 'Sprache',
+  },
+
   landing: {
     title: 'realmgate läuft',
     lead: 'Dies ist ein OAuth-2.0- und OpenID-Connect-Autorisierungsserver. Anwendungen melden Personen über ihn an; auf dieser Seite ist nichts zu tun.',

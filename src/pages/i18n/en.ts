@@ -18,6 +18,11 @@ export const en = {
     forClient: (client: SafeHtml) => html`to continue to ${client}`,
   },
 
+  /** The language picker every page carries (CONTRACT.md §16). */
+  languages: {
+    label: 'Language',
+  },
+
   /** `GET /`: the landing page of a fresh server, for whoever opens its address in a browser. */
   landing: {
     title: 'realmgate is running',

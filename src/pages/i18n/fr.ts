@@ -15,6 +15,11 @@ export const fr: Messages = {
     forClient: (client: SafeHtml) => html`pour continuer vers ${client}`,
   },
 
+  /** The language picker every page carries (CONTRACT.md §16). */
+  languages: {
+    label: 'Langue',
+  },
+
   landing: {
     title: 'realmgate est en marche',
     lead: 'Ceci est un serveur d’autorisation OAuth 2.0 et OpenID Connect. Les applications y connectent leurs utilisateurs ; il n’y a rien à faire sur cette page.',
