@@ -8,6 +8,8 @@ import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import type { ClientStore } from '../store/clients.js';
+import type { Subjects } from '../tokens/subject.js';
 import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
@@ -67,6 +69,7 @@ function presentedToken(request: FastifyRequest): { token: string; scheme: Token
 }
 
 interface PresentedAccessToken {
+  clientId: string;
   userId?: string | undefined;
   scope: string;
   certificateThumbprint?: string | undefined;
@@ -103,6 +106,8 @@ export function userinfoEndpoint(deps: {
   clientCertificate: ClientCertificateOf;
   scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
   dpop: DpopProofs;
+  clients: Pick<ClientStore, 'get'>;
+  subjects: Pick<Subjects, 'for'>;
 }): FastifyPluginAsync {
   return async (app) => {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -133,7 +138,9 @@ export function userinfoEndpoint(deps: {
       if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
       const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, accessToken.askedUserinfo);
-      return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: user.id };
+      // OpenID Connect Core §8: the person as the token's client sees them (its record is cached).
+      const client = await deps.clients.get(realm.name, accessToken.clientId);
+      return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: client ? deps.subjects.for(client, user.id) : user.id };
     };
     app.get('/userinfo', handler);
     app.post('/userinfo', handler);
