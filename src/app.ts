@@ -149,7 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       userIdentities: store.userIdentities,
       resources: store.resources,
     }),
-    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens, signer, signingKeys: store.signingKeys, revokedJwts: store.revokedJwts }),
+    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens, signer, signingKeys: store.signingKeys, revokedJwts: store.revokedJwts, subjects }),
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(
