@@ -9,6 +9,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
 import type { ClientStore } from '../store/clients.js';
+import { isClientIdUrl } from '../clients/metadata-document-url.js';
 import type { Subjects } from '../tokens/subject.js';
 import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
@@ -138,8 +139,10 @@ export function userinfoEndpoint(deps: {
       if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
       const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, accessToken.askedUserinfo);
-      // OpenID Connect Core §8: the person as the token's client sees them (its record is cached).
-      const client = await deps.clients.get(realm.name, accessToken.clientId);
+      // OpenID Connect Core §8: the person as the token's client sees them. Its record is cached; a client_id
+      // URL's (src/clients/metadata-document.ts) is never pairwise. A JWT of a client deleted since names no one.
+      const client = isClientIdUrl(accessToken.clientId) ? undefined : await deps.clients.get(realm.name, accessToken.clientId);
+      if (!client && !isClientIdUrl(accessToken.clientId)) throw invalid();
       return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: client ? deps.subjects.for(client, user.id) : user.id };
     };
     app.get('/userinfo', handler);
