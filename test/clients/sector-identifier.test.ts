@@ -51,6 +51,17 @@ class SectorServer {
   }
 }
 
+/** A pairwise client's record, with a new client_id. */
+const pairwiseRecord = (sectorUri: string | undefined, redirects = [REDIRECT_URI, ELSEWHERE], extra: Record<string, unknown> = {}) => ({
+  client_id: `c-${randomUUID()}`,
+  redirect_uris: redirects,
+  grant_types: ['authorization_code', 'password'],
+  scope: 'openid',
+  subject_type: 'pairwise',
+  ...(sectorUri === undefined ? {} : { sector_identifier_uri: sectorUri }),
+  ...extra,
+});
+
 /** OpenID Connect Registration §5, CONTRACT.md §13: a pairwise client's sector, checked wherever a client record is written. */
 describe('sector_identifier_uri', () => {
   let server: SectorServer;
@@ -69,15 +80,7 @@ describe('sector_identifier_uri', () => {
     await server?.stop();
   });
 
-  const pairwise = (sectorUri: string | undefined, redirects = [REDIRECT_URI, ELSEWHERE], extra: Record<string, unknown> = {}) => ({
-    client_id: `c-${randomUUID()}`,
-    redirect_uris: redirects,
-    grant_types: ['authorization_code', 'password'],
-    scope: 'openid',
-    subject_type: 'pairwise',
-    ...(sectorUri === undefined ? {} : { sector_identifier_uri: sectorUri }),
-    ...extra,
-  });
+  const pairwise = pairwiseRecord;
 
   /** A refused admin create: 400 naming the field and the problem, and no client written. */
   async function refusedCreate(record: ReturnType<typeof pairwise>, problem: RegExp): Promise<void> {
@@ -95,20 +98,6 @@ describe('sector_identifier_uri', () => {
     await refusedCreate(pairwise(server.serve({ redirect_uris: [REDIRECT_URI, ELSEWHERE] })), /not a JSON array/);
     await refusedCreate(pairwise(`${server.origin}/missing.json`), /HTTP 404/);
     await refusedCreate(pairwise(`https://127.0.0.1:${await freePort()}/sector.json`), /could not be fetched/);
-  });
-
-  it('is refused when it points inside (the SSRF guard), whatever the document would say', async () => {
-    const guarded = await startTestApp({ sectorIdentifiers: new SectorIdentifierFetcher({ outbound: new OutboundFetcher(), agent: server.agent }) });
-    try {
-      const name = await freshRealm(guarded);
-      for (const uri of [server.serve([REDIRECT_URI, ELSEWHERE]), 'https://169.254.169.254/latest/meta-data', 'https://localhost/sector.json']) {
-        const response = await guarded.admin.request('POST', `/realms/${name}/clients`, pairwise(uri));
-        expect(response.statusCode, response.body).toBe(400);
-        expect(response.json().error_description).toMatch(/sector_identifier_uri: must not point at a loopback, private/);
-      }
-    } finally {
-      await guarded.close();
-    }
   });
 
   it('without it, a pairwise client\'s redirect URIs must share one host; with it, its host is the sector of every client that names it', async () => {
@@ -176,3 +165,29 @@ describe('sector_identifier_uri', () => {
     expect(exported.json().clients[0]).toMatchObject({ subject_type: 'pairwise', sector_identifier_uri: valid.sector_identifier_uri });
   });
 });
+
+describe('sector_identifier_uri and the SSRF guard', () => {
+  let server: SectorServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    server = new SectorServer();
+    await server.start();
+    // No OUTBOUND_ALLOW: loopback, private and link-local addresses are refused.
+    t = await startTestApp({ sectorIdentifiers: new SectorIdentifierFetcher({ outbound: new OutboundFetcher(), agent: server.agent }) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  it('is refused when it points inside, whatever the document would say', async () => {
+    const realm = await freshRealm(t);
+    for (const uri of [server.serve([REDIRECT_URI, ELSEWHERE]), 'https://169.254.169.254/latest/meta-data', 'https://localhost/sector.json']) {
+      const response = await t.admin.request('POST', `/realms/${realm}/clients`, pairwiseRecord(uri));
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().error_description).toMatch(/sector_identifier_uri: must not point at a loopback, private/);
+    }
+  });
+});
+
