@@ -72,7 +72,7 @@ describe('sector_identifier_uri', () => {
     server = new SectorServer();
     await server.start();
     const outbound = new OutboundFetcher({ allow: ['127.0.0.1'] });
-    t = await startTestApp({ sectorIdentifiers: new SectorIdentifierFetcher({ outbound, agent: server.agent, timeoutMs: 1_000 }) });
+    t = await startTestApp({ sectorIdentifiers: new SectorIdentifierFetcher({ outbound, agent: server.agent, timeoutMs: 15_000 }) });
     realm = await freshRealm(t, NO_RATE_LIMITS);
   });
   afterAll(async () => {
