@@ -217,7 +217,7 @@ export function registrationView(record: ClientMetadata) {
     ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
     ...(record.backchannel_token_delivery_mode ? { backchannel_token_delivery_mode: record.backchannel_token_delivery_mode } : {}),
     ...(record.backchannel_client_notification_endpoint ? { backchannel_client_notification_endpoint: record.backchannel_client_notification_endpoint } : {}),
-    subject_type: record.subject_type ?? 'public',
+    ...(record.subject_type ? { subject_type: record.subject_type } : {}),
     ...(record.sector_identifier_uri ? { sector_identifier_uri: record.sector_identifier_uri } : {}),
   };
 }
