@@ -48,6 +48,8 @@ import { RealmSigner } from './tokens/signer.js';
 import { BACKCHANNEL_LOGOUT } from './store/session-endings.js';
 import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
+import { Subjects } from './tokens/subject.js';
+import { SectorIdentifierFetcher } from './clients/sector-identifier.js';
 
 export interface AppDeps {
   config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader' | 'outboundAllow' | 'mail'>>;
@@ -62,6 +64,8 @@ export interface AppDeps {
   clientJwks?: ClientJwks;
   /** Fetches and caches clients' metadata documents; tests pass one whose agent trusts their certificate. */
   metadataDocuments?: MetadataDocumentFetcher;
+  /** Fetches clients' `sector_identifier_uri` documents; tests pass one whose agent trusts their certificate. */
+  sectorIdentifiers?: SectorIdentifierFetcher;
   /** Expired-row cleanup; `false` turns it off. */
   cleanup?: CleanupOptions | false;
   /** `ADMIN_PORT`: the listener that alone serves /admin and /metrics (src/http/admin-port.ts). */
@@ -118,7 +122,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const signer = new RealmSigner(store.signingKeys, deps.encryption);
   // Beside tokens, it signs JARM authorization responses (src/authn/authorization-response.ts) and JWT introspection answers.
   app.decorate('signer', signer);
-  const issuer = new TokenIssuer(signer, audit, scopeClaims);
+  // Every `sub` that reaches a client (OpenID Connect Core §8), pairwise ones from MASTER_KEY.
+  const subjects = new Subjects(deps.encryption);
+  const sectorIdentifiers = deps.sectorIdentifiers ?? new SectorIdentifierFetcher({ outbound });
+  const issuer = new TokenIssuer(signer, audit, scopeClaims, subjects);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   // Every lookup of a client by a request's client_id: registered clients and client_id URLs.
   const clients = new ClientDirectory(
@@ -126,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     new MetadataDocumentClients(deps.metadataDocuments ?? new MetadataDocumentFetcher({ outbound }), new MetadataDocumentAnchors(store.db)),
   );
   app.decorate('clients', clients);
-  const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
+  const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts, subjects);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
   const grants = new GrantRegistry([
     clientCredentialsGrant({ issuer, tokens: store.tokens }),
@@ -143,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       userIdentities: store.userIdentities,
       resources: store.resources,
     }),
-    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens, signer, signingKeys: store.signingKeys, revokedJwts: store.revokedJwts }),
+    tokenExchangeGrant({ ...assertionDeps, jwtAccessTokens, signer, signingKeys: store.signingKeys, revokedJwts: store.revokedJwts, subjects }),
   ]);
   const clientCertificate = clientCertificateExtractor({ trustProxy: config.trustProxy, clientCertHeader: config.clientCertHeader });
   const authenticator = new ClientAuthenticator(
@@ -168,6 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
     mailer,
+    subjects,
+    sectorIdentifiers,
   };
 
   if (config.baseUrl.startsWith('https:')) {
@@ -188,13 +197,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(landingPage({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer }),
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers }),
     { prefix: '/admin' },
   );
 
   const outbox = new OutboxDeliverer(
     { store: store.outbox, outbound, senders: {
-        [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl),
+        [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, subjects, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
         [WEBHOOK]: webhookSender({ webhooks: store.webhooks, auditEvents: store.auditEvents, encryption: deps.encryption }),
       }, registry: app.metrics.registry, logger: app.log },

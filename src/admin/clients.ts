@@ -17,6 +17,7 @@ import type { Client, SecretChange } from '../store/clients.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import type { AdminDeps } from './deps.js';
 import { checkClientJourney } from './journey-references.js';
+import { sectorIdentifierToCheck } from '../clients/sector-identifier.js';
 import { conflict, notFound, parseInput } from './validate.js';
 
 type Params = { Params: { realm: string; client_id: string } };
@@ -44,7 +45,14 @@ function checkedMetadata(realm: RequestRealm, build: () => ClientMetadata): Clie
 }
 
 /** `/admin/realms/{realm}/clients` (CONTRACT.md §5). */
-export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function clientRoutes({ store, sectorIdentifiers }: AdminDeps): FastifyPluginAsync {
+  /** OpenID Connect Registration §5: a `sector_identifier_uri` that is set or changed, or whose redirect URIs changed, is fetched and must list them. */
+  const checkSectorIdentifier = async (metadata: ClientMetadata, current?: ClientMetadata): Promise<void> => {
+    const uri = sectorIdentifierToCheck(metadata, current);
+    const problem = uri === undefined ? undefined : await sectorIdentifiers.problem(uri, metadata.redirect_uris);
+    if (problem) throw new OAuthError('invalid_request', `sector_identifier_uri: ${problem}`);
+  };
+
   const checkScopesExist = async (realm: string, scope: string | undefined): Promise<void> => {
     if (scope === undefined) return;
     const missing = await store.scopes.missing(realm, scopeNames(scope));
@@ -60,6 +68,7 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const metadata = checkedMetadata(request.realm, () => newClientMetadata(input));
       await checkScopesExist(realm, metadata.scope);
       checkClientJourney(request.realm, metadata.journey);
+      await checkSectorIdentifier(metadata);
       const secret = usesClientSecret(metadata.token_endpoint_auth_method) ? randomSecret() : undefined;
       const client = await store.clients.create(realm, requestedId ?? randomUUID(), metadata, secret ? sha256(secret) : undefined);
       if (!client) throw conflict('a client with this client_id exists in the realm');
@@ -77,9 +86,15 @@ export function clientRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const patch = parseInput(ClientMetadataPatchSchema, request.body);
       await checkScopesExist(realm, patch.scope);
       checkClientJourney(request.realm, patch.journey);
+      // The document is fetched before the row is locked; a change to what it was checked against meanwhile is a conflict.
+      const before = await store.clients.get(realm, clientId);
+      if (!before) throw notFound('client');
+      const checked = checkedMetadata(request.realm, () => patchClientMetadata(before, patch));
+      await checkSectorIdentifier(checked, before);
       let newSecret: string | undefined;
       const client = await store.clients.update(realm, clientId, (current) => {
         const metadata = checkedMetadata(request.realm, () => patchClientMetadata(current, patch));
+        if (sectorIdentifierToCheck(metadata, checked) !== undefined) throw conflict('the client changed while its sector_identifier_uri was checked: send the change again');
         let secret: SecretChange = { keep: true };
         if (!usesClientSecret(metadata.token_endpoint_auth_method)) {
           secret = { hash: null };

@@ -1,6 +1,7 @@
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import type { SectorIdentifierFetcher } from '../clients/sector-identifier.js';
 
 /** What the admin API's route plugins are built from. */
 export interface AdminDeps {
@@ -9,4 +10,6 @@ export interface AdminDeps {
   baseUrl: string;
   /** Outgoing mail; none without `SMTP_URL`, and then no realm may turn on what sends mail. */
   mailer: Mailer | undefined;
+  /** Checks the `sector_identifier_uri` a client record sets (OpenID Connect Registration §5). */
+  sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
 }

@@ -10,6 +10,7 @@ import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-l
 import type { RequestRealm } from '../records/realm.js';
 import type { AuthorizationRequest } from '../records/authorization-request.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
+import type { Subjects } from '../tokens/subject.js';
 import { answersAskedSubject } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
 import type { Consented } from '../store/consents.js';
@@ -80,6 +81,7 @@ export class AuthorizationFlow {
     private readonly store: Store,
     private readonly cookies: BrowserCookies,
     private readonly risk: RiskAssessor,
+    private readonly subjects: Pick<Subjects, 'for'>,
   ) {}
 
   /** The person's unexpired session at this realm, from the session cookie. */
@@ -126,7 +128,7 @@ export class AuthorizationFlow {
     const purpose: TransactionPurpose = { kind: 'authorize', request: authz };
     // `max_age` and `prompt=login` ask for the whole journey again (CONTRACT.md §8); `prompt=create`
     // for a new person's. OIDC Core §3.1.2.2: a request for a given `sub` is answered only for that person's session.
-    const fit = !authz.prompt.includes('login') && !authz.prompt.includes('create') && session && isFreshEnough(session, authz.maxAge) && answersAskedSubject(authz.claims, session.userId)
+    const fit = !authz.prompt.includes('login') && !authz.prompt.includes('create') && session && isFreshEnough(session, authz.maxAge) && answersAskedSubject(authz.claims, this.subjects.for(client, session.userId))
       ? await this.fitOf(request, reply, realm, purpose, client, session)
       : undefined;
     const usable = fit?.kind === 'fits' ? fit.session : undefined;
@@ -275,7 +277,8 @@ export class AuthorizationFlow {
         resources: purpose.kind === 'authorize' ? purpose.request.resource : undefined,
       };
     if (purpose.kind === 'authorize') {
-      if (!answersAskedSubject(purpose.request.claims, session.userId)) {
+      // The asked `sub` is the one the client sees (OpenID Connect Core §8).
+      if (!resumed.client || !answersAskedSubject(purpose.request.claims, this.subjects.for(resumed.client, session.userId))) {
         await this.finish(resumed, decision);
         return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
       }

@@ -52,6 +52,8 @@ export function metadataDocumentRecord(
     throw refused(`asks for ${method.slice(0, 64)}: a client described by a metadata document uses none or private_key_jwt`);
   }
   if (fields.jwks !== undefined) throw refused('must give its keys by jwks_uri, not jwks');
+  // Its record is fetched again and again, not registered once: there is no moment to check a sector_identifier_uri.
+  if (fields.subject_type === 'pairwise' || fields.sector_identifier_uri !== undefined) throw refused('asks for pairwise subjects, which a client described by a metadata document cannot have');
   if (method === 'private_key_jwt' && fields.jwks_uri === undefined) throw refused('asks for private_key_jwt without a jwks_uri');
   const grants = fields.grant_types ?? ['authorization_code'];
   if (Array.isArray(grants)) {

@@ -38,7 +38,7 @@ export interface RegistrationCapabilities {
 
 /**
  * The metadata a client may register for itself (RFC 7591 §2, OIDC RP-Initiated Logout §3.1,
- * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2, RFC 9126 §6, RFC 9101 §10.5, RFC 9701 §6), checked by the same
+ * RFC 8705 §2.1.2 and §3.4, OIDC Dynamic Registration §2 (with `subject_type` and `sector_identifier_uri`), RFC 9126 §6, RFC 9101 §10.5, RFC 9701 §6), checked by the same
  * rules as an admin's. Other fields are ignored (RFC 7591 §2): `client_id` (generated),
  * `client_type` (follows from the auth method) and `require_pkce` keep their defaults, or on an
  * update their current values. The privileged fields (PRIVILEGED_FIELDS) are refused when they
@@ -66,6 +66,8 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   frontchannel_logout_session_required: true,
   backchannel_token_delivery_mode: true,
   backchannel_client_notification_endpoint: true,
+  subject_type: true,
+  sector_identifier_uri: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -215,6 +217,8 @@ export function registrationView(record: ClientMetadata) {
     ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
     ...(record.backchannel_token_delivery_mode ? { backchannel_token_delivery_mode: record.backchannel_token_delivery_mode } : {}),
     ...(record.backchannel_client_notification_endpoint ? { backchannel_client_notification_endpoint: record.backchannel_client_notification_endpoint } : {}),
+    ...(record.subject_type ? { subject_type: record.subject_type } : {}),
+    ...(record.sector_identifier_uri ? { sector_identifier_uri: record.sector_identifier_uri } : {}),
   };
 }
 

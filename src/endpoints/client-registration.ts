@@ -8,6 +8,7 @@ import {
   registrationView,
 } from '../clients/registration-metadata.js';
 import { registrationPolicy } from '../clients/registration-policy.js';
+import { type SectorIdentifierFetcher, sectorIdentifierToCheck } from '../clients/sector-identifier.js';
 import type { RegistrationAllowance } from '../records/client.js';
 import { type ClientMetadata, usesClientSecret } from '../records/client.js';
 import { OAuthError } from '../errors.js';
@@ -75,17 +76,27 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  * - A wrong token, a client that does not exist and a client an admin created (which has no
  *   registration access token) all answer the same 401 (RFC 7592 §2.1).
  */
-export function clientRegistrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
+export function clientRegistrationEndpoint(deps: {
+  store: Store;
+  capabilities: RegistrationCapabilities;
+  rateLimits: RateLimits;
+  sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
+}): FastifyPluginAsync {
   const { store, capabilities, rateLimits } = deps;
 
-  /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */
-  async function checkAgainstRealm(app: FastifyInstance, realm: RequestRealm, record: ClientMetadata, keptJwksUri?: string): Promise<void> {
+  /** Scopes, jwks_uri and sector_identifier_uri, which the synchronous rules cannot check; `current` was accepted before. */
+  async function checkAgainstRealm(app: FastifyInstance, realm: RequestRealm, record: ClientMetadata, current?: ClientMetadata): Promise<void> {
+    const keptJwksUri = current?.jwks_uri;
     // A client may ask only for scopes the realm defines: an undefined one could never be granted.
     const missing = await store.scopes.missing(realm.name, scopeNames(record.scope));
     if (missing.length > 0) throw new RegistrationError('invalid_client_metadata', `scope: not defined in this realm: ${missing.join(' ')}`);
     const profileProblems = clientRecordProblems(realm, record);
     if (profileProblems.length > 0) throw new RegistrationError('invalid_client_metadata', profileProblems.join('; '));
     if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, app.outbound);
+    // OpenID Connect Registration §5: fetched, it must list every redirect URI.
+    const sectorUri = sectorIdentifierToCheck(record, current);
+    const problem = sectorUri === undefined ? undefined : await deps.sectorIdentifiers.problem(sectorUri, record.redirect_uris);
+    if (problem) throw new RegistrationError('invalid_client_metadata', `sector_identifier_uri: ${problem}`);
   }
 
   /**
@@ -174,7 +185,7 @@ export function clientRegistrationEndpoint(deps: { store: Store; capabilities: R
         throw new RegistrationError('invalid_client_metadata', 'client_secret: must be a string');
       }
       const policy = (client: Client) => registrationPolicy(realm.settings, allowance, client);
-      await checkAgainstRealm(app, realm, registeredRecord(body, capabilities, policy(current), current), current.jwks_uri);
+      await checkAgainstRealm(app, realm, registeredRecord(body, capabilities, policy(current), current), current);
 
       let newSecret: string | undefined;
       const updated = await store.clients.update(realm.name, current.client_id, (locked) => {

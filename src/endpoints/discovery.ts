@@ -71,7 +71,7 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     // draft-ietf-oauth-identity-assertion-authz-grant §6 (named by draft-ietf-oauth-identity-chaining): this realm issues ID-JAGs.
     identity_chaining_requested_token_types_supported: [ID_JAG_TOKEN_TYPE],
     code_challenge_methods_supported: ['S256'],
-    subject_types_supported: ['public'],
+    subject_types_supported: ['public', 'pairwise'],
     acr_values_supported: acrValuesOf(realm),
     // The languages of the realm's pages (CONTRACT.md §10).
     ui_locales_supported: realm.settings.locales,

@@ -12,6 +12,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
 import type { Store } from '../store/index.js';
+import type { Subjects } from '../tokens/subject.js';
 import { sha256 } from '../secrets.js';
 import { SIGNING_ALGS } from '../records/signing-key.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
@@ -28,7 +29,7 @@ const SIGN_OUT_FORM = 'sign-out';
  * front-channel: a page that frames their logout pages first). The person is then sent to
  * `post_logout_redirect_uri` when it is registered exactly for the client.
  */
-export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; subjects: Pick<Subjects, 'names'> }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   /** The claims of an ID token this realm signed; expired ones are accepted (§2: it may be old). */
@@ -66,7 +67,9 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
     const session = await flow.currentSession(request, realm);
     const confirmed = request.method === 'POST' && params.decision !== undefined;
     if (confirmed && !cookies.csrfTokenMatches(request, realm, SIGN_OUT_FORM, params.csrf)) throw new InvalidFormError();
-    const hintNamesThisPerson = hint !== undefined && session !== undefined && hint.sub === session.userId;
+    // The hint's `sub` is the one its client sees (OpenID Connect Core §8): recomputed for the session's person, never reversed.
+    const hintNamesThisPerson =
+      hint !== undefined && session !== undefined && client !== undefined && typeof hint.sub === 'string' && deps.subjects.names(client, hint.sub, session.userId);
 
     if (session && !hintNamesThisPerson && !confirmed) return confirmationPage(request, reply, realm, params, client);
     let frames: string[] = [];

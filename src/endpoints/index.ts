@@ -15,6 +15,8 @@ import type { JwtAccessTokenVerifier } from '../tokens/jwt-access-token.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import type { RealmSigner } from '../tokens/signer.js';
+import type { Subjects } from '../tokens/subject.js';
+import type { SectorIdentifierFetcher } from '../clients/sector-identifier.js';
 import { backchannelAuthenticationEndpoint } from './backchannel-authentication.js';
 import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { deviceAuthorizationEndpoint } from './device-authorization.js';
@@ -55,6 +57,10 @@ export interface EndpointDeps {
   rateLimits: RateLimits;
   /** Outgoing mail (src/mail/); none without `SMTP_URL`. */
   mailer: Mailer | undefined;
+  /** The `sub` each client sees of a person (OpenID Connect Core §8). */
+  subjects: Subjects;
+  /** Checks the `sector_identifier_uri` a registration sets. */
+  sectorIdentifiers: SectorIdentifierFetcher;
 }
 
 /**
@@ -82,13 +88,13 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
     await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
-    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer }));
+    await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer, clients: store.clients, subjects: deps.subjects }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
-    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop }));
+    await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop, clients: store.clients, subjects: deps.subjects }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
     await app.register(backchannelAuthenticationEndpoint({ store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
-    await app.register(clientRegistrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
+    await app.register(clientRegistrationEndpoint({ store, capabilities: deps.capabilities, rateLimits, sectorIdentifiers: deps.sectorIdentifiers }));
     // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
     // a preHandler of those two routes only, so that no other request pays for it.
     app.addHook('onRoute', (route) => {
@@ -97,7 +103,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
       const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
       route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
-    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, subjects: deps.subjects }));
   };
 }
 

@@ -4,7 +4,7 @@ import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
-import type { Client } from '../store/clients.js';
+import type { Client, ClientStore } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
 import type { UserStore } from '../store/users.js';
 import { accessTokenType, confirmationOf, isSenderConstrained } from '../tokens/binding.js';
@@ -12,6 +12,7 @@ import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { sha256 } from '../secrets.js';
 import type { RealmSigner } from '../tokens/signer.js';
+import type { Subjects } from '../tokens/subject.js';
 import { INTROSPECTION_JWT_TYPE, asksForIntrospectionJwt, signIntrospection } from './introspection-jwt.js';
 
 const INACTIVE = Object.freeze({ active: false });
@@ -29,6 +30,8 @@ export function introspectionEndpoint(deps: {
   jwtAccessTokens: JwtAccessTokenVerifier;
   scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
   signer: RealmSigner;
+  clients: Pick<ClientStore, 'get'>;
+  subjects: Pick<Subjects, 'for'>;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/introspect', async (request, reply) => {
@@ -106,12 +109,27 @@ async function usernameWhileActive(users: UserStore, realm: RequestRealm, token:
 }
 
 /**
+ * The `sub` of the token's person as the token's client sees them (OpenID Connect Core §8): the
+ * introspecting client's own token, or (with `introspect_any_token`) another client's, whose
+ * record is read then only (cached, as every client's is: src/store/clients.ts).
+ */
+async function subjectOfPerson(
+  deps: { clients: Pick<ClientStore, 'get'>; subjects: Pick<Subjects, 'for'> },
+  realm: RequestRealm,
+  caller: Client,
+  token: ActiveToken & { userId: string },
+): Promise<string> {
+  const tokenClient = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
+  return tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId);
+}
+
+/**
  * The RFC 7662 §2.2 answer: active only for a token the client may see, whose person (if any)
  * still exists; with the claims its scopes map about that person for `introspection`, as they
  * are now (CONTRACT.md §10).
  */
 async function describe(
-  deps: { users: UserStore; scopeClaims: Pick<ScopeClaims, 'claimsFor'> },
+  deps: { users: UserStore; scopeClaims: Pick<ScopeClaims, 'claimsFor'>; clients: Pick<ClientStore, 'get'>; subjects: Pick<Subjects, 'for'> },
   realm: RequestRealm,
   client: Client,
   token: ActiveToken | undefined,
@@ -127,7 +145,7 @@ async function describe(
     scope: token.scope,
     client_id: token.clientId,
     ...(username === undefined ? {} : { username }),
-    sub: token.subject,
+    sub: token.userId === undefined ? token.subject : await subjectOfPerson(deps, realm, client, { ...token, userId: token.userId }),
     token_type: token.tokenType,
     exp: token.expiresAt,
     iat: token.issuedAt,

@@ -1,3 +1,4 @@
+import type { Subjects } from '../tokens/subject.js';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
@@ -60,11 +61,13 @@ export function browserPages(deps: {
   mailer: Mailer | undefined;
   /** Clients' key sets, for their signed request objects at /authorize. */
   clientJwks: ClientJwks;
+  /** The `sub` each client sees of a person (OpenID Connect Core §8). */
+  subjects: Subjects;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
-  const flow = new AuthorizationFlow(deps.store, cookies, risk);
+  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.subjects);
   const routeDeps = { store: deps.store, flow, cookies };
   const signInDeps = {
     ...routeDeps,
@@ -90,7 +93,7 @@ export function browserPages(deps: {
     await app.register(loginPage({ ...signInDeps, broker }));
     await app.register(brokerPages({ ...routeDeps, broker }));
     await app.register(consentPageEndpoint(routeDeps));
-    await app.register(endSessionEndpoint(routeDeps));
+    await app.register(endSessionEndpoint({ ...routeDeps, subjects: deps.subjects }));
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));

@@ -8,6 +8,9 @@ import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import { type TokenStore, isLive } from '../store/tokens.js';
+import type { ClientStore } from '../store/clients.js';
+import { isClientIdUrl } from '../clients/metadata-document-url.js';
+import type { Subjects } from '../tokens/subject.js';
 import { askedClaimValues } from '../tokens/asked-claims.js';
 import { claimsForScope } from '../tokens/claims.js';
 import type { ScopeClaims } from '../tokens/scope-claims.js';
@@ -67,6 +70,7 @@ function presentedToken(request: FastifyRequest): { token: string; scheme: Token
 }
 
 interface PresentedAccessToken {
+  clientId: string;
   userId?: string | undefined;
   scope: string;
   certificateThumbprint?: string | undefined;
@@ -103,6 +107,8 @@ export function userinfoEndpoint(deps: {
   clientCertificate: ClientCertificateOf;
   scopeClaims: Pick<ScopeClaims, 'claimsFor'>;
   dpop: DpopProofs;
+  clients: Pick<ClientStore, 'get'>;
+  subjects: Pick<Subjects, 'for'>;
 }): FastifyPluginAsync {
   return async (app) => {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -133,7 +139,11 @@ export function userinfoEndpoint(deps: {
       if (!user?.enabled) throw invalid();
       const mapped = await deps.scopeClaims.claimsFor(realm.name, scope, user, ['userinfo']);
       const asked = await askedClaimValues(deps.scopeClaims, realm.name, scope, user, accessToken.askedUserinfo);
-      return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: user.id };
+      // OpenID Connect Core §8: the person as the token's client sees them. Its record is cached; a client_id
+      // URL's (src/clients/metadata-document.ts) is never pairwise. A JWT of a client deleted since names no one.
+      const client = isClientIdUrl(accessToken.clientId) ? undefined : await deps.clients.get(realm.name, accessToken.clientId);
+      if (!client && !isClientIdUrl(accessToken.clientId)) throw invalid();
+      return { ...claimsForScope(user, scope), ...mapped.userinfo, ...asked, sub: client ? deps.subjects.for(client, user.id) : user.id };
     };
     app.get('/userinfo', handler);
     app.post('/userinfo', handler);

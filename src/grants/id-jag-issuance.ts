@@ -10,6 +10,7 @@ import type { SigningKeyStore } from '../store/signing-keys.js';
 import type { User } from '../store/users.js';
 import { ownIdTokenClaims } from '../tokens/own-id-token.js';
 import type { RealmSigner } from '../tokens/signer.js';
+import type { Subjects } from '../tokens/subject.js';
 import type { TokenResponse } from '../tokens/token-requests.js';
 import type { GrantRequest } from './grant-handler.js';
 import { type PresentedTokenDeps, TOKEN_TYPES, ownAccessToken } from './presented-token.js';
@@ -27,6 +28,7 @@ export interface IdJagIssuanceDeps extends Pick<PresentedTokenDeps, 'tokens' | '
   signer: Pick<RealmSigner, 'sign'>;
   signingKeys: SigningKeyStore;
   revokedJwts: Pick<RevokedJwts, 'isDenied'>;
+  subjects: Pick<Subjects, 'for'>;
 }
 
 /** The person a subject token speaks for, and what it says about their sign-in. */
@@ -63,7 +65,8 @@ export async function issueIdJag(deps: IdJagIssuanceDeps, request: GrantRequest<
   const email = subject.email && typeof user.claims.email === 'string' ? user.claims.email : undefined;
   const payload: JWTPayload = {
     iss: realm.issuer,
-    sub: user.id,
+    // As the client knows the person (OpenID Connect Core §8): what it presents is theirs at the other server.
+    sub: deps.subjects.for(client, user.id),
     aud: entry.issuer,
     client_id: entry.client_id,
     jti,
@@ -126,6 +129,8 @@ function askedScope(requested: string | undefined, entry: IdJagAudience): string
  */
 async function subjectOf(deps: IdJagIssuanceDeps, realm: RequestRealm, client: Client, token: string, type: string): Promise<IdJagSubject> {
   if (type === TOKEN_TYPES.idToken) {
+    // Its `sub` names the person to this client alone, and cannot be reversed; the denials of the person's tokens name their own id.
+    if (client.subject_type === 'pairwise') throw refused(`a pairwise client's ID token does not name its person here: present its access token (${TOKEN_TYPES.accessToken})`);
     const claims = await ownIdTokenClaims(deps, realm, client.client_id, token);
     if (!claims) throw refused('it is not a live ID token this realm issued to this client');
     const user = await enabledPerson(deps, realm, claims.sub);

@@ -3,6 +3,7 @@ import { isScopeString, scopeNames, scopesOutside } from '../records/scope.js';
 import type { Client } from '../store/clients.js';
 import type { Actor } from '../store/tokens.js';
 import type { TokenIssuer } from '../tokens/issuer.js';
+import type { Subjects } from '../tokens/subject.js';
 import type { GrantHandler } from './grant-handler.js';
 import { type TokenWriter, issue } from './issue.js';
 import { ID_JAG_TOKEN_TYPE, type IdJagIssuanceDeps, issueIdJag } from './id-jag-issuance.js';
@@ -65,7 +66,7 @@ export function tokenExchangeGrant(
       const read = (role: 'subject_token' | 'actor_token', token: string, type: string) =>
         readPresentedToken(deps, realm, client.client_id, role, token, type);
       const subject = await read('subject_token', params.subject_token, params.subject_token_type);
-      const actor = params.actor_token ? await read('actor_token', params.actor_token, params.actor_token_type!) : undefined;
+      const actor = params.actor_token ? asTheClientSees(deps.subjects, client, realm.issuer, await read('actor_token', params.actor_token, params.actor_token_type!)) : undefined;
       if (actor) checkMayAct(subject, actor);
 
       const response = await issue(deps.tokens, deps.issuer.accessToken({
@@ -107,6 +108,15 @@ function exchangedScope(requested: string | undefined, subject: PresentedToken, 
   const refused = scopesOutside(names, clientScope);
   if (refused.length > 0) throw new OAuthError('invalid_scope', `the client may not request: ${refused.join(' ')}`);
   return names;
+}
+
+/**
+ * OpenID Connect Core §8: a person acting (`act`) is named to the client as it knows them; the
+ * tokens of trusted issuers name their own subjects, and a service is its client_id.
+ */
+function asTheClientSees(subjects: Pick<Subjects, 'for'>, client: Client, realmIssuer: string, actor: PresentedToken): PresentedToken {
+  if (actor.userId === undefined || actor.claimed.iss !== realmIssuer) return actor;
+  return { ...actor, claimed: { ...actor.claimed, sub: subjects.for(client, actor.userId) } };
 }
 
 /** RFC 8693 §4.4: when the subject token names who may act for it, the actor must be that one. */

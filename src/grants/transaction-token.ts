@@ -3,6 +3,7 @@ import { OAuthError } from '../errors.js';
 import { nestsDeeperThan } from '../http/input-limits.js';
 import { isScopeString, namedBriefly, scopeNames, scopesOutside } from '../records/scope.js';
 import type { RealmSigner } from '../tokens/signer.js';
+import type { Subjects } from '../tokens/subject.js';
 import type { TokenResponse } from '../tokens/token-requests.js';
 import type { GrantRequest } from './grant-handler.js';
 import { type PresentedTokenDeps, TOKEN_TYPES, ownAccessToken } from './presented-token.js';
@@ -18,6 +19,7 @@ const CONTEXT_DEPTH = 8;
 
 export interface TransactionTokenDeps extends Pick<PresentedTokenDeps, 'tokens' | 'jwtAccessTokens' | 'users'> {
   signer: Pick<RealmSigner, 'sign'>;
+  subjects: Pick<Subjects, 'for'>;
 }
 
 /**
@@ -71,7 +73,8 @@ export async function issueTransactionToken(deps: TransactionTokenDeps, request:
       iat: now,
       exp: now + lifetime,
       txn,
-      sub: subject.token.subject,
+      // The person as the asking workload knows them (OpenID Connect Core §8); a service's token names the service.
+      sub: subject.token.userId === undefined ? subject.token.subject : deps.subjects.for(client, subject.token.userId),
       scope,
       // The workload that asked (draft §6.2 `req_wl`).
       req_wl: client.client_id,

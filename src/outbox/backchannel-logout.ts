@@ -1,6 +1,7 @@
 import { issuerOf } from '../records/realm-names.js';
 import type { OutboxEntry } from '../store/outbox.js';
 import type { RealmSigner } from '../tokens/signer.js';
+import type { SubjectClient, Subjects } from '../tokens/subject.js';
 import { SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 import type { OutboxSender } from './deliverer.js';
 
@@ -16,6 +17,16 @@ interface LogoutPayload {
   sid: string;
   jti: string;
   alg: string;
+  /** What of the client decides the `sub` it sees; absent from deliveries queued before pairwise subjects, which were public. */
+  subject?: Partial<Pick<SubjectClient, 'subject_type' | 'sector_identifier_uri' | 'redirect_uris'>>;
+}
+
+/** OpenID Connect Core §8: the person as the client sees them, as its record was when the session ended. */
+function subjectOf(subjects: Pick<Subjects, 'for'>, realm: string, payload: LogoutPayload): string {
+  const { subject_type, sector_identifier_uri, redirect_uris } = payload.subject ?? {};
+  if (subject_type !== 'pairwise') return payload.sub;
+  const client = { realm, client_id: payload.client_id, subject_type, redirect_uris: redirect_uris ?? [], ...(sector_identifier_uri ? { sector_identifier_uri } : {}) };
+  return subjects.for(client, payload.sub);
 }
 
 /**
@@ -24,7 +35,7 @@ interface LogoutPayload {
  * It is signed at each try, so that one tried again an hour later has not expired, and
  * carries the `jti` drawn when it was queued, so that the receiver sees the same token again.
  */
-export function backchannelLogoutSender(signer: RealmSigner, baseUrl: string): OutboxSender {
+export function backchannelLogoutSender(signer: RealmSigner, subjects: Pick<Subjects, 'for'>, baseUrl: string): OutboxSender {
   return {
     async request(entry: OutboxEntry) {
       const payload = entry.payload as unknown as LogoutPayload;
@@ -39,7 +50,7 @@ export function backchannelLogoutSender(signer: RealmSigner, baseUrl: string): O
           iat: now,
           exp: now + LOGOUT_TOKEN_LIFETIME_SECONDS,
           jti: payload.jti,
-          sub: payload.sub,
+          sub: subjectOf(subjects, entry.realm, payload),
           sid: payload.sid,
           events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
         },

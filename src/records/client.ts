@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { callbackUri, redirectUri } from './client-uris.js';
+import { pairwiseSectorProblems, subjectFields } from './client-subject.js';
 import { SCOPE_TOKEN } from './scope.js';
 
 export const GRANT_TYPES = [
@@ -147,6 +148,7 @@ const clientFields = {
    * present any live access token of the realm as the subject. None unless an admin says so.
    */
   transaction_token_service: z.boolean().optional(),
+  ...subjectFields,
   /** The journey its sign-ins walk (CONTRACT.md §8); none: the realm's choice. */
   journey: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name').optional(),
 };
@@ -157,7 +159,7 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey'] as const;
+const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'sector_identifier_uri'] as const;
 const CLEARABLE_URIS = ['backchannel_logout_uri', 'frontchannel_logout_uri', 'backchannel_client_notification_endpoint'] as const;
 
 /**
@@ -170,6 +172,7 @@ export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
   jwks_uri: clientFields.jwks_uri.nullable(),
   tls_client_auth_subject_dn: clientFields.tls_client_auth_subject_dn.nullable(),
   journey: clientFields.journey.nullable(),
+  sector_identifier_uri: subjectFields.sector_identifier_uri.nullable(),
   backchannel_logout_uri: clientFields.backchannel_logout_uri.nullable(),
   frontchannel_logout_uri: clientFields.frontchannel_logout_uri.nullable(),
   backchannel_client_notification_endpoint: clientFields.backchannel_client_notification_endpoint.nullable(),
@@ -240,6 +243,7 @@ function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMeta
   if (m.token_endpoint_auth_method === 'tls_client_auth' && !m.tls_client_auth_subject_dn) {
     problems.push({ field: 'tls_client_auth_subject_dn', message: 'tls_client_auth needs it' });
   }
+  problems.push(...pairwiseSectorProblems(m));
   return problems;
 }
 
@@ -259,9 +263,7 @@ export class ClientRecordError extends Error {
 
 function checked(metadata: ClientMetadata): ClientMetadata {
   const problems = consistencyProblems(metadata);
-  if (problems.length > 0) {
-    throw new ClientRecordError(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
-  }
+  if (problems.length > 0) throw new ClientRecordError(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
   return metadata;
 }
 

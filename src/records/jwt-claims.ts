@@ -17,3 +17,9 @@ export const CLIENT_SUBJECT_CLAIM = 'sub_is_client';
  * Only in the tokens of grants that asked.
  */
 export const ASKED_USERINFO_CLAIM = 'userinfo_claims';
+
+/**
+ * The private claim of a pairwise client's token (OpenID Connect Core §8): its person, sealed
+ * for this server alone (src/tokens/subject.ts), since its `sub` cannot be reversed.
+ */
+export const SEALED_SUBJECT_CLAIM = 'sealed_sub';

@@ -181,6 +181,8 @@ async function hintedUser(
     case 'id_token_hint': {
       const claims = await idTokenHintClaims(deps.signingKeys, realm, client.client_id, value);
       if (!claims) throw invalid('id_token_hint is not an ID token this realm issued to the client');
+      // OpenID Connect Core §8: its `sub` names the person to this client alone, and cannot be reversed.
+      if (client.subject_type === 'pairwise') throw invalid("a pairwise client's id_token_hint does not name its person here: use login_hint or login_hint_token");
       const user = await userBySubject(deps.users, realm.name, claims.sub);
       if (!user) throw new OAuthError('unknown_user_id', 'the id_token_hint names no user of this realm');
       return user;

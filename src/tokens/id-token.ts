@@ -13,11 +13,13 @@ function atHash(accessToken: string): string {
 /**
  * OIDC Core §2: the ID token of a person's tokens, with the claims the scope releases (the
  * standard ones, then those its scopes map: `mapped`), signed with the client's
- * `id_token_signed_response_alg`; it expires with the access token (`lifetime`).
+ * `id_token_signed_response_alg`; it expires with the access token (`lifetime`). `sub` is the
+ * person as the client sees them (src/tokens/subject.ts).
  */
 export function signIdToken(
   signer: RealmSigner,
   request: UserTokensRequest,
+  sub: string,
   accessToken: string,
   lifetime: (nowMs: number) => number,
   mapped?: Readonly<Record<string, unknown>>,
@@ -29,7 +31,7 @@ export function signIdToken(
     ...claimsForScope(user, request.scope),
     ...mapped,
     iss: realm.issuer,
-    sub: user.id,
+    sub,
     aud: client.client_id,
     exp: now + lifetime(nowMs),
     iat: now,

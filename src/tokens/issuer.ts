@@ -14,6 +14,7 @@ import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint
 import type { ScopeClaims } from './scope-claims.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
+import type { Subjects } from './subject.js';
 import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
 export { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
@@ -65,6 +66,7 @@ export class TokenIssuer {
     private readonly signer: RealmSigner,
     private readonly audit: AuditLog,
     private readonly scopeClaims: Pick<ScopeClaims, 'claimsFor'>,
+    private readonly subjects: Pick<Subjects, 'for' | 'pairwiseJwt'>,
   ) {}
 
   /** An access token alone (no person signed in here, or token exchange). */
@@ -98,6 +100,7 @@ export class TokenIssuer {
           clientSubject: request.userId === undefined,
           lifetime,
           claims: mapped?.access_token,
+          pairwise: this.subjects.pairwiseJwt(request.client, request.userId),
         });
         if (event) event.committed();
         else this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
@@ -291,6 +294,7 @@ export class TokenIssuer {
           claims: accessClaims,
           askedUserinfo: request.askedClaims?.userinfo,
           since: request.credentialsReadAt,
+          pairwise: this.subjects.pairwiseJwt(client, user.id),
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
@@ -299,7 +303,7 @@ export class TokenIssuer {
     if (openid) {
       const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);
       const claims = { ...mapped.id_token, ...asked };
-      response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
+      response.id_token = await signIdToken(this.signer, request, this.subjects.for(client, user.id), accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
     }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);

@@ -7,7 +7,8 @@ import type { SigningKeyStore } from '../store/signing-keys.js';
 import { bindingOf, confirmationOf, isSenderConstrained } from './binding.js';
 import { jtiTime, timeOrderedJti } from './jti.js';
 import type { RealmSigner } from './signer.js';
-import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM } from '../records/jwt-claims.js';
+import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM, SEALED_SUBJECT_CLAIM } from '../records/jwt-claims.js';
+import type { Subjects } from './subject.js';
 import { SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 
 /** RFC 9068 §2.1: the `typ` header of a JWT access token. */
@@ -18,9 +19,12 @@ export interface JwtAccessToken {
   jti: string;
   grantId: string;
   clientId: string;
-  /** `sub`: the user's id, or the client's id when no person is behind the token (RFC 9068 §2.2). */
+  /**
+   * The user's id, or the client's id when no person is behind the token (RFC 9068 §2.2). Its
+   * `sub` is this, but for a pairwise client's person (`pairwiseSub`).
+   */
   subject: string;
-  /** Set when a person is behind the token: their id, which is `sub`. */
+  /** Set when a person is behind the token: their id. */
   userId: string | undefined;
   scope: string;
   /** Epoch seconds. */
@@ -62,6 +66,8 @@ export async function mintJwtAccessToken(
     claims?: Readonly<Record<string, unknown>> | undefined;
     /** When what the token rests on was read, if before now: its `jti` carries it (src/tokens/jti.ts). */
     since?: Date | undefined;
+    /** A pairwise client's person: its `sub` instead of `subject`, which the token carries sealed (src/tokens/subject.ts). */
+    pairwise?: { readonly sub: string; readonly sealed: string } | undefined;
   },
 ): Promise<string> {
   const now = Date.now();
@@ -69,7 +75,7 @@ export async function mintJwtAccessToken(
   const payload: JWTPayload = {
     ...token.claims,
     iss: realm.issuer,
-    sub: token.subject,
+    sub: token.pairwise?.sub ?? token.subject,
     aud: audienceClaim(token.audience) ?? realm.issuer,
     exp: iat + token.lifetime,
     iat,
@@ -82,6 +88,7 @@ export async function mintJwtAccessToken(
     ...(token.act === undefined ? {} : { act: token.act }),
     ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
     ...(token.askedUserinfo?.length ? { [ASKED_USERINFO_CLAIM]: [...token.askedUserinfo] } : {}),
+    ...(token.pairwise === undefined ? {} : { [SEALED_SUBJECT_CLAIM]: token.pairwise.sealed }),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
@@ -107,6 +114,7 @@ export class JwtAccessTokenVerifier {
   constructor(
     private readonly signingKeys: SigningKeyStore,
     private readonly revoked: RevokedJwts,
+    private readonly subjects: Pick<Subjects, 'open'>,
   ) {}
 
   /** The token when it verifies, whether revoked or not (revocation needs no more). */
@@ -138,14 +146,18 @@ export class JwtAccessTokenVerifier {
     const grantId = payload[GRANT_ID_CLAIM];
     const askedUserinfo = payload[ASKED_USERINFO_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
+    // A pairwise client's person is sealed beside its `sub`, which cannot be reversed.
+    const sealed = payload[SEALED_SUBJECT_CLAIM];
+    const person = sealed === undefined ? sub : isString(sealed) ? this.subjects.open(realm.name, clientId, sealed) : undefined;
+    if (person === undefined) return undefined;
     const binding = bindingOf(cnf);
     return {
       jti,
       grantId,
       clientId,
-      subject: sub,
+      subject: person,
       // RFC 9068 §2.2: without a person, sub is the client's id, or another client's when marked so.
-      userId: sub === clientId || payload[CLIENT_SUBJECT_CLAIM] === true ? undefined : sub,
+      userId: sealed === undefined && (sub === clientId || payload[CLIENT_SUBJECT_CLAIM] === true) ? undefined : person,
       scope,
       issuedAt: payload.iat!,
       expiresAt: payload.exp!,

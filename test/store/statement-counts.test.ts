@@ -220,4 +220,26 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
       expect(replayed, report(steps)).toBe(plain);
     }
   });
+
+  it('a pairwise subject (OpenID Connect Core §8) adds no statement: UserInfo and introspection send as many as for a public client', async () => {
+    const person = await createUser(t.admin, realm, `pairwise-${randomBytes(3).toString('hex')}`);
+    const counts: Record<string, number[]> = {};
+    for (const subjectType of ['public', 'pairwise']) {
+      const created = await t.admin.createClient(realm, { redirect_uris: [REDIRECT_URI], grant_types: ['password'], scope: 'openid profile', subject_type: subjectType });
+      const authorization = basic(created.client_id, created.client_secret as string);
+      const tokens = await postForm(t.app, `${realmPath(realm)}/access_token`, { grant_type: 'password', username: person.username, password: person.password, scope: 'openid' }, { authorization });
+      expect(tokens.statusCode, tokens.body).toBe(200);
+      const token = tokens.json().access_token as string;
+      const userinfo = () => t.app.inject({ method: 'GET', url: `${realmPath(realm)}/userinfo`, headers: { authorization: `Bearer ${token}` } });
+      const introspect = () => postForm(t.app, `${realmPath(realm)}/introspect`, { token }, { authorization });
+      await userinfo();
+      await introspect(); // warm: the client, the person's scopes
+      const steps: Step[] = [];
+      expect((await step(steps, `GET /userinfo (${subjectType})`, userinfo)).statusCode).toBe(200);
+      expect((await step(steps, `POST /introspect (${subjectType})`, introspect)).json()).toMatchObject({ active: true });
+      console.log(report(steps));
+      counts[subjectType] = steps.map(({ statements }) => statements.length);
+    }
+    expect(counts.pairwise, JSON.stringify(counts)).toEqual(counts.public);
+  });
 });

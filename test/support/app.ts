@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
+import type { SectorIdentifierFetcher } from '../../src/clients/sector-identifier.js';
 import type { AdminPort } from '../../src/http/admin-port.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { OutboxOptions } from '../../src/outbox/deliverer.js';
@@ -48,6 +49,8 @@ export async function startTestApp(
     metadataDocuments?: MetadataDocumentFetcher;
     /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
     outboundAllow?: readonly string[];
+    /** The fetcher of clients' sector_identifier_uri documents, for tests whose documents a local HTTPS server serves. */
+    sectorIdentifiers?: SectorIdentifierFetcher;
     /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
     mail?: MailSettings;
     /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
@@ -75,6 +78,7 @@ export async function startTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
     ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
+    ...(options.sectorIdentifiers ? { sectorIdentifiers: options.sectorIdentifiers } : {}),
     ...(options.adminPort ? { adminPort: options.adminPort } : {}),
   });
   // The issuer derives from BASE_URL, so the port is chosen before the app is built.

@@ -4,8 +4,10 @@ import type { Client } from '../../store/clients.js';
 import type { StoreTransaction } from '../../store/index.js';
 import { clientView } from '../clients.js';
 import { conflict } from '../validate.js';
+import { type SectorIdentifierFetcher, sectorIdentifierToCheck } from '../../clients/sector-identifier.js';
+import type { ClientStore } from '../../store/clients.js';
 import type { ClientEntry } from './document.js';
-import { type PlanContext, SectionPlanner, type SectionPlan, problemsAt, refuseDuplicates } from './plan.js';
+import { type PlanContext, SectionPlanner, type SectionPlan, invalidAt, problemsAt, refuseDuplicates } from './plan.js';
 import { sameJson } from './same.js';
 
 /** A client as the document holds it: its record, without its secret or when it was made. */
@@ -90,3 +92,21 @@ function metadataOfClient(client: Client): ClientMetadata {
 /** The scopes a client's record names that the realm will not have. */
 export const missingScopes = (client: FinalClient, scopes: ReadonlySet<string>): string[] =>
   scopeNames(client.metadata.scope).filter((name) => !scopes.has(name));
+
+/**
+ * OpenID Connect Registration §5: each `sector_identifier_uri` the document sets, or whose client's
+ * redirect URIs it changes, is fetched and must list them, as when an admin sets it. Before the
+ * import's transaction, which no fetch holds open.
+ */
+export async function checkSectorIdentifiers(
+  deps: { clients: Pick<ClientStore, 'get'>; sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'> },
+  realm: string,
+  entries: readonly ClientEntry[],
+): Promise<void> {
+  for (const [index, entry] of entries.entries()) {
+    const after = { sector_identifier_uri: entry.sector_identifier_uri ?? undefined, redirect_uris: entry.redirect_uris ?? [] };
+    const uri = sectorIdentifierToCheck(after, after.sector_identifier_uri === undefined ? undefined : await deps.clients.get(realm, entry.client_id));
+    const problem = uri === undefined ? undefined : await deps.sectorIdentifiers.problem(uri, after.redirect_uris);
+    if (problem) throw invalidAt(`clients.${index}.sector_identifier_uri`, problem);
+  }
+}

@@ -12,7 +12,7 @@ import { checkMailFeatures } from '../realms.js';
 import { conflict } from '../validate.js';
 import { isEmailTaken } from '../../store/users.js';
 import type { RealmDocument } from './document.js';
-import { type FinalClient, clientsAsTheyAre, missingScopes, planClients } from './import-clients.js';
+import { type FinalClient, checkSectorIdentifiers, clientsAsTheyAre, missingScopes, planClients } from './import-clients.js';
 import { planIdentityProviders } from './import-identity-providers.js';
 import { planPeople } from './import-people.js';
 import { checkedJourneys, planJourneys, planSettings } from './import-realm.js';
@@ -46,7 +46,12 @@ export interface ImportOptions {
  * not written at all, so that applying a document again changes nothing. Every problem is
  * found before the first write, and any failure rolls back the whole import.
  */
-export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' | 'mailer'>, name: string, document: RealmDocument, options: ImportOptions): Promise<ImportSummary> {
+export async function importRealm(
+  deps: Pick<AdminDeps, 'store' | 'encryption' | 'mailer' | 'sectorIdentifiers'>,
+  name: string,
+  document: RealmDocument,
+  options: ImportOptions,
+): Promise<ImportSummary> {
   const { store, encryption } = deps;
   checkMailFeatures(document.settings, deps.mailer);
   const journeys = document.journeys === undefined ? undefined : checkedJourneys(document.journeys);
@@ -55,6 +60,7 @@ export async function importRealm(deps: Pick<AdminDeps, 'store' | 'encryption' |
     const problem = realmNameProblem(name);
     if (problem) throw invalidAt('realm', problem);
   }
+  if (document.clients) await checkSectorIdentifiers({ clients: store.clients, sectorIdentifiers: deps.sectorIdentifiers }, name, document.clients);
   // Keys take a while to make: not while the transaction is open, unless the realm went meanwhile.
   const keys = existed ? undefined : await generateRealmKeys(name, encryption);
 

@@ -22,6 +22,8 @@ interface RecordOptions extends ConnectionOptions {
   scope?: string;
   backchannelLogoutUri?: string;
   frontchannelLogoutUri?: string;
+  subjectType?: string;
+  sectorIdentifierUri?: string;
 }
 
 interface CreateOptions extends RecordOptions {
@@ -38,7 +40,9 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--grant-type <type>', `a grant type it may use (repeatable${use === 'create' ? '; default authorization_code' : replaces})`, collect, [])
     .option('--scope <scope>', 'the scopes it may ask for, space-separated')
     .option('--backchannel-logout-uri <uri>', 'where a logout token is POSTed when a session it received tokens in ends')
-    .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends');
+    .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends')
+    .option('--subject-type <type>', 'public (every client sees the same sub of a person) or pairwise (a sub of its sector alone)')
+    .option('--sector-identifier-uri <uri>', 'an https JSON array listing every redirect URI: its host is the sector of pairwise subjects');
 }
 
 /** The record fields the options set. */
@@ -50,6 +54,8 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     scope: options.scope,
     backchannel_logout_uri: options.backchannelLogoutUri,
     frontchannel_logout_uri: options.frontchannelLogoutUri,
+    subject_type: options.subjectType,
+    sector_identifier_uri: options.sectorIdentifierUri,
   });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';

@@ -1,6 +1,6 @@
 /**
  * The admin console's client-fields module: the fields of a client record about OpenID Connect
- * logout (CONTRACT.md §12), its signed responses, and delegation across trust domains (§15),
+ * logout (CONTRACT.md §12), its signed responses, its subject identifiers (§13), and delegation across trust domains (§15),
  * shared by the new-client and edit-client forms. Each is sent only when it differs from what
  * the client has, so that a client never given them is saved without them.
  */
@@ -21,6 +21,8 @@ const ABSENT: Record<string, unknown> = {
   introspection_signed_response_alg: 'RS256',
   transaction_token_service: false,
   id_jag_audiences: [],
+  subject_type: 'public',
+  sector_identifier_uri: null,
 };
 
 /** The names of the fields this module's controls edit. */
@@ -56,6 +58,22 @@ export const clientFieldControls = (client: Partial<Client>) => [
   h(
     'fieldset',
     {},
+    h('legend', {}, 'Subject identifiers'),
+    field(
+      'Subject type',
+      h('select', { name: 'subject_type' }, [['public', 'public: every client sees the same sub'], ['pairwise', 'pairwise: a sub of its sector alone']].map(([value, label]) =>
+        h('option', { value, selected: value === (client.subject_type ?? 'public') }, label))),
+      'OpenID Connect Core §8: a pairwise client cannot link a person to the sub other sectors see.',
+    ),
+    field(
+      'Sector identifier URI',
+      h('input', { name: 'sector_identifier_uri', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: client.sector_identifier_uri ?? '' }),
+      'An https JSON array listing every redirect URI; its host is the sector. Empty: the one host of the redirect URIs.',
+    ),
+  ),
+  h(
+    'fieldset',
+    {},
     h('legend', {}, 'Delegation across trust domains'),
     checkbox(
       'Transaction token service',
@@ -80,6 +98,8 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     introspection_signed_response_alg: valueOf(form, 'introspection_signed_response_alg'),
     transaction_token_service: isChecked(form, 'transaction_token_service'),
     id_jag_audiences: idJagAudiencesOf(form),
+    subject_type: valueOf(form, 'subject_type'),
+    sector_identifier_uri: uri('sector_identifier_uri'),
   };
 }
 

@@ -36,6 +36,8 @@ export interface Client {
   introspection_signed_response_alg?: SigningAlg;
   id_jag_audiences?: IdJagAudience[];
   transaction_token_service?: boolean;
+  subject_type?: 'public' | 'pairwise';
+  sector_identifier_uri?: string;
 }
 
 export type SigningAlg = 'RS256' | 'ES256';
