@@ -1,4 +1,5 @@
-import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import type { JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { RequestRealm } from '../records/realm.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
@@ -6,6 +7,7 @@ import type { Actor } from '../store/tokens.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import { bindingOf, confirmationOf, isSenderConstrained } from './binding.js';
 import { jtiTime, timeOrderedJti } from './jti.js';
+import { importPublicKey, splitJws, verifiedPayload } from './own-jws.js';
 import type { RealmSigner } from './signer.js';
 import { ASKED_USERINFO_CLAIM, CLIENT_SUBJECT_CLAIM, GRANT_ID_CLAIM, SEALED_SUBJECT_CLAIM } from '../records/jwt-claims.js';
 import type { Subjects } from './subject.js';
@@ -96,6 +98,18 @@ export async function mintJwtAccessToken(
 
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
+const isNumericDate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/**
+ * RFC 7519 §4.1.4, §4.1.5: `exp` (required) is after now, `nbf` (if any) not after it, to the
+ * second and without leeway, as jose's `jwtVerify` judged them; `iat` is a number.
+ */
+function isLive(payload: Record<string, unknown>): boolean {
+  const now = Math.floor(Date.now() / 1000);
+  const { exp, iat, nbf } = payload;
+  return isNumericDate(exp) && exp > now && isNumericDate(iat) && (nbf === undefined || (isNumericDate(nbf) && nbf <= now));
+}
+
 /** RFC 7519 §4.1.3: one audience as a string, several as an array. */
 function audienceClaim(audience: readonly string[] | undefined): string | string[] | undefined {
   if (audience === undefined || audience.length === 0) return undefined;
@@ -109,7 +123,7 @@ function audienceClaim(audience: readonly string[] | undefined): string | string
  */
 export class JwtAccessTokenVerifier {
   /** Public keys by "realm/kid": a kid is the key's thumbprint, so it names one key for good. */
-  private readonly publicKeys = new LRUCache<string, CryptoKey>({ max: 20_000 });
+  private readonly publicKeys = new LRUCache<string, KeyObject>({ max: 20_000 });
 
   constructor(
     private readonly signingKeys: SigningKeyStore,
@@ -119,30 +133,17 @@ export class JwtAccessTokenVerifier {
 
   /** The token when it verifies, whether revoked or not (revocation needs no more). */
   async verify(realm: RequestRealm, token: string): Promise<JwtAccessToken | undefined> {
-    let header;
-    try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      return undefined;
-    }
-    const { kid, alg } = header;
-    if (!isString(kid) || !SIGNING_ALGS.includes(alg as SigningAlg) || header.typ !== AT_JWT) return undefined;
+    const jws = splitJws(token);
+    if (!jws) return undefined;
+    const { kid, alg, typ } = jws.header;
+    if (!isString(kid) || !SIGNING_ALGS.includes(alg as SigningAlg) || typ !== AT_JWT) return undefined;
     const key = await this.publicKey(realm.name, kid, alg as SigningAlg);
     if (!key) return undefined;
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, key, {
-        // No audience check: an exchanged token names its API (RFC 8693 §2.1); the issuer, the
-        // key and `typ` make it this realm's access token.
-        issuer: realm.issuer,
-        typ: AT_JWT,
-        algorithms: [alg as SigningAlg],
-        requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id'],
-      }));
-    } catch {
-      return undefined;
-    }
-    const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
+    const payload = verifiedPayload(jws, key, alg as SigningAlg);
+    // No audience check: an exchanged token names its API (RFC 8693 §2.1); the issuer, the
+    // key and `typ` make it this realm's access token.
+    if (!payload || payload.iss !== realm.issuer || !isLive(payload)) return undefined;
+    const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud, iat, exp } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     const askedUserinfo = payload[ASKED_USERINFO_CLAIM];
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
@@ -159,8 +160,8 @@ export class JwtAccessTokenVerifier {
       // RFC 9068 §2.2: without a person, sub is the client's id, or another client's when marked so.
       userId: sealed === undefined && (sub === clientId || payload[CLIENT_SUBJECT_CLAIM] === true) ? undefined : person,
       scope,
-      issuedAt: payload.iat!,
-      expiresAt: payload.exp!,
+      issuedAt: iat as number,
+      expiresAt: exp as number,
       authTime: typeof authTime === 'number' ? authTime : undefined,
       ...(isString(sid) ? { sid } : {}),
       certificateThumbprint: binding.certificateThumbprint,
@@ -189,13 +190,13 @@ export class JwtAccessTokenVerifier {
     return this.revoked.denyToken(realm.name, token.jti, new Date(token.expiresAt * 1000));
   }
 
-  private async publicKey(realm: string, kid: string, alg: SigningAlg): Promise<CryptoKey | undefined> {
+  private async publicKey(realm: string, kid: string, alg: SigningAlg): Promise<KeyObject | undefined> {
     const published = (await this.signingKeys.published(realm)).find((key) => key.kid === kid && key.alg === alg);
     if (!published) return undefined;
     const cacheKey = `${realm}/${kid}`;
     let key = this.publicKeys.get(cacheKey);
     if (!key) {
-      key = (await importJWK(published.publicJwk, alg)) as CryptoKey;
+      key = importPublicKey(published.publicJwk);
       this.publicKeys.set(cacheKey, key);
     }
     return key;

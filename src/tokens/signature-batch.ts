@@ -1,4 +1,5 @@
 import { type KeyObject, sign } from 'node:crypto';
+import { derToJose } from './ecdsa-signature.js';
 
 interface PendingSignature {
   readonly key: KeyObject;
@@ -32,7 +33,8 @@ export class SignatureBatch {
     this.pending = [];
     for (const { key, input, resolve, reject } of batch) {
       try {
-        resolve(sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }));
+        // The bare KeyObject, converted here: half the cost of `{ key, dsaEncoding }` (./ecdsa-signature.ts).
+        resolve(derToJose(sign('sha256', Buffer.from(input), key)));
       } catch (error) {
         reject(error);
       }
