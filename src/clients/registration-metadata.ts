@@ -66,6 +66,7 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   frontchannel_logout_session_required: true,
   backchannel_token_delivery_mode: true,
   backchannel_client_notification_endpoint: true,
+  authorization_details_types: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -215,6 +216,7 @@ export function registrationView(record: ClientMetadata) {
     ...(record.frontchannel_logout_session_required ? { frontchannel_logout_session_required: true } : {}),
     ...(record.backchannel_token_delivery_mode ? { backchannel_token_delivery_mode: record.backchannel_token_delivery_mode } : {}),
     ...(record.backchannel_client_notification_endpoint ? { backchannel_client_notification_endpoint: record.backchannel_client_notification_endpoint } : {}),
+    ...(record.authorization_details_types?.length ? { authorization_details_types: record.authorization_details_types } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { type CryptoKey, type JWTPayload, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { Actor } from '../store/tokens.js';
@@ -38,6 +39,8 @@ export interface JwtAccessToken {
   audience?: readonly string[] | undefined;
   /** OIDC Core §5.5: the claims its grant asked for UserInfo (ASKED_USERINFO_CLAIM). */
   askedUserinfo?: readonly string[] | undefined;
+  /** RFC 9396 §9.1: the authorization details granted (`authorization_details`). */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 /** Cheap discrimination: an opaque token is 43 base64url characters; a JWS has two dots. */
@@ -82,6 +85,7 @@ export async function mintJwtAccessToken(
     ...(token.act === undefined ? {} : { act: token.act }),
     ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
     ...(token.askedUserinfo?.length ? { [ASKED_USERINFO_CLAIM]: [...token.askedUserinfo] } : {}),
+    ...(token.authorizationDetails ? { authorization_details: [...token.authorizationDetails] } : {}),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
@@ -137,6 +141,7 @@ export class JwtAccessTokenVerifier {
     const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     const askedUserinfo = payload[ASKED_USERINFO_CLAIM];
+    const authorizationDetails = payload.authorization_details;
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
     const binding = bindingOf(cnf);
     return {
@@ -156,6 +161,7 @@ export class JwtAccessTokenVerifier {
       ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
       ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),
       ...(Array.isArray(askedUserinfo) && askedUserinfo.every(isString) ? { askedUserinfo } : {}),
+      ...(Array.isArray(authorizationDetails) ? { authorizationDetails: authorizationDetails as AuthorizationDetail[] } : {}),
     };
   }
 
