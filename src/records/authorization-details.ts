@@ -17,13 +17,13 @@ export type AuthorizationDetailsTypes = Readonly<Record<string, Readonly<Record<
 export type CompiledTypes = ReadonlyMap<string, ValidateFunction>;
 
 /**
- * Compiles each type's JSON Schema (draft-07, with the formats of ajv-formats). Strict mode
- * refuses a keyword it does not know, so that a typo in a schema is an error when it is set
+ * Compiles each type's JSON Schema (draft-07, with the formats of ajv-formats). Strict schemas
+ * refuse a keyword Ajv does not know, so that a typo in a schema is an error when it is set
  * rather than a rule that silently checks nothing. One Ajv per realm keeps one realm's `$id`s
  * apart from another's. Throws with the type's name when a schema does not compile.
  */
 export function compileTypes(types: AuthorizationDetailsTypes): CompiledTypes {
-  const ajv = new Ajv({ strict: true, allErrors: false, validateFormats: true });
+  const ajv = new Ajv({ strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, allErrors: false });
   addFormats.default(ajv);
   const compiled = new Map<string, ValidateFunction>();
   for (const [type, schema] of Object.entries(types)) {
