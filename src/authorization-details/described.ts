@@ -22,7 +22,8 @@ const MAX_DEPTH = 3;
 /**
  * The entries in words: each the title of its type and the fields a person must see, which the
  * realm marks by giving them a `title` in the type's schema (`properties`, nested objects alike),
- * in the schema's order. Fields without a title are the client's business and are not shown.
+ * in the order the stored schema keeps (jsonb's: shorter names first). Fields without a title
+ * are the client's business and are not shown.
  */
 export function describedDetails(types: AuthorizationDetailsTypes, details: readonly AuthorizationDetail[]): DescribedDetail[] {
   return details.map((entry) => {
