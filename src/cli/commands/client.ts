@@ -22,6 +22,7 @@ interface RecordOptions extends ConnectionOptions {
   scope?: string;
   backchannelLogoutUri?: string;
   frontchannelLogoutUri?: string;
+  authorizationDetailsType: string[];
 }
 
 interface CreateOptions extends RecordOptions {
@@ -38,7 +39,8 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--grant-type <type>', `a grant type it may use (repeatable${use === 'create' ? '; default authorization_code' : replaces})`, collect, [])
     .option('--scope <scope>', 'the scopes it may ask for, space-separated')
     .option('--backchannel-logout-uri <uri>', 'where a logout token is POSTed when a session it received tokens in ends')
-    .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends');
+    .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends')
+    .option('--authorization-details-type <type>', `an authorization_details type it may ask for (RFC 9396; repeatable${replaces})`, collect, []);
 }
 
 /** The record fields the options set. */
@@ -50,6 +52,7 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     scope: options.scope,
     backchannel_logout_uri: options.backchannelLogoutUri,
     frontchannel_logout_uri: options.frontchannelLogoutUri,
+    authorization_details_types: options.authorizationDetailsType.length > 0 ? options.authorizationDetailsType : undefined,
   });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';

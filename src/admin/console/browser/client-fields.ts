@@ -21,6 +21,7 @@ const ABSENT: Record<string, unknown> = {
   introspection_signed_response_alg: 'RS256',
   transaction_token_service: false,
   id_jag_audiences: [],
+  authorization_details_types: [],
 };
 
 /** The names of the fields this module's controls edit. */
@@ -65,6 +66,11 @@ export const clientFieldControls = (client: Partial<Client>) => [
     ),
     idJagAudienceRows(client.id_jag_audiences ?? []),
   ),
+  field(
+    'Authorization details types',
+    h('input', { name: 'authorization_details_types', spellcheck: 'false', autocomplete: 'off', value: (client.authorization_details_types ?? []).join(', ') }),
+    'The authorization_details types it may ask for (RFC 9396), among the realm setting authorization_details_types; separated by commas. Empty: none.',
+  ),
 ];
 
 /** What the controls say, as the record names it; an empty URI is null (none). */
@@ -80,6 +86,7 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     introspection_signed_response_alg: valueOf(form, 'introspection_signed_response_alg'),
     transaction_token_service: isChecked(form, 'transaction_token_service'),
     id_jag_audiences: idJagAudiencesOf(form),
+    authorization_details_types: valueOf(form, 'authorization_details_types').split(',').map((type) => type.trim()).filter(Boolean),
   };
 }
 
