@@ -48,7 +48,7 @@ describe.skipIf(skipReason !== undefined)(`the authorization details consent pag
     });
     clientId = client.client_id;
     browser = await launchChromium();
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -100,5 +100,5 @@ describe.skipIf(skipReason !== undefined)(`the authorization details consent pag
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

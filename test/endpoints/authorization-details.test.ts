@@ -1,9 +1,12 @@
-import { decodeJwt } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { SignJWT, decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNTS, PAYMENT, PAYMENT_TYPES } from '../support/authorization-details.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
-import { authorize, codeRequest, completeFlow, expectCode, expectRedirectError, freshRealm, issuerOf } from '../support/flow-helpers.js';
+import { authorize, codeRequest, completeFlow, expectCode, expectRedirectError, freshRealm } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, basic, clientCredentials, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, refreshGrant, tokenRequest } from '../support/users.js';
 
@@ -27,6 +30,8 @@ describe('authorization_details (RFC 9396)', () => {
   let service: ServiceClient;
   /** A client credentials client allowed no type. */
   let plain: ServiceClient;
+  /** The key of `web`'s request objects. */
+  let key: KeyPair;
 
   const browser = () => new TestBrowser(t.app, t.baseUrl);
   const tokenRows = async (clientId: string) =>
@@ -45,9 +50,10 @@ describe('authorization_details (RFC 9396)', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({ listen: false });
+    t = await startTestApp({ listen: true });
     realm = await freshRealm(t, { ...NO_RATE_LIMITS, allow_consent_bypass: true, authorization_details_types: PAYMENT_TYPES });
-    issuer = issuerOf(realm);
+    issuer = `${t.baseUrl}${realmPath(realm)}`;
+    key = await keyPair('ES256');
     carol = await createUser(t.admin, realm, 'carol');
     const created = await t.admin.createClient(realm, {
       client_type: 'confidential',
@@ -57,6 +63,7 @@ describe('authorization_details (RFC 9396)', () => {
       // Consent skipped for scopes: authorization details are asked all the same.
       skip_consent: true,
       authorization_details_types: ['payment_initiation', 'account_information'],
+      jwks: { keys: [key.publicJwk] },
     });
     web = { clientId: created.client_id, secret: created.client_secret as string };
     service = await t.admin.serviceClient(realm, '', { authorization_details_types: ['payment_initiation'] });
@@ -246,6 +253,43 @@ describe('authorization_details (RFC 9396)', () => {
       expect(pages).toContain('consent');
       const tokens = await exchange(expectCode(final, { iss: issuer }), verifier);
       expect(tokens.json().authorization_details).toEqual([PAYMENT]);
+    });
+
+    it('takes the details from a signed request object (JAR), where they are a JSON array', async () => {
+      const { verifier, challenge } = pkce();
+      const requestObject = (details: unknown) => {
+        const now = Math.floor(Date.now() / 1000);
+        return new SignJWT({
+          iss: web.clientId, aud: issuer, client_id: web.clientId, response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', state: 'state-123',
+          code_challenge: challenge, code_challenge_method: 'S256', authorization_details: details, iat: now, exp: now + 300, jti: randomUUID(),
+        })
+          .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' })
+          .sign(key.privateKey);
+      };
+      const refused = await authorize(browser(), realm, { client_id: web.clientId, request: await requestObject([{ ...PAYMENT, recurring: 'no' }]) });
+      expectRedirectError(refused, { error: 'invalid_authorization_details', iss: issuer });
+
+      const b = browser();
+      const { final, pages } = await completeFlow(b, await authorize(b, realm, { client_id: web.clientId, request: await requestObject([ACCOUNTS]) }), carol);
+      expect(pages).toContain('consent');
+      expect((await exchange(expectCode(final, { iss: issuer }), verifier)).json().authorization_details).toEqual([ACCOUNTS]);
+    });
+
+    it('works end to end with openid-client, which sends and reads authorization_details', async () => {
+      const config = await oidc.discovery(new URL(issuer), web.clientId, web.secret, oidc.ClientSecretBasic(web.secret), { execute: [oidc.allowInsecureRequests] });
+      expect(config.serverMetadata().authorization_details_types_supported).toEqual(['payment_initiation', 'account_information']);
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI, scope: 'openid', state: 'state-123', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        authorization_details: json([PAYMENT]),
+      });
+      const b = browser();
+      const { final } = await completeFlow(b, await b.get(url.href), carol);
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(location(final)), { pkceCodeVerifier: verifier, expectedState: 'state-123' });
+      expect(tokens.authorization_details).toEqual([PAYMENT]);
+      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, { authorization_details: json([PAYMENT]) });
+      expect(refreshed.authorization_details).toEqual([PAYMENT]);
+      await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token!, { authorization_details: json([ACCOUNTS]) })).rejects.toMatchObject({ error: 'invalid_authorization_details' });
     });
 
     it('shows each entry on the consent page: the type title and the titled fields, not the untitled ones', async () => {
