@@ -71,33 +71,6 @@ describe('authorization_details (RFC 9396)', () => {
   });
   afterAll(() => t.close());
 
-  describe('the realm setting', () => {
-    it('is listed in discovery', async () => {
-      const discovery = await t.app.inject({ method: 'GET', url: `${realmPath(realm)}/.well-known/openid-configuration` });
-      expect(discovery.json().authorization_details_types_supported).toEqual(['payment_initiation', 'account_information']);
-      const other = await freshRealm(t);
-      const none = await t.app.inject({ method: 'GET', url: `${realmPath(other)}/.well-known/openid-configuration` });
-      expect(none.json().authorization_details_types_supported).toEqual([]);
-    });
-
-    it.each([
-      ['a schema that does not compile', { broken: { type: 'no-such-json-type' } }],
-      ['an unknown keyword (strict schema)', { typo: { type: 'object', propertees: {} } }],
-      ['a schema that is not an object', { odd: 'string' }],
-      ['a type name with a space', { 'two words': { type: 'object' } }],
-    ])('refuses %s and changes nothing', async (_, types) => {
-      const refused = await t.admin.request('PATCH', `/realms/${realm}`, { settings: { authorization_details_types: types } });
-      expect(refused.statusCode, refused.body).toBe(400);
-      const read = await t.admin.request('GET', `/realms/${realm}`);
-      expect(read.json().settings.authorization_details_types).toEqual(PAYMENT_TYPES);
-    });
-
-    it("refuses a client's type list that is malformed", async () => {
-      const refused = await t.admin.request('POST', `/realms/${realm}/clients`, { grant_types: ['client_credentials'], authorization_details_types: ['a b'] });
-      expect(refused.statusCode).toBe(400);
-    });
-  });
-
   describe('client credentials', () => {
     it('carries the details into the token response and introspection', async () => {
       const response = await clientCredentials(t.app, realm, service, { authorization_details: json([PAYMENT]) });
