@@ -33,6 +33,8 @@ export type ErrorCode =
   | 'invalid_user_code'
   // RFC 8707 §2 (resource indicators, token exchange)
   | 'invalid_target'
+  // RFC 9396 §5 (rich authorization requests)
+  | 'invalid_authorization_details'
   // RFC 6750 §3.1
   | 'invalid_token'
   | 'insufficient_scope'
@@ -70,6 +72,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   missing_user_code: 400,
   invalid_user_code: 400,
   invalid_target: 400,
+  invalid_authorization_details: 400,
   server_error: 500,
   temporarily_unavailable: 503,
   invalid_token: 401,

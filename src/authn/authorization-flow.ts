@@ -328,6 +328,8 @@ export class AuthorizationFlow {
  */
 function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: Consented | undefined): boolean {
   if (authz.prompt.includes('consent')) return true;
+  // RFC 9396: authorization details describe this one transaction (a payment): the person sees each, every time.
+  if (authz.authorizationDetails) return true;
   if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
   if (consented === undefined) return true;
   return authz.scope.some((name) => !consented.scope.includes(name)) || (authz.resource ?? []).some((value) => !consented.resources.includes(value));

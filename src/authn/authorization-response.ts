@@ -60,6 +60,7 @@ export function newCode(realm: RequestRealm, authz: AuthorizationRequest, sessio
       dpopJkt: authz.dpopJkt,
       resources: authz.resource,
       askedClaims: askedClaimsOf(authz.claims),
+      authorizationDetails: authz.authorizationDetails,
     },
   };
 }

@@ -68,6 +68,7 @@ const RegistrableSchema = ClientMetadataPatchSchema.pick({
   backchannel_client_notification_endpoint: true,
   subject_type: true,
   sector_identifier_uri: true,
+  authorization_details_types: true,
 }).extend({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
@@ -219,6 +220,7 @@ export function registrationView(record: ClientMetadata) {
     ...(record.backchannel_client_notification_endpoint ? { backchannel_client_notification_endpoint: record.backchannel_client_notification_endpoint } : {}),
     ...(record.subject_type ? { subject_type: record.subject_type } : {}),
     ...(record.sector_identifier_uri ? { sector_identifier_uri: record.sector_identifier_uri } : {}),
+    ...(record.authorization_details_types?.length ? { authorization_details_types: record.authorization_details_types } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { describedDetails } from '../authorization-details/described.js';
 import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
 import type { BrowserCookies } from '../authn/browser.js';
 import { describedByDocument } from '../clients/metadata-document-url.js';
@@ -12,7 +13,8 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 /**
  * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
- * descriptions, and the resources the tokens are for (RFC 8707, by their names), allow or deny.
+ * descriptions, the resources the tokens are for (RFC 8707, by their names) and the authorization
+ * details asked (RFC 9396, in words), allow or deny.
  * What is allowed is remembered for the user and client, with the transaction's end
  * (src/authn/authorization-flow.ts).
  */
@@ -42,6 +44,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const { purpose } = transaction;
       const resources = purpose.kind === 'authorize' ? purpose.request.resource ?? [] : [];
       const locale = localeOf(request);
+      const details = purpose.kind === 'authorize' ? purpose.request.authorizationDetails : undefined;
       const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.descriptions?.[locale] || resource.name]));
       const page = consentPage(messagesOf(request), {
         client: clientBrand(client, describedByDocument(client)),
@@ -50,6 +53,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
         // A client that may trade the person's sign-in for ID-JAGs says for which servers (CONTRACT.md §15).
         assertsTo: (client.id_jag_audiences ?? []).map((entry) => issuerShown(entry.issuer)),
         ...(purpose.kind === 'device' ? { userCode: purpose.userCode } : {}),
+        ...(details ? { details: describedDetails(realm.settings.authorization_details_types, details) } : {}),
         hidden: { transaction: id, csrf: cookies.csrfToken(browserHash, id) },
         formTargets: formTargetsOf(purpose),
       });
@@ -78,6 +82,8 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
               flow: purpose.kind,
               scope: requestedScopeOf(purpose).join(' '),
               ...(purpose.kind === 'authorize' && purpose.request.resource ? { resources: purpose.request.resource } : {}),
+              // RFC 9396: which kinds of detail were decided on (their values stay with the grant, out of the audit trail).
+              ...(purpose.kind === 'authorize' && purpose.request.authorizationDetails ? { authorization_details_types: [...new Set(purpose.request.authorizationDetails.map((entry) => entry.type))] } : {}),
               ...(purpose.kind === 'device' ? { request_id: purpose.pendingId } : {}),
             },
           },

@@ -84,6 +84,8 @@ export function serverMetadata(realm: RequestRealm, scopes: readonly string[], c
     request_object_signing_alg_values_supported: [...SIGNED_JWT_ALGS],
     request_uri_parameter_supported: false,
     claims_parameter_supported: true,
+    // RFC 9396 §10: the realm's authorization details types.
+    authorization_details_types_supported: Object.keys(realm.settings.authorization_details_types),
     // RFC 8705 §3.3: tokens are bound to the client certificate when the client asks for it.
     tls_client_certificate_bound_access_tokens: true,
     // RFC 9449 §5.1: DPoP proofs bind tokens at the token endpoint and PAR.

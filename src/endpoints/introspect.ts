@@ -3,6 +3,7 @@ import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { RequestRealm } from '../records/realm.js';
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import { scopeNames } from '../records/scope.js';
 import type { Client, ClientStore } from '../store/clients.js';
 import { type Actor, type TokenStore, isLive } from '../store/tokens.js';
@@ -65,6 +66,8 @@ interface ActiveToken {
   keyThumbprint?: string | undefined;
   act?: Actor | undefined;
   audience?: readonly string[] | undefined;
+  /** RFC 9396 §9.2: the authorization details the token carries. */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
   /** A JWT access token (RFC 9068): nothing stored that a disable or a deletion would revoke. */
   stateless?: true;
 }
@@ -88,6 +91,7 @@ async function storedToken(deps: { tokens: TokenStore }, realm: RequestRealm, to
     act: stored.act,
     // A refresh token keeps its grant's audiences for later refreshes; its own audience is this server.
     audience: stored.kind === 'access_token' ? stored.audience : undefined,
+    authorizationDetails: stored.authorizationDetails,
   };
 }
 
@@ -153,6 +157,7 @@ async function describe(
     ...(token.audience === undefined ? {} : { aud: token.audience.length === 1 ? token.audience[0] : token.audience }),
     ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
     ...(token.act === undefined ? {} : { act: token.act }),
+    ...(token.authorizationDetails === undefined ? {} : { authorization_details: token.authorizationDetails }),
     realm: realm.name,
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { requestedAuthorizationDetails } from '../authorization-details/requested.js';
 import { OAuthError } from '../errors.js';
 import type { AuthorizationCode } from '../store/authorization-codes.js';
 import type { TokenStore } from '../store/tokens.js';
@@ -15,15 +16,16 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * and its tokens written in the same statement when the redirect URI, the verifier, the
  * key of the DPoP proof (for a code of `dpop_jkt`) and the resources asked (RFC 8707 §2.2: within
  * those the authorization request named) match it (src/store/code-exchange.ts), so a check that
- * fails also spends it.
+ * fails also spends it. RFC 9396 §6.1: `authorization_details` asked here narrow the access
+ * token's to entries the code holds.
  */
 export function authorizationCodeGrant(deps: {
   tokens: Pick<TokenStore, 'exchangeCode' | 'revokeGrant'>;
   issuer: Pick<TokenIssuer, 'codeTokens'>;
-}): GrantHandler<'code' | 'redirect_uri' | 'code_verifier'> {
+}): GrantHandler<'code' | 'redirect_uri' | 'code_verifier' | 'authorization_details'> {
   return {
     type: 'authorization_code',
-    parameters: ['code', 'redirect_uri', 'code_verifier'],
+    parameters: ['code', 'redirect_uri', 'code_verifier', 'authorization_details'],
     async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
       // A code of another client or realm is unknown here, and stays usable by its own client.
@@ -35,7 +37,9 @@ export function authorizationCodeGrant(deps: {
         challenge: challengeOf(params.code_verifier),
         keyThumbprint,
       };
-      const minted = deps.issuer.codeTokens({ realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address });
+      // Malformed details are refused before the code is spent; whether the code holds them, by its statement.
+      const authorizationDetails = requestedAuthorizationDetails(params.authorization_details, realm.settings, client);
+      const minted = deps.issuer.codeTokens({ realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address, authorizationDetails });
       const outcome = await deps.tokens.exchangeCode(presented, minted.tokens);
       if (!outcome) throw new OAuthError('invalid_grant', 'the code is invalid or expired');
       if ('issued' in outcome) return minted.complete(outcome);
@@ -60,6 +64,7 @@ export function authorizationCodeGrant(deps: {
             : 'the exchange may ask only for resources the authorization request named',
         );
       }
+      if (!outcome.detailsMatch) throw new OAuthError('invalid_authorization_details', 'the exchange may ask only for authorization details the person granted');
       throw new OAuthError('invalid_grant', 'the person who signed in no longer exists');
     },
   };

@@ -1,3 +1,4 @@
+import { narrowedAuthorizationDetails } from '../authorization-details/requested.js';
 import { OAuthError } from '../errors.js';
 import { rotatesRefreshTokens } from '../profiles/fapi2.js';
 import { isScopeString, scopeNames, scopesOutside } from '../records/scope.js';
@@ -28,10 +29,10 @@ export function refreshTokenGrant(deps: {
   tokens: Pick<TokenStore, 'find' | 'revokeGrant' | 'rotateRefreshToken'>;
   store: Pick<Store, 'transaction' | 'resources'>;
   issuer: Pick<TokenIssuer, 'userTokens' | 'refreshedTokens'>;
-}): GrantHandler<'refresh_token' | 'scope'> {
+}): GrantHandler<'refresh_token' | 'scope' | 'authorization_details'> {
   return {
     type: 'refresh_token',
-    parameters: ['refresh_token', 'scope'],
+    parameters: ['refresh_token', 'scope', 'authorization_details'],
     async handle({ realm, client, params, audience, audienceScopes, certificateThumbprint, keyThumbprint, address, audit }) {
       if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
       if (params.scope !== undefined && !isScopeString(params.scope)) {
@@ -44,6 +45,7 @@ export function refreshTokenGrant(deps: {
       if (usable) {
         narrowedScope(params.scope, usable.scope);
         narrowedAudience(audience, usable.audience, client);
+        narrowedAuthorizationDetails(params.authorization_details, usable.authorizationDetails, realm.settings, client);
       }
       // RFC 8705 §4: a public client's refresh token bound to a certificate works only with it,
       // since nothing else proves the client. A confidential client's is bound to the client by
@@ -91,6 +93,9 @@ export function refreshTokenGrant(deps: {
         keyThumbprint,
         address,
         askedClaims: usable.askedClaims,
+        // RFC 9396 §7: the access token may carry part of the grant's details; a new refresh token keeps them all.
+        authorizationDetails: narrowedAuthorizationDetails(params.authorization_details, usable.authorizationDetails, realm.settings, client),
+        refreshAuthorizationDetails: usable.authorizationDetails,
       };
 
       if (rotating) {

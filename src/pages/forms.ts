@@ -1,3 +1,5 @@
+import type { DescribedDetail } from '../authorization-details/described.js';
+import { detailsList } from './authorization-details.js';
 import type { ClientBrand } from './branding.js';
 import { type SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
@@ -56,6 +58,8 @@ export function consentPage(
     assertsTo?: readonly string[];
     /** For a device's request: the code the person should see on the device too (RFC 8628 §5.4). */
     userCode?: string;
+    /** RFC 9396: the entries of `authorization_details`, in words. */
+    details?: readonly DescribedDetail[];
     hidden: Record<string, string>;
     formTargets: readonly string[];
   },
@@ -71,7 +75,7 @@ ${input.resources?.length ? html`<p>${t.consent.forResources}</p>
 <ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>
 ` : ''}${input.assertsTo?.length ? html`<p>${t.consent.mayAssert(html`<strong>${input.client.name}</strong>`)}</p>
 <ul class="scopes id-jag-audiences">${input.assertsTo.map((host) => html`<li><strong>${host}</strong></li>`)}</ul>
-` : ''}<form method="post">
+` : ''}${input.details?.length ? detailsList(t, input.details) : ''}<form method="post">
 ${hidden(input.hidden)}
 <button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>
 <button type="submit" name="decision" value="deny">${t.actions.deny}</button>

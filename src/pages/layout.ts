@@ -40,6 +40,9 @@ button.primary { background: var(--primary); border-color: var(--primary); color
 .notice { padding: .75rem; border-radius: .4rem; background: var(--notice-bg); color: var(--notice-fg); }
 ul.scopes { padding-left: 1.2rem; }
 ul.scopes li { margin: .5rem 0; }
+dl.details { margin: .25rem 0 0; }
+dl.details dt { color: var(--muted); }
+dl.details dd { margin: 0 0 .25rem; }
 ul.links { padding-left: 1.2rem; }
 ul.links li { margin: .75rem 0; }
 .alternative { border-top: 1px solid var(--line); margin-top: 1.5rem; }

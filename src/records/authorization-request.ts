@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from './authorization-details.js';
 import type { ClaimsRequest } from './claims-parameter.js';
 /**
  * OIDC Core §3.1.2.1 values this server acts on; `select_account` is served as `login`.
@@ -37,4 +38,6 @@ export interface AuthorizationRequest {
   responseMode?: Exclude<ResponseMode, 'query'>;
   /** OIDC Core §5.5 `claims`: individual claims asked for the ID token and UserInfo. */
   claims?: ClaimsRequest;
+  /** RFC 9396 `authorization_details`: each entry of a type of the realm that the client may use, checked by its schema. */
+  authorizationDetails?: readonly AuthorizationDetail[];
 }

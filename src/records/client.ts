@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientAuthorizationDetailsTypes } from './authorization-details.js';
 import { callbackUri, redirectUri } from './client-uris.js';
 import { pairwiseSectorProblems, subjectFields } from './client-subject.js';
 import { SCOPE_TOKEN } from './scope.js';
@@ -102,6 +103,7 @@ const clientFields = {
     .max(50)
     .refine((values) => new Set(values).size === values.length, 'audiences must not repeat')
     .optional(),
+  authorization_details_types: clientAuthorizationDetailsTypes.optional(),
   /**
    * The `root` roles of the client's own tokens (client credentials): what its admin API calls
    * may do (CONTRACT.md §14). Meaningless in other realms; none unless an admin gives some.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorizationDetailsTypesSetting } from './authorization-details.js';
 import { GRANT_TYPES } from './client.js';
 import { SUPPORTED_LOCALES } from './locales.js';
 import { SCOPE_TOKEN } from './scope.js';
@@ -112,6 +113,8 @@ const settingFields = {
     .record(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be an acr value (no spaces)'), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a journey name'))
     .refine((mapping) => Object.keys(mapping).length <= 50, 'at most 50 acr values')
     .refine((mapping) => !Object.hasOwn(mapping, '0'), 'acr "0" is the acr of no mapping'),
+  /** RFC 9396 (CONTRACT.md §13): the `authorization_details` types of the realm, each with the JSON Schema of one entry. */
+  authorization_details_types: authorizationDetailsTypesSetting,
 };
 
 export type RealmSettings = Readonly<{ [K in keyof typeof settingFields]: z.output<(typeof settingFields)[K]> }>;
@@ -163,6 +166,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   locales: [...SUPPORTED_LOCALES],
   acr_journeys: {},
   transaction_tokens: null,
+  authorization_details_types: {},
 });
 
 /** The settings that turn on a feature that sends mail: refused without `SMTP_URL` (src/admin/realms.ts). */

@@ -9,6 +9,7 @@ import { essentialAcrValues, parseClaimsRequest } from './claims-request.js';
 import type { ClaimsRequest } from '../records/claims-parameter.js';
 import { namedBriefly, requestedScope } from '../records/scope.js';
 import { selectJourney } from '../authn/journeys/select.js';
+import { requestedAuthorizationDetails } from '../authorization-details/requested.js';
 
 export const RESPONSE_MODES = ['query', 'form_post', 'jwt', 'query.jwt', 'form_post.jwt'] as const;
 
@@ -33,6 +34,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'ui_locales',
   'response_mode',
   'claims',
+  'authorization_details',
   'request',
   'request_uri',
 ] as const;
@@ -59,6 +61,8 @@ const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 /** RFC 7638 SHA-256 thumbprint, base64url: 43 characters. */
 const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 const MAX_VALUE_LENGTH = 2048;
+/** RFC 9396: a few entries of structured data (a payment, its accounts) need more room. */
+const MAX_DETAILS_LENGTH = 8192;
 const PROMPTS = new Map<string, Prompt>([
   ['none', 'none'],
   ['login', 'login'],
@@ -93,7 +97,7 @@ export function validateAuthorizationRequest(
 ): AuthorizationRequest {
   for (const name of AUTHORIZATION_PARAMETERS) {
     const value = params[name] ?? '';
-    if (value.length > MAX_VALUE_LENGTH) throw new OAuthError('invalid_request', `${name} is too long`);
+    if (value.length > (name === 'authorization_details' ? MAX_DETAILS_LENGTH : MAX_VALUE_LENGTH)) throw new OAuthError('invalid_request', `${name} is too long`);
     // The request is stored (jsonb), which cannot hold NUL; no parameter has a use for one.
     if (value.includes('\0')) throw new OAuthError('invalid_request', `${name} holds a NUL character`);
   }
@@ -139,6 +143,8 @@ export function validateAuthorizationRequest(
   const claims = parseClaimsRequest(params.claims);
   const acrValues = acrValuesOf(realm, client, params.acr_values, claims);
 
+  const authorizationDetails = requestedAuthorizationDetails(params.authorization_details, realm.settings, client);
+
   // RFC 8707 §2: whether each is a resource of the realm or allowed to the client is checked against the store (src/resources/targets.ts).
   const resource = params.resource === undefined || params.resource.length === 0 ? undefined : [...new Set(params.resource)];
   if (resource?.some((value) => !isResourceIdentifier(value))) {
@@ -162,6 +168,7 @@ export function validateAuthorizationRequest(
     ...(resource === undefined ? {} : { resource }),
     ...(responseMode === 'query' ? {} : { responseMode }),
     ...(claims === undefined ? {} : { claims }),
+    ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
   };
 }
 

@@ -72,6 +72,8 @@ function parametersOf(claims: Readonly<Record<string, unknown>>): AuthorizationP
     if (typeof value === 'string') params[name] = value;
     // OpenID Connect Core §6.1: `claims` is a JSON object within the object, as the form's string.
     else if (name === 'claims' && typeof value === 'object' && value !== null && !Array.isArray(value)) params[name] = JSON.stringify(value);
+    // RFC 9396 §3: `authorization_details` is a JSON array within the object.
+    else if (name === 'authorization_details' && Array.isArray(value)) params[name] = JSON.stringify(value);
     else if (name === 'max_age' && Number.isSafeInteger(value) && (value as number) >= 0) params[name] = String(value);
     else throw invalidObject(`its ${name} claim must be a string`);
   }

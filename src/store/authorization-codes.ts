@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { AskedClaims } from '../records/claims-parameter.js';
 import type { Db } from './db.js';
 import { noteSessionClient } from './sessions.js';
@@ -28,6 +29,8 @@ export interface AuthorizationCode {
   resources?: readonly string[] | undefined;
   /** OIDC Core §5.5: the claims the request asked for by name, per destination; none when it asked for none. */
   askedClaims?: AskedClaims | undefined;
+  /** RFC 9396: the authorization details the person consented to; none when the request carried none. */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 export interface CodeRow {
@@ -48,10 +51,11 @@ export interface CodeRow {
   dpop_jkt: string | null;
   resources: string[] | null;
   asked_claims: AskedClaims | null;
+  authorization_details: AuthorizationDetail[] | null;
 }
 
 export const CODE_COLUMNS = `realm, client_id, grant_id, user_id, sid, scope, redirect_uri, redirect_uri_given, code_challenge,
-                 nonce, auth_time, amr, acr, expires_at, dpop_jkt, resources, asked_claims`;
+                 nonce, auth_time, amr, acr, expires_at, dpop_jkt, resources, asked_claims, authorization_details`;
 
 export const toCode = (row: CodeRow): AuthorizationCode => ({
   realm: row.realm,
@@ -71,6 +75,7 @@ export const toCode = (row: CodeRow): AuthorizationCode => ({
   dpopJkt: row.dpop_jkt ?? undefined,
   resources: row.resources ?? undefined,
   askedClaims: row.asked_claims ?? undefined,
+  authorizationDetails: row.authorization_details ?? undefined,
 });
 
 /** The statement that stores a code; with `from`, once per row of that CTE (none: no code). */
@@ -94,6 +99,7 @@ export function insertCode(params: StatementParams, codeHash: Buffer, code: Auth
     `${params.add(code.dpopJkt ?? null)}::text`,
     `${params.add(code.resources ? [...code.resources] : null)}::text[]`,
     `${params.add(code.askedClaims ? JSON.stringify(code.askedClaims) : null)}::jsonb`,
+    `${params.add(code.authorizationDetails ? JSON.stringify(code.authorizationDetails) : null)}::jsonb`,
   ];
   return `INSERT INTO authorization_codes (code_hash, ${CODE_COLUMNS}) SELECT ${values.join(', ')} ${from ? `FROM ${from}` : ''}`;
 }

@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { NewAuditEvent } from './audit-events.js';
 import { type AuthorizationCode, CODE_COLUMNS, type CodeRow, toCode } from './authorization-codes.js';
 import type { Db } from './db.js';
@@ -34,6 +35,8 @@ export interface CodeTokens {
   audienceScopes: readonly string[] | undefined;
   /** Whether the client's `allowed_audiences` hold every asked value: a code authorized for no resource may be asked only those. */
   audienceAllowed: boolean;
+  /** RFC 9396 §6.1: the authorization details asked at the exchange, each one the code's; none: the code's. */
+  authorizationDetails: readonly AuthorizationDetail[] | undefined;
   /**
    * `token.issued`: the statement adds the code's grant and scope to its details, and `id_token`
    * to their `tokens` when the scope holds `openid`.
@@ -49,7 +52,7 @@ export interface CodeTokens {
 export type CodeExchange =
   /** `accessWithin`: the scopes its access token could carry, for its audiences (undefined: any). */
   | { issued: AuthorizationCode; user: User; accessWithin: string[] | undefined }
-  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean; keyMatches: boolean; targetMatches: boolean }
+  | { refused: AuthorizationCode; redirectUriMatches: boolean; verifierMatches: boolean; keyMatches: boolean; targetMatches: boolean; detailsMatch: boolean }
   | { replayedGrantId: string }
   | undefined;
 
@@ -72,11 +75,15 @@ const EXCHANGE = `
               (c.redirect_uri = $4::text OR (NOT c.redirect_uri_given AND $4::text IS NULL)) AS redirect_uri_matches,
               c.code_challenge IS NOT DISTINCT FROM $5::text AS verifier_matches,
               (c.dpop_jkt IS NULL OR c.dpop_jkt IS NOT DISTINCT FROM $19::text) AS key_matches,
-              ($20::text[] IS NULL OR CASE WHEN c.resources IS NULL THEN $22::boolean ELSE $20::text[] <@ c.resources END) AS target_matches
+              ($20::text[] IS NULL OR CASE WHEN c.resources IS NULL THEN $22::boolean ELSE $20::text[] <@ c.resources END) AS target_matches,
+              -- RFC 9396 §6.1: each entry asked equals one the code holds (jsonb equality, not containment: no field dropped).
+              ($23::jsonb IS NULL OR NOT EXISTS (SELECT 1 FROM jsonb_array_elements($23::jsonb) AS asked(entry)
+                                                  WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(c.authorization_details) AS held(entry)
+                                                                     WHERE held.entry = asked.entry))) AS details_match
   ),
   person AS (
     SELECT ${prefixed('u', USER_COLUMNS, 'person_')} FROM used JOIN users u ON u.realm = used.realm AND u.id = used.user_id
-     WHERE used.redirect_uri_matches AND used.verifier_matches AND used.key_matches AND used.target_matches AND u.enabled
+     WHERE used.redirect_uri_matches AND used.verifier_matches AND used.key_matches AND used.target_matches AND used.details_match AND u.enabled
        FOR KEY SHARE OF u
   ),
   -- The scopes the access token may carry (src/resources/targets.ts scopesWithin): for the audiences asked, as the
@@ -105,7 +112,8 @@ const EXCHANGE = `
            coalesce(used.acr, '0'), used.sid, $8::text, NULL,
            -- The access token is for the audiences asked, else the code's resources; the refresh token keeps the grant's.
            CASE WHEN t.kind = 'access_token' THEN coalesce($9::jsonb, to_jsonb(used.resources)) ELSE coalesce(to_jsonb(used.resources), $9::jsonb) END,
-           t.jkt, used.asked_claims
+           t.jkt, used.asked_claims,
+           CASE WHEN t.kind = 'access_token' THEN coalesce($23::jsonb, used.authorization_details) ELSE used.authorization_details END
       FROM used, person, within, unnest($10::text[], $11::text[], $12::text[], $18::text[]) AS t(hash, kind, expires_at, jkt)
   ),
   recorded AS (
@@ -130,6 +138,7 @@ type ExchangeRow = CodeRow & {
   verifier_matches: boolean;
   key_matches: boolean;
   target_matches: boolean;
+  details_match: boolean;
   access_within: string[] | null;
 } & Record<string, unknown>;
 
@@ -162,6 +171,7 @@ export async function exchangeCode(db: Db, presented: PresentedCode, planned: Co
     planned.audience ? [...planned.audience] : null,
     planned.audienceScopes ? [...planned.audienceScopes] : null,
     planned.audienceAllowed,
+    planned.authorizationDetails ? JSON.stringify(planned.authorizationDetails) : null,
   ]);
   const row = result.rows[0];
   if (row) {
@@ -173,6 +183,7 @@ export async function exchangeCode(db: Db, presented: PresentedCode, planned: Co
       verifierMatches: row.verifier_matches,
       keyMatches: row.key_matches,
       targetMatches: row.target_matches,
+      detailsMatch: row.details_match,
     };
   }
   const replayed = await db.query<{ grant_id: string }>(REPLAYED, [presented.hash, presented.realm, presented.clientId]);

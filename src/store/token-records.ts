@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { AskedClaims } from '../records/claims-parameter.js';
 
 /** What a stored token is, as it is written and read (src/store/tokens.ts). */
@@ -31,6 +32,8 @@ export interface TokenRecord {
   audience?: readonly string[] | undefined;
   /** OIDC Core §5.5: the claims the grant's authorization request asked for by name, for UserInfo and later ID tokens. */
   askedClaims?: AskedClaims | undefined;
+  /** RFC 9396: the authorization details the token carries (the refresh token: the whole grant's). */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 /** RFC 8693 §4.1: the actor's `sub` (and `iss`), and the earlier actor it acts for, if any. */
@@ -92,6 +95,7 @@ export interface TokenRow {
   aud: string[] | null;
   cnf_jkt: string | null;
   asked_claims: AskedClaims | null;
+  authorization_details: AuthorizationDetail[] | null;
 }
 
 /**
@@ -103,7 +107,7 @@ export const CLIENT_EXISTS = `EXISTS (SELECT 1 FROM clients c
                                 WHERE c.realm = t.realm AND c.client_id = t.client_id AND c.internal_id = t.client_internal_id)`;
 
 export const TOKEN_COLUMNS = `t.realm, t.client_id, t.kind, t.grant_id, t.grant_started_at, t.grant_type, t.subject, t.user_id, t.scope, t.issued_at, t.expires_at,
-                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud, t.cnf_jkt, t.asked_claims`;
+                 t.revoked_at, t.used_at, t.auth_time, t.amr, t.acr, t.sid, t.cnf_x5t_s256, t.act, t.aud, t.cnf_jkt, t.asked_claims, t.authorization_details`;
 
 export const toToken = (row: TokenRow): StoredToken => ({
   realm: row.realm,
@@ -125,6 +129,7 @@ export const toToken = (row: TokenRow): StoredToken => ({
   act: row.act ?? undefined,
   audience: row.aud ?? undefined,
   askedClaims: row.asked_claims ?? undefined,
+  authorizationDetails: row.authorization_details ?? undefined,
 });
 
 /**

@@ -8,11 +8,11 @@ import { USER_COLUMNS } from './users.js';
 
 /** The columns a new token's row is written with, in the order of the statements that write it. */
 export const WRITTEN_TOKEN_COLUMNS = `token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
-                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud, cnf_jkt, asked_claims`;
+                      user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud, cnf_jkt, asked_claims, authorization_details`;
 
 export const INSERTED_COLUMNS = [
   'hash', 'realm', 'client_id', 'client_internal_id', 'kind', 'grant_id', 'grant_started_at', 'grant_type', 'subject', 'user_id', 'scope',
-  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud', 'jkt', 'asked_claims', 'password_of',
+  'issued_at', 'expires_at', 'auth_time', 'amr', 'acr', 'sid', 'cnf', 'act', 'aud', 'jkt', 'asked_claims', 'authorization_details', 'password_of',
 ];
 
 /**
@@ -36,7 +36,7 @@ export function insertTokens(first: number, extra: readonly string[] = [], and =
   SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
          grant_type, subject,
          user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
-         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt, asked_claims::jsonb
+         string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt, asked_claims::jsonb, authorization_details::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
    WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled
                                          AND (t.password_of IS NULL OR encode(sha256(convert_to(u.password_hash, 'UTF8')), 'hex') = t.password_of)
@@ -149,6 +149,7 @@ export function insertedColumns(tokens: readonly NewToken[]): Array<Array<string
     column((t) => (t.audience ? JSON.stringify(t.audience) : null)),
     column((t) => t.keyThumbprint ?? null),
     column((t) => (t.askedClaims ? JSON.stringify(t.askedClaims) : null)),
+    column((t) => (t.authorizationDetails ? JSON.stringify(t.authorizationDetails) : null)),
     column((t) => t.signIn?.passwordOf ?? null),
   ];
 }

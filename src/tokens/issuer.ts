@@ -15,12 +15,12 @@ import type { ScopeClaims } from './scope-claims.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
 import type { Subjects } from './subject.js';
-import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
+import { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, grantedDetails, issuesRefreshTokens } from './token-requests.js';
 
 export { type AccessTokenRequest, type MintedTokens, type TokenResponse, type UserTokensRequest, issuesRefreshTokens } from './token-requests.js';
 
 /** What a code exchange is asked for beyond the code: its tokens' client, audiences (and their scopes) and binding. */
-export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'audienceScopes' | 'certificateThumbprint' | 'keyThumbprint' | 'address'>;
+export type CodeExchangeRequest = Pick<UserTokensRequest, 'realm' | 'client' | 'audience' | 'audienceScopes' | 'certificateThumbprint' | 'keyThumbprint' | 'address' | 'authorizationDetails'>;
 
 /** A refresh of a person's grant: its successors are written only if the presented token is still live, and answer its person. */
 export type RefreshRequest = Omit<UserTokensRequest, 'user'> & { userId: string; refreshScope: readonly string[] };
@@ -78,7 +78,9 @@ export class TokenIssuer {
     const scope = scopes.join(' ');
     const grantId = request.grantId ?? randomUUID();
     const issuance = (kind: string): Issuance => ({ grantId, userId: request.userId, scope, kinds: [kind] });
-    const response = (accessToken: string): TokenResponse => ({ access_token: accessToken, token_type: accessTokenType(request), expires_in: lifetime, scope });
+    const response = (accessToken: string): TokenResponse => ({
+      access_token: accessToken, token_type: accessTokenType(request), expires_in: lifetime, scope, ...grantedDetails(request.authorizationDetails),
+    });
     if (request.realm.settings.stateless_tokens) {
       // A DPoP-bound token's issuance writes a statement anyway, its proof's jti (src/grants/issue.ts):
       // its event goes in it rather than in a statement of the audit trail's.
@@ -101,6 +103,7 @@ export class TokenIssuer {
           lifetime,
           claims: mapped?.access_token,
           pairwise: this.subjects.pairwiseJwt(request.client, request.userId),
+          authorizationDetails: request.authorizationDetails,
         });
         if (event) event.committed();
         else this.audit.record(issuedEvent(request, issuance('jwt_access_token')), request.realm.settings.audit_event_lifetime);
@@ -123,6 +126,7 @@ export class TokenIssuer {
       scope,
       lifetime,
       grantStartedAt: request.grantStartedAt ?? issuedAt,
+      authorizationDetails: request.authorizationDetails,
     }, issuedAt);
     return {
       rows: [minted.row],
@@ -177,6 +181,7 @@ export class TokenIssuer {
       audience: request.audience,
       audienceScopes: request.audienceScopes,
       audienceAllowed: (request.audience ?? []).every((value) => client.allowed_audiences?.includes(value)),
+      authorizationDetails: request.authorizationDetails,
       // The code decides the grant, the person, the scope and its resources: the statement sets them.
       event: this.prepareIssued(issuing, { grantId: '', userId: undefined, scope: '', kinds }).row,
     };
@@ -196,6 +201,9 @@ export class TokenIssuer {
         refreshScope: refresh ? scope : undefined,
         nonce: code.nonce,
         askedClaims: code.askedClaims,
+        // As the statement wrote them: the access token's as asked at the exchange (within the code's), else the code's.
+        authorizationDetails: request.authorizationDetails ?? code.authorizationDetails,
+        refreshAuthorizationDetails: code.authorizationDetails,
       };
       const issuance = {
         grantId: code.grantId,
@@ -238,7 +246,10 @@ export class TokenIssuer {
     const minted: MintedToken[] = [];
     if (!realm.settings.stateless_tokens) {
       minted.push(
-        mint(realm, client, { ...common, kind: 'access_token', scope, audience: request.audience, keyThumbprint: request.keyThumbprint, lifetime: accessLifetime }, issuedAt),
+        mint(realm, client, {
+          ...common, kind: 'access_token', scope, audience: request.audience, keyThumbprint: request.keyThumbprint, lifetime: accessLifetime,
+          authorizationDetails: request.authorizationDetails,
+        }, issuedAt),
       );
     }
     if (request.refreshScope) {
@@ -250,6 +261,7 @@ export class TokenIssuer {
           audience: 'refreshAudience' in request ? request.refreshAudience : request.audience,
           keyThumbprint: refreshKeyThumbprint(request),
           lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt),
+          authorizationDetails: request.refreshAuthorizationDetails ?? request.authorizationDetails,
         }, issuedAt),
       );
     }
@@ -295,10 +307,11 @@ export class TokenIssuer {
           askedUserinfo: request.askedClaims?.userinfo,
           since: request.credentialsReadAt,
           pairwise: this.subjects.pairwiseJwt(client, user.id),
+          authorizationDetails: request.authorizationDetails,
         })
       : undefined;
     const [accessToken, refreshToken] = minted === undefined ? planned.values : [minted, ...planned.values];
-    const response: TokenResponse = { access_token: accessToken!, token_type: accessTokenType(request), expires_in: lifetime, scope };
+    const response: TokenResponse = { access_token: accessToken!, token_type: accessTokenType(request), expires_in: lifetime, scope, ...grantedDetails(request.authorizationDetails) };
     if (refreshToken) response.refresh_token = refreshToken;
     if (openid) {
       const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);

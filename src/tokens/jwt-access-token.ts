@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { Actor } from '../store/tokens.js';
@@ -44,6 +45,8 @@ export interface JwtAccessToken {
   audience?: readonly string[] | undefined;
   /** OIDC Core §5.5: the claims its grant asked for UserInfo (ASKED_USERINFO_CLAIM). */
   askedUserinfo?: readonly string[] | undefined;
+  /** RFC 9396 §9.1: the authorization details granted (`authorization_details`). */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 /** Cheap discrimination: an opaque token is 43 base64url characters; a JWS has two dots. */
@@ -91,6 +94,7 @@ export async function mintJwtAccessToken(
     ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
     ...(token.askedUserinfo?.length ? { [ASKED_USERINFO_CLAIM]: [...token.askedUserinfo] } : {}),
     ...(token.pairwise === undefined ? {} : { [SEALED_SUBJECT_CLAIM]: token.pairwise.sealed }),
+    ...(token.authorizationDetails ? { authorization_details: [...token.authorizationDetails] } : {}),
     [GRANT_ID_CLAIM]: token.grantId,
   };
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
@@ -146,6 +150,7 @@ export class JwtAccessTokenVerifier {
     const { jti, sub, client_id: clientId, scope, auth_time: authTime, sid, cnf, act, aud, iat, exp } = payload as JWTPayload & Record<string, unknown>;
     const grantId = payload[GRANT_ID_CLAIM];
     const askedUserinfo = payload[ASKED_USERINFO_CLAIM];
+    const authorizationDetails = payload.authorization_details;
     if (!isString(jti) || !isString(sub) || !isString(clientId) || !isString(grantId) || typeof scope !== 'string') return undefined;
     // A pairwise client's person is sealed beside its `sub`, which cannot be reversed.
     const sealed = payload[SEALED_SUBJECT_CLAIM];
@@ -169,6 +174,7 @@ export class JwtAccessTokenVerifier {
       ...(typeof act === 'object' && act !== null ? { act: act as Actor } : {}),
       ...(aud === realm.issuer ? {} : { audience: typeof aud === 'string' ? [aud] : (aud as string[]) }),
       ...(Array.isArray(askedUserinfo) && askedUserinfo.every(isString) ? { askedUserinfo } : {}),
+      ...(Array.isArray(authorizationDetails) ? { authorizationDetails: authorizationDetails as AuthorizationDetail[] } : {}),
     };
   }
 

@@ -52,6 +52,7 @@ export function mint(realm: RequestRealm, client: Client, token: TokenFields, is
       act: token.act,
       audience: token.audience,
       askedClaims: token.askedClaims,
+      authorizationDetails: token.authorizationDetails,
     },
   };
 }

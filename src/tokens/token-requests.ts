@@ -1,4 +1,5 @@
 import type { RequestRealm } from '../records/realm.js';
+import type { AuthorizationDetail } from '../records/authorization-details.js';
 import type { AskedClaims } from '../records/claims-parameter.js';
 import type { Client } from '../store/clients.js';
 import type { NewAuditEvent } from '../store/audit-events.js';
@@ -18,6 +19,8 @@ export interface TokenResponse {
   scope: string;
   id_token?: string;
   issued_token_type?: string;
+  /** RFC 9396 §7: the authorization details the access token carries. */
+  authorization_details?: readonly AuthorizationDetail[];
 }
 
 export interface AccessTokenRequest {
@@ -46,6 +49,8 @@ export interface AccessTokenRequest {
   signIn?: SignIn | undefined;
   /** The client's address, for the audit trail. */
   address?: string | undefined;
+  /** RFC 9396: the authorization details the access token carries (client credentials). */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 /** Tokens for a person: an access token, a refresh token when asked, an ID token for `openid`. */
@@ -90,6 +95,10 @@ export interface UserTokensRequest {
   refreshAudience?: readonly string[] | undefined;
   /** OIDC Core §5.5: the claims the grant's request asked for, kept with its tokens (src/tokens/asked-claims.ts). */
   askedClaims?: AskedClaims | undefined;
+  /** RFC 9396: the authorization details the access token carries, perhaps narrowed from the grant's. */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
+  /** The whole grant's, kept with the refresh token; `authorizationDetails` when not given. */
+  refreshAuthorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }
 
 /**
@@ -104,6 +113,10 @@ export interface MintedTokens<Written = void> {
   readonly event: NewAuditEvent | undefined;
   complete(written: Written): Promise<TokenResponse>;
 }
+
+/** RFC 9396 §7: the token response's `authorization_details`, when the access token carries some. */
+export const grantedDetails = (details: readonly AuthorizationDetail[] | undefined): Pick<TokenResponse, 'authorization_details'> =>
+  details ? { authorization_details: details } : {};
 
 /**
  * Whether a grant for a person brings a refresh token (CONTRACT.md §3): the client lists

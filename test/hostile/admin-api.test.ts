@@ -23,7 +23,7 @@ import { NO_RATE_LIMITS } from '../support/app.js';
 const CLIENT_FIELDS = [
   'client_id', 'client_type', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'scope', 'grant_types', 'token_endpoint_auth_method',
   'require_pkce', 'require_par', 'require_signed_request_object', 'skip_consent', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'tls_client_certificate_bound_access_tokens',
-  'introspect_any_token', 'id_token_signed_response_alg', 'introspection_signed_response_alg',
+  'introspect_any_token', 'id_token_signed_response_alg', 'introspection_signed_response_alg', 'authorization_details_types',
 ];
 const TRUSTED_ISSUER_FIELDS = ['kind', 'issuer', 'jwks', 'jwks_uri', 'certificate_pem', 'subject_mapping', 'client_ids'];
 

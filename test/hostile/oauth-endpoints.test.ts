@@ -34,9 +34,9 @@ import { NO_RATE_LIMITS } from '../support/app.js';
 
 /** The parameters each grant reads (src/grants/*), beside client authentication. */
 const GRANT_PARAMETERS: Record<string, readonly string[]> = {
-  [GRANTS.authorizationCode]: ['code', 'redirect_uri', 'code_verifier'],
-  [GRANTS.refreshToken]: ['refresh_token', 'scope'],
-  [GRANTS.clientCredentials]: ['scope'],
+  [GRANTS.authorizationCode]: ['code', 'redirect_uri', 'code_verifier', 'authorization_details'],
+  [GRANTS.refreshToken]: ['refresh_token', 'scope', 'authorization_details'],
+  [GRANTS.clientCredentials]: ['scope', 'authorization_details'],
   [GRANTS.password]: ['username', 'password', 'otp', 'scope'],
   [GRANTS.deviceCode]: ['device_code'],
   [GRANTS.ciba]: ['auth_req_id'],
@@ -77,6 +77,7 @@ const REGISTRATION_FIELDS = [
   'redirect_uris', 'post_logout_redirect_uris', 'client_name', 'scope', 'grant_types', 'response_types', 'token_endpoint_auth_method',
   'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'tls_client_certificate_bound_access_tokens', 'id_token_signed_response_alg', 'introspection_signed_response_alg',
   'require_pushed_authorization_requests', 'require_signed_request_object', 'client_id', 'client_secret', 'skip_consent', 'introspect_any_token',
+  'authorization_details_types',
 ];
 
 describe('hostile input at the OAuth endpoints', () => {

@@ -25,7 +25,29 @@ export interface AccessTokenClaims {
   cnf?: { 'x5t#S256'?: string; jkt?: string };
   /** RFC 8693 §4.1: who acts for the subject. */
   act?: { sub: string; act?: unknown };
+  /** RFC 9396 §9: the authorization details granted, as issued (read them with `authorizationDetailsOf`). */
+  authorization_details?: unknown;
   [claim: string]: unknown;
+}
+
+/** RFC 9396 §2: one granted entry of `authorization_details`; its other fields are as its type's schema at the server says. */
+export interface AuthorizationDetail {
+  type: string;
+  [field: string]: unknown;
+}
+
+/**
+ * RFC 9396 §9: the authorization details a verified token grants, those of `type` when given:
+ * each an object with a string `type`, anything else left out. None granted: an empty list,
+ * so that a route that needs a payment's details finds none rather than guessing.
+ */
+export function authorizationDetailsOf(claims: AccessTokenClaims | null | undefined, type?: string): AuthorizationDetail[] {
+  const granted = claims?.authorization_details;
+  if (!Array.isArray(granted)) return [];
+  return granted.filter(
+    (entry): entry is AuthorizationDetail =>
+      typeof entry === 'object' && entry !== null && !Array.isArray(entry) && typeof entry.type === 'string' && (type === undefined || entry.type === type),
+  );
 }
 
 /** A token's scopes: its `scope` claim, split on spaces. */

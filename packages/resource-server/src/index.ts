@@ -12,7 +12,7 @@ import { type ResourceServerOptions, SCOPE_TOKEN, settingsOf } from './options.j
 import { metadataUrlOf, resourceOf, serveMetadata } from './protected-resource.js';
 import { type TransactionTokenClaims, TransactionTokenError, sendTransactionTokenError, verifyTransactionToken } from './transaction-token.js';
 
-export type { AccessTokenClaims } from './claims.js';
+export { type AccessTokenClaims, type AuthorizationDetail, authorizationDetailsOf } from './claims.js';
 export type { TransactionTokenClaims } from './transaction-token.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
 export { type DpopReplayStore, MemoryReplayStore } from './dpop.js';

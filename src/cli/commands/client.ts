@@ -24,6 +24,7 @@ interface RecordOptions extends ConnectionOptions {
   frontchannelLogoutUri?: string;
   subjectType?: string;
   sectorIdentifierUri?: string;
+  authorizationDetailsType: string[];
 }
 
 interface CreateOptions extends RecordOptions {
@@ -42,7 +43,8 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--backchannel-logout-uri <uri>', 'where a logout token is POSTed when a session it received tokens in ends')
     .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends')
     .option('--subject-type <type>', 'public (every client sees the same sub of a person) or pairwise (a sub of its sector alone)')
-    .option('--sector-identifier-uri <uri>', 'an https JSON array listing every redirect URI: its host is the sector of pairwise subjects');
+    .option('--sector-identifier-uri <uri>', 'an https JSON array listing every redirect URI: its host is the sector of pairwise subjects')
+    .option('--authorization-details-type <type>', `an authorization_details type it may ask for (RFC 9396; repeatable${replaces})`, collect, []);
 }
 
 /** The record fields the options set. */
@@ -56,6 +58,7 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     frontchannel_logout_uri: options.frontchannelLogoutUri,
     subject_type: options.subjectType,
     sector_identifier_uri: options.sectorIdentifierUri,
+    authorization_details_types: options.authorizationDetailsType.length > 0 ? options.authorizationDetailsType : undefined,
   });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';

@@ -162,6 +162,9 @@ export const de: Messages = {
     forResources: 'Dieser Zugriff gilt für:',
     mayAssert: (client: SafeHtml) => html`${client} darf Ihre Anmeldung außerdem diesen Diensten vorlegen, um dort für Sie zu handeln:`,
     describedAt: (host: SafeHtml) => html`Diese Anwendung ist hier nicht registriert: Sie beschreibt sich selbst unter ${host}. Erlauben Sie den Zugriff nur, wenn Sie ${host} vertrauen.`,
+    inDetail: 'Im Einzelnen verlangt sie:',
+    yes: 'ja',
+    no: 'nein',
   },
 
   scopes: {

@@ -176,6 +176,11 @@ export const en = {
     mayAssert: (client: SafeHtml) => html`${client} may also present your sign-in to these services, to act for you there:`,
     /** A client described by the metadata document at its client_id URL (draft-ietf-oauth-client-id-metadata-document §6.4): the URL's host. */
     describedAt: (host: SafeHtml) => html`This application is not registered here: it describes itself at ${host}. Allow access only if you trust ${host}.`,
+    /** RFC 9396: before the entries of `authorization_details`, each its type's title and the fields a person must see. */
+    inDetail: 'In detail, it asks for:',
+    /** A yes-or-no value of such an entry. */
+    yes: 'yes',
+    no: 'no',
   },
 
   /** The descriptions of the built-in scopes, while a realm keeps them as they came. */

@@ -165,6 +165,9 @@ export const fr: Messages = {
     forResources: 'Cet accès est destiné à\u00a0:',
     mayAssert: (client: SafeHtml) => html`${client} peut aussi présenter votre connexion à ces services, pour y agir en votre nom\u00a0:`,
     describedAt: (host: SafeHtml) => html`Cette application n’est pas enregistrée ici\u00a0: elle se décrit elle-même sur ${host}. N’autorisez l’accès que si vous faites confiance à ${host}.`,
+    inDetail: 'En détail, elle demande\u00a0:',
+    yes: 'oui',
+    no: 'non',
   },
 
   scopes: {

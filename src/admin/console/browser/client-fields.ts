@@ -23,6 +23,7 @@ const ABSENT: Record<string, unknown> = {
   id_jag_audiences: [],
   subject_type: 'public',
   sector_identifier_uri: null,
+  authorization_details_types: [],
 };
 
 /** The names of the fields this module's controls edit. */
@@ -83,6 +84,11 @@ export const clientFieldControls = (client: Partial<Client>) => [
     ),
     idJagAudienceRows(client.id_jag_audiences ?? []),
   ),
+  field(
+    'Authorization details types',
+    h('input', { name: 'authorization_details_types', spellcheck: 'false', autocomplete: 'off', value: (client.authorization_details_types ?? []).join(', ') }),
+    'The authorization_details types it may ask for (RFC 9396), among the realm setting authorization_details_types; separated by commas. Empty: none.',
+  ),
 ];
 
 /** What the controls say, as the record names it; an empty URI is null (none). */
@@ -100,6 +106,7 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     id_jag_audiences: idJagAudiencesOf(form),
     subject_type: valueOf(form, 'subject_type'),
     sector_identifier_uri: uri('sector_identifier_uri'),
+    authorization_details_types: valueOf(form, 'authorization_details_types').split(',').map((type) => type.trim()).filter(Boolean),
   };
 }
 

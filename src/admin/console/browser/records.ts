@@ -35,6 +35,7 @@ export interface Client {
   authorization_signed_response_alg?: SigningAlg;
   introspection_signed_response_alg?: SigningAlg;
   id_jag_audiences?: IdJagAudience[];
+  authorization_details_types?: string[];
   transaction_token_service?: boolean;
   subject_type?: 'public' | 'pairwise';
   sector_identifier_uri?: string;
