@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
   const signer = new RealmSigner(store.signingKeys, deps.encryption);
-  // Beside tokens, it signs JARM authorization responses (src/authn/authorization-response.ts) and JWT introspection answers.
+  // Beside tokens, it signs JARM authorization responses (src/web/authorization-response.ts) and JWT introspection answers.
   app.decorate('signer', signer);
   const issuer = new TokenIssuer(signer, audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });

@@ -220,7 +220,7 @@ export class SignInCore {
   /**
    * A sign-in without a session (the password grant) completed: its source becomes known to the
    * risk step, and it is recorded. The sign-in page writes both with its session instead
-   * (src/authn/authorization-flow.ts signedIn).
+   * (src/web/authorization-flow.ts signedIn).
    */
   async completedWithoutSession(request: SignInRequest, signedIn: SignedIn): Promise<void> {
     await this.deps.risk.remember(request.realm, signedIn.userId, { device: request.device(), address: request.address });

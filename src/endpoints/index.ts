@@ -20,7 +20,7 @@ import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { deviceAuthorizationEndpoint } from './device-authorization.js';
 import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
-import { browserPages } from './pages.js';
+import { browserPages } from '../web/pages.js';
 import { parEndpoint } from './par.js';
 import { clientRegistrationEndpoint } from './client-registration.js';
 import { revocationEndpoint } from './revoke.js';

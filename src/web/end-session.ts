@@ -1,8 +1,8 @@
 import { type JWTPayload, compactVerify, createLocalJWKSet } from 'jose';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { redirectTo } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import { redirectTo } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
 import { frontChannelLogoutUrl, sendFrontChannelLogout } from '../pages/front-channel-logout.js';

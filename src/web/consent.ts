@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { describedByDocument } from '../clients/metadata-document-url.js';
 import { formParams } from '../http/form-params.js';
 import { clientBrand } from '../pages/branding.js';
@@ -14,7 +14,7 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
  * The consent page of a transaction (CONTRACT.md §4): the requested scopes with their
  * descriptions, and the resources the tokens are for (RFC 8707, by their names), allow or deny.
  * What is allowed is remembered for the user and client, with the transaction's end
- * (src/authn/authorization-flow.ts).
+ * (src/web/authorization-flow.ts).
  */
 export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;

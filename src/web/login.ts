@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
-import { sendAccountDisabled } from '../authn/disabled.js';
+import { sendAccountDisabled } from './disabled.js';
 import { endOf } from '../authn/journeys/walk.js';
 import type { JourneyProgress } from '../records/journey.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
@@ -121,7 +121,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 
     /**
      * A provider's button was posted: the person goes to the upstream provider, and the progress
-     * is kept for the callback (src/endpoints/broker.ts), which passes the node on their return.
+     * is kept for the callback (src/web/broker.ts), which passes the node on their return.
      */
     async function beginUpstream(reply: FastifyReply, signIn: SignInRequest, resumed: ResumedTransaction, walk: SignInWalk, at: JourneyProgress, alias: string | undefined) {
       if (alias === undefined) return showNode(reply, signIn, resumed, walk);

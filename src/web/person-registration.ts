@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type ResumedTransaction, formTargetsOf, pageUrl } from '../authn/authorization-flow.js';
+import { type ResumedTransaction, formTargetsOf, pageUrl } from './authorization-flow.js';
 import { journeyFacts } from '../authn/journey-facts.js';
 import { currentNode, follow, settle } from '../authn/journeys/walk.js';
 import { PASSWORD_AMR } from '../authn/password-verification.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, TransactionGone } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Messages } from '../pages/i18n/index.js';
 import { messagesOf } from '../pages/i18n/index.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { deviceCodePage } from '../pages/device.js';
 import { type Text, messagesOf } from '../pages/i18n/index.js';

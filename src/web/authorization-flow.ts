@@ -17,13 +17,13 @@ import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } 
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../secrets.js';
-import type { BrowserCookies } from './browser.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { sendCannotSignIn } from './disabled.js';
 import { deliverCode, newCode, redirectError } from './authorization-response.js';
-import { journeyFacts } from './journey-facts.js';
-import { type RiskAssessor, networkOf } from './risk.js';
-import { type SessionFit, sessionFit } from './session-fit.js';
-import { journeyOfTransaction } from './transaction-journey.js';
+import { journeyFacts } from '../authn/journey-facts.js';
+import { type RiskAssessor, networkOf } from '../authn/risk.js';
+import { type SessionFit, sessionFit } from '../authn/session-fit.js';
+import { journeyOfTransaction } from '../authn/transaction-journey.js';
 
 export { redirectError, redirectTo } from './authorization-response.js';
 
@@ -50,7 +50,7 @@ export interface Decision {
   readonly event?: PreparedAuditEvent;
 }
 
-/** A sign-in that walked its journey to `done` (src/endpoints/login.ts). */
+/** A sign-in that walked its journey to `done` (src/web/login.ts). */
 export interface CompletedJourney {
   readonly userId: string;
   readonly amr: readonly string[];

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { pageUrl } from '../authn/authorization-flow.js';
+import { pageUrl } from './authorization-flow.js';
 import { requestReset, resetPassword, resetTicketHolder } from '../authn/self-service/reset.js';
 import { formParams } from '../http/form-params.js';
 import { type Messages, type Text, localeOf, messagesOf } from '../pages/i18n/index.js';

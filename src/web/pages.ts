@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
-import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
-import { BrowserCookies } from '../authn/browser.js';
+import { AuthorizationFlow, TransactionGone } from './authorization-flow.js';
+import { BrowserCookies } from './browser-cookies.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { RiskAssessor } from '../authn/risk.js';

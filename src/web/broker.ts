@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { recordSignInFailed } from '../audit/sign-in.js';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { sendAccountDisabled } from '../authn/disabled.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import { sendAccountDisabled } from './disabled.js';
 import { currentNode, follow } from '../authn/journeys/walk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { linkToPerson, linkedToPerson, personOf } from '../identity-providers/accounts.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { redirectError } from '../authn/authorization-response.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import { redirectError } from './authorization-response.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
