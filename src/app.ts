@@ -32,7 +32,7 @@ import { healthRoutes } from './http/health.js';
 import { metrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
-import { landingPage } from './pages/landing.js';
+import { landingRoute } from './web/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
 import { CIBA_PING } from './store/pending-authorizations.js';
@@ -184,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
-  await app.register(landingPage({ consoleHere: deps.adminPort === undefined }));
+  await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
     adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer }),

@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../errors.js';
-import { sendFormPost } from '../pages/form-post.js';
+import { formPostPage } from '../pages/form-post.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import { codeLifetime } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { AuthorizationRequest, ResponseMode } from '../records/authorization-request.js';
@@ -79,7 +81,10 @@ async function respond(reply: FastifyReply, realm: RequestRealm, target: Respons
   const mode = target.responseMode ?? 'query';
   const parameters = definedOnly({ ...params, iss: realm.issuer });
   const fields = mode.endsWith('.jwt') ? { response: await responseJwt(reply, realm, target, parameters) } : parameters;
-  if (mode.startsWith('form_post')) return sendFormPost(reply, target.redirectUri, fields);
+  if (mode.startsWith('form_post')) {
+    const page = formPostPage(messagesOf(reply.request), target.redirectUri, fields);
+    return sendPage(reply, page.options, page.body);
+  }
   return reply.redirect(redirectTo(target.redirectUri, fields), 303);
 }
 

@@ -5,7 +5,8 @@ import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { AuthorizationRequest } from '../records/authorization-request.js';
-import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
+import { parseUiLocales } from '../pages/i18n/index.js';
+import { askForLocales } from './locale.js';
 import {
   type AuthorizationParams,
   UntrustedRedirectError,

@@ -5,8 +5,8 @@ import { describedByDocument } from '../clients/metadata-document-url.js';
 import { formParams } from '../http/form-params.js';
 import { clientBrand } from '../pages/branding.js';
 import { consentPage } from '../pages/forms.js';
-import { messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 

@@ -5,9 +5,9 @@ import { redirectTo } from './authorization-flow.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
-import { frontChannelLogoutUrl, sendFrontChannelLogout } from '../pages/front-channel-logout.js';
-import { messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { frontChannelLogoutPage, frontChannelLogoutUrl } from '../pages/front-channel-logout.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
@@ -81,7 +81,10 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       return sendPage(reply, view.options, view.body);
     }
     const next = redirectUri === undefined ? undefined : redirectTo(redirectUri, { state: params.state });
-    if (frames.length > 0) return sendFrontChannelLogout(reply, frames, next);
+    if (frames.length > 0) {
+      const page = frontChannelLogoutPage(t, frames, next);
+      return sendPage(reply, page.options, page.body);
+    }
     if (next !== undefined) return reply.redirect(next, 303);
     const view = messagePage(t, { title: t.signOut.doneTitle, message: t.signOut.done });
     return sendPage(reply, view.options, view.body);

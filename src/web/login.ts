@@ -18,8 +18,9 @@ import { UpstreamFailure, failureDetails } from '../identity-providers/failures.
 import { passkeyScripts } from '../pages/assets/scripts.js';
 import { clientBrand } from '../pages/branding.js';
 import { messagePage, signInPage } from '../pages/forms.js';
-import { type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { type Text } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody, titleOf } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';

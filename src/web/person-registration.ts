@@ -8,7 +8,8 @@ import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/s
 import type { RiskAssessor } from '../authn/risk.js';
 import { storedWalkOf } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
-import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
+import { type Messages } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { type RegistrationKept, registrationPage } from '../pages/self-service/person-registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
