@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PreparedAuditEvent } from '../audit/audit-log.js';
-import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
+import { recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
 import { askForLocales, messagesOf } from './locale.js';
@@ -12,8 +11,7 @@ import type { AuthorizationRequest } from '../records/authorization-request.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import { answersAskedSubject } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
-import type { Consented } from '../store/consents.js';
-import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
+import type { TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../secrets.js';
@@ -23,48 +21,16 @@ import { deliverCode, newCode, redirectError } from './authorization-response.js
 import { journeyFacts } from '../authn/journey-facts.js';
 import { type RiskAssessor, networkOf } from '../authn/risk.js';
 import { type SessionFit, sessionFit } from '../authn/session-fit.js';
+import { SESSION_LIFETIME_SECONDS, firstSignInPage, isFreshEnough, needsConsent, remainingLifetimeOf, withAcrOf } from '../authn/transaction-rules.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
 
 export { redirectError, redirectTo } from './authorization-response.js';
+export { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
+export { formTargetsOf, requestedScopeOf } from '../authn/transaction-rules.js';
 
 /** How long a person may take between /authorize and the last page. */
 const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
-/** How long a sign-in lasts; `max_age` and `prompt=login` ask for a fresher one. */
-export const SESSION_LIFETIME_SECONDS = 12 * 3600;
-
-/** A transaction a page continues, as `AuthorizationFlow.resume` finds it. */
-export interface ResumedTransaction {
-  /** The transaction's secret id, as the page's form carries it. */
-  readonly id: string;
-  readonly transaction: AuthorizationTransaction;
-  /** The client the person is asked about; none for a plain sign-in. */
-  readonly client: Client | undefined;
-  readonly browserHash: Buffer;
-  /** The browser's session at the realm, read with the transaction. */
-  readonly session: Session | undefined;
-}
-
-/** What the person decided on the consent page: the scopes to remember, and the event of the decision. */
-export interface Decision {
-  readonly consent?: readonly string[];
-  readonly event?: PreparedAuditEvent;
-}
-
-/** A sign-in that walked its journey to `done` (src/web/login.ts). */
-export interface CompletedJourney {
-  readonly userId: string;
-  readonly amr: readonly string[];
-  /** The fingerprint of the password a step checked, if one did: the session begins only while it is the person's. */
-  readonly passwordOf: string | undefined;
-  readonly journey: string;
-  readonly acr: string;
-  /** The nodes of the person's passed (src/authn/journeys/walk.ts passedNodeOf), the completed session's included. */
-  readonly nodes: readonly string[];
-  /** The sid of the session a step-up completes: the new session replaces it, keeping its sign-in time and end. */
-  readonly stepUpOf: string | undefined;
-  /** For its `sign_in.succeeded` event. */
-  readonly attempt: SignInAttempt;
-}
 
 /**
  * The steps between a request and its answer: sign-in when there is no fitting session,
@@ -309,61 +275,3 @@ export class AuthorizationFlow {
 
 }
 
-/**
- * Consent is asked when the request says so (`prompt=consent`), else unless the person
- * allowed all these scopes and resources before (`consented`), or the realm lets the client
- * skip it. A consent given without a resource does not cover one: the person has not seen
- * where the tokens go (RFC 8707 §2, docs/resources.md).
- */
-function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: Consented | undefined): boolean {
-  if (authz.prompt.includes('consent')) return true;
-  if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
-  if (consented === undefined) return true;
-  return authz.scope.some((name) => !consented.scope.includes(name)) || (authz.resource ?? []).some((value) => !consented.resources.includes(value));
-}
-
-/** The scopes a transaction asks the person to allow. */
-export function requestedScopeOf(purpose: TransactionPurpose): readonly string[] {
-  if (purpose.kind === 'authorize') return purpose.request.scope;
-  if (purpose.kind === 'device') return purpose.scope;
-  return [];
-}
-
-/** Where the forms of a transaction's pages may send the browser next (CSP form-action). */
-export function formTargetsOf(purpose: TransactionPurpose): string[] {
-  return purpose.kind === 'authorize' ? [purpose.request.redirectUri] : [];
-}
-
-/** The transaction ended (finished, expired, or never existed) before this request. */
-export class TransactionGone extends Error {
-  override name = 'TransactionGone';
-}
-
-/**
- * The session as a code of this request carries it: with the acr of the request's journey, which
- * the session stands for, though it may have signed in through another (CONTRACT.md §8).
- */
-function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): Session {
-  return { ...session, acr: journeyOfTransaction(realm, purpose, client)?.acr ?? session.acr };
-}
-
-/** The seconds a session has left: what a session that takes its place keeps. */
-export function remainingLifetimeOf(session: Session): number {
-  return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
-}
-
-function isFreshEnough(session: Session, maxAge: number | undefined): boolean {
-  return maxAge === undefined || Date.now() - session.authTime.getTime() <= maxAge * 1000;
-}
-
-/**
- * Initiating User Registration via OpenID Connect 1.0 §4.1: `prompt=create` begins on the
- * registration page (validated to be offered), which goes on with the sign-in as the new person.
- */
-function firstSignInPage(purpose: TransactionPurpose): 'login' | 'register' {
-  return purpose.kind === 'authorize' && purpose.request.prompt.includes('create') ? 'register' : 'login';
-}
-
-export function pageUrl(realm: RequestRealm, page: 'login' | 'consent' | 'register', transactionId: string): string {
-  return `${realm.issuer}/${page}?transaction=${encodeURIComponent(transactionId)}`;
-}
