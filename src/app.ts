@@ -29,7 +29,7 @@ import { trustedPeer } from './http/trusted-proxies.js';
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { healthRoutes } from './http/health.js';
-import { metrics } from './http/metrics.js';
+import { metricsRoutes, newMetrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
 import { landingRoute } from './web/landing.js';
@@ -71,7 +71,10 @@ export interface AppDeps {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Delivers the outbox; tests call `tick` themselves. */
+    /**
+     * Delivers the outbox; tests call `tick` themselves. It hangs on the application because
+     * what a test holds of the server is the application that buildApp returns.
+     */
     outbox: OutboxDeliverer;
   }
 }
@@ -107,16 +110,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every other hook: a request for the other listener's paths is 404, whatever else it holds.
   deps.adminPort?.attach(app);
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
+  // Still hung on the application: the admin API, the grants and the account page read it there.
   app.decorate('audit', audit);
+  const metrics = newMetrics();
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
   const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
-  app.decorate('outbound', outbound);
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
   const signer = new RealmSigner(store.signingKeys, deps.encryption);
-  // Beside tokens, it signs JARM authorization responses (src/web/authorization-response.ts) and JWT introspection answers.
-  app.decorate('signer', signer);
   const issuer = new TokenIssuer(signer, audit, scopeClaims);
   const clientJwks = deps.clientJwks ?? new ClientJwks({ logger: app.log, outbound });
   // Every lookup of a client by a request's client_id: registered clients and client_id URLs.
@@ -124,7 +126,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store.clients,
     new MetadataDocumentClients(deps.metadataDocuments ?? new MetadataDocumentFetcher({ outbound }), new MetadataDocumentAnchors(store.db)),
   );
-  app.decorate('clients', clients);
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
   const grants = new GrantRegistry([
@@ -167,6 +168,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
     rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
     mailer,
+    clients,
+    outbound,
+    metrics,
   };
 
   if (config.baseUrl.startsWith('https:')) {
@@ -178,7 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorHandling);
   await app.register(lingeringClose);
   await app.register(requestLog);
-  await app.register(metrics);
+  await app.register(metricsRoutes(metrics));
   await app.register(healthRoutes(store));
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2' });
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
@@ -195,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { store: store.outbox, outbound, senders: {
         [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
-      }, registry: app.metrics.registry, logger: app.log },
+      }, registry: metrics.registry, logger: app.log },
     deps.outbox || {},
   );
   app.decorate('outbox', outbox);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import {
   type RegistrationCapabilities,
   RegistrationError,
@@ -75,7 +76,7 @@ function registrationResponse(realm: RequestRealm, clientId: string, record: Cli
  * - A wrong token, a client that does not exist and a client an admin created (which has no
  *   registration access token) all answer the same 401 (RFC 7592 §2.1).
  */
-export function clientRegistrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits }): FastifyPluginAsync {
+export function clientRegistrationEndpoint(deps: { store: Store; capabilities: RegistrationCapabilities; rateLimits: RateLimits; outbound: OutboundFetcher }): FastifyPluginAsync {
   const { store, capabilities, rateLimits } = deps;
 
   /** Scopes and jwks_uri, which the synchronous rules cannot check; `keptJwksUri` was accepted before. */
@@ -85,7 +86,7 @@ export function clientRegistrationEndpoint(deps: { store: Store; capabilities: R
     if (missing.length > 0) throw new RegistrationError('invalid_client_metadata', `scope: not defined in this realm: ${missing.join(' ')}`);
     const profileProblems = clientRecordProblems(realm, record);
     if (profileProblems.length > 0) throw new RegistrationError('invalid_client_metadata', profileProblems.join('; '));
-    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, app.outbound);
+    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, deps.outbound);
   }
 
   /**

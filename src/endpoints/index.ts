@@ -6,6 +6,9 @@ import { DpopNonces } from '../dpop/nonces.js';
 import { DpopProofs } from '../dpop/proofs.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import type { Metrics } from '../http/metrics.js';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
 import { withOutboundSpend } from '../http/outbound-budget.js';
 import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
@@ -55,6 +58,11 @@ export interface EndpointDeps {
   rateLimits: RateLimits;
   /** Outgoing mail (src/mail/); none without `SMTP_URL`. */
   mailer: Mailer | undefined;
+  /** Every lookup of a client by the client_id a request names. */
+  clients: ClientDirectory;
+  /** Every fetch of a URL that a client or an admin supplied (SSRF guard, OUTBOUND_ALLOW). */
+  outbound: OutboundFetcher;
+  metrics: Metrics;
 }
 
 /**
@@ -81,14 +89,14 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
+    await app.register(tokenEndpoint({ metrics: deps.metrics, grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
-    await app.register(backchannelAuthenticationEndpoint({ store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
+    await app.register(backchannelAuthenticationEndpoint({ outbound: deps.outbound, store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
-    await app.register(clientRegistrationEndpoint({ store, capabilities: deps.capabilities, rateLimits }));
+    await app.register(clientRegistrationEndpoint({ outbound: deps.outbound, store, capabilities: deps.capabilities, rateLimits }));
     // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
     // a preHandler of those two routes only, so that no other request pays for it.
     app.addHook('onRoute', (route) => {
@@ -97,7 +105,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
       const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
       route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
-    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, clients: deps.clients, signer: deps.signer, outbound: deps.outbound, metrics: deps.metrics }));
   };
 }
 

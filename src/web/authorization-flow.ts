@@ -17,7 +17,8 @@ import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import { sendCannotSignIn } from './disabled.js';
-import { deliverCode, newCode, redirectError } from './authorization-response.js';
+import { type AuthorizationResponses, newCode } from './authorization-response.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import { journeyFacts } from '../authn/journey-facts.js';
 import { type RiskAssessor, networkOf } from '../authn/risk.js';
 import { type SessionFit, sessionFit } from '../authn/session-fit.js';
@@ -25,7 +26,7 @@ import { SESSION_LIFETIME_SECONDS, firstSignInPage, isFreshEnough, needsConsent,
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
 
-export { redirectError, redirectTo } from './authorization-response.js';
+export { redirectTo } from './authorization-response.js';
 export { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
 export { formTargetsOf, requestedScopeOf } from '../authn/transaction-rules.js';
 
@@ -45,6 +46,9 @@ export class AuthorizationFlow {
     private readonly store: Store,
     private readonly cookies: BrowserCookies,
     private readonly risk: RiskAssessor,
+    private readonly clients: ClientDirectory,
+    /** How the flow answers the client; the routes that answer it before a flow begins use it too. */
+    readonly responses: AuthorizationResponses,
   ) {}
 
   /** The person's unexpired session at this realm, from the session cookie. */
@@ -66,7 +70,7 @@ export class AuthorizationFlow {
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
     let client: Client | undefined;
     if (transaction.clientId !== undefined) {
-      client = await request.server.clients.get(realm, transaction.clientId);
+      client = await this.clients.get(realm, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
     // The sign-in's pages speak the language its request asked for (CONTRACT.md §10).
@@ -95,14 +99,14 @@ export class AuthorizationFlow {
 
     if (authz.prompt.includes('none')) {
       // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
-      if (fit?.kind === 'step-up') return redirectError(reply, realm, authz, new OAuthError('interaction_required', 'the sign-in must go on for this request'));
-      if (!usable) return redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
-      if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
+      if (fit?.kind === 'step-up') return this.responses.redirectError(reply, realm, authz, new OAuthError('interaction_required', 'the sign-in must go on for this request'));
+      if (!usable) return this.responses.redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
+      if (consentNeeded) return this.responses.redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
     if (usable && !consentNeeded) {
       const code = newCode(realm, authz, withAcrOf(realm, purpose, client, usable));
       await this.store.codes.insert(code.hash, code.code);
-      return deliverCode(reply, realm, authz, code.value);
+      return this.responses.deliverCode(reply, realm, authz, code.value);
     }
     return this.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
   }
@@ -235,11 +239,11 @@ export class AuthorizationFlow {
     if (purpose.kind === 'authorize') {
       if (!answersAskedSubject(purpose.request.claims, session.userId)) {
         await this.finish(resumed, decision);
-        return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
+        return this.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
       }
       const code = newCode(realm, purpose.request, withAcrOf(realm, purpose, resumed.client, session));
       await this.finish(resumed, decision, { consent, code });
-      return deliverCode(reply, realm, purpose.request, code.value);
+      return this.responses.deliverCode(reply, realm, purpose.request, code.value);
     }
     await this.finish(resumed, decision, { consent });
     if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'approved', session);
@@ -250,7 +254,7 @@ export class AuthorizationFlow {
     const { purpose } = resumed.transaction;
     await this.finish(resumed, decision);
     if (purpose.kind === 'authorize') {
-      return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
+      return this.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
     }
     if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'denied', session);
     throw new TransactionGone();

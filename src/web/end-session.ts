@@ -11,6 +11,7 @@ import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../secrets.js';
 import { SIGNING_ALGS } from '../records/signing-key.js';
@@ -28,7 +29,7 @@ const SIGN_OUT_FORM = 'sign-out';
  * front-channel: a page that frames their logout pages first). The person is then sent to
  * `post_logout_redirect_uri` when it is registered exactly for the client.
  */
-export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; clients: ClientDirectory }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   /** The claims of an ID token this realm signed; expired ones are accepted (§2: it may be old). */
@@ -56,7 +57,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       throw new UntrustedRedirectError('client_id does not match the id_token_hint');
     }
     const clientId = params.client_id ?? audience;
-    const client = clientId === undefined ? undefined : await request.server.clients.get(realm, clientId);
+    const client = clientId === undefined ? undefined : await deps.clients.get(realm, clientId);
     if (clientId !== undefined && !client) throw new UntrustedRedirectError('the client is unknown');
     const redirectUri = params.post_logout_redirect_uri;
     if (redirectUri !== undefined && !client?.post_logout_redirect_uris.includes(redirectUri)) {
@@ -92,7 +93,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
 
   /** The front-channel logout pages of the ended session's clients that have one (Front-Channel Logout 1.0 §3). */
   async function frontChannelFrames(request: FastifyRequest, realm: RequestRealm, sid: string, clientIds: readonly string[]): Promise<string[]> {
-    const clients = await Promise.all(clientIds.map((id) => request.server.clients.get(realm, id)));
+    const clients = await Promise.all(clientIds.map((id) => deps.clients.get(realm, id)));
     return clients.flatMap((client) => (client?.frontchannel_logout_uri ? [frontChannelLogoutUrl(client.frontchannel_logout_uri, realm.issuer, sid)] : []));
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from './authorization-flow.js';
+import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf } from './authorization-flow.js';
+import type { Metrics } from '../http/metrics.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
 import { sendAccountDisabled } from './disabled.js';
@@ -32,6 +33,7 @@ export interface SignInDeps {
   store: Store;
   flow: AuthorizationFlow;
   cookies: BrowserCookies;
+  metrics: Metrics;
   /** The nodes of the person's this server runs (src/authn/nodes/). */
   nodes: SignInNodes;
   bruteForce: BruteForceGuard;
@@ -144,7 +146,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const { realm } = signIn;
       const end = core.end(signIn, walk);
       if (end === 'done') {
-        app.metrics.signIns.inc({ outcome: 'success' });
+        deps.metrics.signIns.inc({ outcome: 'success' });
         return flow.signedIn(reply.request, reply, resumed, { ...core.signedIn(walk), attempt: attemptOf(signIn) });
       }
       if (end === 'deny') return refused(reply, realm, resumed);
@@ -156,7 +158,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     async function refused(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction) {
       if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply);
       const { purpose } = resumed.transaction;
-      if (purpose.kind === 'authorize') return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
+      if (purpose.kind === 'authorize') return flow.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
       const t = messagesOf(reply.request);
       const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInRefused, status: 403 });
       return sendPage(reply, view.options, view.body);
@@ -199,7 +201,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
           reply.header('retry-after', String(step.wait));
           return again((t) => t.signIn.lockedOut(Math.ceil(step.wait / 60)), { status: 429 });
         case 'refused':
-          if (step.counted) app.metrics.signIns.inc({ outcome: 'failure' });
+          if (step.counted) deps.metrics.signIns.inc({ outcome: 'failure' });
           return again(step.error);
         case 'again':
           return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);

@@ -1,5 +1,10 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import type { Metrics } from '../http/metrics.js';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
+import type { RealmSigner } from '../tokens/signer.js';
+import { AuthorizationResponses } from './authorization-response.js';
 import { AuthorizationFlow, TransactionGone } from './authorization-flow.js';
 import { BrowserCookies } from './browser-cookies.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
@@ -61,14 +66,21 @@ export function browserPages(deps: {
   mailer: Mailer | undefined;
   /** Clients' key sets, for their signed request objects at /authorize. */
   clientJwks: ClientJwks;
+  clients: ClientDirectory;
+  /** Signs JARM responses. */
+  signer: RealmSigner;
+  outbound: OutboundFetcher;
+  metrics: Metrics;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
-  const flow = new AuthorizationFlow(deps.store, cookies, risk);
+  const responses = new AuthorizationResponses({ signer: deps.signer, clients: deps.clients });
+  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses);
   const routeDeps = { store: deps.store, flow, cookies };
   const signInDeps = {
     ...routeDeps,
+    metrics: deps.metrics,
     nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }),
     bruteForce,
     risk,
@@ -83,13 +95,13 @@ export function browserPages(deps: {
       const view = messagePage(t, page);
       return sendPage(reply, view.options, view.body);
     });
-    await app.register(authorizationEndpoint({ ...routeDeps, clientJwks: deps.clientJwks }));
+    await app.register(authorizationEndpoint({ ...routeDeps, clients: deps.clients, clientJwks: deps.clientJwks }));
     // Sign-in through upstream providers: the sign-in page begins it, the broker's callback ends it.
-    const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: app.outbound });
+    const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: deps.outbound });
     await app.register(loginPage({ ...signInDeps, broker }));
-    await app.register(brokerPages({ ...routeDeps, broker }));
+    await app.register(brokerPages({ ...routeDeps, broker, metrics: deps.metrics }));
     await app.register(consentPageEndpoint(routeDeps));
-    await app.register(endSessionEndpoint(routeDeps));
+    await app.register(endSessionEndpoint({ ...routeDeps, clients: deps.clients }));
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
