@@ -14,6 +14,7 @@ import type { JourneyProgress } from '../records/journey.js';
 import { PersonChanged, beginJourney, currentNode, endOf, follow, settle } from './journeys/walk.js';
 import type { SignInNodes } from './nodes/index.js';
 import type { Form, NodeContext, NodeRunner, Shown } from './nodes/node.js';
+import { PASSWORD_AMR } from './password-verification.js';
 import type { RiskAssessor } from './risk.js';
 
 /**
@@ -124,6 +125,17 @@ export class SignInCore {
     const end = endOf(walk.selected.journey, walk.progress);
     if (end === 'deny') this.failed(request, { step: walk.progress.node, username: request.username, userId: walk.progress.userId, reason: 'denied' });
     return end;
+  }
+
+  /**
+   * A person who registered during the sign-in (src/authn/self-service/person-registration.ts)
+   * goes on as themselves when the walk waits for someone to say who they are (a password or a
+   * `register` node): that node passes with `pwd`. Undefined when the walk cannot go on so.
+   */
+  registered(walk: SignInWalk, userId: string): JourneyProgress | undefined {
+    const node = this.nodeOf(walk);
+    if (walk.progress.userId !== undefined || (node.type !== 'password' && node.type !== 'register')) return undefined;
+    return follow(walk.selected.journey, walk.progress, 'success', { userId, amr: PASSWORD_AMR });
   }
 
   /** The view model of the node the person stands at (undefined: no node of this server's); an upstream provider's is the driver's. */

@@ -106,7 +106,7 @@ export function browserPages(deps: {
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
     // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
-    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk: signInDeps.risk }));
+    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk, nodes: signInDeps.nodes, bruteForce }));
     await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(staticAssets());
