@@ -1,7 +1,8 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
-import type { Locale, Text } from '../pages/i18n/index.js';
-import type { SignInView } from '../pages/sign-in/views.js';
+import type { Text } from '../pages/i18n/index.js';
+import type { Locale } from '../records/locales.js';
+import type { SignInView } from './nodes/views.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
