@@ -29,10 +29,10 @@ import { trustedPeer } from './http/trusted-proxies.js';
 import { clientErrorHandler, errorHandling, frameworkErrors } from './http/error-handler.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { healthRoutes } from './http/health.js';
-import { metrics } from './http/metrics.js';
+import { metricsRoutes, newMetrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
-import { landingPage } from './pages/landing.js';
+import { landingRoute } from './web/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
 import { WEBHOOK, webhookSender } from './outbox/webhook.js';
@@ -76,7 +76,10 @@ export interface AppDeps {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Delivers the outbox; tests call `tick` themselves. */
+    /**
+     * Delivers the outbox; tests call `tick` themselves. It hangs on the application because
+     * what a test holds of the server is the application that buildApp returns.
+     */
     outbox: OutboxDeliverer;
   }
 }
@@ -112,16 +115,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every other hook: a request for the other listener's paths is 404, whatever else it holds.
   deps.adminPort?.attach(app);
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
+  // Still hung on the application: the admin API, the grants and the account page read it there.
   app.decorate('audit', audit);
+  const metrics = newMetrics();
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
   const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
-  app.decorate('outbound', outbound);
   // Without SMTP_URL there is no mailer, and no realm may turn on what sends mail (CONTRACT.md §9).
   const mailer = config.mail ? new Mailer({ settings: config.mail, logger: app.log }) : undefined;
   const scopeClaims = new ScopeClaims(store.scopes, store.memberships);
   const signer = new RealmSigner(store.signingKeys, deps.encryption);
-  // Beside tokens, it signs JARM authorization responses (src/authn/authorization-response.ts) and JWT introspection answers.
-  app.decorate('signer', signer);
   // Every `sub` that reaches a client (OpenID Connect Core §8), pairwise ones from MASTER_KEY.
   const subjects = new Subjects(deps.encryption);
   const sectorIdentifiers = deps.sectorIdentifiers ?? new SectorIdentifierFetcher({ outbound });
@@ -132,7 +134,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store.clients,
     new MetadataDocumentClients(deps.metadataDocuments ?? new MetadataDocumentFetcher({ outbound }), new MetadataDocumentAnchors(store.db)),
   );
-  app.decorate('clients', clients);
   const jwtAccessTokens = new JwtAccessTokenVerifier(store.signingKeys, store.revokedJwts, subjects);
   const assertionDeps = { trustedIssuers: store.trustedIssuers, clientJwks, users: store.users, tokens: store.tokens, issuer };
   const grants = new GrantRegistry([
@@ -177,6 +178,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mailer,
     subjects,
     sectorIdentifiers,
+    clients,
+    outbound,
+    metrics,
   };
 
   if (config.baseUrl.startsWith('https:')) {
@@ -188,16 +192,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorHandling);
   await app.register(lingeringClose);
   await app.register(requestLog);
-  await app.register(metrics);
+  await app.register(metricsRoutes(metrics));
   await app.register(healthRoutes(store));
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2' });
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
-  await app.register(landingPage({ consoleHere: deps.adminPort === undefined }));
+  await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers }),
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
     { prefix: '/admin' },
   );
 
@@ -206,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, subjects, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
         [WEBHOOK]: webhookSender({ webhooks: store.webhooks, auditEvents: store.auditEvents, encryption: deps.encryption }),
-      }, registry: app.metrics.registry, logger: app.log },
+      }, registry: metrics.registry, logger: app.log },
     deps.outbox || {},
   );
   app.decorate('outbox', outbox);

@@ -1,7 +1,7 @@
 import { formParams } from '../http/form-params.js';
 import { applicationsSectionBody } from '../pages/account/applications.js';
 import type { Store } from '../store/index.js';
-import { InvalidFormError } from '../endpoints/page-routes.js';
+import { InvalidFormError } from '../web/page-routes.js';
 import type { AccountSection } from './section.js';
 
 const REVOKE_PATH = '/account/applications/revoke';

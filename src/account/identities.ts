@@ -5,7 +5,7 @@ import { formParams } from '../http/form-params.js';
 import { identitiesSectionBody } from '../pages/account/identities.js';
 import type { Store } from '../store/index.js';
 import type { PersonLink } from '../store/user-identities.js';
-import { InvalidFormError } from '../endpoints/page-routes.js';
+import { InvalidFormError } from '../web/page-routes.js';
 import type { AccountHolder, AccountSection } from './section.js';
 
 const UNLINK = 'identities unlink';
@@ -21,7 +21,7 @@ const LINK_PATH = '/account/identities/link';
  * database decides (UserIdentityStore.unlink). An `identity.unlinked` audit event, as linking
  * is an `identity.linked` one. Linking an account at one of the realm's providers is this
  * page's too, and only this page's (CONTRACT.md §8): the person signs in there, and the
- * broker's callback (src/endpoints/broker.ts) links it to the session that asked. The section
+ * broker's callback (src/web/broker.ts) links it to the session that asked. The section
  * is left out at a realm without providers.
  */
 export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'>; broker: Broker }): AccountSection {

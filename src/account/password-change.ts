@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { remainingLifetimeOf } from '../authn/authorization-flow.js';
+import { remainingLifetimeOf } from '../authn/transaction-rules.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { hashPassword } from '../authn/password-hashing.js';
 import { verifyPassword } from '../authn/password-verification.js';

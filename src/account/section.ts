@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { AuthorizationFlow } from '../web/authorization-flow.js';
+import type { BrowserCookies } from '../web/browser-cookies.js';
 import type { AccountSubpage } from '../pages/account/page.js';
 import type { SafeHtml } from '../pages/html.js';
 import type { Locale, Messages, Text } from '../pages/i18n/index.js';

@@ -1,7 +1,7 @@
 import { formParams } from '../http/form-params.js';
 import { sessionsSectionBody, signedOutPage } from '../pages/account/sessions.js';
 import type { Store } from '../store/index.js';
-import { InvalidFormError } from '../endpoints/page-routes.js';
+import { InvalidFormError } from '../web/page-routes.js';
 import type { AccountSection } from './section.js';
 
 const END_PATH = '/account/sessions/end';

@@ -13,6 +13,8 @@ export type AdminPrincipal =
 /** What an admin change's audit event names as its actor (CONTRACT.md §14). */
 export type AdminActor = { admin_token: true } | { sub: string; client_id: string };
 
+// Per-request state: who calls is known once the admin API's hook has read the token, and the
+// route it guards reads it there.
 declare module 'fastify' {
   interface FastifyRequest {
     adminPrincipal: AdminPrincipal;

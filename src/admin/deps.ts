@@ -2,6 +2,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { SectorIdentifierFetcher } from '../clients/sector-identifier.js';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 
 /** What the admin API's route plugins are built from. */
 export interface AdminDeps {
@@ -12,4 +13,6 @@ export interface AdminDeps {
   mailer: Mailer | undefined;
   /** Checks the `sector_identifier_uri` a client record sets (OpenID Connect Registration §5). */
   sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
+  /** Judges the URLs an admin saves that the server will call (webhooks): the SSRF guard, `OUTBOUND_ALLOW`. */
+  outbound: Pick<OutboundFetcher, 'admits'>;
 }

@@ -46,7 +46,7 @@ export function webhookView(webhook: Webhook) {
  * connection is judged again at each delivery). Each matching event is queued in the outbox by
  * the statement that writes it (migrations/042_webhooks.sql) and sent by src/outbox/webhook.ts.
  */
-export function webhookRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync {
+export function webhookRoutes({ store, encryption, outbound }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<RealmParams>('/webhooks', async (request) => ({ webhooks: (await store.webhooks.list(request.realm.name)).map(webhookView) }));
 
@@ -59,7 +59,7 @@ export function webhookRoutes({ store, encryption }: AdminDeps): FastifyPluginAs
     app.put<Params>('/webhooks/:webhook', async (request, reply) => {
       const { webhook: name } = parseInput(WebhookPathSchema, { webhook: request.params.webhook });
       const input = parseInput(WebhookPutSchema, request.body);
-      const verdict = await app.outbound.admits(new URL(input.url)).catch(() => 'unresolved' as const);
+      const verdict = await outbound.admits(new URL(input.url)).catch(() => 'unresolved' as const);
       if (verdict === 'refused') throw new OAuthError('invalid_request', 'url: must not point at a loopback, private, link-local or otherwise internal address (OUTBOUND_ALLOW lists exceptions)');
       if (verdict === 'unresolved') throw new OAuthError('invalid_request', 'url: the host name does not resolve');
       const realm = request.realm.name;

@@ -8,7 +8,11 @@ import type { AuditEvent, AuditLog, PreparedAuditEvent } from './audit-log.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The application's audit trail, decorated in src/app.ts. */
+    /**
+     * The application's audit trail, decorated in src/app.ts. A service, not per-request state:
+     * it is to go to its readers as a dependency, like the signer and the client directory; the
+     * admin API, the grants and the account sections still read it here.
+     */
     audit: AuditTrail;
   }
 }

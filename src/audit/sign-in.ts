@@ -18,12 +18,12 @@ export interface SignInFailure {
   userId?: string | undefined;
   /** `locked`: refused unchecked, after too many failures (src/authn/brute-force.ts). */
   /** `denied`: the journey ended at `deny` (CONTRACT.md §8), or an upstream provider refused the person. */
-  /** `upstream_failed`: a sign-in through an upstream provider failed (src/endpoints/broker.ts). */
+  /** `upstream_failed`: a sign-in through an upstream provider failed (src/web/broker.ts). */
   /** `disabled`: the person's credentials passed, but an admin disabled them (CONTRACT.md §10). */
   reason: 'wrong_credentials' | 'locked' | 'denied' | 'upstream_failed' | 'disabled' | 'password_changed';
 }
 
-/** `sign_in.succeeded`: the sign-in page writes it with the session (src/authn/authorization-flow.ts). */
+/** `sign_in.succeeded`: the sign-in page writes it with the session (src/web/authorization-flow.ts). */
 export function signInSucceeded(attempt: SignInAttempt, signedIn: { userId: string; amr: readonly string[] }): AuditEvent {
   return {
     realm: attempt.realm,

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Mailer } from '../mail/mailer.js';
 import { enrolmentCodeMail, realmLabel } from '../mail/messages.js';
 import { sendCounted } from './self-service/counted-mail.js';
-import type { SignInView } from '../pages/sign-in/views.js';
+import type { SignInView } from './nodes/views.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
 import { sha256 } from '../secrets.js';

@@ -1,7 +1,8 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
-import type { Locale, Text } from '../pages/i18n/index.js';
-import type { SignInView } from '../pages/sign-in/views.js';
+import type { Text } from '../pages/i18n/index.js';
+import type { Locale } from '../records/locales.js';
+import type { SignInView } from './nodes/views.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { Store } from '../store/index.js';
 import type { User } from '../store/users.js';
@@ -14,6 +15,7 @@ import type { JourneyProgress } from '../records/journey.js';
 import { PersonChanged, beginJourney, currentNode, endOf, follow, settle } from './journeys/walk.js';
 import type { SignInNodes } from './nodes/index.js';
 import type { Form, NodeContext, NodeRunner, Shown } from './nodes/node.js';
+import { PASSWORD_AMR } from './password-verification.js';
 import type { RiskAssessor } from './risk.js';
 
 /**
@@ -126,6 +128,17 @@ export class SignInCore {
     return end;
   }
 
+  /**
+   * A person who registered during the sign-in (src/authn/self-service/person-registration.ts)
+   * goes on as themselves when the walk waits for someone to say who they are (a password or a
+   * `register` node): that node passes with `pwd`. Undefined when the walk cannot go on so.
+   */
+  registered(walk: SignInWalk, userId: string): JourneyProgress | undefined {
+    const node = this.nodeOf(walk);
+    if (walk.progress.userId !== undefined || (node.type !== 'password' && node.type !== 'register')) return undefined;
+    return follow(walk.selected.journey, walk.progress, 'success', { userId, amr: PASSWORD_AMR });
+  }
+
   /** The view model of the node the person stands at (undefined: no node of this server's); an upstream provider's is the driver's. */
   async view(request: SignInRequest, walk: SignInWalk, shown: Shown): Promise<SignInView | undefined> {
     const node = this.nodeOf(walk);
@@ -220,7 +233,7 @@ export class SignInCore {
   /**
    * A sign-in without a session (the password grant) completed: its source becomes known to the
    * risk step, and it is recorded. The sign-in page writes both with its session instead
-   * (src/authn/authorization-flow.ts signedIn).
+   * (src/web/authorization-flow.ts signedIn).
    */
   async completedWithoutSession(request: SignInRequest, signedIn: SignedIn): Promise<void> {
     await this.deps.risk.remember(request.realm, signedIn.userId, { device: request.device(), address: request.address });

@@ -7,13 +7,6 @@ import { MetadataDocumentError, metadataDocumentRecord } from './metadata-docume
 import type { FetchedDocument, MetadataDocumentFetcher } from './metadata-document-fetcher.js';
 import { clientIdUrlProblem, isClientIdUrl } from './metadata-document-url.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every lookup of a client by the client_id a request names, decorated in src/app.ts. */
-    clients: ClientDirectory;
-  }
-}
-
 /** A client made of a document for a realm, while the document and the realm's settings are those it was made of. */
 interface Entry {
   readonly document: FetchedDocument;

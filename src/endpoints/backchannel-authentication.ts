@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { formParams } from '../http/form-params.js';
@@ -27,6 +28,7 @@ export function backchannelAuthenticationEndpoint(deps: {
   authenticator: ClientAuthenticator;
   clientJwks: ClientJwks;
   rateLimits: RateLimits;
+  outbound: OutboundFetcher;
 }): FastifyPluginAsync {
   const { store } = deps;
   const validationDeps = {
@@ -79,7 +81,7 @@ export function backchannelAuthenticationEndpoint(deps: {
             expires_at: pending.expiresAt.toISOString(),
           },
           request.log,
-          { outbound: request.server.outbound },
+          { outbound: deps.outbound },
         );
       }
       return reply.code(200).send({ auth_req_id: authReqId, expires_in: valid.expiresIn, interval: realm.settings.ciba_poll_interval });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import {
   type RegistrationCapabilities,
   RegistrationError,
@@ -80,6 +81,7 @@ export function clientRegistrationEndpoint(deps: {
   store: Store;
   capabilities: RegistrationCapabilities;
   rateLimits: RateLimits;
+  outbound: OutboundFetcher;
   sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
 }): FastifyPluginAsync {
   const { store, capabilities, rateLimits } = deps;
@@ -92,7 +94,7 @@ export function clientRegistrationEndpoint(deps: {
     if (missing.length > 0) throw new RegistrationError('invalid_client_metadata', `scope: not defined in this realm: ${missing.join(' ')}`);
     const profileProblems = clientRecordProblems(realm, record);
     if (profileProblems.length > 0) throw new RegistrationError('invalid_client_metadata', profileProblems.join('; '));
-    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, app.outbound);
+    if (record.jwks_uri !== undefined && record.jwks_uri !== keptJwksUri) await checkJwksUriTarget(record.jwks_uri, deps.outbound);
     // OpenID Connect Registration §5: fetched, it must list every redirect URI.
     const sectorUri = sectorIdentifierToCheck(record, current);
     const problem = sectorUri === undefined ? undefined : await deps.sectorIdentifiers.problem(sectorUri, record.redirect_uris);

@@ -6,6 +6,9 @@ import { DpopNonces } from '../dpop/nonces.js';
 import { DpopProofs } from '../dpop/proofs.js';
 import type { GrantRegistry } from '../grants/grant-handler.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import type { Metrics } from '../http/metrics.js';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { ClientCertificateOf } from '../http/client-certificate.js';
 import { withOutboundSpend } from '../http/outbound-budget.js';
 import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
@@ -22,7 +25,7 @@ import { type ServerCapabilities, discoveryEndpoint } from './discovery.js';
 import { deviceAuthorizationEndpoint } from './device-authorization.js';
 import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
-import { browserPages } from './pages.js';
+import { browserPages } from '../web/pages.js';
 import { parEndpoint } from './par.js';
 import { clientRegistrationEndpoint } from './client-registration.js';
 import { revocationEndpoint } from './revoke.js';
@@ -61,6 +64,11 @@ export interface EndpointDeps {
   subjects: Subjects;
   /** Checks the `sector_identifier_uri` a registration sets. */
   sectorIdentifiers: SectorIdentifierFetcher;
+  /** Every lookup of a client by the client_id a request names. */
+  clients: ClientDirectory;
+  /** Every fetch of a URL that a client or an admin supplied (SSRF guard, OUTBOUND_ALLOW). */
+  outbound: OutboundFetcher;
+  metrics: Metrics;
 }
 
 /**
@@ -87,14 +95,14 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
+    await app.register(tokenEndpoint({ metrics: deps.metrics, grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer, clients: store.clients, subjects: deps.subjects }));
     await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop, clients: store.clients, subjects: deps.subjects }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
-    await app.register(backchannelAuthenticationEndpoint({ store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
+    await app.register(backchannelAuthenticationEndpoint({ outbound: deps.outbound, store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
-    await app.register(clientRegistrationEndpoint({ store, capabilities: deps.capabilities, rateLimits, sectorIdentifiers: deps.sectorIdentifiers }));
+    await app.register(clientRegistrationEndpoint({ outbound: deps.outbound, store, capabilities: deps.capabilities, rateLimits, sectorIdentifiers: deps.sectorIdentifiers }));
     // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
     // a preHandler of those two routes only, so that no other request pays for it.
     app.addHook('onRoute', (route) => {
@@ -103,7 +111,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
       const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
       route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
-    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, subjects: deps.subjects }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, clients: deps.clients, signer: deps.signer, outbound: deps.outbound, metrics: deps.metrics, subjects: deps.subjects }));
   };
 }
 

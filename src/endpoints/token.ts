@@ -1,3 +1,4 @@
+import type { Metrics } from '../http/metrics.js';
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
@@ -27,6 +28,7 @@ export function tokenEndpoint(deps: {
   rateLimits: RateLimits;
   dpop: DpopProofs;
   resources: Pick<ResourceStore, 'find'>;
+  metrics: Metrics;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request, reply) => {
@@ -62,7 +64,7 @@ export function tokenEndpoint(deps: {
         keyThumbprint: proof?.thumbprint,
         proofSpend: grant.spendsProof && proof ? deps.dpop.spendOf(request.realm, proof) : undefined,
       }));
-      app.metrics.tokensIssued.inc({ grant_type: grant.type });
+      deps.metrics.tokensIssued.inc({ grant_type: grant.type });
       reply.headers(deps.dpop.nonceHeaders(request.realm));
       return response;
     });

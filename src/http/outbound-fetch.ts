@@ -6,13 +6,6 @@ import { OutboundAllowList, isSpecialPurposeAddress } from './address-ranges.js'
 import { spendOutboundBudget } from './outbound-budget.js';
 import { type OutboundSlots, PROCESS_OUTBOUND_SLOTS } from './outbound-slots.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The application's outbound fetcher, decorated in src/app.ts with `OUTBOUND_ALLOW`. */
-    outbound: OutboundFetcher;
-  }
-}
-
 /** Name resolution: every address the name has. */
 export type Resolve = (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 

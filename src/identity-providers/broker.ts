@@ -31,7 +31,7 @@ export interface BrokerDeps {
 
 /**
  * Sign-in through the realm's upstream OpenID providers, as the sign-in page and the broker's
- * callback (src/endpoints/login.ts, src/endpoints/broker.ts) use it: what a page offers, and
+ * callback (src/web/login.ts, src/web/broker.ts) use it: what a page offers, and
  * the upstream code flow (./upstream-flow.ts).
  */
 export class Broker {

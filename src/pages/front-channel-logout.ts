@@ -1,16 +1,15 @@
-import type { FastifyReply } from 'fastify';
-import { messagesOf } from './i18n/index.js';
+import type { Messages } from './i18n/index.js';
 import { html } from './html.js';
-import { sendPage } from './layout.js';
+import { type Page, inlineScript } from './layout.js';
 
 /**
  * Goes on to the `continue` link once every frame has loaded, or after 3 s at most; the same
  * text each time, so that the CSP allows it by its hash.
  */
-const GO_ON = `var frames = document.querySelectorAll('iframe'), left = frames.length, gone = false;
+const GO_ON = inlineScript(`var frames = document.querySelectorAll('iframe'), left = frames.length, gone = false;
 function goOn() { var next = document.getElementById('continue'); if (next && !gone) { gone = true; location.replace(next.href); } }
 frames.forEach(function (frame) { frame.addEventListener('load', function () { if (--left === 0) goOn(); }); });
-setTimeout(goOn, 3000);`;
+setTimeout(goOn, 3000);`);
 
 /** Front-Channel Logout 1.0 §3: a client's logout page with the issuer and the session added. */
 export function frontChannelLogoutUrl(uri: string, issuer: string, sid: string): string {
@@ -25,9 +24,8 @@ export function frontChannelLogoutUrl(uri: string, issuer: string, sid: string):
  * client of the session with a front-channel logout URI, then on to `next` (the client's
  * post-logout redirect) once they have loaded; without script, by the person's link.
  */
-export function sendFrontChannelLogout(reply: FastifyReply, frames: readonly string[], next: string | undefined): FastifyReply {
-  const t = messagesOf(reply.request);
+export function frontChannelLogoutPage(t: Messages, frames: readonly string[], next: string | undefined): Page {
   const body = html`<p>${t.signOut.done}</p>
 ${frames.map((src) => html`<iframe src="${src}" title="" width="0" height="0" hidden></iframe>\n`)}${next === undefined ? '' : html`<p><a id="continue" class="button primary" href="${next}">${t.actions.continue}</a></p>\n`}`;
-  return sendPage(reply, { t, title: t.signOut.doneTitle, frames, ...(next === undefined ? {} : { inlineScript: GO_ON }) }, body);
+  return { options: { t, title: t.signOut.doneTitle, frames, ...(next === undefined ? {} : { inlineScript: GO_ON }) }, body };
 }

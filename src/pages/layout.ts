@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
 import type { RealmSettings } from '../records/realm-settings.js';
+import { SUPPORTED_LOCALES } from '../records/locales.js';
 import { type ClientBrand, DEFAULT_PRIMARY_COLOUR, type RealmBrand, realmBrand } from './branding.js';
 import { SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
@@ -58,6 +58,15 @@ nav.languages a[aria-current] { color: var(--fg); font-weight: 700; text-decorat
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
 const STYLE_HASH = sha256(STYLE);
 const STYLE_TEXT = new SafeHtml(STYLE);
+
+/** A page's own script and the hash by which its CSP allows it. */
+export interface InlineScript {
+  readonly text: SafeHtml;
+  readonly hash: string;
+}
+
+/** A page's own script: a constant of its module, hashed once when the module loads. */
+export const inlineScript = (text: string): InlineScript => ({ text: new SafeHtml(text), hash: sha256(text) });
 
 /** The realm's colour of the main buttons, a stylesheet of its own (allowed by its hash) when it is not the default. */
 function brandStyle(brand: RealmBrand): string | undefined {
@@ -129,14 +138,14 @@ export interface PageOptions {
   /** Scripts of this server the page loads (passkeys need WebAuthn); other pages run none. */
   scripts?: readonly string[];
   /** A script of the page's own, inline at the end of its body and allowed by its hash; not with `scripts`. */
-  inlineScript?: string;
+  inlineScript?: InlineScript;
   /** The application a sign-in or consent page is for: named below the title, with its logo. */
   client?: ClientBrand | undefined;
   /** http(s) pages the page frames (front-channel logout), allowed by their origins. */
   frames?: readonly string[];
 }
 
-/** A page as its template renders it: what `sendPage` sends. */
+/** A page as its template renders it: what `renderPage` lays out. */
 export interface Page {
   options: PageOptions;
   body: SafeHtml;
@@ -147,12 +156,26 @@ const NO_REALM = { name: '', settings: { display_name: null, logo_uri: null, pri
 
 const logo = (uri: string | undefined) => (uri === undefined ? '' : html`<img src="${uri}" alt="">`);
 
+/** A page ready to send: its status, the security headers every page carries, and its HTML. */
+export interface RenderedPage {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly html: string;
+}
+
 /**
- * Sends a page: HTML with the security headers every page carries, in the realm's branding
- * (the request's realm: its display name, logo and colour) and in the language of `t`.
+ * Renders a page: HTML in the realm's branding (its display name, logo and colour; the default
+ * look for a request that failed before its realm was known) and in the language of `t`, with
+ * the headers every page carries.
  */
-export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHtml): FastifyReply {
-  const realm = (reply.request.realm as { name: string; settings: RealmSettings } | null) ?? NO_REALM;
+export function renderPage(
+  realmOrNone: { name: string; settings: RealmSettings } | undefined,
+  options: PageOptions,
+  body: SafeHtml,
+  /** What the page's address keeps in the language picker's links (src/pages/language-picker.ts). */
+  address = new URLSearchParams(),
+): RenderedPage {
+  const realm = realmOrNone ?? NO_REALM;
   const brand = realmBrand(realm);
   const extraStyle = brandStyle(brand);
   const { client, t } = options;
@@ -170,22 +193,22 @@ ${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style
 <header class="brand">${logo(brand.logoUri)}<p class="realm">${brand.name}</p></header>
 <h1>${options.title}</h1>
 ${client ? html`<p class="client">${logo(client.logoUri)}<span>${t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
-${languagePicker(reply.request, t)}
+${languagePicker(realmOrNone?.settings.locales ?? SUPPORTED_LOCALES, address, t)}
 </main>
-${options.inlineScript === undefined ? '' : html`<script>${new SafeHtml(options.inlineScript)}</script>\n`}</body>
+${options.inlineScript === undefined ? '' : html`<script>${options.inlineScript.text}</script>\n`}</body>
 </html>
 `;
   const csp = contentSecurityPolicy({
     formTargets: options.formTargets ?? [],
     scripts: (options.scripts ?? []).length > 0,
-    inlineScripts: options.inlineScript === undefined ? [] : [sha256(options.inlineScript)],
+    inlineScripts: options.inlineScript === undefined ? [] : [options.inlineScript.hash],
     styles: extraStyle === undefined ? [STYLE_HASH] : [STYLE_HASH, sha256(extraStyle)],
     images: [brand.logoUri, client?.logoUri].filter((uri) => uri !== undefined),
     frames: options.frames ?? [],
   });
-  return reply
-    .code(options.status ?? 200)
-    .headers({
+  return {
+    status: options.status ?? 200,
+    headers: {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': csp,
       'x-frame-options': 'DENY',
@@ -193,6 +216,7 @@ ${options.inlineScript === undefined ? '' : html`<script>${new SafeHtml(options.
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',
       pragma: 'no-cache',
-    })
-    .send(page.value);
+    },
+    html: page.value,
+  };
 }

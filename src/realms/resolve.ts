@@ -4,6 +4,8 @@ import type { RealmStore } from '../store/realms.js';
 import type { RequestRealm } from '../records/realm.js';
 import { ROOT_REALM, issuerOf } from '../records/realm-names.js';
 
+// Per-request state: the realm a request addresses is known only once its path is read, and
+// everything that answers the request (its handler, the error handler's page) reads it there.
 declare module 'fastify' {
   interface FastifyRequest {
     realm: RequestRealm;

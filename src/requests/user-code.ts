@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 /**
  * RFC 8628 §6.1: consonants only, so that codes spell no words and hold no look-alike
  * characters (no 0/O, 1/I/L confusion: vowels and digits are left out). 20^8 codes give
- * about 34.5 bits; the device page limits wrong guesses (src/endpoints/device-verification.ts).
+ * about 34.5 bits; the device page limits wrong guesses (src/web/device-verification.ts).
  */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const LENGTH = 8;

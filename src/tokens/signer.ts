@@ -15,13 +15,6 @@ interface SigningKey {
   headers: Map<string, string>;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The application's signer of the realms' JWTs, decorated in src/app.ts. */
-    signer: RealmSigner;
-  }
-}
-
 const signInThreadPool = promisify(signBytes);
 
 const base64url = (json: unknown): string => Buffer.from(JSON.stringify(json)).toString('base64url');

@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { BrowserCookies } from '../../src/authn/browser.js';
+import { BrowserCookies } from '../../src/web/browser-cookies.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';

@@ -102,7 +102,7 @@ describe('per-address limits key on the network', () => {
       const url = `${realmPath('codes-nets')}/device/user`;
       return browser.submit(url, await browser.get(url), { user_code: 'BCDF-GHJK' });
     };
-    // 20 wrong codes per address in 15 minutes (src/endpoints/device-verification.ts).
+    // 20 wrong codes per address in 15 minutes (src/web/device-verification.ts).
     for (let i = 0; i < 20; i++) expect((await wrongCode(`2001:db8:dd:1::${i + 1}`)).statusCode).toBe(200);
     const locked = await wrongCode('2001:db8:dd:1::abcd');
     expect(locked.statusCode).toBe(429);

@@ -82,7 +82,7 @@ describe('forwarded headers without TRUST_PROXY', () => {
       });
       statuses.push(response.statusCode);
     }
-    // 20 wrong codes per address in 15 minutes (src/endpoints/device-verification.ts): the 21st is refused.
+    // 20 wrong codes per address in 15 minutes (src/web/device-verification.ts): the 21st is refused.
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(200));
     expect(statuses[20]).toBe(429);
   });
@@ -120,6 +120,7 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
     t = {
       app,
       store,
+      encryption,
       baseUrl: BASE_URL,
       admin: new AdminClient(app),
       async close() {
@@ -175,7 +176,7 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
 
   const thumbprint = (pem: string) => createHash('sha256').update(new X509Certificate(pem).raw).digest('base64url');
 
-  // 20 wrong codes per address in 15 minutes (src/endpoints/device-verification.ts).
+  // 20 wrong codes per address in 15 minutes (src/web/device-verification.ts).
   it.each([
     ['a listed address', '127.0.0.1'],
     ['a listed address, IPv4-mapped', '::ffff:127.0.0.1'],

@@ -105,14 +105,14 @@ describe('timing-safe comparison of secrets', () => {
       expect(callers.map((file) => relative(SRC, file)).sort()).toEqual([
         `${PLUGIN}/certificate.ts`,
         `${PLUGIN}/shared/dpop-proof.ts`,
-        'authn/authorization-flow.ts',
-        'authn/browser.ts',
+        'web/authorization-flow.ts',
+        'web/browser-cookies.ts',
         'dpop/nonces.ts',
         'secrets.ts',
       ].sort());
       // Each call, with the line before it: where the lengths are made equal or checked.
       expect(source('secrets.ts')).toMatch(/storedHash\?\.length === presentedHash\.length \? storedHash : Buffer\.alloc\(presentedHash\.length\);\n\s*return timingSafeEqual\(presentedHash, expected\)/);
-      expect(source('authn/browser.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
+      expect(source('web/browser-cookies.ts').match(/given\.length === expected\.length && timingSafeEqual\(given, expected\)/g)).toHaveLength(2);
       expect(source('store/code-exchange.ts'), 'the verifier, once: in the statement that spends its code').toMatch(
         /UPDATE authorization_codes c SET used_at = now\(\)[\s\S]{0,400}c\.code_challenge IS NOT DISTINCT FROM \$5::text AS verifier_matches/,
       );
@@ -120,8 +120,8 @@ describe('timing-safe comparison of secrets', () => {
         expect(source(file), file).toMatch(/left\.length === right\.length && timingSafeEqual\(left, right\)/);
       }
       // The transaction's binding and the browser's are both SHA-256 digests (32 bytes).
-      expect(source('authn/authorization-flow.ts')).toMatch(/const browserHash = this\.cookies\.browserHash\(request, realm\);[\s\S]{0,200}timingSafeEqual\(browserHash, transaction\.browserHash\)/);
-      expect(source('authn/browser.ts')).toMatch(/return binding === undefined \? undefined : sha256\(binding\);/);
+      expect(source('web/authorization-flow.ts')).toMatch(/const browserHash = this\.cookies\.browserHash\(request, realm\);[\s\S]{0,200}timingSafeEqual\(browserHash, transaction\.browserHash\)/);
+      expect(source('web/browser-cookies.ts')).toMatch(/return binding === undefined \? undefined : sha256\(binding\);/);
     });
 
     it('checks each credential with a constant-time comparison, or by its SHA-256 in an index', () => {
@@ -130,7 +130,7 @@ describe('timing-safe comparison of secrets', () => {
       expect(source('client-auth/authenticate.ts'), 'an unknown client costs a comparison too').toMatch(/matchesHash\(presented\.secret, undefined\)/);
       expect(source('endpoints/client-registration.ts'), 'the registration access token').toMatch(/matchesHash\(token, stored\)/);
       expect(source('endpoints/client-registration.ts'), 'the client secret of a registration update').toMatch(/matchesHash\(presentedSecret, locked\.secretHash\)/);
-      expect(source('authn/browser.ts'), 'CSRF tokens and the notice MAC').toMatch(/csrfTokenMatches[\s\S]*timingSafeEqual/);
+      expect(source('web/browser-cookies.ts'), 'CSRF tokens and the notice MAC').toMatch(/csrfTokenMatches[\s\S]*timingSafeEqual/);
       expect(source('authn/password-verification.ts'), 'passwords: argon2, with a dummy hash for unknown usernames').toMatch(/argon2\.verify\(await dummy\(\), password\)/);
       for (const [file, lookup] of [
         ['endpoints/introspect.ts', 'tokens.find(sha256(token))'],
@@ -138,9 +138,9 @@ describe('timing-safe comparison of secrets', () => {
         ['grants/refresh-token.ts', 'sha256(params.refresh_token)'],
         ['grants/authorization-code.ts', 'sha256(params.code)'],
         ['grants/poll.ts', 'poll(sha256(secret)'],
-        ['endpoints/authorize.ts', 'usePushed(sha256(trusted.request_uri)'],
-        ['authn/authorization-flow.ts', 'sessions.find(sha256(secret)'],
-        ['authn/authorization-flow.ts', 'authorizationFlow.find(sha256(transactionId)'],
+        ['web/authorize.ts', 'usePushed(sha256(trusted.request_uri)'],
+        ['web/authorization-flow.ts', 'sessions.find(sha256(secret)'],
+        ['web/authorization-flow.ts', 'authorizationFlow.find(sha256(transactionId)'],
         ['endpoints/client-registration.ts', 'initialAccessTokenHash = sha256(token)'],
         ['authn/otp.ts', 'return sha256(code)'],
       ] as const) {

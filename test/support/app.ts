@@ -11,6 +11,7 @@ import type { MailSettings } from '../../src/mail/settings.js';
 import type { OutboxOptions } from '../../src/outbox/deliverer.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
+import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createTestDb } from './store.js';
 
@@ -32,6 +33,8 @@ export const NO_RATE_LIMITS = {
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
+  /** The MASTER_KEY's encryption of the app's keys: for tests that sign as the realm does. */
+  encryption: KeyEncryption;
   baseUrl: string;
   admin: AdminClient;
   close(): Promise<void>;
@@ -86,6 +89,7 @@ export async function startTestApp(
   return {
     app,
     store,
+    encryption,
     baseUrl,
     admin: new AdminClient(app),
     async close() {

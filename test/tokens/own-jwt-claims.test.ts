@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRANT_ID_CLAIM } from '../../src/records/jwt-claims.js';
+import { RealmSigner } from '../../src/tokens/signer.js';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, accessToken, introspect, realmPath } from '../support/oauth.js';
 
@@ -29,7 +30,7 @@ describe('JWT access tokens signed by the realm itself, with claims it would not
     ...overrides,
   });
   const signed = (claims: Record<string, unknown>, alg: 'ES256' | 'RS256' = 'ES256', typ = 'at+jwt') =>
-    t.app.signer.sign('own', alg, claims, typ);
+    new RealmSigner(t.store.signingKeys, t.encryption).sign('own', alg, claims, typ);
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -81,7 +82,7 @@ describe('JWT access tokens signed by the realm itself, with claims it would not
       expect(await active(forged)).toEqual({ active: false });
     }
     // Signed by the realm, but an array rather than a claims set.
-    const arrayPayload = await t.app.signer.sign('own', 'ES256', [claimsOf({})] as unknown as Record<string, unknown>, 'at+jwt');
+    const arrayPayload = await new RealmSigner(t.store.signingKeys, t.encryption).sign('own', 'ES256', [claimsOf({})] as unknown as Record<string, unknown>, 'at+jwt');
     expect(await active(arrayPayload)).toEqual({ active: false });
   });
 });

@@ -1,6 +1,7 @@
 import type { AuditLog } from '../../audit/audit-log.js';
-import type { Locale, Text } from '../../pages/i18n/index.js';
-import type { SignInView } from '../../pages/sign-in/views.js';
+import type { Text } from '../../pages/i18n/index.js';
+import type { Locale } from '../../records/locales.js';
+import type { SignInView } from './views.js';
 import type { RequestRealm } from '../../records/realm.js';
 import type { User } from '../../store/users.js';
 import type { JourneyNode } from '../../records/journey.js';

@@ -1,6 +1,6 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { Locale } from '../../pages/i18n/index.js';
+import type { Locale } from '../../records/locales.js';
 import type { Store } from '../../store/index.js';
 
 /** What the pages by which people manage themselves (CONTRACT.md §9) change and send. */

@@ -1,5 +1,6 @@
 import { mailedLink, passwordResetMail, realmLabel } from '../../mail/messages.js';
-import type { Locale, Text } from '../../pages/i18n/index.js';
+import type { Text } from '../../pages/i18n/index.js';
+import type { Locale } from '../../records/locales.js';
 import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
 import type { User } from '../../store/users.js';

@@ -2,14 +2,10 @@ import { type SafeHtml, html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
 import type { Page } from '../layout.js';
 import { errorBox, hiddenFields } from '../parts.js';
+import type { RegistrationKept } from '../../authn/nodes/views.js';
 
-/** What a registration form shows again: what was typed, never the password. */
-export interface RegistrationKept {
-  readonly username: string;
-  readonly email: string;
-  readonly given_name: string;
-  readonly family_name: string;
-}
+export type { RegistrationKept } from '../../authn/nodes/views.js';
+
 
 /** The registration fields (CONTRACT.md §9) and the button that creates the account: the page's and the `register` node's. */
 export function registrationFields(t: Messages, kept: RegistrationKept): SafeHtml {

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { deviceCodePage } from '../pages/device.js';
-import { type Text, messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { type Text } from '../pages/i18n/index.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import { addressKey } from '../rate-limits/address-key.js';
 import type { RequestRealm } from '../records/realm.js';
 import { formatUserCode, normaliseUserCode } from '../requests/user-code.js';

@@ -1,16 +1,17 @@
 import { type JWTPayload, compactVerify, createLocalJWKSet } from 'jose';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { redirectTo } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import { redirectTo } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { messagePage, signOutPage } from '../pages/forms.js';
-import { frontChannelLogoutUrl, sendFrontChannelLogout } from '../pages/front-channel-logout.js';
-import { messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { frontChannelLogoutPage, frontChannelLogoutUrl } from '../pages/front-channel-logout.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Client } from '../store/clients.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import type { Store } from '../store/index.js';
 import type { Subjects } from '../tokens/subject.js';
 import { sha256 } from '../secrets.js';
@@ -29,7 +30,7 @@ const SIGN_OUT_FORM = 'sign-out';
  * front-channel: a page that frames their logout pages first). The person is then sent to
  * `post_logout_redirect_uri` when it is registered exactly for the client.
  */
-export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; subjects: Pick<Subjects, 'names'> }): FastifyPluginAsync {
+export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; clients: ClientDirectory; subjects: Pick<Subjects, 'names'> }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   /** The claims of an ID token this realm signed; expired ones are accepted (§2: it may be old). */
@@ -57,7 +58,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       throw new UntrustedRedirectError('client_id does not match the id_token_hint');
     }
     const clientId = params.client_id ?? audience;
-    const client = clientId === undefined ? undefined : await request.server.clients.get(realm, clientId);
+    const client = clientId === undefined ? undefined : await deps.clients.get(realm, clientId);
     if (clientId !== undefined && !client) throw new UntrustedRedirectError('the client is unknown');
     const redirectUri = params.post_logout_redirect_uri;
     if (redirectUri !== undefined && !client?.post_logout_redirect_uris.includes(redirectUri)) {
@@ -84,7 +85,10 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
       return sendPage(reply, view.options, view.body);
     }
     const next = redirectUri === undefined ? undefined : redirectTo(redirectUri, { state: params.state });
-    if (frames.length > 0) return sendFrontChannelLogout(reply, frames, next);
+    if (frames.length > 0) {
+      const page = frontChannelLogoutPage(t, frames, next);
+      return sendPage(reply, page.options, page.body);
+    }
     if (next !== undefined) return reply.redirect(next, 303);
     const view = messagePage(t, { title: t.signOut.doneTitle, message: t.signOut.done });
     return sendPage(reply, view.options, view.body);
@@ -92,7 +96,7 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
 
   /** The front-channel logout pages of the ended session's clients that have one (Front-Channel Logout 1.0 §3). */
   async function frontChannelFrames(request: FastifyRequest, realm: RequestRealm, sid: string, clientIds: readonly string[]): Promise<string[]> {
-    const clients = await Promise.all(clientIds.map((id) => request.server.clients.get(realm, id)));
+    const clients = await Promise.all(clientIds.map((id) => deps.clients.get(realm, id)));
     return clients.flatMap((client) => (client?.frontchannel_logout_uri ? [frontChannelLogoutUrl(client.frontchannel_logout_uri, realm.issuer, sid)] : []));
   }
 

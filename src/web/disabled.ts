@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { messagePage } from '../pages/forms.js';
-import { messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 
 /**
  * The page that ends a sign-in of a disabled person (CONTRACT.md §10). It is shown only once

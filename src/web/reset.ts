@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { pageUrl } from '../authn/authorization-flow.js';
+import { pageUrl } from './authorization-flow.js';
 import { requestReset, resetPassword, resetTicketHolder } from '../authn/self-service/reset.js';
 import { formParams } from '../http/form-params.js';
-import { type Messages, type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
+import { type Messages, type Text } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { resetFormPage } from '../pages/self-service/reset-form.js';
 import { resetRequestPage } from '../pages/self-service/reset-request.js';

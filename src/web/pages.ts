@@ -1,8 +1,13 @@
 import type { Subjects } from '../tokens/subject.js';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
-import { AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
-import { BrowserCookies } from '../authn/browser.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import type { Metrics } from '../http/metrics.js';
+import type { OutboundFetcher } from '../http/outbound-fetch.js';
+import type { RealmSigner } from '../tokens/signer.js';
+import { AuthorizationResponses } from './authorization-response.js';
+import { AuthorizationFlow, TransactionGone } from './authorization-flow.js';
+import { BrowserCookies } from './browser-cookies.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { RiskAssessor } from '../authn/risk.js';
@@ -10,8 +15,9 @@ import { signInNodes } from '../authn/nodes/index.js';
 import { logFailure, toClientError } from '../http/error-handler.js';
 import { Broker } from '../identity-providers/broker.js';
 import { messagePage } from '../pages/forms.js';
-import { type Messages, messagesOf, noteChosenLocales } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { type Messages } from '../pages/i18n/index.js';
+import { messagesOf, noteChosenLocales } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { Mailer } from '../mail/mailer.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
@@ -61,16 +67,23 @@ export function browserPages(deps: {
   mailer: Mailer | undefined;
   /** Clients' key sets, for their signed request objects at /authorize. */
   clientJwks: ClientJwks;
+  clients: ClientDirectory;
+  /** Signs JARM responses. */
+  signer: RealmSigner;
+  outbound: OutboundFetcher;
+  metrics: Metrics;
   /** The `sub` each client sees of a person (OpenID Connect Core §8). */
   subjects: Subjects;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
-  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.subjects);
+  const responses = new AuthorizationResponses({ signer: deps.signer, clients: deps.clients });
+  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses, deps.subjects);
   const routeDeps = { store: deps.store, flow, cookies };
   const signInDeps = {
     ...routeDeps,
+    metrics: deps.metrics,
     nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }),
     bruteForce,
     risk,
@@ -87,18 +100,18 @@ export function browserPages(deps: {
       const view = messagePage(t, page);
       return sendPage(reply, view.options, view.body);
     });
-    await app.register(authorizationEndpoint({ ...routeDeps, clientJwks: deps.clientJwks }));
+    await app.register(authorizationEndpoint({ ...routeDeps, clients: deps.clients, clientJwks: deps.clientJwks }));
     // Sign-in through upstream providers: the sign-in page begins it, the broker's callback ends it.
-    const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: app.outbound });
+    const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: deps.outbound });
     await app.register(loginPage({ ...signInDeps, broker }));
-    await app.register(brokerPages({ ...routeDeps, broker }));
+    await app.register(brokerPages({ ...routeDeps, broker, metrics: deps.metrics }));
     await app.register(consentPageEndpoint(routeDeps));
-    await app.register(endSessionEndpoint({ ...routeDeps, subjects: deps.subjects }));
+    await app.register(endSessionEndpoint({ ...routeDeps, clients: deps.clients, subjects: deps.subjects }));
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
     await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
     // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
-    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk: signInDeps.risk }));
+    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk, nodes: signInDeps.nodes, bruteForce }));
     await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer }));
     await app.register(staticAssets());

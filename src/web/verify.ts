@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { confirmEmail } from '../authn/self-service/verification.js';
 import { formParams } from '../http/form-params.js';
-import { localeOf, messagesOf } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { GET_ONLY } from './page-routes.js';
 import { type SelfServicePageDeps, accountLink, sendSelfServicePage } from './self-service.js';

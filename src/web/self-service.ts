@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, TransactionGone } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, TransactionGone } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Messages } from '../pages/i18n/index.js';
-import { messagesOf } from '../pages/i18n/index.js';
+import { messagesOf } from './locale.js';
 import type { Page } from '../pages/layout.js';
-import { sendPage } from '../pages/layout.js';
+import { sendPage } from './send-page.js';
 import { donePage } from '../pages/self-service/done.js';
 import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';

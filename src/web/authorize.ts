@@ -1,11 +1,12 @@
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { redirectError } from '../authn/authorization-response.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
 import type { AuthorizationRequest } from '../records/authorization-request.js';
-import { askForLocales, parseUiLocales } from '../pages/i18n/index.js';
+import { parseUiLocales } from '../pages/i18n/index.js';
+import { askForLocales } from './locale.js';
 import {
   type AuthorizationParams,
   UntrustedRedirectError,
@@ -28,7 +29,7 @@ import { GET_ONLY } from './page-routes.js';
  * the parameters, its redirect URI included: until it is verified, only the outer redirect URI
  * can serve for its error.
  */
-export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationFlow; clientJwks: ClientJwks }): FastifyPluginAsync {
+export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationFlow; clients: ClientDirectory; clientJwks: ClientJwks }): FastifyPluginAsync {
   const { store, flow } = deps;
   const requestObjects = { clientJwks: deps.clientJwks, spentAssertions: store.spentAssertions };
 
@@ -39,7 +40,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
     const trusted = untrusted(() => formParams(input, ['client_id', 'redirect_uri', 'request_uri', 'request']));
     if (!trusted.client_id) throw new UntrustedRedirectError('client_id is required');
     // A client_id URL whose metadata document cannot be used throws an untrusted client's error.
-    const client = await request.server.clients.get(realm, trusted.client_id);
+    const client = await deps.clients.get(realm, trusted.client_id);
     if (!client) throw new UntrustedRedirectError('the client is unknown');
 
     let authz: AuthorizationRequest;
@@ -67,7 +68,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
           state: singleValue(input, 'state'),
           responseMode: responseModeForError(singleValue(input, 'response_mode')),
         };
-        return redirectError(reply, realm, target, error);
+        return flow.responses.redirectError(reply, realm, target, error);
       }
       const redirect = untrusted(() => trustedRedirectUri(client, params.redirect_uri));
       try {
@@ -81,7 +82,7 @@ export function authorizationEndpoint(deps: { store: Store; flow: AuthorizationF
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
         const target = { clientId: client.client_id, redirectUri: redirect.redirectUri, state: params.state, responseMode: responseModeForError(params.response_mode) };
-        return redirectError(reply, realm, target, error);
+        return flow.responses.redirectError(reply, realm, target, error);
       }
     }
     return flow.start(request, reply, realm, client, authz);

@@ -1,11 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PreparedAuditEvent } from '../audit/audit-log.js';
-import { type SignInAttempt, recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
+import { recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
-import { chosenForLaterOf, chosenLocaleOf, messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { chosenForLaterOf, chosenLocaleOf, messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import { tooManyFromAddress, uncountedAddressLimit } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { AuthorizationRequest } from '../records/authorization-request.js';
@@ -13,60 +12,28 @@ import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Subjects } from '../tokens/subject.js';
 import { answersAskedSubject } from '../requests/claims-request.js';
 import type { Client } from '../store/clients.js';
-import type { Consented } from '../store/consents.js';
-import type { AuthorizationTransaction, TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
+import type { TransactionEnding, TransactionPurpose } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';
 import { randomSecret, sha256 } from '../secrets.js';
-import type { BrowserCookies } from './browser.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { sendCannotSignIn } from './disabled.js';
-import { deliverCode, newCode, redirectError } from './authorization-response.js';
+import { type AuthorizationResponses, newCode } from './authorization-response.js';
 import { followFlowLocale, followSessionLocale } from './followed-locale.js';
-import { journeyFacts } from './journey-facts.js';
-import { type RiskAssessor, networkOf } from './risk.js';
-import { type SessionFit, sessionFit } from './session-fit.js';
-import { journeyOfTransaction } from './transaction-journey.js';
+import type { ClientDirectory } from '../clients/metadata-document-clients.js';
+import { journeyFacts } from '../authn/journey-facts.js';
+import { type RiskAssessor, networkOf } from '../authn/risk.js';
+import { type SessionFit, sessionFit } from '../authn/session-fit.js';
+import { SESSION_LIFETIME_SECONDS, firstSignInPage, isFreshEnough, needsConsent, remainingLifetimeOf, withAcrOf } from '../authn/transaction-rules.js';
+import { journeyOfTransaction } from '../authn/transaction-journey.js';
+import { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
 
-export { redirectError, redirectTo } from './authorization-response.js';
+export { redirectTo } from './authorization-response.js';
+export { type CompletedJourney, type Decision, type ResumedTransaction, TransactionGone, pageUrl } from './transaction.js';
+export { formTargetsOf, requestedScopeOf } from '../authn/transaction-rules.js';
 
 /** How long a person may take between /authorize and the last page. */
 const TRANSACTION_LIFETIME_SECONDS = 30 * 60;
-/** How long a sign-in lasts; `max_age` and `prompt=login` ask for a fresher one. */
-export const SESSION_LIFETIME_SECONDS = 12 * 3600;
-
-/** A transaction a page continues, as `AuthorizationFlow.resume` finds it. */
-export interface ResumedTransaction {
-  /** The transaction's secret id, as the page's form carries it. */
-  readonly id: string;
-  readonly transaction: AuthorizationTransaction;
-  /** The client the person is asked about; none for a plain sign-in. */
-  readonly client: Client | undefined;
-  readonly browserHash: Buffer;
-  /** The browser's session at the realm, read with the transaction. */
-  readonly session: Session | undefined;
-}
-
-/** What the person decided on the consent page: the scopes to remember, and the event of the decision. */
-export interface Decision {
-  readonly consent?: readonly string[];
-  readonly event?: PreparedAuditEvent;
-}
-
-/** A sign-in that walked its journey to `done` (src/endpoints/login.ts). */
-export interface CompletedJourney {
-  readonly userId: string;
-  readonly amr: readonly string[];
-  /** The fingerprint of the password a step checked, if one did: the session begins only while it is the person's. */
-  readonly passwordOf: string | undefined;
-  readonly journey: string;
-  readonly acr: string;
-  /** The nodes of the person's passed (src/authn/journeys/walk.ts passedNodeOf), the completed session's included. */
-  readonly nodes: readonly string[];
-  /** The sid of the session a step-up completes: the new session replaces it, keeping its sign-in time and end. */
-  readonly stepUpOf: string | undefined;
-  /** For its `sign_in.succeeded` event. */
-  readonly attempt: SignInAttempt;
-}
 
 /**
  * The steps between a request and its answer: sign-in when there is no fitting session,
@@ -81,6 +48,9 @@ export class AuthorizationFlow {
     private readonly store: Store,
     private readonly cookies: BrowserCookies,
     private readonly risk: RiskAssessor,
+    private readonly clients: ClientDirectory,
+    /** How the flow answers the client; the routes that answer it before a flow begins use it too. */
+    readonly responses: AuthorizationResponses,
     private readonly subjects: Pick<Subjects, 'for'>,
   ) {}
 
@@ -106,7 +76,7 @@ export class AuthorizationFlow {
     if (!transaction || !browserHash || !timingSafeEqual(browserHash, transaction.browserHash)) throw new TransactionGone();
     let client: Client | undefined;
     if (transaction.clientId !== undefined) {
-      client = await request.server.clients.get(realm, transaction.clientId);
+      client = await this.clients.get(realm, transaction.clientId);
       if (!client) throw new TransactionGone();
     }
     // The sign-in's pages speak the language its request asked for, or its pages chose (CONTRACT.md §10, §16).
@@ -136,14 +106,14 @@ export class AuthorizationFlow {
 
     if (authz.prompt.includes('none')) {
       // OIDC Core §3.1.2.6: nothing may be shown, so whatever would be shown is an error.
-      if (fit?.kind === 'step-up') return redirectError(reply, realm, authz, new OAuthError('interaction_required', 'the sign-in must go on for this request'));
-      if (!usable) return redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
-      if (consentNeeded) return redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
+      if (fit?.kind === 'step-up') return this.responses.redirectError(reply, realm, authz, new OAuthError('interaction_required', 'the sign-in must go on for this request'));
+      if (!usable) return this.responses.redirectError(reply, realm, authz, new OAuthError('login_required', 'the person is not signed in'));
+      if (consentNeeded) return this.responses.redirectError(reply, realm, authz, new OAuthError('consent_required', 'the person has not allowed this'));
     }
     if (usable && !consentNeeded) {
       const code = newCode(realm, authz, withAcrOf(realm, purpose, client, usable));
       await this.store.codes.insert(code.hash, code.code);
-      return deliverCode(reply, realm, authz, code.value);
+      return this.responses.deliverCode(reply, realm, authz, code.value);
     }
     return this.begin(request, reply, realm, { clientId: client.client_id, purpose, fit });
   }
@@ -280,11 +250,11 @@ export class AuthorizationFlow {
       // The asked `sub` is the one the client sees (OpenID Connect Core §8).
       if (!resumed.client || !answersAskedSubject(purpose.request.claims, this.subjects.for(resumed.client, session.userId))) {
         await this.finish(resumed, decision);
-        return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
+        return this.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person who signed in is not the one the request asked for'));
       }
       const code = newCode(realm, purpose.request, withAcrOf(realm, purpose, resumed.client, session));
       await this.finish(resumed, decision, { consent, code });
-      return deliverCode(reply, realm, purpose.request, code.value);
+      return this.responses.deliverCode(reply, realm, purpose.request, code.value);
     }
     await this.finish(resumed, decision, { consent });
     if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'approved', session);
@@ -295,7 +265,7 @@ export class AuthorizationFlow {
     const { purpose } = resumed.transaction;
     await this.finish(resumed, decision);
     if (purpose.kind === 'authorize') {
-      return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
+      return this.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the person denied the request'));
     }
     if (purpose.kind === 'device') return this.answerDevice(reply, realm, purpose.pendingId, 'denied', session);
     throw new TransactionGone();
@@ -320,63 +290,3 @@ export class AuthorizationFlow {
 
 }
 
-/**
- * Consent is asked when the request says so (`prompt=consent`), else unless the person
- * allowed all these scopes and resources before (`consented`), or the realm lets the client
- * skip it. A consent given without a resource does not cover one: the person has not seen
- * where the tokens go (RFC 8707 §2, docs/resources.md).
- */
-function needsConsent(realm: RequestRealm, client: Client, authz: AuthorizationRequest, consented: Consented | undefined): boolean {
-  if (authz.prompt.includes('consent')) return true;
-  // RFC 9396: authorization details describe this one transaction (a payment): the person sees each, every time.
-  if (authz.authorizationDetails) return true;
-  if (realm.settings.allow_consent_bypass && client.skip_consent) return false;
-  if (consented === undefined) return true;
-  return authz.scope.some((name) => !consented.scope.includes(name)) || (authz.resource ?? []).some((value) => !consented.resources.includes(value));
-}
-
-/** The scopes a transaction asks the person to allow. */
-export function requestedScopeOf(purpose: TransactionPurpose): readonly string[] {
-  if (purpose.kind === 'authorize') return purpose.request.scope;
-  if (purpose.kind === 'device') return purpose.scope;
-  return [];
-}
-
-/** Where the forms of a transaction's pages may send the browser next (CSP form-action). */
-export function formTargetsOf(purpose: TransactionPurpose): string[] {
-  return purpose.kind === 'authorize' ? [purpose.request.redirectUri] : [];
-}
-
-/** The transaction ended (finished, expired, or never existed) before this request. */
-export class TransactionGone extends Error {
-  override name = 'TransactionGone';
-}
-
-/**
- * The session as a code of this request carries it: with the acr of the request's journey, which
- * the session stands for, though it may have signed in through another (CONTRACT.md §8).
- */
-function withAcrOf(realm: RequestRealm, purpose: TransactionPurpose, client: Client | undefined, session: Session): Session {
-  return { ...session, acr: journeyOfTransaction(realm, purpose, client)?.acr ?? session.acr };
-}
-
-/** The seconds a session has left: what a session that takes its place keeps. */
-export function remainingLifetimeOf(session: Session): number {
-  return Math.min(SESSION_LIFETIME_SECONDS, Math.max(1, Math.ceil((session.expiresAt.getTime() - Date.now()) / 1000)));
-}
-
-function isFreshEnough(session: Session, maxAge: number | undefined): boolean {
-  return maxAge === undefined || Date.now() - session.authTime.getTime() <= maxAge * 1000;
-}
-
-/**
- * Initiating User Registration via OpenID Connect 1.0 §4.1: `prompt=create` begins on the
- * registration page (validated to be offered), which goes on with the sign-in as the new person.
- */
-function firstSignInPage(purpose: TransactionPurpose): 'login' | 'register' {
-  return purpose.kind === 'authorize' && purpose.request.prompt.includes('create') ? 'register' : 'login';
-}
-
-export function pageUrl(realm: RequestRealm, page: 'login' | 'consent' | 'register', transactionId: string): string {
-  return `${realm.issuer}/${page}?transaction=${encodeURIComponent(transactionId)}`;
-}

@@ -1,4 +1,4 @@
-/** What the routes of the pages a browser visits (src/endpoints/pages.ts) share. */
+/** What the routes of the pages a browser visits (src/web/pages.ts) share. */
 
 /** The GET routes of pages answer GET only: a HEAD request must not start or move a flow. */
 export const GET_ONLY = { exposeHeadRoute: false } as const;

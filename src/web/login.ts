@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf, redirectError } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf } from './authorization-flow.js';
+import type { Metrics } from '../http/metrics.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import type { BruteForceGuard } from '../authn/brute-force.js';
-import { sendAccountDisabled } from '../authn/disabled.js';
+import { sendAccountDisabled } from './disabled.js';
 import { endOf } from '../authn/journeys/walk.js';
 import type { JourneyProgress } from '../records/journey.js';
 import type { SignInNodes } from '../authn/nodes/index.js';
@@ -18,8 +19,9 @@ import { UpstreamFailure, failureDetails } from '../identity-providers/failures.
 import { passkeyScripts } from '../pages/assets/scripts.js';
 import { clientBrand } from '../pages/branding.js';
 import { messagePage, signInPage } from '../pages/forms.js';
-import { type Text, localeOf, messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { type Text } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody, titleOf } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
@@ -31,6 +33,7 @@ export interface SignInDeps {
   store: Store;
   flow: AuthorizationFlow;
   cookies: BrowserCookies;
+  metrics: Metrics;
   /** The nodes of the person's this server runs (src/authn/nodes/). */
   nodes: SignInNodes;
   bruteForce: BruteForceGuard;
@@ -121,7 +124,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 
     /**
      * A provider's button was posted: the person goes to the upstream provider, and the progress
-     * is kept for the callback (src/endpoints/broker.ts), which passes the node on their return.
+     * is kept for the callback (src/web/broker.ts), which passes the node on their return.
      */
     async function beginUpstream(reply: FastifyReply, signIn: SignInRequest, resumed: ResumedTransaction, walk: SignInWalk, at: JourneyProgress, alias: string | undefined) {
       if (alias === undefined) return showNode(reply, signIn, resumed, walk);
@@ -143,7 +146,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       const { realm } = signIn;
       const end = core.end(signIn, walk);
       if (end === 'done') {
-        app.metrics.signIns.inc({ outcome: 'success' });
+        deps.metrics.signIns.inc({ outcome: 'success' });
         return flow.signedIn(reply.request, reply, resumed, { ...core.signedIn(walk), attempt: attemptOf(signIn) });
       }
       if (end === 'deny') return refused(reply, realm, resumed);
@@ -155,7 +158,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
     async function refused(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction) {
       if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply);
       const { purpose } = resumed.transaction;
-      if (purpose.kind === 'authorize') return redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
+      if (purpose.kind === 'authorize') return flow.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
       const t = messagesOf(reply.request);
       const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInRefused, status: 403 });
       return sendPage(reply, view.options, view.body);
@@ -198,7 +201,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
           reply.header('retry-after', String(step.wait));
           return again((t) => t.signIn.lockedOut(Math.ceil(step.wait / 60)), { status: 429 });
         case 'refused':
-          if (step.counted) app.metrics.signIns.inc({ outcome: 'failure' });
+          if (step.counted) deps.metrics.signIns.inc({ outcome: 'failure' });
           return again(step.error);
         case 'again':
           return reply.redirect(`${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`, 303);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { askForLocales, chosenLocaleOf } from '../pages/i18n/index.js';
+import { askForLocales, chosenLocaleOf } from './locale.js';
 import type { AuthorizationTransaction } from '../store/authorization-flow.js';
 import type { Store } from '../store/index.js';
 import type { Session } from '../store/sessions.js';

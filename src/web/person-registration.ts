@@ -1,14 +1,15 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type ResumedTransaction, formTargetsOf, pageUrl } from '../authn/authorization-flow.js';
-import { journeyFacts } from '../authn/journey-facts.js';
-import { currentNode, follow, settle } from '../authn/journeys/walk.js';
-import { PASSWORD_AMR } from '../authn/password-verification.js';
+import { type ResumedTransaction, formTargetsOf, pageUrl } from './authorization-flow.js';
+import type { BruteForceGuard } from '../authn/brute-force.js';
+import type { SignInNodes } from '../authn/nodes/index.js';
+import { SignInCore } from '../authn/sign-in.js';
 import type { Mailed } from '../authn/self-service/verification.js';
 import { REGISTRATION_FIELDS, type RegistrationForm, register } from '../authn/self-service/person-registration.js';
 import type { RiskAssessor } from '../authn/risk.js';
 import { storedWalkOf } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
-import { type Messages, localeOf, messagesOf } from '../pages/i18n/index.js';
+import { type Messages } from '../pages/i18n/index.js';
+import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { type RegistrationKept, registrationPage } from '../pages/self-service/person-registration.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
@@ -39,7 +40,7 @@ function createdMessage(t: Messages, mailed: Mailed | undefined, email: string):
  * they had passed its password node; otherwise a page says the account exists. Posts count
  * against the address's limit of the sign-in pages.
  */
-export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskAssessor }): FastifyPluginAsync {
+export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskAssessor; nodes: SignInNodes; bruteForce: BruteForceGuard }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   function show(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction | undefined, kept: RegistrationKept, error?: string) {
@@ -60,21 +61,29 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
    * The sign-in goes on as the new person's when it waits for someone to say who they are
    * (a password or a `register` node): that node passes with `pwd`. Undefined when it cannot.
    */
-  async function continueSignIn(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, userId: string): Promise<string | undefined> {
+  async function continueSignIn(core: SignInCore, request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction, userId: string): Promise<string | undefined> {
     const realm = request.realm;
     const stored = storedWalkOf(realm, resumed);
     if (!stored) return undefined;
-    const { selected } = stored;
+    const signIn = {
+      realm,
+      address: request.ip,
+      via: 'sign_in_page',
+      clientId: resumed.client?.client_id,
+      transactionId: resumed.id,
+      locale: localeOf(request),
+      log: request.log,
+      device: () => cookies.device(request, reply, realm),
+    } as const;
     // The nodes decided before anyone is known (a condition on the client) are taken, as the sign-in page takes them.
-    const source = () => ({ device: cookies.device(request, reply, realm), address: request.ip });
-    const progress = await settle(selected.journey, stored.progress, journeyFacts({ store, risk: deps.risk }, realm, { source, clientId: resumed.client?.client_id }));
-    const node = currentNode(selected.journey, progress);
-    if (progress.userId !== undefined || (node.type !== 'password' && node.type !== 'register')) return undefined;
-    await store.authorizationFlow.saveProgress(sha256(resumed.id), follow(selected.journey, progress, 'success', { userId, amr: PASSWORD_AMR }));
+    const progress = core.registered(await core.resume(signIn, stored.selected, stored.progress), userId);
+    if (!progress) return undefined;
+    await store.authorizationFlow.saveProgress(sha256(resumed.id), progress);
     return pageUrl(realm, 'login', resumed.id);
   }
 
   return async (app) => {
+    const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: app.audit });
     app.get('/register', GET_ONLY, async (request, reply) => {
       if (!request.realm.settings.self_registration) return notOffered(reply);
       const resumed = await resumeOf(request, formParams(request.query, ['transaction']).transaction);
@@ -93,7 +102,7 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
       if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.map((problem) => problem(t)).join(' '));
 
       // An address that is someone's already creates no one, and reads as a registration whose sign-in cannot go on.
-      const signIn = resumed && 'user' in registration && (await continueSignIn(request, reply, resumed, registration.user.id));
+      const signIn = resumed && 'user' in registration && (await continueSignIn(core, request, reply, resumed, registration.user.id));
       if (signIn) return reply.redirect(signIn, 303);
       const page = donePage(t, {
         title: t.register.createdTitle,

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { recordSignInFailed } from '../audit/sign-in.js';
-import type { AuthorizationFlow } from '../authn/authorization-flow.js';
-import { sendAccountDisabled } from '../authn/disabled.js';
+import type { Metrics } from '../http/metrics.js';
+import type { AuthorizationFlow } from './authorization-flow.js';
+import { sendAccountDisabled } from './disabled.js';
 import { currentNode, follow } from '../authn/journeys/walk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
 import { formParams } from '../http/form-params.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { linkToPerson, linkedToPerson, personOf } from '../identity-providers/accounts.js';
 import { type Broker, providersOfferedAt } from '../identity-providers/broker.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
@@ -13,8 +14,8 @@ import { displayNameOf } from '../records/identity-provider.js';
 import { type AccountLink, type PendingUpstream, type UpstreamAccount, isAccountLink } from '../identity-providers/upstream-flow.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
 import { messagePage } from '../pages/forms.js';
-import { messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../secrets.js';
 import { accountNoticeUrl } from './account.js';
@@ -28,6 +29,7 @@ export interface BrokerPageDeps {
   flow: AuthorizationFlow;
   cookies: BrowserCookies;
   broker: Broker;
+  metrics: Metrics;
 }
 
 /**
@@ -112,17 +114,17 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
         return await callback(request, reply);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
-        return failed(request, reply, error);
+        return failed(request, reply, error, deps.metrics);
       }
     });
   };
 }
 
 /** The page of a sign-in through a provider that did not go on, in plain words; the log has the reason. */
-function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure) {
+function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure, metrics: Metrics) {
   const realm = request.realm;
   request.log.warn({ provider: request.params.alias, ...failureDetails(failure) }, 'sign-in through an upstream provider failed');
-  request.server.metrics.signIns.inc({ outcome: 'failure' });
+  metrics.signIns.inc({ outcome: 'failure' });
   recordSignInFailed(request.server.audit, { realm: realm.name, address: request.ip, via: 'sign_in_page' }, {
     step: 'identity_provider',
     username: undefined,

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { describedDetails } from '../authorization-details/described.js';
-import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from '../authn/authorization-flow.js';
-import type { BrowserCookies } from '../authn/browser.js';
+import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from './authorization-flow.js';
+import type { BrowserCookies } from './browser-cookies.js';
 import { describedByDocument } from '../clients/metadata-document-url.js';
 import { formParams } from '../http/form-params.js';
 import { clientBrand } from '../pages/branding.js';
 import { consentPage } from '../pages/forms.js';
-import { localeOf, messagesOf } from '../pages/i18n/index.js';
-import { sendPage } from '../pages/layout.js';
+import { localeOf, messagesOf } from './locale.js';
+import { sendPage } from './send-page.js';
 import type { Store } from '../store/index.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
@@ -16,7 +16,7 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
  * descriptions, the resources the tokens are for (RFC 8707, by their names) and the authorization
  * details asked (RFC 9396, in words), allow or deny.
  * What is allowed is remembered for the user and client, with the transaction's end
- * (src/authn/authorization-flow.ts).
+ * (src/web/authorization-flow.ts).
  */
 export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
