@@ -1,6 +1,6 @@
 import { ROOT_REALM } from '../records/realm-names.js';
 import type { ResourceStore } from '../store/resources.js';
-import { adminResourceOf } from './auth.js';
+import { adminResourceOf } from './caller.js';
 
 /**
  * The admin API as a registered resource of `root` (CONTRACT.md §14): any `root` client may ask

@@ -1,38 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { AdminCallerStore } from '../store/admin-callers.js';
 import type { RealmStore } from '../store/realms.js';
 import { matchesHash, sha256 } from '../secrets.js';
-import { type Call, checkEveryOperationHasARule, decide, decideRealm, isAdministrator, maySee, operationOf, targetOf } from './permissions.js';
-
-/** Who makes an admin call: the holder of `ADMIN_TOKEN`, or a `root` token's subject with its roles now. */
-export type AdminPrincipal =
-  | { readonly adminToken: true }
-  | { readonly adminToken: false; readonly sub: string; readonly clientId: string; readonly roles: readonly string[]; readonly targetRoles: readonly string[] };
-
-/** What an admin change's audit event names as its actor (CONTRACT.md §14). */
-export type AdminActor = { admin_token: true } | { sub: string; client_id: string };
-
-// Per-request state: who calls is known once the admin API's hook has read the token, and the
-// route it guards reads it there.
-declare module 'fastify' {
-  interface FastifyRequest {
-    adminPrincipal: AdminPrincipal;
-  }
-}
+import { type AdminPrincipal, adminResourceOf } from './caller.js';
+import { type Call, checkEveryOperationHasARule, decide, decideRealm, isAdministrator, operationOf, targetOf } from './permissions.js';
 
 const ADMIN_TOKEN_PRINCIPAL: AdminPrincipal = Object.freeze({ adminToken: true });
-
-export function actorOf(request: FastifyRequest): AdminActor {
-  const principal = request.adminPrincipal;
-  return principal.adminToken ? { admin_token: true } : { sub: principal.sub, client_id: principal.clientId };
-}
-
-/** Whether `GET /admin/realms` lists the realm to this caller. */
-export const maySeeRealm = (principal: AdminPrincipal, realm: string): boolean => principal.adminToken || maySee(principal.roles, realm);
-
-/** The resource whose `root` access tokens the admin API accepts. */
-export const adminResourceOf = (baseUrl: string): string => `${baseUrl}/admin`;
 
 const fields = (value: unknown): Readonly<Record<string, unknown>> => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {});
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AUDIT_EVENT_TYPES } from '../audit/audit-log.js';
 import { OAuthError } from '../errors.js';
 import type { AuditEventCursor, StoredAuditEvent } from '../store/audit-events.js';
-import type { AdminActor } from './auth.js';
+import type { AdminActor } from './caller.js';
 import type { AdminDeps } from './deps.js';
 
 type Params = { Params: { realm: string } };

@@ -1,5 +1,6 @@
 import { ROOT_REALM } from '../records/realm-names.js';
 import type { AdminTarget } from '../store/admin-callers.js';
+import { type Access, ADMIN_ROLE, SERVER_ROLE_PREFIX, accessIn } from './admin-roles.js';
 import { OPERATIONS } from './openapi/operations.js';
 
 /**
@@ -7,15 +8,7 @@ import { OPERATIONS } from './openapi/operations.js';
  * the OpenAPI document, judged against the caller's `root` roles before the route runs.
  */
 
-export const ADMIN_ROLE = 'realmgate-admin';
-export const VIEWER_ROLE = 'realmgate-viewer';
-const SERVER_ROLE_PREFIX = 'realmgate-';
-
-/**
- * `read`: a viewer of the realm may; `change`: an admin of the realm may; `server`: only
- * `realmgate-admin` (realms themselves, and what reads every secret of a realm).
- */
-type Access = 'read' | 'change' | 'server';
+export { ADMIN_ROLE, VIEWER_ROLE, isAdministrator, maySee } from './admin-roles.js';
 
 /** What a call names: its path parameters, its query and its body (parsed, unchecked). */
 export interface Call {
@@ -151,25 +144,7 @@ export type Decision = { allowed: true } | { allowed: false; reason: string };
 const ALLOWED: Decision = { allowed: true };
 const refused = (reason: string): Decision => ({ allowed: false, reason });
 
-/** What the caller's roles give in a realm. */
-function accessIn(roles: readonly string[], realm: string): Access | undefined {
-  if (roles.includes(ADMIN_ROLE)) return 'server';
-  if (roles.includes(`${ADMIN_ROLE}:${realm}`)) return 'change';
-  if (roles.includes(VIEWER_ROLE) || roles.includes(`${VIEWER_ROLE}:${realm}`)) return 'read';
-  return undefined;
-}
-
 const RANK: Readonly<Record<Access, number>> = { read: 0, change: 1, server: 2 };
-
-/** Whether the roles give the caller anything at all: without, its token is not an admin's (401). */
-export function isAdministrator(roles: readonly string[]): boolean {
-  return roles.some((role) => role === ADMIN_ROLE || role === VIEWER_ROLE || role.startsWith(`${ADMIN_ROLE}:`) || role.startsWith(`${VIEWER_ROLE}:`));
-}
-
-/** Whether the roles let the caller see the realm (`GET /admin/realms` lists only those). */
-export function maySee(roles: readonly string[], realm: string): boolean {
-  return accessIn(roles, realm) !== undefined;
-}
 
 /** The operation of a route, if it is one of the document's (the document itself is not). */
 export function operationOf(method: string, route: string | undefined): AdminOperation | undefined {

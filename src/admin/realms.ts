@@ -5,7 +5,7 @@ import { ROOT_REALM, issuerOf, realmNameProblem } from '../records/realm-names.j
 import { MAIL_FEATURES, type RealmSettingsPatch, RealmSettingsPatchSchema, resolveSettings } from '../records/realm-settings.js';
 import type { Realm } from '../store/realms.js';
 import { generateRealmKeys } from '../tokens/signing-keys.js';
-import { maySeeRealm } from './auth.js';
+import { maySeeRealm } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { checkAcrJourneys } from './journey-references.js';
 import { conflict, notFound, parseInput } from './validate.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ConsentedClient } from '../store/consents.js';
-import { actorOf } from './auth.js';
+import { actorOf } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { notFound } from './validate.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Passkey } from '../store/passkeys.js';
-import { actorOf } from './auth.js';
+import { actorOf } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound } from './validate.js';
 

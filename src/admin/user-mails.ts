@@ -8,7 +8,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { MAIL_LIMIT } from '../store/mail-allowances.js';
 import { TICKET_LIMITS } from '../store/tickets.js';
 import type { User } from '../store/users.js';
-import { actorOf } from './auth.js';
+import { actorOf } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { SessionActivity } from '../store/sessions.js';
-import { actorOf } from './auth.js';
+import { actorOf } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { notFound } from './validate.js';
 

@@ -8,7 +8,7 @@ import type { RealmSettings } from '../records/realm-settings.js';
 import { type Memberships, NO_MEMBERSHIPS } from '../store/memberships.js';
 import type { UserIdentity } from '../store/user-identities.js';
 import { type User, isEmailTaken } from '../store/users.js';
-import { actorOf } from './auth.js';
+import { actorOf } from './caller.js';
 import type { AdminDeps } from './deps.js';
 import { conflict, notFound, parseInput } from './validate.js';
 

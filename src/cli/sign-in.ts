@@ -3,7 +3,7 @@ import { CLI_CLIENT_ID } from '../admin/cli-client.js';
 import { type Credentials, readCredentials, withCredentialsLock, writeCredentials } from './credentials.js';
 import { CliError } from './errors.js';
 import { printable } from './output.js';
-import { send } from './server.js';
+import { send } from './http-call.js';
 
 /**
  * The command line as a public client of the `root` realm (CONTRACT.md §14): it signs a person
