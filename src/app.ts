@@ -35,7 +35,9 @@ import { Mailer } from './mail/mailer.js';
 import { landingPage } from './pages/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
+import { cibaPushSender } from './outbox/ciba-push.js';
 import { CIBA_PING } from './store/pending-authorizations.js';
+import { CIBA_PUSH } from './store/ciba-push.js';
 import { OutboxDeliverer, type OutboxOptions } from './outbox/deliverer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
@@ -195,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { store: store.outbox, outbound, senders: {
         [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
+        [CIBA_PUSH]: cibaPushSender({ store, issuer, encryption: deps.encryption, baseUrl: config.baseUrl }),
       }, registry: app.metrics.registry, logger: app.log },
     deps.outbox || {},
   );

@@ -299,7 +299,8 @@ export class TokenIssuer {
     if (openid) {
       const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);
       const claims = { ...mapped.id_token, ...asked };
-      response.id_token = await signIdToken(this.signer, request, accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
+      const idLifetime = (nowMs: number) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs);
+      response.id_token = await signIdToken(this.signer, request, { accessToken: accessToken!, refreshToken }, idLifetime, claims);
     }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);

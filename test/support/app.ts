@@ -146,13 +146,15 @@ export function freePort(): Promise<number> {
  * PostgreSQL each has its own pool (and so its own LISTEN connection); on PGlite they share
  * the one embedded database.
  */
-export async function startTwoInstances(options: { baseUrl?: string } = {}): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
+export async function startTwoInstances(
+  options: { baseUrl?: string; outboundAllow?: readonly string[] } = {},
+): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
   const testDb = await createTestDb();
   const masterKey = randomBytes(32);
   const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
-  const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const };
+  const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) };
   const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
