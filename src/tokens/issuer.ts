@@ -299,8 +299,7 @@ export class TokenIssuer {
     if (openid) {
       const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);
       const claims = { ...mapped.id_token, ...asked };
-      const idLifetime = (nowMs: number) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs);
-      response.id_token = await signIdToken(this.signer, request, { accessToken: accessToken!, refreshToken }, idLifetime, claims);
+      response.id_token = await signIdToken(this.signer, request, { accessToken: accessToken!, refreshToken }, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
     }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);
