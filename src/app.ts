@@ -36,7 +36,9 @@ import { landingRoute } from './web/landing.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
 import { WEBHOOK, webhookSender } from './outbox/webhook.js';
+import { cibaPushSender } from './outbox/ciba-push.js';
 import { CIBA_PING } from './store/pending-authorizations.js';
+import { CIBA_PUSH } from './store/ciba-push.js';
 import { OutboxDeliverer, type OutboxOptions } from './outbox/deliverer.js';
 import { RateLimits } from './rate-limits/rate-limits.js';
 import { type CleanupOptions, DEFAULT_CLEANUP, startCleanup } from './store/cleanup.js';
@@ -210,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         [BACKCHANNEL_LOGOUT]: backchannelLogoutSender(signer, subjects, config.baseUrl),
         [CIBA_PING]: cibaPingSender(store.pendingAuthorizations, deps.encryption),
         [WEBHOOK]: webhookSender({ webhooks: store.webhooks, auditEvents: store.auditEvents, encryption: deps.encryption }),
+        [CIBA_PUSH]: cibaPushSender({ store, issuer, encryption: deps.encryption, baseUrl: config.baseUrl }),
       }, registry: metrics.registry, logger: app.log },
     deps.outbox || {},
   );

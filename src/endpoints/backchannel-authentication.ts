@@ -18,8 +18,9 @@ const PATH = '/bc-authorize';
  * The backchannel authentication endpoint of CIBA Core §7: the client authenticates and names
  * the person; the request is stored by the SHA-256 of its `auth_req_id`, which the client then
  * polls the token endpoint with (§7.3), while the person approves or denies at
- * `{issuer}/bc-approve`. A client in ping mode is told of the answer first (§10.2): its request
- * keeps the `auth_req_id` and `client_notification_token` sealed for the ping. A realm's
+ * `{issuer}/bc-approve`. A client in ping mode is told of the answer first (§10.2), one in push
+ * mode receives its tokens or the error instead (§10.3, src/outbox/ciba-push.ts): its request keeps
+ * the `auth_req_id` and `client_notification_token` sealed for the notification. A realm's
  * `ciba_notification_url` is told of each new request.
  */
 export function backchannelAuthenticationEndpoint(deps: {
@@ -51,7 +52,11 @@ export function backchannelAuthenticationEndpoint(deps: {
       const notification =
         valid.notificationToken === undefined || endpoint === undefined
           ? undefined
-          : { endpoint, sealed: sealPing(deps.encryption, realm.name, id, { auth_req_id: authReqId, client_notification_token: valid.notificationToken }) };
+          : {
+              endpoint,
+              sealed: sealPing(deps.encryption, realm.name, id, { auth_req_id: authReqId, client_notification_token: valid.notificationToken }),
+              push: client.backchannel_token_delivery_mode === 'push',
+            };
       const pending = await store.pendingAuthorizations.createBackchannel(sha256(authReqId), {
         id,
         notification,
@@ -84,7 +89,9 @@ export function backchannelAuthenticationEndpoint(deps: {
           { outbound: deps.outbound },
         );
       }
-      return reply.code(200).send({ auth_req_id: authReqId, expires_in: valid.expiresIn, interval: realm.settings.ciba_poll_interval });
+      // CIBA Core §7.3: interval is for clients that poll (poll and ping modes); a push client never does.
+      const interval = notification?.push ? {} : { interval: realm.settings.ciba_poll_interval };
+      return reply.code(200).send({ auth_req_id: authReqId, expires_in: valid.expiresIn, ...interval });
     });
   };
 }

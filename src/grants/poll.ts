@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { GrantType } from '../records/client.js';
 import { OAuthError } from '../errors.js';
-import type { Store } from '../store/index.js';
-import type { PendingKind, PollOutcome } from '../store/pending-authorizations.js';
+import type { Store, StoreTransaction } from '../store/index.js';
+import type { Approval, PendingKind, PollOutcome } from '../store/pending-authorizations.js';
 import type { User } from '../store/users.js';
 import { type MintedTokens, type TokenIssuer, issuesRefreshTokens } from '../tokens/issuer.js';
 import { sha256 } from '../secrets.js';
@@ -42,18 +42,10 @@ export function polledGrant<Param extends string>(
       if (!secret) throw new OAuthError('invalid_request', `${grant.parameter} is required`);
       // An approved request turns issued, and its tokens are written, in one transaction;
       // any other answer commits the poll alone (its time, and a longer interval if too soon).
-      const answer = await deps.store.transaction(async (tx): Promise<{ written: MintedTokens } | { refusal: OAuthError }> => {
+      const answer = await deps.store.transaction(async (tx): Promise<ApprovedTokens> => {
         const outcome = await tx.pendingAuthorizations.poll(sha256(secret), request.realm.name, request.client.client_id, grant.kind);
         if (outcome.state !== 'approved') return { refusal: pollError(outcome, grant.name) };
-        const { userId, sid } = outcome.approval;
-        if (!(await tx.users.holdSession(request.realm.name, userId, sid))) {
-          return { refusal: new OAuthError('access_denied', 'the person who approved the request has signed out', { status: 400 }) };
-        }
-        const user = await tx.users.hold(request.realm.name, userId);
-        if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
-        // Disabled while the request waited to be collected (CONTRACT.md §10): held, the row is the one the disable committed.
-        if (!user.enabled) return { refusal: new OAuthError('access_denied', 'the person who approved the request is disabled', { status: 400 }) };
-        return { written: await write(tx.tokens, mint(deps.issuer, request, grant.type, outcome, user)) };
+        return approvedTokens(tx, deps.issuer, request, grant.type, outcome);
       });
       if ('refusal' in answer) throw answer.refusal;
       return answer.written.complete();
@@ -76,16 +68,55 @@ function pollError(outcome: Exclude<PollOutcome, { state: 'approved' }>, name: s
       return new OAuthError('access_denied', 'the person denied the request', { status: 400 });
     case 'issued':
       return new OAuthError('invalid_grant', `the ${name} was already used`);
+    case 'pushed':
+      // CIBA Core §10.3: a push-mode client receives its tokens at its notification endpoint and does not poll.
+      return new OAuthError('invalid_grant', `the ${name} is of a push-mode request: its tokens are delivered to the client notification endpoint`);
   }
+}
+
+/** The tokens of an approved request, written; or why they are refused. */
+export type ApprovedTokens = { written: MintedTokens } | { refusal: OAuthError };
+
+/** What the tokens of an approved request are minted for: the grant request's client, binding and audience. */
+export type ApprovedIssuing = Pick<GrantRequest<string>, 'realm' | 'client' | 'audience' | 'audienceScopes' | 'certificateThumbprint' | 'keyThumbprint'> & {
+  /** The client's address, for the audit trail; none when no request of the client's mints them (a push). */
+  address?: string | undefined;
+};
+
+/**
+ * Writes, in the caller's transaction, the tokens of a request the person approved, for that
+ * person: refused when the sign-in that approved it has ended, or the person was deleted or
+ * disabled meanwhile. Its session is held while the tokens are written, so that a sign-out
+ * meanwhile waits, and revokes them. `authReqId`: a CIBA push's ID token names its request.
+ */
+export async function approvedTokens(
+  tx: Pick<StoreTransaction, 'users' | 'tokens'>,
+  issuer: PolledGrantDeps['issuer'],
+  issuing: ApprovedIssuing,
+  grantType: GrantType,
+  approved: { scope: readonly string[]; approval: Approval },
+  authReqId?: string,
+): Promise<ApprovedTokens> {
+  const { userId, sid } = approved.approval;
+  const realm = issuing.realm.name;
+  if (!(await tx.users.holdSession(realm, userId, sid))) {
+    return { refusal: new OAuthError('access_denied', 'the person who approved the request has signed out', { status: 400 }) };
+  }
+  const user = await tx.users.hold(realm, userId);
+  if (!user) return { refusal: new OAuthError('invalid_grant', 'the person who answered no longer exists') };
+  // Disabled while the request waited to be collected (CONTRACT.md §10): held, the row is the one the disable committed.
+  if (!user.enabled) return { refusal: new OAuthError('access_denied', 'the person who approved the request is disabled', { status: 400 }) };
+  return { written: await write(tx.tokens, mint(issuer, issuing, grantType, approved, user, authReqId)) };
 }
 
 /** The tokens of an approved request, for the person who approved it. */
 function mint(
   issuer: PolledGrantDeps['issuer'],
-  { realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }: GrantRequest<string>,
+  { realm, client, audience, audienceScopes, certificateThumbprint, keyThumbprint, address }: ApprovedIssuing,
   grantType: GrantType,
-  { approval, scope }: Extract<PollOutcome, { state: 'approved' }>,
+  { approval, scope }: { scope: readonly string[]; approval: Approval },
   user: User,
+  authReqId: string | undefined,
 ): MintedTokens {
   return issuer.userTokens({
     realm,
@@ -101,5 +132,6 @@ function mint(
     certificateThumbprint,
     keyThumbprint,
     address,
+    ...(authReqId === undefined ? {} : { authReqId }),
   });
 }

@@ -31,7 +31,7 @@ export function cibaPingSender(pending: Pick<PendingAuthorizationStore, 'sealedN
       if (typeof requestId !== 'string') return undefined;
       const sealed = await pending.sealedNotification(entry.realm, requestId);
       if (!sealed) return undefined;
-      const secrets = unsealed(encryption, sealed, contextOf(entry.realm, requestId));
+      const secrets = unsealPing(encryption, entry.realm, requestId, sealed);
       if (!secrets) return undefined;
       return {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${secrets.client_notification_token}` },
@@ -41,9 +41,10 @@ export function cibaPingSender(pending: Pick<PendingAuthorizationStore, 'sealedN
   };
 }
 
-function unsealed(encryption: KeyEncryption, sealed: Buffer, context: string): PingSecrets | undefined {
+/** The secrets of a request's notification; none when they do not open (another master key, or copied from another request). */
+export function unsealPing(encryption: KeyEncryption, realm: string, requestId: string, sealed: Buffer): PingSecrets | undefined {
   try {
-    return JSON.parse(encryption.decrypt(sealed, context).toString('utf8')) as PingSecrets;
+    return JSON.parse(encryption.decrypt(sealed, contextOf(realm, requestId)).toString('utf8')) as PingSecrets;
   } catch {
     return undefined;
   }

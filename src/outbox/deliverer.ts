@@ -3,9 +3,12 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { OutboundError, type OutboundFetcher } from '../http/outbound-fetch.js';
 import type { OutboxEntry, OutboxStore } from '../store/outbox.js';
 
-/** How one kind of entry is sent: the POST it makes; undefined when it can no longer be made (given up). */
+/**
+ * How one kind of entry is sent: the POST it makes; undefined when it can no longer be made
+ * (given up); `later` when what it tells has not happened yet (tried again after a backoff).
+ */
 export interface OutboxSender {
-  request(entry: OutboxEntry): Promise<{ headers: Record<string, string>; body: string } | undefined>;
+  request(entry: OutboxEntry): Promise<{ headers: Record<string, string>; body: string } | undefined | 'later'>;
 }
 
 export interface OutboxOptions {
@@ -119,6 +122,7 @@ export class OutboxDeliverer {
     try {
       const request = sender && (await sender.request(entry));
       if (!request) return await this.giveUp(entry, 'no longer deliverable');
+      if (request === 'later') return await this.retry(entry, 'not due yet');
       const response = await this.deps.outbound.fetch(entry.target, {
         method: 'POST',
         headers: request.headers,

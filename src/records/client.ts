@@ -20,8 +20,8 @@ export type GrantType = (typeof GRANT_TYPES)[number];
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
 /** CIBA Core §10.1 */
 export const CIBA_GRANT = 'urn:openid:params:grant-type:ciba' satisfies GrantType;
-/** CIBA Core §5: the token delivery modes served (push is not). */
-export const BACKCHANNEL_TOKEN_DELIVERY_MODES = ['poll', 'ping'] as const;
+/** CIBA Core §5: the token delivery modes served. */
+export const BACKCHANNEL_TOKEN_DELIVERY_MODES = ['poll', 'ping', 'push'] as const;
 
 export const AUTH_METHODS = [
   'client_secret_basic',
@@ -123,10 +123,10 @@ const clientFields = {
   /** CIBA Core §4: how it receives the outcome of its backchannel requests. Records written before it have none: poll. */
   backchannel_token_delivery_mode: z
     .enum(BACKCHANNEL_TOKEN_DELIVERY_MODES)
-    .describe('CIBA: `poll` (the token endpoint) or `ping` (a POST of `auth_req_id` to `backchannel_client_notification_endpoint`, then the token endpoint); absent: poll')
+    .describe('CIBA: `poll` (the token endpoint), `ping` (a POST of `auth_req_id` to `backchannel_client_notification_endpoint`, then the token endpoint) or `push` (a POST of the token response, or the error, with `auth_req_id` to it; no polling); absent: poll')
     .optional(),
-  /** CIBA Core §4: where a ping is POSTed, with the request's `client_notification_token` as Bearer token (CONTRACT.md §12). */
-  backchannel_client_notification_endpoint: callbackUri.describe('CIBA: where the server POSTs `{"auth_req_id": …}` once the person answered, for `ping` mode (https, or http on a loopback host)').optional(),
+  /** CIBA Core §4: where a ping or push is POSTed, with the request's `client_notification_token` as Bearer token (CONTRACT.md §12). */
+  backchannel_client_notification_endpoint: callbackUri.describe('CIBA: where the server POSTs `{"auth_req_id": …}` (ping) or the token response or error with `auth_req_id` (push) once the person answered (https, or http on a loopback host)').optional(),
   /**
    * The authorization servers of other trust domains, by issuer, for which this client may obtain
    * an ID-JAG by token exchange (draft-ietf-oauth-identity-assertion-authz-grant §4.3, CONTRACT.md
@@ -239,8 +239,9 @@ function consistencyProblems(m: ClientMetadata): Array<{ field: keyof ClientMeta
   if (m.require_signed_request_object && !m.jwks && !m.jwks_uri) {
     problems.push({ field: 'jwks', message: 'require_signed_request_object needs jwks or jwks_uri: the keys that verify its request objects' });
   }
-  if (m.backchannel_token_delivery_mode === 'ping' && !m.backchannel_client_notification_endpoint) {
-    problems.push({ field: 'backchannel_client_notification_endpoint', message: 'ping mode needs it (CIBA Core §4)' });
+  const notified = m.backchannel_token_delivery_mode === 'ping' || m.backchannel_token_delivery_mode === 'push';
+  if (notified && !m.backchannel_client_notification_endpoint) {
+    problems.push({ field: 'backchannel_client_notification_endpoint', message: `${m.backchannel_token_delivery_mode} mode needs it (CIBA Core §4)` });
   }
   if (m.token_endpoint_auth_method === 'tls_client_auth' && !m.tls_client_auth_subject_dn) {
     problems.push({ field: 'tls_client_auth_subject_dn', message: 'tls_client_auth needs it' });

@@ -13,7 +13,7 @@ import { requestedScope } from '../records/scope.js';
 /**
  * The authentication request parameters of CIBA Core §7.1. `user_code` and `acr_values` are
  * read only to refuse them beside a request object: user codes are not supported (discovery says
- * so). `client_notification_token` is required of a client in ping mode, and ignored in poll mode.
+ * so). `client_notification_token` is required of a client in ping or push mode, and ignored in poll mode.
  */
 export const BACKCHANNEL_PARAMETERS = [
   'scope',
@@ -41,7 +41,7 @@ export interface BackchannelRequest {
   bindingMessage?: string;
   /** Seconds: the realm's `ciba_lifetime`, or a shorter `requested_expiry`. */
   expiresIn: number;
-  /** Ping mode (CIBA Core §10.2): the Bearer token its ping carries. */
+  /** Ping and push modes (CIBA Core §10.2, §10.3): the Bearer token its notification carries. */
   notificationToken?: string;
 }
 
@@ -87,7 +87,8 @@ export async function validateBackchannelRequest(
   const hints = (['login_hint', 'id_token_hint', 'login_hint_token'] as const).filter((name) => params[name] !== undefined);
   if (hints.length !== 1) throw invalid('exactly one of login_hint, id_token_hint and login_hint_token is required');
   const bindingMessage = checkedBindingMessage(text(params, 'binding_message'));
-  const notificationToken = client.backchannel_token_delivery_mode === 'ping' ? checkedNotificationToken(text(params, 'client_notification_token')) : undefined;
+  const mode = client.backchannel_token_delivery_mode ?? 'poll';
+  const notificationToken = mode === 'poll' ? undefined : checkedNotificationToken(text(params, 'client_notification_token'), mode);
   const lifetime = realm.settings.ciba_lifetime;
   const requested = requestedExpiry(params.requested_expiry);
   const user = await hintedUser(deps, realm, client, endpointUrl, hints[0]!, text(params, hints[0]!)!);
@@ -103,9 +104,9 @@ export async function validateBackchannelRequest(
   };
 }
 
-/** CIBA Core §7.1 `client_notification_token`: required in ping mode, a Bearer credential of at most 1024 characters. */
-function checkedNotificationToken(token: string | undefined): string {
-  if (token === undefined) throw invalid('client_notification_token is required: the client is registered for ping mode');
+/** CIBA Core §7.1 `client_notification_token`: required in ping and push modes, a Bearer credential of at most 1024 characters. */
+function checkedNotificationToken(token: string | undefined, mode: string): string {
+  if (token === undefined) throw invalid(`client_notification_token is required: the client is registered for ${mode} mode`);
   if (token.length > MAX_NOTIFICATION_TOKEN_LENGTH || !BEARER_CREDENTIALS.test(token)) {
     throw invalid(`client_notification_token must be a Bearer credential (RFC 6750 §2.1) of at most ${MAX_NOTIFICATION_TOKEN_LENGTH} characters`);
   }

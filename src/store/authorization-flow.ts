@@ -8,6 +8,7 @@ import { type Consent, type Consented, consentedOf, grantConsent } from './conse
 import type { Db } from './db.js';
 import { type NewSession, type Session, type SessionRow, insertSession, noteSessionClient, prefixedSession, sessionColumns, toSession } from './sessions.js';
 import { type SignInSource, rememberSource } from './sign-in-sources.js';
+import { logoutsQueuedFor } from './session-endings.js';
 import { StatementParams } from './statement.js';
 
 /**
@@ -208,7 +209,10 @@ export class AuthorizationFlowStore {
     const params = new StatementParams();
     const started = 'EXISTS (SELECT 1 FROM started)';
     const parts = [
-      ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)} RETURNING sid)`] : []),
+      ...(signIn.replaces ? [`replaced AS (DELETE FROM sessions WHERE secret_hash = ${params.add(signIn.replaces)} RETURNING realm, user_id, sid, clients)`] : []),
+      // A replaced session ends as any other does: its clients are told (src/store/session-endings.ts), in this
+      // statement; but for a step-up, which continues the session it completes.
+      ...(signIn.replaces && signIn.completes === undefined ? [`told AS (${logoutsQueuedFor('replaced')})`] : []),
       `started AS (${insertSession(params, signIn.secretHash, signIn.session, completesCondition(params, signIn))})`,
       signIn.finish
         ? `moved AS (DELETE FROM authorization_transactions WHERE id_hash = ${params.add(idHash)} AND expires_at > now() AND ${started} RETURNING 1)`

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from './db.js';
+import { endSessionsStatement } from './session-endings.js';
 
 /**
  * Deleting expired rows in small batches keeps each statement short, so that the cleanup
@@ -13,7 +14,8 @@ const deleteBatch = (table: string, expired = 'expires_at < now()') =>
 const BATCH_STATEMENTS = [
   deleteBatch('tokens'),
   deleteBatch('signing_keys'),
-  deleteBatch('sessions'),
+  // An expired session ends as any other does: its clients are sent their logout tokens (src/store/session-endings.ts).
+  endSessionsStatement('ctid = ANY (ARRAY(SELECT ctid FROM sessions WHERE expires_at < now() LIMIT $1 FOR UPDATE SKIP LOCKED))'),
   deleteBatch('authorization_transactions'),
   deleteBatch('pushed_requests'),
   deleteBatch('revoked_jwts'),

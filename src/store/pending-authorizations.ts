@@ -1,3 +1,4 @@
+import { CIBA_PUSH, CibaPushRows } from './ciba-push.js';
 import type { Db } from './db.js';
 
 /** The outbox kind of a CIBA ping (src/outbox/ciba-ping.ts sends it). */
@@ -40,6 +41,8 @@ export type PollOutcome =
   | { readonly state: 'denied' }
   /** Tokens went to an earlier poll. */
   | { readonly state: 'issued' }
+  /** A push-mode request (CIBA Core §10.3): its outcome goes to the client's notification endpoint, never to a poll. */
+  | { readonly state: 'pushed' }
   /** This poll, and no other, receives the tokens. */
   | { readonly state: 'approved'; readonly scope: readonly string[]; readonly approval: Approval };
 
@@ -70,6 +73,7 @@ const toPending = (row: PendingRow): PendingAuthorization => ({
 });
 
 interface PollRow {
+  push: boolean;
   status: 'pending' | 'approved' | 'denied' | 'issued';
   expired: boolean;
   too_soon: boolean;
@@ -88,7 +92,7 @@ interface PollRow {
  */
 const POLL = `
   WITH before AS (
-    SELECT secret_hash, status, expires_at <= now() AS expired,
+    SELECT secret_hash, push, status, expires_at <= now() AS expired,
            last_polled_at IS NOT NULL AND last_polled_at + make_interval(secs => interval_seconds) > now() AS too_soon,
            scope, user_id, sid, auth_time, amr, acr
       FROM pending_authorizations
@@ -98,10 +102,10 @@ const POLL = `
   UPDATE pending_authorizations p
      SET last_polled_at = now(),
          interval_seconds = p.interval_seconds + CASE WHEN NOT before.expired AND before.status = 'pending' AND before.too_soon THEN ${SLOW_DOWN_SECONDS} ELSE 0 END,
-         status = CASE WHEN NOT before.expired AND before.status = 'approved' THEN 'issued' ELSE p.status END
+         status = CASE WHEN NOT before.expired AND NOT before.push AND before.status = 'approved' THEN 'issued' ELSE p.status END
     FROM before
    WHERE p.secret_hash = before.secret_hash
-  RETURNING before.status, before.expired, before.too_soon, before.scope, before.user_id, before.sid, before.auth_time, before.amr, before.acr`;
+  RETURNING before.push, before.status, before.expired, before.too_soon, before.scope, before.user_id, before.sid, before.auth_time, before.amr, before.acr`;
 
 /**
  * Device authorizations (RFC 8628) and CIBA requests, by the SHA-256 of the secret the client
@@ -109,6 +113,11 @@ const POLL = `
  */
 export class PendingAuthorizationStore {
   constructor(private readonly db: Db) {}
+
+  /** What the sender of push-mode outcomes reads and writes (src/outbox/ciba-push.ts). */
+  get push(): CibaPushRows {
+    return new CibaPushRows(this.db);
+  }
 
   /** False when the user code is taken (the caller draws another). */
   async createDevice(
@@ -136,15 +145,26 @@ export class PendingAuthorizationStore {
       bindingMessage: string | undefined;
       intervalSeconds: number;
       lifetimeSeconds: number;
-      /** Ping mode (CIBA Core §10.2): where to POST it, and what it carries, sealed (migrations/037_ciba_ping.sql). */
-      notification?: { endpoint: string; sealed: Buffer };
+      /**
+       * Ping or push mode (CIBA Core §10.2, §10.3): where to POST, and the secrets it carries, sealed
+       * (migrations/037_ciba_ping.sql). A push request has its outbox entry queued with it, due at
+       * its expiry (migrations/038_ciba_push.sql).
+       */
+      notification?: { endpoint: string; sealed: Buffer; push: boolean };
     },
   ): Promise<PendingAuthorization> {
     const result = await this.db.query<PendingRow>(
-      `INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_id, binding_message, interval_seconds, expires_at,
-                                           id, notification_endpoint, notification_sealed)
-       VALUES ($1, 'ciba', $2, $3, $4, $5::uuid, $6, $7, now() + make_interval(secs => $8), coalesce($9::uuid, gen_random_uuid()), $10, $11)
-       RETURNING ${COLUMNS}`,
+      `WITH created AS (
+         INSERT INTO pending_authorizations (secret_hash, kind, realm, client_id, scope, user_id, binding_message, interval_seconds, expires_at,
+                                             id, notification_endpoint, notification_sealed, push)
+         VALUES ($1, 'ciba', $2, $3, $4, $5::uuid, $6, $7, now() + make_interval(secs => $8), coalesce($9::uuid, gen_random_uuid()), $10, $11, $12)
+         RETURNING ${COLUMNS}, notification_endpoint, push
+       ), queued AS (
+         INSERT INTO outbox (kind, realm, target, payload, created_at, next_at)
+         SELECT '${CIBA_PUSH}', c.realm, c.notification_endpoint, jsonb_build_object('request', c.id, 'client', c.client_id), c.expires_at, c.expires_at
+           FROM created c WHERE c.push
+       )
+       SELECT ${COLUMNS} FROM created`,
       [
         secretHash,
         request.realm,
@@ -157,6 +177,7 @@ export class PendingAuthorizationStore {
         request.id ?? null,
         request.notification?.endpoint ?? null,
         request.notification?.sealed ?? null,
+        request.notification?.push ?? false,
       ],
     );
     return toPending(result.rows[0]!);
@@ -197,7 +218,9 @@ export class PendingAuthorizationStore {
    * Records the person's answer to an unexpired, unanswered request; false when it was
    * answered already, expired, or (CIBA) is meant for another person. A CIBA request in ping
    * mode has its ping queued in the outbox by the same statement (CIBA Core §10.2), for an
-   * approval or a denial alike: answered and told together, or neither.
+   * approval or a denial alike: answered and told together, or neither. One in push mode has
+   * its outbox entry, queued due at its expiry, made due now (and its hour of retries counted
+   * from now): its sender mints the tokens or tells the denial (src/outbox/ciba-push.ts).
    */
   async answer(realm: string, id: string, decision: 'approved' | 'denied', approval: Approval): Promise<boolean> {
     // An approval records the client among its session's (src/store/sessions.ts noteSessionClient), in the same statement.
@@ -207,11 +230,16 @@ export class PendingAuthorizationStore {
             SET status = $3, user_id = $4::uuid, sid = $5::uuid, auth_time = $6, amr = $7::text[], acr = $8
           WHERE id = $1::uuid AND realm = $2 AND status = 'pending' AND expires_at > now()
             AND (kind = 'device' OR user_id = $4::uuid)
-          RETURNING id, client_id, notification_endpoint
+          RETURNING id, client_id, notification_endpoint, push
        ), pinged AS (
          INSERT INTO outbox (kind, realm, target, payload)
          SELECT '${CIBA_PING}', $2, a.notification_endpoint, jsonb_build_object('request', a.id)
-           FROM answered a WHERE a.notification_endpoint IS NOT NULL
+           FROM answered a WHERE a.notification_endpoint IS NOT NULL AND NOT a.push
+       ), pushed AS (
+         UPDATE outbox o SET next_at = now(), created_at = now()
+           FROM answered a
+          WHERE a.push AND o.kind = '${CIBA_PUSH}' AND o.payload ->> 'request' = a.id::text AND o.realm = $2
+            AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
        ), noted AS (
          UPDATE sessions s SET clients = array_append(s.clients, a.client_id)
            FROM answered a
@@ -236,6 +264,7 @@ export class PendingAuthorizationStore {
   async poll(secretHash: Buffer, realm: string, clientId: string, kind: PendingKind): Promise<PollOutcome> {
     const row = (await this.db.query<PollRow>(POLL, [secretHash, realm, clientId, kind])).rows[0];
     if (!row) return { state: 'unknown' };
+    if (row.push) return { state: 'pushed' };
     if (row.expired) return { state: 'expired' };
     switch (row.status) {
       case 'pending':

@@ -257,8 +257,8 @@ export class UserStore {
   }
 
   /**
-   * Deletes the user, their tokens (which have no foreign key to users), sessions, codes and
-   * consents. Tokens being issued to them meanwhile are deleted too, or not issued: the rows
+   * Deletes the user, their tokens (which have no foreign key to users), sessions (telling their
+   * clients, src/store/session-endings.ts), codes and consents. Tokens being issued to them meanwhile are deleted too, or not issued: the rows
    * issuance takes are locked in its order, the person's last (src/store/tokens.ts insertTokens).
    */
   async delete(realm: string, username: string): Promise<boolean> {
@@ -271,6 +271,7 @@ export class UserStore {
       if (id === undefined) return undefined;
       // The person's JWT access tokens are not stored: they are denied by the person's id.
       const denials = await tx.query<DenialRow>(DENY_PERSON, [realm, [id]]);
+      await tx.query(endSessionsStatement('realm = $1 AND user_id = $2::uuid'), [realm, id]);
       await tx.query('DELETE FROM users WHERE realm = $1 AND id = $2', [realm, id]);
       await tx.query('DELETE FROM tokens WHERE realm = $1 AND user_id = $2', [realm, id]);
       this.usernames?.delete(`${realm}/${id}`);

@@ -4,9 +4,13 @@ import { sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
 import type { UserTokensRequest } from './token-requests.js';
 
-/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256 (both RS256 and ES256 hash with SHA-256). */
-function atHash(accessToken: string): string {
-  const digest = sha256(accessToken);
+/** CIBA Core §10.3.1: the ID token of pushed tokens names their request, and hashes the refresh token too. */
+const AUTH_REQ_ID_CLAIM = 'urn:openid:params:jwt:claim:auth_req_id';
+const RT_HASH_CLAIM = 'urn:openid:params:jwt:claim:rt_hash';
+
+/** OIDC Core §3.1.3.6: the left half of a token's SHA-256 (both RS256 and ES256 hash with SHA-256). */
+function halfHash(token: string): string {
+  const digest = sha256(token);
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
@@ -20,7 +24,7 @@ export function signIdToken(
   signer: RealmSigner,
   request: UserTokensRequest,
   sub: string,
-  accessToken: string,
+  tokens: { accessToken: string; refreshToken?: string | undefined },
   lifetime: (nowMs: number) => number,
   mapped?: Readonly<Record<string, unknown>>,
 ): Promise<string> {
@@ -37,9 +41,14 @@ export function signIdToken(
     iat: now,
     auth_time: seconds(signIn.authTime),
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
-    at_hash: atHash(accessToken),
+    at_hash: halfHash(tokens.accessToken),
     amr: [...signIn.amr],
     acr: signIn.acr,
     sid: signIn.sid,
+    ...(request.authReqId === undefined ? {} : pushedClaims(request.authReqId, tokens.refreshToken)),
   });
+}
+
+function pushedClaims(authReqId: string, refreshToken: string | undefined): Record<string, string> {
+  return { [AUTH_REQ_ID_CLAIM]: authReqId, ...(refreshToken === undefined ? {} : { [RT_HASH_CLAIM]: halfHash(refreshToken) }) };
 }

@@ -316,7 +316,7 @@ export class TokenIssuer {
     if (openid) {
       const asked = await askedClaimValues(this.scopeClaims, realm.name, request.scope, user, request.askedClaims?.id_token);
       const claims = { ...mapped.id_token, ...asked };
-      response.id_token = await signIdToken(this.signer, request, this.subjects.for(client, user.id), accessToken!, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
+      response.id_token = await signIdToken(this.signer, request, this.subjects.for(client, user.id), { accessToken: accessToken!, refreshToken }, (nowMs) => planned.grantLifetime.signedLifetime(planned.accessLifetime, nowMs), claims);
     }
     if (planned.event) planned.event.committed();
     else this.audit.record(issuedEvent(request, planned.issuance), request.realm.settings.audit_event_lifetime);

@@ -75,6 +75,8 @@ export interface UserTokensRequest {
   refreshScope?: readonly string[];
   /** From the authorization request, for the ID token (OIDC Core §3.1.3.6). */
   nonce?: string | undefined;
+  /** CIBA Core §10.3.1: the request whose tokens are pushed, named in the ID token with the refresh token's hash. */
+  authReqId?: string | undefined;
   /** RFC 8705 §3: the thumbprint of the client certificate to bind the tokens to. */
   certificateThumbprint?: string | undefined;
   /**

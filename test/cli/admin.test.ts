@@ -97,6 +97,38 @@ describe('realmgate admin commands', () => {
     expect((await tokenRequest('shop', { grant_type: 'client_credentials' }, basic('billing', newSecret))).statusCode).toBe(200);
   });
 
+  it('client create and update set the logout, JARM and CIBA fields by options; a bad value is refused with the field named', async () => {
+    const created = await cli([
+      'client', 'create', 'shop', '--client-id', 'bank', '--grant-type', 'urn:openid:params:grant-type:ciba', '--scope', 'openid',
+      '--backchannel-logout-uri', 'https://bank.example/bc-logout', '--backchannel-logout-session-required', 'true',
+      '--frontchannel-logout-uri', 'https://bank.example/fc-logout', '--frontchannel-logout-session-required', 'true',
+      '--authorization-signed-response-alg', 'ES256',
+      '--backchannel-token-delivery-mode', 'push', '--backchannel-client-notification-endpoint', 'https://bank.example/ciba', '--json',
+    ]);
+    const fields = {
+      backchannel_logout_uri: 'https://bank.example/bc-logout',
+      backchannel_logout_session_required: true,
+      frontchannel_logout_uri: 'https://bank.example/fc-logout',
+      frontchannel_logout_session_required: true,
+      authorization_signed_response_alg: 'ES256',
+      backchannel_token_delivery_mode: 'push',
+      backchannel_client_notification_endpoint: 'https://bank.example/ciba',
+    };
+    expect(JSON.parse(created.stdout)).toMatchObject(fields);
+    expect(await adminGet('/realms/shop/clients/bank')).toMatchObject(fields);
+
+    await cli(['client', 'update', 'shop', 'bank', '--backchannel-token-delivery-mode', 'ping', '--backchannel-logout-session-required', 'false']);
+    expect(await adminGet('/realms/shop/clients/bank')).toMatchObject({ ...fields, backchannel_token_delivery_mode: 'ping', backchannel_logout_session_required: false });
+
+    const refused = await runCli(['client', 'update', 'shop', 'bank', '--backchannel-token-delivery-mode', 'long-poll'], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/backchannel_token_delivery_mode/);
+    const notBoolean = await runCli(['client', 'update', 'shop', 'bank', '--frontchannel-logout-session-required', 'yes'], { env });
+    expect(notBoolean.code).not.toBe(0);
+    expect(notBoolean.stderr).toMatch(/true or false/);
+    expect(await adminGet('/realms/shop/clients/bank')).toMatchObject({ backchannel_token_delivery_mode: 'ping', frontchannel_logout_session_required: true });
+  });
+
   it('prints names from the server without control characters: a registered client cannot drive the terminal', async () => {
     const name = 'Evil\u001b]0;owned\u0007 \u009b31m';
     await t.admin.createClient('shop', { client_id: 'evil', client_name: name, grant_types: ['client_credentials'] });

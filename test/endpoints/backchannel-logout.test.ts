@@ -1,6 +1,7 @@
 import { type JWTPayload, createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs } from '../../src/outbox/deliverer.js';
+import { deleteExpired } from '../../src/store/cleanup.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
@@ -91,6 +92,23 @@ describe('back-channel logout (CONTRACT.md §12)', () => {
     ['signing out everywhere (an admin ending the sessions)', async (who) => void expect((await t.admin.request('DELETE', `${userPath(who.username)}/sessions`)).statusCode).toBe(204)],
     ['a disable', async (who) => void expect((await t.admin.request('PATCH', userPath(who.username), { enabled: false })).statusCode).toBe(200)],
     ['a password change', async (who) => void expect((await t.admin.request('PATCH', userPath(who.username), { password: 'another horse battery' })).statusCode).toBe(200)],
+    ['the person deleted (admin API)', async (who) => void expect((await t.admin.request('DELETE', userPath(who.username))).statusCode).toBe(204)],
+    [
+      'a new sign-in in the same browser, replacing the session',
+      async (who) => {
+        const other = { username: `other-${n}`, password: 'correct horse battery' };
+        expect((await t.admin.request('POST', `/realms/${realm}/users`, other)).statusCode).toBe(201);
+        await obtainCode(who.browser, realm, { clientId: quietClientId, ...other, params: { prompt: 'login' } });
+      },
+    ],
+    [
+      'expiry (the cleanup job deletes the expired session)',
+      async (who) => {
+        await t.store.db.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE sid = $1::uuid", [who.sid]);
+        expect(await deleteExpired(t.store.db, { batchSize: 500, pauseMs: 0 })).toBeGreaterThanOrEqual(1);
+        expect((await t.store.db.query('SELECT 1 FROM sessions WHERE sid = $1::uuid', [who.sid])).rows).toHaveLength(0);
+      },
+    ],
   ];
 
   for (const [way, end] of ways) {

@@ -53,7 +53,7 @@ describe('discovery of the browser flow', () => {
 
   it('describes CIBA as built: poll and ping modes, asymmetric request object signatures, no user code', async () => {
     const body = await metadata('/oauth2/alpha/.well-known/openid-configuration');
-    expect(body.backchannel_token_delivery_modes_supported).toEqual(['poll', 'ping']);
+    expect(body.backchannel_token_delivery_modes_supported).toEqual(['poll', 'ping', 'push']);
     expect(body.backchannel_user_code_parameter_supported).toBe(false);
     const algs = body.backchannel_authentication_request_signing_alg_values_supported as string[];
     expect(algs).toEqual(expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']));

@@ -189,14 +189,15 @@ describe('CIBA ping mode', () => {
   });
 
   describe('the client fields', () => {
-    it('are validated by the admin API: ping needs an https (or loopback http) endpoint; push is not served', async () => {
+    it('are validated by the admin API: ping and push need an https (or loopback http) endpoint', async () => {
       const realm = await freshRealm(t);
       const create = (record: Record<string, unknown>) => t.admin.request('POST', `/realms/${realm}/clients`, { grant_types: [CIBA], scope: 'openid', ...record });
       for (const record of [
         { backchannel_token_delivery_mode: 'ping' },
         { backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'http://notify.example.com/ping' },
         { backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'https://notify.example.com/ping#frag' },
-        { backchannel_token_delivery_mode: 'push', backchannel_client_notification_endpoint: 'https://notify.example.com/push' },
+        { backchannel_token_delivery_mode: 'push' },
+        { backchannel_token_delivery_mode: 'push', backchannel_client_notification_endpoint: 'http://notify.example.com/push' },
         { backchannel_token_delivery_mode: 'long-poll' },
       ]) {
         const response = await create(record);
@@ -246,9 +247,9 @@ describe('CIBA ping mode', () => {
       expect(read.json()).toMatchObject({ backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: receiver.url });
     });
 
-    it('discovery lists the poll and ping modes', async () => {
+    it('discovery lists the poll, ping and push modes', async () => {
       const discovery = (await t.app.inject({ method: 'GET', url: `${realmPath(await freshRealm(t))}/.well-known/openid-configuration` })).json();
-      expect(discovery.backchannel_token_delivery_modes_supported).toEqual(['poll', 'ping']);
+      expect(discovery.backchannel_token_delivery_modes_supported).toEqual(['poll', 'ping', 'push']);
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { parseAssignments } from '../assignments.js';
 import { UsageError } from '../errors.js';
 import { notice, objectFields, printLines, printable, table } from '../output.js';
@@ -21,10 +21,21 @@ interface RecordOptions extends ConnectionOptions {
   grantType: string[];
   scope?: string;
   backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
   frontchannelLogoutUri?: string;
   subjectType?: string;
   sectorIdentifierUri?: string;
   authorizationDetailsType: string[];
+  frontchannelLogoutSessionRequired?: boolean;
+  authorizationSignedResponseAlg?: string;
+  backchannelTokenDeliveryMode?: string;
+  backchannelClientNotificationEndpoint?: string;
+}
+
+/** A yes-or-no option's value: `true` or `false`, nothing else (the server checks the other fields' values). */
+function yesOrNo(value: string): boolean {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new InvalidArgumentError('true or false');
 }
 
 interface CreateOptions extends RecordOptions {
@@ -41,7 +52,12 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--grant-type <type>', `a grant type it may use (repeatable${use === 'create' ? '; default authorization_code' : replaces})`, collect, [])
     .option('--scope <scope>', 'the scopes it may ask for, space-separated')
     .option('--backchannel-logout-uri <uri>', 'where a logout token is POSTed when a session it received tokens in ends')
+    .option('--backchannel-logout-session-required <true|false>', 'its logout tokens must carry sid (they always do)', yesOrNo)
     .option('--frontchannel-logout-uri <uri>', 'the page the end-session page frames, with iss and sid, when such a session ends')
+    .option('--frontchannel-logout-session-required <true|false>', 'its front-channel logout URI must receive iss and sid (it always does)', yesOrNo)
+    .option('--authorization-signed-response-alg <alg>', 'RS256 or ES256: signs its JARM authorization responses')
+    .option('--backchannel-token-delivery-mode <mode>', 'CIBA: poll, ping or push')
+    .option('--backchannel-client-notification-endpoint <uri>', 'CIBA: where pings or pushed tokens are POSTed (ping and push modes)')
     .option('--subject-type <type>', 'public (every client sees the same sub of a person) or pairwise (a sub of its sector alone)')
     .option('--sector-identifier-uri <uri>', 'an https JSON array listing every redirect URI: its host is the sector of pairwise subjects')
     .option('--authorization-details-type <type>', `an authorization_details type it may ask for (RFC 9396; repeatable${replaces})`, collect, []);
@@ -55,10 +71,15 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     grant_types: options.grantType.length > 0 ? options.grantType : undefined,
     scope: options.scope,
     backchannel_logout_uri: options.backchannelLogoutUri,
+    backchannel_logout_session_required: options.backchannelLogoutSessionRequired,
     frontchannel_logout_uri: options.frontchannelLogoutUri,
     subject_type: options.subjectType,
     sector_identifier_uri: options.sectorIdentifierUri,
     authorization_details_types: options.authorizationDetailsType.length > 0 ? options.authorizationDetailsType : undefined,
+    frontchannel_logout_session_required: options.frontchannelLogoutSessionRequired,
+    authorization_signed_response_alg: options.authorizationSignedResponseAlg,
+    backchannel_token_delivery_mode: options.backchannelTokenDeliveryMode,
+    backchannel_client_notification_endpoint: options.backchannelClientNotificationEndpoint,
   });
 
 const SECRET_NOTICE = 'The client secret is shown this once: keep it now. `realmgate client rotate-secret` replaces it.';
