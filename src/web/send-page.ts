@@ -13,19 +13,19 @@ export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHt
 
 /**
  * What a page's address must keep for the same page to come back in another language (the
- * language picker): its query, or for a page that answered a form, the form's fields that name
- * what it is about.
+ * language picker): the fields of its query or form that name what the page is about, and no
+ * other. The rest of a query is the caller's to write (an /authorize request's redirect_uri, a
+ * notice's text), and a page must not repeat it as a link of its own.
  */
-const CARRIED_FORM_FIELDS = ['transaction', 'ticket', 'user_code'] as const;
+const CARRIED_FIELDS = ['transaction', 'ticket', 'user_code'] as const;
 
 function pageAddress(request: FastifyRequest): URLSearchParams {
   const carried = new URLSearchParams();
   const source = request.method === 'GET' ? request.query : request.body;
   if (typeof source !== 'object' || source === null) return carried;
-  const fields = request.method === 'GET' ? Object.keys(source) : CARRIED_FORM_FIELDS;
-  for (const name of fields) {
+  for (const name of CARRIED_FIELDS) {
     const value = (source as Record<string, unknown>)[name];
-    if (typeof value === 'string' && name !== 'ui_locales') carried.append(name, value);
+    if (typeof value === 'string') carried.append(name, value);
   }
   return carried;
 }

@@ -50,6 +50,7 @@ export const DEFAULT_SETTINGS = {
   locales: ['en', 'de', 'fr'],
   acr_journeys: {},
   transaction_tokens: null,
+  authorization_details_types: {},
 } as const;
 
 /** The settings that are lifetimes or intervals: positive whole seconds. */

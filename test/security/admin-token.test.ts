@@ -16,6 +16,8 @@ const PARAMETERS: Record<string, string> = {
   alias: 'upstream',
   role: 'auditor',
   group: 'staff',
+  passkey: '00000000-0000-4000-8000-000000000000',
+  webhook: 'audit-sink',
 };
 
 function concrete(path: string): string {

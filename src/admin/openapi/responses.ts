@@ -54,6 +54,7 @@ export const ClientResponse = ClientMetadataPatchSchema.required().extend({
     .describe('It may ask for transaction tokens, presenting any live access token of the realm (CONTRACT.md §15); absent: no'),
   subject_type: clientMetadata.subject_type.unwrap().optional().describe('`pairwise`: a `sub` of its sector alone (OpenID Connect Core §8, CONTRACT.md §13); absent: public'),
   sector_identifier_uri: clientMetadata.sector_identifier_uri.unwrap().optional(),
+  authorization_details_types: clientMetadata.authorization_details_types.unwrap().optional(),
   client_id: ClientCreateSchema.shape.client_id.unwrap(),
   client_id_issued_at: epochSeconds,
 });

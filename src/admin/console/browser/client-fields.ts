@@ -65,7 +65,7 @@ export const clientFieldControls = (client: Partial<Client>) => [
     {},
     h('legend', {}, 'Subject identifiers'),
     field(
-      'Subject type',
+      'Subject identifiers',
       h('select', { name: 'subject_type' }, [['public', 'public: every client sees the same sub'], ['pairwise', 'pairwise: a sub of its sector alone']].map(([value, label]) =>
         h('option', { value, selected: value === (client.subject_type ?? 'public') }, label))),
       'OpenID Connect Core §8: a pairwise client cannot link a person to the sub other sectors see.',
@@ -73,7 +73,7 @@ export const clientFieldControls = (client: Partial<Client>) => [
     field(
       'Sector identifier URI',
       h('input', { name: 'sector_identifier_uri', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: client.sector_identifier_uri ?? '' }),
-      'An https JSON array listing every redirect URI; its host is the sector. Empty: the one host of the redirect URIs.',
+      'An https JSON array listing every redirect URI; its host is the sector. Empty: the one host all its redirects share.',
     ),
   ),
   h(
@@ -100,9 +100,9 @@ export const clientFieldControls = (client: Partial<Client>) => [
     idJagAudienceRows(client.id_jag_audiences ?? []),
   ),
   field(
-    'Authorization details types',
+    'Authorization details it may ask for',
     h('input', { name: 'authorization_details_types', spellcheck: 'false', autocomplete: 'off', value: (client.authorization_details_types ?? []).join(', ') }),
-    'The authorization_details types it may ask for (RFC 9396), among the realm setting authorization_details_types; separated by commas. Empty: none.',
+    'The kinds of RFC 9396 authorization details it may ask for, by their names among those the realm defines; separated by commas. Empty: none.',
   ),
 ];
 
