@@ -646,37 +646,6 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     problems.console.length = 0;
   }, 30_000);
 
-  it("sets a client's CIBA token delivery mode and notification endpoint, by the server's rules", async () => {
-    const { page, problems } = admin;
-    const clientOf = async (clientId: string) => (await t.admin.request('GET', `/realms/${agents}/clients/${clientId}`)).json() as Record<string, unknown>;
-    await tab(page, 'Clients').click();
-    const create = form(page, 'New client');
-    await create.getByLabel('Client ID', { exact: true }).fill('bank');
-    await create.getByLabel('Redirect URIs').fill(callback.redirectUri);
-    await create.getByLabel(/^Token delivery mode/).selectOption('push');
-    await create.getByRole('button', { name: 'Create client' }).click();
-    await said(page, /^backchannel_client_notification_endpoint: push mode needs it/);
-    expect((await t.admin.request('GET', `/realms/${agents}/clients/bank`)).statusCode).toBe(404);
-    await create.getByLabel(/^Client notification endpoint/).fill('https://bank.example/ciba');
-    await create.getByRole('button', { name: 'Create client' }).click();
-    await said(page, 'Client bank created.');
-    expect(await clientOf('bank')).toMatchObject({ backchannel_token_delivery_mode: 'push', backchannel_client_notification_endpoint: 'https://bank.example/ciba' });
-
-    await page.getByRole('button', { name: 'Edit bank', exact: true }).click();
-    const edit = form(page, 'Edit client bank');
-    await expect(edit.getByLabel(/^Token delivery mode/).inputValue()).resolves.toBe('push');
-    await expect(edit.getByLabel(/^Client notification endpoint/).inputValue()).resolves.toBe('https://bank.example/ciba');
-    await edit.getByLabel(/^Token delivery mode/).selectOption('poll');
-    await edit.getByLabel(/^Client notification endpoint/).fill('');
-    await edit.getByRole('button', { name: 'Save client' }).click();
-    await said(page, 'Client bank saved: backchannel_token_delivery_mode, backchannel_client_notification_endpoint.');
-    const polled = await clientOf('bank');
-    expect(polled).toMatchObject({ backchannel_token_delivery_mode: 'poll' });
-    expect(polled).not.toHaveProperty('backchannel_client_notification_endpoint');
-    expect(refusalsOnly(problems, [400])).toEqual({ console: [], pageErrors: [], violations: [] });
-    problems.console.length = 0;
-  }, 30_000);
-
   it("sets a trusted issuer's id_jag and link_by_email, and saves one without them without them", async () => {
     const { page, problems } = admin;
     // Trusted issuers: one for ID-JAGs linking by email, one without either field.
