@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import type { Approval } from './pending-authorizations.js';
+import type { Approval } from '../records/approval.js';
 
 /** The outbox kind of a CIBA push (src/outbox/ciba-push.ts sends it). */
 export const CIBA_PUSH = 'ciba_push';

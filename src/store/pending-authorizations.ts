@@ -1,5 +1,8 @@
 import { CIBA_PUSH, CibaPushRows } from './ciba-push.js';
 import type { Db } from './db.js';
+import type { Approval } from '../records/approval.js';
+
+export type { Approval } from '../records/approval.js';
 
 /** The outbox kind of a CIBA ping (src/outbox/ciba-ping.ts sends it). */
 export const CIBA_PING = 'ciba_ping';
@@ -9,15 +12,6 @@ export const SLOW_DOWN_SECONDS = 5;
 
 export type PendingKind = 'device' | 'ciba';
 
-/** What the person answered, and with which sign-in. */
-export interface Approval {
-  readonly userId: string;
-  readonly sid: string;
-  readonly authTime: Date;
-  readonly amr: readonly string[];
-  /** The acr of the journey walked (CONTRACT.md §8). */
-  readonly acr: string;
-}
 
 /** A device authorization or CIBA request, as the pages show it. */
 export interface PendingAuthorization {
