@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INVALIDATION_CHANNEL } from '../../src/store/cache.js';
 import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import { type ServiceClient, basic, postForm, revoke } from '../support/oauth.js';
 import { testStoreKind } from '../support/store.js';
@@ -104,6 +105,8 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   let personToken: string;
   let recording: string[] | undefined;
   const originalQuery = pg.Client.prototype.query;
+  const originalEmit = pg.Client.prototype.emit;
+  const notified = new Set<string>();
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -128,16 +131,39 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
       recording?.push(typeof config === 'string' ? config : (config.text ?? String(config)));
       return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pg.Client.prototype.query;
+    pg.Client.prototype.emit = function (this: pg.Client, event: string | symbol, ...args: unknown[]) {
+      if (event === 'notification') notified.add((args[0] as pg.Notification).payload ?? '');
+      return originalEmit.apply(this, [event, ...args]);
+    } as typeof pg.Client.prototype.emit;
   });
   afterAll(async () => {
     pg.Client.prototype.query = originalQuery;
+    pg.Client.prototype.emit = originalEmit;
     await t?.close();
   });
 
-  /** The statements of a call made a second time (the first warms the caches), with its audit rows. */
+  /**
+   * Waits until the app's listener has received every invalidation committed so far: PostgreSQL
+   * delivers a session's notifications in commit order, so a marker sent now arrives after them.
+   * Otherwise the warm call's own notification may land during the measured call and empty a
+   * cache that call has just filled.
+   */
+  async function notificationsSettled(): Promise<void> {
+    const marker = `settled|${Math.random()}`;
+    await t.store.db.query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, marker]);
+    await expect.poll(() => notified.has(marker), { interval: 5, timeout: 5_000 }).toBe(true);
+  }
+
+  /**
+   * The statements of a call made a second time, with its audit rows. The first call, once its
+   * invalidations have arrived, and a read of the same URL warm the caches.
+   */
   async function statementsOf(bearer: string, url: string, method: 'GET' | 'PUT' | 'PATCH' = 'GET', body?: object): Promise<string[]> {
     const warm = await adminCall(t.app, bearer, url, method, body);
     expect(warm.statusCode, warm.body).toBeLessThan(300);
+    await notificationsSettled();
+    const read = await adminCall(t.app, bearer, url);
+    expect(read.statusCode, read.body).toBe(200);
     await t.app.audit.flush();
     const statements: string[] = [];
     recording = statements;
