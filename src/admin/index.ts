@@ -29,6 +29,7 @@ import { userConsentRoutes } from './user-consents.js';
 import { userCredentialRoutes } from './user-credentials.js';
 import { userMailRoutes } from './user-mails.js';
 import { webhookRoutes } from './webhooks.js';
+import { textRoutes } from './texts.js';
 
 /** The admin API (CONTRACT.md §5): JSON only, behind the admin token; its changes are audit events. */
 export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyPluginAsync {
@@ -69,6 +70,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       await realmScope.register(userCredentialRoutes(deps));
       await realmScope.register(userConsentRoutes(deps));
       await realmScope.register(webhookRoutes(deps));
+      await realmScope.register(textRoutes(deps));
     }, { prefix: '/realms/:realm' });
   };
 }

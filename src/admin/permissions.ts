@@ -110,6 +110,9 @@ const RULES: Readonly<Record<string, Rule>> = {
   putWebhook: change,
   getWebhook: read,
   deleteWebhook: change,
+  getTexts: read,
+  putTexts: change,
+  deleteTexts: change,
 };
 
 export interface AdminOperation {

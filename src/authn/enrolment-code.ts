@@ -93,7 +93,7 @@ export class EnrolmentCodeGate {
     const lifetime = Math.min(CODE_LIFETIME_SECONDS, realm.settings.ticket_lifetime);
     const codes = { transactionHash: transactionHashOf(context), codeHash: codeHashOf(context, code) };
     if ((await this.deps.store.tickets.issueEnrolmentCode(realm.name, gated.user.id, context.address, lifetime, codes)) === 'limited') return 'limited';
-    const mail = enrolmentCodeMail(gated.email, { realm: realmLabel(realm), username: gated.user.username, code, lifetime, locale: context.locale });
+    const mail = enrolmentCodeMail(gated.email, { realm: realmLabel(realm), username: gated.user.username, code, lifetime, locale: context.locale, texts: realm.texts });
     return sendCounted(this.deps, realm, mail);
   }
 }

@@ -1,5 +1,6 @@
 import { html } from '../pages/html.js';
 import { type Locale, type Messages, messagesIn } from '../pages/i18n/index.js';
+import type { RealmTexts } from '../records/realm-texts.js';
 import type { MailMessage } from './mailer.js';
 
 export { realmLabel } from '../pages/branding.js';
@@ -19,6 +20,8 @@ export interface MailContext {
   readonly lifetime: number | undefined;
   /** The language of the page that caused the mail (CONTRACT.md §10); English when none is named. */
   readonly locale?: Locale | undefined;
+  /** The realm's own words for its mails (CONTRACT.md §16). */
+  readonly texts?: RealmTexts | undefined;
 }
 
 /**
@@ -45,9 +48,9 @@ export function passwordResetMail(to: string, context: MailContext): MailMessage
 /** The code a sign-in asks for before a first second factor is enrolled (CONTRACT.md §8): a code to type, no link. */
 export function enrolmentCodeMail(
   to: string,
-  context: Pick<MailContext, 'realm' | 'locale'> & { readonly username: string; readonly lifetime: number; readonly code: string },
+  context: Pick<MailContext, 'realm' | 'locale' | 'texts'> & { readonly username: string; readonly lifetime: number; readonly code: string },
 ): MailMessage {
-  const t = messagesIn(context.locale ?? 'en');
+  const t = messagesIn(context.locale ?? 'en', context.texts);
   const wording = t.mail.enrolmentCode;
   const subject = wording.subject(context.realm);
   const lead = wording.lead(context.realm, context.username);
@@ -78,7 +81,7 @@ export function addressTakenMail(to: string, context: MailContext): MailMessage 
 type Wording = Messages['mail']['passwordReset'];
 
 function message(to: string, context: MailContext, wordingOf: (t: Messages) => Wording): MailMessage {
-  const t = messagesIn(context.locale ?? 'en');
+  const t = messagesIn(context.locale ?? 'en', context.texts);
   const wording = wordingOf(t);
   const subject = wording.subject(context.realm);
   const lead = wording.lead(context.realm, context.username);

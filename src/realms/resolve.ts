@@ -27,6 +27,6 @@ export function resolveRealmFromPath(app: FastifyInstance, realms: RealmStore, b
     const name = mode === 'admin' ? param : param === ROOT_REALM ? undefined : (param ?? ROOT_REALM);
     const realm = name === undefined ? undefined : await realms.get(name);
     if (!realm || (mode === 'endpoints' && !realm.settings.oauth2_enabled)) throw new OAuthError('not_found', 'no such realm');
-    request.realm = { name: realm.name, issuer: issuerOf(baseUrl, realm.name), settings: realm.settings, journeys: realm.journeys };
+    request.realm = { name: realm.name, issuer: issuerOf(baseUrl, realm.name), settings: realm.settings, journeys: realm.journeys, texts: realm.texts };
   });
 }

@@ -1,5 +1,6 @@
 import { type RealmSettings, type RealmSettingsPatch, resolveSettings } from '../records/realm-settings.js';
 import type { Journey } from '../records/journey.js';
+import type { RealmTexts } from '../records/realm-texts.js';
 import { BUILTIN_SCOPES } from '../records/scope.js';
 import type { NewSigningKey } from '../records/signing-key.js';
 import { type Invalidatable, type Invalidation, type SharedCache, writeThrough } from './cache.js';
@@ -13,6 +14,8 @@ export interface Realm {
   readonly settings: RealmSettings;
   /** The journeys an admin stored, by name (CONTRACT.md §8; `default` comes from the settings until one is stored). */
   readonly journeys: Readonly<Record<string, Journey>>;
+  /** Its own words for its pages and mails, by language (`…/texts/{locale}`, CONTRACT.md §16). */
+  readonly texts: RealmTexts;
   readonly createdAt: Date;
 }
 
@@ -20,13 +23,14 @@ export interface RealmRow {
   name: string;
   settings: RealmSettingsPatch;
   journeys: Record<string, Journey>;
+  texts: RealmTexts;
   created_at: Date;
 }
 
-export const REALM_COLUMNS = 'name, settings, journeys, created_at';
+export const REALM_COLUMNS = 'name, settings, journeys, texts, created_at';
 
 export const toRealm = (row: RealmRow): Realm =>
-  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), journeys: row.journeys, createdAt: row.created_at });
+  Object.freeze({ name: row.name, settings: resolveSettings(row.settings), journeys: row.journeys, texts: row.texts, createdAt: row.created_at });
 
 export class RealmStore {
   constructor(
@@ -87,6 +91,17 @@ export class RealmStore {
       `UPDATE realms SET journeys = journeys - $2::text, updated_at = now()
         WHERE name = $1 AND journeys ? $2::text RETURNING ${REALM_COLUMNS}`,
       [name, journeyName],
+    );
+  }
+
+  /** Stores the realm's own words in one language, replacing those it had; none removes them. Undefined when there is no such realm. */
+  putTexts(name: string, locale: string, texts: Readonly<Record<string, string>> | undefined): Promise<Realm | undefined> {
+    return this.writeRow(
+      name,
+      texts === undefined
+        ? `UPDATE realms SET texts = texts - $2::text, updated_at = now() WHERE name = $1 RETURNING ${REALM_COLUMNS}`
+        : `UPDATE realms SET texts = jsonb_set(texts, ARRAY[$2::text], $3::jsonb), updated_at = now() WHERE name = $1 RETURNING ${REALM_COLUMNS}`,
+      texts === undefined ? [name, locale] : [name, locale, JSON.stringify(texts)],
     );
   }
 

@@ -56,4 +56,5 @@ export function localeOf(request: FastifyRequest): Locale {
 }
 
 /** The catalogue of the page a request is answered with. */
-export const messagesOf = (request: FastifyRequest): Messages => messagesIn(localeOf(request));
+export const messagesOf = (request: FastifyRequest): Messages =>
+  messagesIn(localeOf(request), (request.realm as FastifyRequest['realm'] | null)?.texts);

@@ -26,6 +26,8 @@ import { userOperations } from './operations/users.js';
 import { userActionOperations } from './operations/user-actions.js';
 import { webhookOperations } from './operations/webhooks.js';
 import { WebhookPathSchema } from '../webhooks.js';
+import { textOperations } from './operations/texts.js';
+import { TextsPathSchema } from '../texts.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 /**
@@ -50,6 +52,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   group: { schema: GroupPathSchema.shape.group, description: 'The group\'s name: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit', example: 'accounting' },
   id: { schema: z.uuid(), description: 'The trusted issuer\'s `id`, as its creation answered', example: '3f1c2b9e-8d4a-4e0f-9b71-2a6c5d8e7f10' },
   webhook: { schema: WebhookPathSchema.shape.webhook, description: 'The webhook\'s name: 1 to 64 letters, digits, `.`, `_` or `-`', example: 'siem' },
+  locale: { schema: TextsPathSchema.shape.locale, description: 'A language the pages and mails ship in, as a BCP 47 primary tag', example: 'de' },
   passkey: { schema: z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/), description: 'The passkey\'s credential id, base64url, as the list answers it', example: 'AQIDBAUGBwg' },
 };
 
@@ -67,6 +70,7 @@ export const TAGS = [
   { name: 'Resources', description: 'The APIs of a realm (RFC 8707, CONTRACT.md §10): any of its clients may ask tokens for them with `resource`; a token\'s `aud` names them.' },
   { name: 'Audit events', description: 'What happened in the realm: tokens, sign-ins, consents and admin changes.' },
   { name: 'Webhooks', description: 'Receivers of the realm\'s audit events: each matching event is POSTed, signed with HMAC-SHA256, through a durable outbox.' },
+  { name: 'Texts', description: 'The realm\'s own words for its pages and mails, per language, in place of the shipped ones.' },
 ] as const;
 
 export const OPERATIONS: readonly Operation[] = [
@@ -87,6 +91,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...permissionOperations,
   ...userActionOperations,
   ...webhookOperations,
+  ...textOperations,
 ];
 
 /** `/admin/realms/:realm` as OpenAPI writes it: `/admin/realms/{realm}`. */

@@ -37,6 +37,7 @@ import {
 } from './responses.js';
 import { UserConsentsResponse, UserPasskeysResponse, WebhookListResponse, WebhookResponse } from './operator-responses.js';
 import { WebhookPutSchema } from '../webhooks.js';
+import { TextsPutSchema } from '../texts.js';
 import { OperatorMailSchema } from '../user-mails.js';
 
 /** The schemas the document shows by name (components.schemas), each on the side a caller sees. */
@@ -86,6 +87,7 @@ export const NAMED_SCHEMAS = {
   WebhookPut: { schema: WebhookPutSchema, io: 'input' },
   Webhook: { schema: WebhookResponse, io: 'output' },
   WebhookList: { schema: WebhookListResponse, io: 'output' },
+  Texts: { schema: TextsPutSchema, io: 'input' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;

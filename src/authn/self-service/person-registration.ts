@@ -108,6 +108,7 @@ async function mailOwner(deps: SelfServiceDeps, realm: RequestRealm, owner: User
         link: mailedLink(realm.issuer, '/account', {}, requester.locale),
         lifetime: undefined,
         locale: requester.locale,
+        texts: realm.texts,
       }))
     : Promise.resolve('sent');
   if (realm.settings.email_verification) return sending;

@@ -38,7 +38,7 @@ export async function mailPasswordReset(deps: SelfServiceDeps, realm: RequestRea
   const issued = await deps.store.tickets.issue('password_reset', realm.name, person.id, requester.address, lifetime);
   if (issued === 'limited') return 'limited';
   const link = mailedLink(realm.issuer, '/reset', { ticket: issued.ticket }, requester.locale);
-  return sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale: requester.locale }));
+  return sendCounted(deps, realm, passwordResetMail(email, { realm: realmLabel(realm), username: greetedName(person), link, lifetime, locale: requester.locale, texts: realm.texts }));
 }
 
 /** Whose a reset ticket is while it works, without using it: the page that asks for the new password. */

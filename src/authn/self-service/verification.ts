@@ -29,7 +29,7 @@ export async function mailVerification(deps: SelfServiceDeps, realm: RequestReal
   if (issued === 'limited') return 'limited';
   const link = mailedLink(realm.issuer, '/verify', { ticket: issued.ticket }, locale);
   // No username: the address is not confirmed yet (greetedName).
-  return sendCounted(deps, realm, verificationMail(email, { realm: realmLabel(realm), username: undefined, link, lifetime, locale }));
+  return sendCounted(deps, realm, verificationMail(email, { realm: realmLabel(realm), username: undefined, link, lifetime, locale, texts: realm.texts }));
 }
 
 /**

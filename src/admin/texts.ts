@@ -1,0 +1,71 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { OAuthError } from '../errors.js';
+import { textRefusal } from '../pages/i18n/text-keys.js';
+import { SUPPORTED_LOCALES } from '../records/locales.js';
+import type { AdminDeps } from './deps.js';
+import { notFound, parseInput } from './validate.js';
+
+type Params = { Params: { realm: string; locale: string } };
+
+export const MAX_TEXT_LENGTH = 2000;
+
+export const TextsPathSchema = z.strictObject({
+  locale: z.enum(SUPPORTED_LOCALES, { error: `must be one of ${SUPPORTED_LOCALES.join(', ')}` }),
+});
+
+// Line breaks are words' (a mail's paragraphs); other control characters are no one's.
+const WORDS = /^(?:[^\p{Cc}]|[\n\t])*$/u;
+
+export const TextsPutSchema = z
+  .record(
+    z.string().describe('A text\'s key in the catalogue, e.g. `signIn.title`'),
+    z
+      .string()
+      .min(1, 'must not be empty')
+      .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`)
+      .regex(WORDS, 'must not hold control characters other than line breaks and tabs')
+      .describe('The text, plain (it is escaped on pages); `{0}`, `{1}`… where the original has parameters'),
+  )
+  .describe('The realm\'s own words in this language, by key: they replace what it had in this language');
+
+/** The stored texts, each checked against the catalogue: an unknown key or a lost placeholder refuses them all. */
+export function checkedTexts(input: unknown, where = 'body'): Record<string, string> {
+  const texts = parseInput(TextsPutSchema, input);
+  const problems = Object.entries(texts)
+    .map(([key, text]) => [key, textRefusal(key, text)] as const)
+    .filter((entry): entry is readonly [string, string] => entry[1] !== undefined)
+    .slice(0, 5)
+    .map(([key, refusal]) => `${where}.${key}: ${refusal}`);
+  if (problems.length > 0) throw new OAuthError('invalid_request', problems.join('; '));
+  return Object.fromEntries(Object.entries(texts).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * `/admin/realms/{realm}/texts/{locale}` (CONTRACT.md §16): a realm's own words for its pages
+ * and mails in one language, by the catalogue's keys (src/pages/i18n/text-keys.ts). They ride
+ * with the realm's row, so every instance reads them as it reads the realm.
+ */
+export function textRoutes({ store }: AdminDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get<Params>('/texts/:locale', async (request) => {
+      const { locale } = parseInput(TextsPathSchema, { locale: request.params.locale });
+      return request.realm.texts?.[locale] ?? {};
+    });
+
+    app.put<Params>('/texts/:locale', async (request) => {
+      const { locale } = parseInput(TextsPathSchema, { locale: request.params.locale });
+      const texts = checkedTexts(request.body);
+      const realm = await store.realms.putTexts(request.realm.name, locale, texts);
+      if (!realm) throw notFound('realm');
+      return realm.texts[locale] ?? {};
+    });
+
+    app.delete<Params>('/texts/:locale', async (request, reply) => {
+      const { locale } = parseInput(TextsPathSchema, { locale: request.params.locale });
+      if (request.realm.texts?.[locale] === undefined) throw notFound('texts of that language');
+      if (!(await store.realms.putTexts(request.realm.name, locale, undefined))) throw notFound('realm');
+      return reply.code(204).send();
+    });
+  };
+}

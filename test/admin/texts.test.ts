@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import { authorize, codeRequest, freshRealm } from '../support/flow-helpers.js';
+import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
+import { type TestMailServer, startMailServer } from '../support/mail.js';
+import { realmPath } from '../support/oauth.js';
+import { createUser } from '../support/users.js';
+import { expectAdminError } from './helpers.js';
+
+/**
+ * A realm's own words for its pages and mails (CONTRACT.md §16, `…/texts/{locale}`): stored per
+ * language, checked against the catalogue (known keys, the original's placeholders kept),
+ * escaped on the pages, used by the mails, and seen by every instance.
+ */
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+const titleOf = (page: LightMyRequestResponse): string | undefined => /<title>([^<]*)<\/title>/.exec(page.body)?.[1];
+
+let t: TestApp;
+let mail: TestMailServer;
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  t = await startTestApp({ mail: mail.settings });
+});
+afterAll(async () => {
+  await t?.close();
+  await mail?.close();
+});
+
+async function signInPage(app: FastifyInstance, realm: string, clientId: string, language: string): Promise<LightMyRequestResponse> {
+  const browser = new TestBrowser(app, BASE_URL);
+  browser.headers['accept-language'] = language;
+  return browser.get(location(await authorize(browser, realm, codeRequest(clientId))));
+}
+
+async function realmWithClient(app: TestApp['admin'] = t.admin) {
+  const realm = unique('texts');
+  await app.createRealm(realm, { password_reset: true });
+  const { client_id: clientId } = await app.createClient(realm, {
+    client_type: 'public', client_name: 'Billing & Co', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile',
+  });
+  return { realm, clientId };
+}
+
+describe('PUT, GET and DELETE …/texts/{locale}', () => {
+  it('stores the realm\u2019s words in one language, which its pages then show, escaped, and DELETE returns to the shipped ones', async () => {
+    const { realm, clientId } = await realmWithClient();
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual({});
+
+    const texts = { 'signIn.titles.password': 'Willkommen <b>zurück</b>', 'page.forClient': 'weiter zu {0} & mehr' };
+    const put = await t.admin.request('PUT', `/realms/${realm}/texts/de`, texts);
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toEqual(texts);
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual(texts);
+
+    const german = await signInPage(t.app, realm, clientId, 'de');
+    expect(titleOf(german)).toBe(`Willkommen &lt;b&gt;zurück&lt;/b&gt; · ${realm}`);
+    expect(german.body).not.toContain('<b>zurück');
+    // The template's words are escaped; the client's name, markup the page made, stays as the page made it.
+    expect(german.body).toContain('weiter zu <strong>Billing &amp; Co</strong> &amp; mehr');
+    // Other languages keep the shipped words.
+    const english = await signInPage(t.app, realm, clientId, 'en');
+    expect(titleOf(english)).toBe(`Sign in · ${realm}`);
+    expect(english.body).toContain('to continue to <strong>Billing &amp; Co</strong>');
+
+    expect((await t.admin.request('DELETE', `/realms/${realm}/texts/de`)).statusCode).toBe(204);
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual({});
+    expect(titleOf(await signInPage(t.app, realm, clientId, 'de'))).toBe(`Anmelden · ${realm}`);
+    expectAdminError(await t.admin.request('DELETE', `/realms/${realm}/texts/de`), 404, 'not_found');
+  });
+
+  it('replaces what the language had: a text left out of the PUT is the shipped one again', async () => {
+    const { realm, clientId } = await realmWithClient();
+    await t.admin.request('PUT', `/realms/${realm}/texts/fr`, { 'signIn.titles.password': 'Bienvenue', 'signIn.username': 'Identifiant' });
+    const put = await t.admin.request('PUT', `/realms/${realm}/texts/fr`, { 'signIn.username': 'Pseudo' });
+    expect(put.json()).toEqual({ 'signIn.username': 'Pseudo' });
+    const page = await signInPage(t.app, realm, clientId, 'fr');
+    expect(titleOf(page)).toBe(`Connexion · ${realm}`);
+    expect(page.body).toContain('Pseudo');
+  });
+
+  it('words the mails too: a reset mail in German with the realm\u2019s subject', async () => {
+    const { realm } = await realmWithClient();
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, {
+      'mail.passwordReset.subject': 'Neues Passwort für {0}',
+      'mail.passwordReset.action': 'Passwort <neu> wählen',
+    });
+    const username = unique('bea');
+    await createUser(t.admin, realm, username, { claims: { email: `${username}@example.com`, email_verified: true } });
+    const browser = new TestBrowser(t.app, BASE_URL);
+    const reset = `${realmPath(realm)}/reset?ui_locales=de`;
+    await browser.submit(reset, await browser.get(reset), { username });
+    const received = await mail.nextMail(`${username}@example.com`);
+    expect(received.subject).toBe(`Neues Passwort für ${realm}`);
+    expect(received.text).toContain('Passwort <neu> wählen:');
+    expect(received.html).toContain('Passwort &lt;neu&gt; wählen</a>');
+  });
+
+  it.each([
+    ['an unknown key', { 'signIn.noSuchText': 'x' }, /signIn\.noSuchText: is not a text of the pages or mails/],
+    ['a group of texts rather than a text', { signIn: 'x' }, /signIn: is not a text/],
+    ['a lost placeholder', { 'mail.passwordReset.subject': 'Neues Passwort' }, /must keep the placeholders of the original: \{0\}/],
+    ['an added placeholder', { 'signIn.username': 'Name {0}' }, /placeholders the original does not have: \{0\}/],
+    ['an empty text', { 'signIn.username': '' }, /must not be empty/],
+    ['a text too long', { 'signIn.username': 'x'.repeat(2001) }, /at most 2000 characters/],
+    ['a control character', { 'signIn.username': 'Name\u0007' }, /control characters/],
+    ['a text that is not a string', { 'signIn.username': 42 }, /signIn\.username/],
+    ['a body that is not an object', ['signIn.username'], /./],
+  ])('refuses %s with a 400 that changes nothing', async (_, body, description) => {
+    const { realm } = await realmWithClient();
+    const kept = { 'signIn.password': 'Kennwort' };
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, kept);
+    const refused = await t.admin.request('PUT', `/realms/${realm}/texts/de`, body);
+    expectAdminError(refused, 400, 'invalid_request');
+    expect(refused.json().error_description).toMatch(description);
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual(kept);
+  });
+
+  it('refuses a language the pages do not ship in, for every method', async () => {
+    const { realm } = await realmWithClient();
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const refused = await t.admin.request(method, `/realms/${realm}/texts/it`, method === 'PUT' ? { 'signIn.username': 'Utente' } : undefined);
+      expectAdminError(refused, 400, 'invalid_request');
+      expect(refused.json().error_description).toMatch(/locale: must be one of en, de, fr/);
+    }
+  });
+
+  it('answers 404 for a realm that does not exist', async () => {
+    expectAdminError(await t.admin.request('PUT', '/realms/no-such-realm/texts/de', { 'signIn.username': 'Name' }), 404, 'not_found');
+  });
+});
+
+describe('texts on two instances', () => {
+  it('an override made on one instance is shown by the other, which had the realm cached, and so is its removal', async () => {
+    const { a, b, close } = await startTwoInstances();
+    try {
+      const admin = (app: FastifyInstance, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+        app.inject({ method, url: `/admin${url}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload ? { payload } : {}) });
+      expect((await admin(a, 'POST', '/realms', { name: 'pair' })).statusCode).toBe(201);
+      const created = await admin(a, 'POST', '/realms/pair/clients', { client_type: 'public', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code'], scope: 'openid profile' });
+      const clientId = created.json().client_id as string;
+      expect(titleOf(await signInPage(b, 'pair', clientId, 'de'))).toBe('Anmelden · pair');
+
+      expect((await admin(a, 'PUT', '/realms/pair/texts/de', { 'signIn.titles.password': 'Willkommen' })).statusCode).toBe(200);
+      await expect.poll(async () => titleOf(await signInPage(b, 'pair', clientId, 'de')), { timeout: 10_000 }).toBe('Willkommen · pair');
+
+      expect((await admin(a, 'DELETE', '/realms/pair/texts/de')).statusCode).toBe(204);
+      await expect.poll(async () => titleOf(await signInPage(b, 'pair', clientId, 'de')), { timeout: 10_000 }).toBe('Anmelden · pair');
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
