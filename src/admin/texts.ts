@@ -19,7 +19,7 @@ const WORDS = /^(?:[^\p{Cc}]|[\n\t])*$/u;
 
 export const TextsPutSchema = z
   .record(
-    z.string().describe('A text\'s key in the catalogue, e.g. `signIn.title`'),
+    z.string().describe('A text\'s key in the catalogue, e.g. `signIn.titles.password`'),
     z
       .string()
       .min(1, 'must not be empty')

@@ -232,6 +232,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
           'PUT /admin/realms/{realm}/roles/{role}', 'PUT /admin/realms/{realm}/groups/{group}', 'PUT /admin/realms/{realm}/resources',
           'POST /admin/realms/{realm}/users/{username}/send-reset', 'POST /admin/realms/{realm}/users/{username}/send-verification',
           'PUT /admin/realms/{realm}/webhooks/{webhook}',
+          'PUT /admin/realms/{realm}/texts/{locale}',
         ].sort(),
       );
       // The request schemas are the input side of the routes' zod schemas: strict objects, with their rules.
@@ -385,6 +386,9 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('getWebhook');
       expect(((await step('listWebhooks')).webhooks as Json[]).map((entry) => entry.name)).toEqual(['siem']);
       await step('deleteWebhook');
+      expect(await step('putTexts')).toEqual({ 'signIn.titles.password': 'Willkommen zurück', 'mail.passwordReset.subject': 'Neues Passwort für {0}' });
+      expect(Object.keys(await step('getTexts'))).toHaveLength(2);
+      await step('deleteTexts');
 
       await step('listKeys');
       await step('rotateKeys');

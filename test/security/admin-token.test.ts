@@ -18,6 +18,7 @@ const PARAMETERS: Record<string, string> = {
   group: 'staff',
   passkey: '00000000-0000-4000-8000-000000000000',
   webhook: 'audit-sink',
+  locale: 'de',
 };
 
 function concrete(path: string): string {
