@@ -168,7 +168,7 @@ describe('admin API: a realm\'s export and import', () => {
   describe('GET /admin/realms/{realm}/export', () => {
     it('answers one document: settings, scopes, journeys, clients, identity providers, trusted issuers, resources; people only when asked', async () => {
       const document = await exported('source');
-      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'roles', 'groups', 'clients', 'identity_providers', 'trusted_issuers', 'resources']);
+      expect(Object.keys(document)).toEqual(['version', 'realm', 'settings', 'scopes', 'journeys', 'roles', 'groups', 'clients', 'identity_providers', 'trusted_issuers', 'resources', 'texts']);
       expect(document).toMatchObject({ version: 1, realm: 'source', settings: { access_token_lifetime: 900, require_pkce: true, acr_journeys: { 'urn:example:strong': 'strong' } } });
       expect(document.scopes).toEqual([
         { name: 'email', description: 'See your email address' },
@@ -281,7 +281,7 @@ describe('admin API: a realm\'s export and import', () => {
       expect(response.statusCode, response.body).toBe(200);
       const summary = response.json() as { realm_created: boolean; sections: Record<string, { created: string[]; changed: string[]; deleted: string[]; unchanged: number }> };
       expect(summary.realm_created).toBe(false);
-      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'groups', 'identity_providers', 'journeys', 'resources', 'roles', 'scopes', 'settings', 'trusted_issuers', 'users']);
+      expect(Object.keys(summary.sections).sort()).toEqual(['clients', 'groups', 'identity_providers', 'journeys', 'resources', 'roles', 'scopes', 'settings', 'texts', 'trusted_issuers', 'users']);
       for (const [section, done] of Object.entries(summary.sections)) {
         expect({ section, ...done }).toEqual({ section, created: [], changed: [], deleted: [], unchanged: expect.any(Number) });
       }

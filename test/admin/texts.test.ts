@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
-import { authorize, codeRequest, freshRealm } from '../support/flow-helpers.js';
+import { authorize, codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { realmPath } from '../support/oauth.js';
@@ -129,6 +129,32 @@ describe('PUT, GET and DELETE …/texts/{locale}', () => {
 
   it('answers 404 for a realm that does not exist', async () => {
     expectAdminError(await t.admin.request('PUT', '/realms/no-such-realm/texts/de', { 'signIn.username': 'Name' }), 404, 'not_found');
+  });
+});
+
+describe('texts in a realm\u2019s document', () => {
+  it('are exported by language, imported into another realm, again unchanged, refused when unknown, and pruned', async () => {
+    const { realm } = await realmWithClient();
+    const words = { 'signIn.username': 'Kundennummer', 'mail.passwordReset.subject': 'Neues Passwort für {0}' };
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, words);
+    const document = (await t.admin.request('GET', `/realms/${realm}/export`)).json();
+    expect(document.texts).toEqual({ de: words });
+
+    const copy = unique('copy');
+    const imported = await t.admin.request('PUT', `/realms/${copy}/import`, { texts: document.texts });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json().sections.texts).toEqual({ created: ['de'], changed: [], deleted: [], unchanged: 0 });
+    expect((await t.admin.request('GET', `/realms/${copy}/texts/de`)).json()).toEqual(words);
+    expect((await t.admin.request('PUT', `/realms/${copy}/import`, { texts: document.texts })).json().sections.texts).toEqual({ created: [], changed: [], deleted: [], unchanged: 1 });
+
+    const refused = await t.admin.request('PUT', `/realms/${copy}/import`, { texts: { fr: { 'signIn.nope': 'x' }, de: { 'signIn.username': 'Nummer' } } });
+    expectAdminError(refused, 400, 'invalid_request');
+    expect(refused.json().error_description).toContain('texts.fr.signIn.nope: is not a text of the pages or mails');
+    expect((await t.admin.request('GET', `/realms/${copy}/texts/de`)).json()).toEqual(words);
+
+    const pruned = await t.admin.request('PUT', `/realms/${copy}/import?prune=true`, { texts: {} });
+    expect(pruned.json().sections.texts).toEqual({ created: [], changed: [], deleted: ['de'], unchanged: 0 });
+    expect((await t.admin.request('GET', `/realms/${copy}/texts/de`)).json()).toEqual({});
   });
 });
 

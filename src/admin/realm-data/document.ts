@@ -11,6 +11,7 @@ import { ResourcePutSchema } from '../resources.js';
 import { RolePathSchema, RolePutSchema } from '../roles.js';
 import { ScopePathSchema, ScopePutSchema } from '../scopes.js';
 import { UserCreateSchema, UserPatchSchema } from '../users.js';
+import { TextsPathSchema, TextsPutSchema } from '../texts.js';
 
 /**
  * A realm as data (CONTRACT.md §10, docs/realms-as-data.md): what `GET …/export` answers and
@@ -90,6 +91,10 @@ export const RealmDocumentSchema = z.strictObject({
   identity_providers: listOf(IdentityProviderEntrySchema, 100, 'The realm\'s upstream OpenID providers, without their secrets'),
   trusted_issuers: listOf(TrustedIssuerEntrySchema, 1_000, 'The identity systems whose assertions the realm accepts'),
   resources: listOf(ResourceEntrySchema, 10_000, 'The realm\'s registered resources (APIs), by identifier'),
+  texts: z
+    .partialRecord(TextsPathSchema.shape.locale, TextsPutSchema)
+    .optional()
+    .describe('The realm\'s own words for its pages and mails, by language, as `PUT …/texts/{locale}` takes them'),
   users: listOf(PersonEntrySchema, 1_000_000, 'The realm\'s people, when exported with `users=true`'),
 });
 

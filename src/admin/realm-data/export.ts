@@ -43,6 +43,11 @@ export async function exportRealm(store: Store, realm: Realm, people: boolean): 
     trusted_issuers: issuers.map(trustedIssuerEntry).sort((a, b) => byName(a.kind, b.kind) || byName(a.issuer, b.issuer)),
     // In identifier order already (byte order, as byName).
     resources: resources.map(resourceEntry),
+    texts: Object.fromEntries(
+      Object.entries(realm.texts)
+        .sort(([a], [b]) => byName(a, b))
+        .map(([locale, words]) => [locale, Object.fromEntries(Object.entries(words).sort(([a], [b]) => byName(a, b)))]),
+    ),
     ...(people ? { users: await peopleOf(store, name) } : {}),
   };
 }

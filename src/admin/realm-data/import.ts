@@ -20,11 +20,12 @@ import { planGroups, planRoles } from './import-roles.js';
 import { type FinalResource, checkResourceScopes, planResources, resourcesAsTheyAre } from './import-resources.js';
 import { planScopes } from './import-scopes.js';
 import { planTrustedIssuers } from './import-trusted-issuers.js';
+import { checkedRealmTexts, planTexts } from './import-texts.js';
 import type { RealmImportSummarySchema } from './summary-schema.js';
 import { type PlanContext, type SectionPlan, invalidAt, problemsAt } from './plan.js';
 
 /** The sections of a document, in the order their writes are applied: what an entry names is written before it. */
-const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'resources', 'clients', 'users'] as const;
+const SECTIONS = ['settings', 'journeys', 'scopes', 'roles', 'groups', 'identity_providers', 'trusted_issuers', 'resources', 'clients', 'texts', 'users'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -55,6 +56,7 @@ export async function importRealm(
   const { store, encryption } = deps;
   checkMailFeatures(document.settings, deps.mailer);
   const journeys = document.journeys === undefined ? undefined : checkedJourneys(document.journeys);
+  const texts = document.texts === undefined ? undefined : checkedRealmTexts(document.texts);
   const existed = await store.realms.get(name);
   if (!existed) {
     const problem = realmNameProblem(name);
@@ -102,6 +104,7 @@ export async function importRealm(
     let clients: Awaited<ReturnType<typeof clientsAsTheyAre>>;
     if (document.clients) ({ plan: plans.clients, clients, secretsToSet: secretsToSet.clients } = await planClients(ctx, document.clients));
     else clients = await clientsAsTheyAre(tx, name);
+    if (texts) plans.texts = planTexts(ctx, realm, texts);
     if (document.users) plans.users = await planPeople(ctx, document.users, { aliases, roles, groups });
 
     checkReferences({ journeys: finalJourneys, settings }, scopes, clients);

@@ -23,6 +23,7 @@ export const RealmImportSummarySchema = z.strictObject({
       trusted_issuers: SectionSummarySchema.optional(),
       resources: SectionSummarySchema.optional(),
       clients: SectionSummarySchema.optional(),
+      texts: SectionSummarySchema.optional(),
       users: SectionSummarySchema.optional(),
     })
     .describe('What was done to each section the document has; a section it leaves out is left alone'),
