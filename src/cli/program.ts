@@ -17,6 +17,7 @@ import { addTokenCommands } from './commands/token.js';
 import { addTrustedIssuerCommands } from './commands/trusted-issuer.js';
 import { addUserCommands } from './commands/user.js';
 import { addWebhookCommands } from './commands/webhook.js';
+import { addTextCommands } from './commands/texts.js';
 
 /** Same depth from src/cli and dist/cli. */
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   addInitialAccessTokenCommands(program);
   addEventCommands(program);
   addWebhookCommands(program);
+  addTextCommands(program);
   addTokenCommands(program);
   return program;
 }

@@ -70,3 +70,20 @@ export function textRefusal(key: string, text: string): string | undefined {
   if (unknown.length > 0) return `has placeholders the original does not have: ${unknown.map((index) => `{${index}}`).join(', ')}`;
   return undefined;
 }
+
+/**
+ * A catalogue's text of `key` as an override writes it: its words with `{0}`, `{1}`… for its
+ * parameters (what `realmgate texts keys` shows); none when it cannot be written so.
+ */
+export function templateOf(messages: unknown, key: string): string | undefined {
+  const known = TEXT_KEYS.get(key);
+  if (!known) return undefined;
+  let value: unknown = messages;
+  for (const part of key.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  if (typeof value !== 'function') return value === undefined ? undefined : String(value);
+  try {
+    return String((value as (...args: string[]) => unknown)(...sentinels(known.placeholders)));
+  } catch {
+    return undefined;
+  }
+}
