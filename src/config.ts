@@ -101,6 +101,7 @@ const EnvSchema = z.object({
   OUTBOUND_ALLOW: outboundAllow,
   SMTP_URL: parsedText<SmtpServer>(parseSmtpUrl),
   MAIL_FROM: parsedText(parseMailFrom),
+  LOCALES_DIR: optionalText,
 });
 
 export interface Config {
@@ -131,6 +132,8 @@ export interface Config {
   readonly outboundAllow: readonly string[];
   /** `SMTP_URL` and `MAIL_FROM`: outgoing mail (src/mail/), or none without `SMTP_URL`. */
   readonly mail: MailSettings | undefined;
+  /** `LOCALES_DIR`: a directory of `<locale>.json` catalogues read at start (src/pages/i18n/json-catalogues.ts); none: the shipped languages. */
+  readonly localesDir: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -189,5 +192,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     outboundAllow: e.OUTBOUND_ALLOW,
     mail: e.SMTP_URL && e.MAIL_FROM ? Object.freeze({ smtp: e.SMTP_URL, from: e.MAIL_FROM }) : undefined,
+    localesDir: e.LOCALES_DIR,
   });
 }

@@ -8,6 +8,7 @@ import { logFirstAdministrator } from './admin/first-administrator.js';
 import { readCaBundle } from './client-auth/tls-client-auth.js';
 import { openDb, prepare } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { CatalogueError, loadCatalogues } from './pages/i18n/json-catalogues.js';
 import { StoreUnavailableError } from './errors.js';
 import { exitWhenIdle } from './exit-when-idle.js';
 import { AdminPort } from './http/admin-port.js';
@@ -62,14 +63,26 @@ function stop(signal: string): void {
     );
 }
 
+/** `LOCALES_DIR`'s catalogues, made languages the pages speak before the first page; a bad one stops the start. */
+function readCatalogues(dir: string): string[] {
+  try {
+    return loadCatalogues(dir);
+  } catch (error) {
+    if (error instanceof CatalogueError) throw new ConfigError(`invalid configuration: LOCALES_DIR: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The process: configuration, logger, store, listening. */
 async function main(): Promise<void> {
 
   const config = loadConfig();
+  const languages = config.localesDir === undefined ? [] : readCatalogues(config.localesDir);
   const https = readTls(config);
   const clientCa = config.clientCa ? readClientCa(config.clientCa) : undefined;
   const logger = createLogger(config.logLevel);
   running.logger = logger;
+  if (languages.length > 0) logger.info({ languages }, 'languages read from LOCALES_DIR');
   const masterKey = resolveMasterKey(config);
   const db = await openDb(config, logger);
   running.db = db;

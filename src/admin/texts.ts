@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { OAuthError } from '../errors.js';
 import { textRefusal } from '../pages/i18n/text-keys.js';
-import { SUPPORTED_LOCALES } from '../records/locales.js';
+import { SUPPORTED_LOCALES, isLocale } from '../records/locales.js';
 import type { AdminDeps } from './deps.js';
 import { notFound, parseInput } from './validate.js';
 
@@ -11,7 +11,7 @@ type Params = { Params: { realm: string; locale: string } };
 export const MAX_TEXT_LENGTH = 2000;
 
 export const TextsPathSchema = z.strictObject({
-  locale: z.enum(SUPPORTED_LOCALES, { error: `must be one of ${SUPPORTED_LOCALES.join(', ')}` }),
+  locale: z.string().refine(isLocale, { error: () => `must be one of ${SUPPORTED_LOCALES.join(', ')}` }),
 });
 
 // Line breaks are words' (a mail's paragraphs); other control characters are no one's.

@@ -3,7 +3,15 @@ import { type SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
 
 /** Each language by its own name: whoever cannot read the page's language still finds theirs. */
-const AUTONYMS: Readonly<Record<Locale, string>> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+const AUTONYMS: Readonly<Record<string, string>> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+
+/** A language read from JSON at start names itself as the platform's data has it: `it`, "italiano". */
+function autonymOf(locale: Locale): string {
+  const known = AUTONYMS[locale];
+  if (known !== undefined) return known;
+  const name = new Intl.DisplayNames([locale], { type: 'language', fallback: 'code' }).of(locale) ?? locale;
+  return name.charAt(0).toLocaleUpperCase(locale) + name.slice(1);
+}
 
 /**
  * The language picker (CONTRACT.md §16): one link per language the realm offers, to this page
@@ -18,7 +26,7 @@ export function languagePicker(offered: readonly Locale[], address: URLSearchPar
   const links = offered.map((locale) => {
     params.set('ui_locales', locale);
     const current = locale === t.lang ? html` aria-current="true"` : '';
-    return html`<li><a href="?${params.toString()}" hreflang="${locale}" lang="${locale}"${current}>${AUTONYMS[locale]}</a></li>`;
+    return html`<li><a href="?${params.toString()}" hreflang="${locale}" lang="${locale}"${current}>${autonymOf(locale)}</a></li>`;
   });
   return html`<nav class="languages" aria-label="${t.languages.label}"><ul>${links}</ul></nav>`;
 }

@@ -1,8 +1,23 @@
-/** The languages the pages and mails ship in (CONTRACT.md §10 "Languages"), as BCP 47 primary language tags. */
-export const SUPPORTED_LOCALES = ['en', 'de', 'fr'] as const;
-export type Locale = (typeof SUPPORTED_LOCALES)[number];
+/** The languages the pages and mails ship in (CONTRACT.md §10 "Languages"), as BCP 47 primary language tags: a realm's default. */
+export const SHIPPED_LOCALES = ['en', 'de', 'fr'] as const;
 
-export const isLocale = (tag: string): tag is Locale => (SUPPORTED_LOCALES as readonly string[]).includes(tag);
+/**
+ * A language the pages and mails speak: a shipped one, or one whose catalogue was read from
+ * JSON at start (src/pages/i18n/json-catalogues.ts). A primary tag, lower case.
+ */
+export type Locale = string;
+
+const supported: string[] = [...SHIPPED_LOCALES];
+
+/** Every language the pages and mails speak: the shipped ones, then those read at start. */
+export const SUPPORTED_LOCALES: readonly Locale[] = supported;
+
+/** Adds a language whose catalogue was read at start; none is ever removed. */
+export function addSupportedLocale(tag: Locale): void {
+  if (!supported.includes(tag)) supported.push(tag);
+}
+
+export const isLocale = (tag: string): tag is Locale => supported.includes(tag);
 
 /** A text an admin wrote in some of the languages (a scope's `descriptions`, CONTRACT.md §16). */
 export type LocalisedTexts = Readonly<Partial<Record<Locale, string>>>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { authorizationDetailsTypesSetting } from './authorization-details.js';
 import { GRANT_TYPES } from './client.js';
-import { SUPPORTED_LOCALES } from './locales.js';
+import { SHIPPED_LOCALES, SUPPORTED_LOCALES, isLocale } from './locales.js';
 import { SCOPE_TOKEN } from './scope.js';
 
 /** Lifetimes and intervals: positive whole seconds (1 and 2 are valid). */
@@ -96,7 +96,7 @@ const settingFields = {
   primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').nullable(),
   /** The languages of the pages and mails (CONTRACT.md §10), the first the one shown when none asked for is offered. */
   locales: z
-    .array(z.enum(SUPPORTED_LOCALES, { error: `must be one of ${SUPPORTED_LOCALES.join(', ')}` }))
+    .array(z.string().refine(isLocale, { error: () => `must be one of ${SUPPORTED_LOCALES.join(', ')}` }))
     .min(1)
     .refine((locales) => new Set(locales).size === locales.length, 'locales must not repeat'),
   /**
@@ -163,7 +163,7 @@ export const DEFAULT_SETTINGS: RealmSettings = Object.freeze<RealmSettings>({
   display_name: null,
   logo_uri: null,
   primary_color: null,
-  locales: [...SUPPORTED_LOCALES],
+  locales: [...SHIPPED_LOCALES],
   acr_journeys: {},
   transaction_tokens: null,
   authorization_details_types: {},

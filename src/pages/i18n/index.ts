@@ -9,14 +9,27 @@ import { worded } from './worded.js';
 export { type Locale, SUPPORTED_LOCALES, isLocale, parseUiLocales } from '../../records/locales.js';
 export type { Messages, Text } from './messages.js';
 
-const CATALOGUES: Readonly<Record<Locale, Messages>> = { en, de, fr };
+/** The catalogues by language: the shipped ones, and those read from JSON at start (./json-catalogues.ts). */
+const CATALOGUES = new Map<Locale, Messages>([
+  ['en', en],
+  ['de', de],
+  ['fr', fr],
+]);
+
+/** The shipped catalogue of a language, if it ships in one. */
+export const shippedMessages = (locale: Locale): Messages | undefined => CATALOGUES.get(locale);
+
+/** Makes `messages` the catalogue of `locale` (./json-catalogues.ts, at start, before the first page). */
+export function setCatalogue(locale: Locale, messages: Messages): void {
+  CATALOGUES.set(locale, messages);
+}
 
 /** The catalogues with a realm's own words, by the realm's texts as its row was read (a changed row reads anew). */
 const wordedByRealm = new WeakMap<RealmTexts, Map<Locale, Messages>>();
 
-/** The texts of the pages and mails in `locale`, with the realm's own words for it (CONTRACT.md §16) when it has some. */
+/** The texts of the pages and mails in `locale` (English for a language without a catalogue), with the realm's own words for it (CONTRACT.md §16). */
 export function messagesIn(locale: Locale, texts?: RealmTexts): Messages {
-  const base = CATALOGUES[locale];
+  const base = CATALOGUES.get(locale) ?? en;
   const own = texts?.[locale];
   if (texts === undefined || own === undefined || Object.keys(own).length === 0) return base;
   let byLocale = wordedByRealm.get(texts);
