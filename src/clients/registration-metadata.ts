@@ -81,7 +81,7 @@ const REDIRECT_FIELDS: ReadonlySet<PropertyKey> = new Set(['redirect_uris', 'pos
 /** Metadata an admin sets on a client and self-registration never changes. */
 type AdminControlled = Pick<
   ClientMetadata,
-  'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'roles' | 'journey' | 'logo_uri' | 'id_jag_audiences' | 'transaction_token_service'
+  'skip_consent' | 'introspect_any_token' | 'require_pkce' | 'allowed_audiences' | 'roles' | 'journey' | 'logo_uri' | 'client_names' | 'id_jag_audiences' | 'transaction_token_service'
 >;
 
 /**
@@ -150,6 +150,8 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     ...(current?.journey === undefined ? {} : { journey: current.journey }),
     // So does the logo: a client cannot put an image of its choosing on the realm's pages.
     ...(current?.logo_uri === undefined ? {} : { logo_uri: current.logo_uri }),
+    // And the names an admin gave it in other languages.
+    ...(current?.client_names === undefined ? {} : { client_names: current.client_names }),
   };
   try {
     return newClientMetadata(record);

@@ -1,3 +1,4 @@
+import type { Locale } from '../records/locales.js';
 import type { RealmSettings } from '../records/realm-settings.js';
 import { textColourOn } from './contrast.js';
 
@@ -39,8 +40,9 @@ export function realmBrand(realm: { readonly name: string; readonly settings: Pi
 
 /** `describedByDocument`: the client is made of the metadata document at its client_id URL, not registered (src/clients/metadata-document-url.ts). */
 export function clientBrand(
-  client: { readonly client_id: string; readonly client_name: string; readonly logo_uri?: string | undefined },
+  client: { readonly client_id: string; readonly client_name: string; readonly client_names?: Readonly<Record<string, string>> | undefined; readonly logo_uri?: string | undefined },
   describedByDocument: boolean,
+  locale?: Locale,
 ): ClientBrand {
   if (describedByDocument) {
     // A client that describes itself chooses its name: the host of its URL goes with it, and no
@@ -48,5 +50,6 @@ export function clientBrand(
     const host = new URL(client.client_id).host;
     return { name: client.client_name ? `${client.client_name} (${host})` : host, logoUri: undefined, host };
   }
-  return { name: client.client_name || client.client_id, logoUri: client.logo_uri || undefined };
+  const named = locale === undefined ? undefined : client.client_names?.[locale];
+  return { name: named || client.client_name || client.client_id, logoUri: client.logo_uri || undefined };
 }

@@ -3,6 +3,7 @@ import { clientAuthorizationDetailsTypes } from './authorization-details.js';
 import { callbackUri, redirectUri } from './client-uris.js';
 import { pairwiseSectorProblems, subjectFields } from './client-subject.js';
 import { SCOPE_TOKEN } from './scope.js';
+import { SUPPORTED_LOCALES, isLocale } from './locales.js';
 
 export const GRANT_TYPES = [
   'authorization_code',
@@ -52,6 +53,17 @@ export const publicJwk = z.looseObject({ kty: z.string() }).refine((key) => PRIV
 const clientFields = {
   client_type: z.enum(['confidential', 'public']),
   client_name: z.string().max(200),
+  /**
+   * Its name in other languages (OpenID Connect Registration §2.1's `client_name#de`, in the
+   * shape of a scope's `descriptions`, CONTRACT.md §16): the pages show the person's, else `client_name`.
+   */
+  client_names: z
+    .record(
+      z.string().refine(isLocale, { error: () => `must be one of ${SUPPORTED_LOCALES.join(', ')}` }),
+      z.string().min(1).max(200).regex(/^[^\p{Cc}]+$/u, 'must hold no control characters'),
+    )
+    .describe('Its name by language, e.g. {"de": "Rechnungen"}; the sign-in and consent pages show the person\'s, else `client_name`')
+    .optional(),
   /** RFC 7591 §2: an https image the sign-in and consent pages show beside its name (their CSP allows its origin); only an admin sets it. */
   logo_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
   redirect_uris: z.array(redirectUri).max(50),
@@ -161,7 +173,7 @@ export interface ClientRecord extends ClientMetadata {
   client_id: string;
 }
 
-const CLEARABLE = ['logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'sector_identifier_uri'] as const;
+const CLEARABLE = ['client_names', 'logo_uri', 'jwks', 'jwks_uri', 'tls_client_auth_subject_dn', 'journey', 'sector_identifier_uri'] as const;
 const CLEARABLE_URIS = ['backchannel_logout_uri', 'frontchannel_logout_uri', 'backchannel_client_notification_endpoint'] as const;
 
 /**
@@ -169,6 +181,7 @@ const CLEARABLE_URIS = ['backchannel_logout_uri', 'frontchannel_logout_uri', 'ba
  * `null` clears an optional field.
  */
 export const ClientMetadataPatchSchema = ClientMetadataSchema.partial().extend({
+  client_names: clientFields.client_names.nullable(),
   logo_uri: clientFields.logo_uri.nullable(),
   jwks: clientFields.jwks.nullable(),
   jwks_uri: clientFields.jwks_uri.nullable(),

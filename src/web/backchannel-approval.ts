@@ -4,7 +4,7 @@ import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/ciba-approval.js';
 import { type Text } from '../pages/i18n/index.js';
-import { messagesOf } from './locale.js';
+import { localeOf, messagesOf } from './locale.js';
 import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { isUuid } from '../store/db.js';
@@ -29,13 +29,13 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
   const { store, flow, cookies } = deps;
   const pageUrl = (realm: RequestRealm, answered?: string) => `${realm.issuer}/bc-approve${answered ? `?answered=${answered}` : ''}`;
 
-  async function requestViews(realm: RequestRealm, userId: string, browserHash: Buffer): Promise<BackchannelRequestView[]> {
+  async function requestViews(realm: RequestRealm, userId: string, browserHash: Buffer, locale: string): Promise<BackchannelRequestView[]> {
     const pending = await store.pendingAuthorizations.pendingFor(realm.name, userId);
     return Promise.all(
       pending.map(async (request) => {
         const client = await store.clients.get(realm.name, request.clientId);
         return {
-          clientName: client?.client_name || request.clientId,
+          clientName: client?.client_names?.[locale] || client?.client_name || request.clientId,
           bindingMessage: request.bindingMessage,
           scopes: await store.scopes.described(realm.name, request.scope),
           hidden: { request: request.id, csrf: cookies.csrfToken(browserHash, csrfSubject(request.id)) },
@@ -57,7 +57,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       const notice = answered !== undefined && Object.hasOwn(NOTICES, answered) ? NOTICES[answered]!(t) : undefined;
       const page = backchannelRequestsPage(t, {
         username: (await store.users.usernameOf(realm.name, session.userId)) ?? '',
-        requests: await requestViews(realm, session.userId, browserHash),
+        requests: await requestViews(realm, session.userId, browserHash, localeOf(request)),
         notice,
       });
       return sendPage(reply, page.options, page.body);

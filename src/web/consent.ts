@@ -47,7 +47,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const details = purpose.kind === 'authorize' ? purpose.request.authorizationDetails : undefined;
       const registered = new Map((await store.resources.find(realm.name, resources)).map((resource) => [resource.identifier, resource.descriptions?.[locale] || resource.name]));
       const page = consentPage(messagesOf(request), {
-        client: clientBrand(client, describedByDocument(client)),
+        client: clientBrand(client, describedByDocument(client), locale),
         scopes: await store.scopes.described(realm.name, requestedScopeOf(purpose)),
         resources: resources.map((identifier) => registered.get(identifier) ?? identifier),
         // A client that may trade the person's sign-in for ID-JAGs says for which servers (CONTRACT.md §15).

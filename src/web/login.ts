@@ -109,7 +109,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       ];
       const page = signInPage(t, {
         title: titleOf(t, view),
-        client: resumed.client && clientBrand(resumed.client, describedByDocument(resumed.client)),
+        client: resumed.client && clientBrand(resumed.client, describedByDocument(resumed.client), localeOf(reply.request)),
         hidden,
         step: { body: signInBody(t, view), hidden: {} },
         alternatives,

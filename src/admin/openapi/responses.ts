@@ -37,6 +37,7 @@ const clientMetadata = ClientMetadataPatchSchema.shape;
 export const ClientResponse = ClientMetadataPatchSchema.required().extend({
   jwks: clientMetadata.jwks.unwrap(),
   logo_uri: clientMetadata.logo_uri.unwrap(),
+  client_names: clientMetadata.client_names.unwrap().optional(),
   jwks_uri: clientMetadata.jwks_uri.unwrap(),
   tls_client_auth_subject_dn: clientMetadata.tls_client_auth_subject_dn.unwrap(),
   journey: clientMetadata.journey.unwrap().describe('The journey its sign-ins walk; none: the realm\'s choice (CONTRACT.md §8)'),
