@@ -12,9 +12,15 @@ const supported: string[] = [...SHIPPED_LOCALES];
 /** Every language the pages and mails speak: the shipped ones, then those read at start. */
 export const SUPPORTED_LOCALES: readonly Locale[] = supported;
 
-/** Adds a language whose catalogue was read at start; none is ever removed. */
+/** Adds a language whose catalogue was read at start. */
 export function addSupportedLocale(tag: Locale): void {
   if (!supported.includes(tag)) supported.push(tag);
+}
+
+/** Takes back a language read at start, for a process that reads its catalogues again (a test); a shipped one stays. */
+export function removeSupportedLocale(tag: Locale): void {
+  const at = supported.indexOf(tag);
+  if (at >= SHIPPED_LOCALES.length) supported.splice(at, 1);
 }
 
 export const isLocale = (tag: string): tag is Locale => supported.includes(tag);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogueError, loadCatalogues } from '../../src/pages/i18n/json-catalogues.js';
+import { CatalogueError, loadCatalogues, unloadCatalogues } from '../../src/pages/i18n/json-catalogues.js';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
@@ -46,6 +46,8 @@ beforeAll(async () => {
   t = await startTestApp({ mail: mail.settings });
 });
 afterAll(async () => {
+  // The test files of a worker share the modules: the next one speaks the shipped languages alone.
+  unloadCatalogues(['it']);
   await t?.close();
   await mail?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -118,5 +120,18 @@ describe('a catalogue that does not fit', () => {
 
   it('names a directory that cannot be read', () => {
     expect(() => loadCatalogues(join(dir, 'no-such-dir'))).toThrow(/cannot read .*no-such-dir \(ENOENT\)/);
+  });
+});
+
+describe('unloading', () => {
+  it('takes a language back, and gives a shipped one its shipped words again', async () => {
+    loadCatalogues(await catalogueDir({ 'eo.json': { 'signIn.username': 'Uzantnomo' }, 'de.json': { 'signIn.username': 'Kundennummer' } }));
+    const { SUPPORTED_LOCALES, messagesIn } = await import('../../src/pages/i18n/index.js');
+    expect(SUPPORTED_LOCALES).toContain('eo');
+    expect(messagesIn('de').signIn.username).toBe('Kundennummer');
+    unloadCatalogues(['eo', 'de']);
+    expect(SUPPORTED_LOCALES).not.toContain('eo');
+    expect(SUPPORTED_LOCALES).toContain('de');
+    expect(messagesIn('de').signIn.username).toBe('Benutzername');
   });
 });

@@ -9,15 +9,24 @@ import { worded } from './worded.js';
 export { type Locale, SUPPORTED_LOCALES, isLocale, parseUiLocales } from '../../records/locales.js';
 export type { Messages, Text } from './messages.js';
 
-/** The catalogues by language: the shipped ones, and those read from JSON at start (./json-catalogues.ts). */
-const CATALOGUES = new Map<Locale, Messages>([
+const SHIPPED: ReadonlyMap<Locale, Messages> = new Map([
   ['en', en],
   ['de', de],
   ['fr', fr],
 ]);
 
+/** The catalogues by language: the shipped ones, and those read from JSON at start (./json-catalogues.ts). */
+const CATALOGUES = new Map<Locale, Messages>(SHIPPED);
+
 /** The shipped catalogue of a language, if it ships in one. */
-export const shippedMessages = (locale: Locale): Messages | undefined => CATALOGUES.get(locale);
+export const shippedMessages = (locale: Locale): Messages | undefined => SHIPPED.get(locale);
+
+/** The language's catalogue as it shipped, or none when it did not ship (./json-catalogues.ts unloadCatalogues). */
+export function resetCatalogue(locale: Locale): void {
+  const shipped = SHIPPED.get(locale);
+  if (shipped) CATALOGUES.set(locale, shipped);
+  else CATALOGUES.delete(locale);
+}
 
 /** Makes `messages` the catalogue of `locale` (./json-catalogues.ts, at start, before the first page). */
 export function setCatalogue(locale: Locale, messages: Messages): void {

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { addSupportedLocale } from '../../records/locales.js';
+import { addSupportedLocale, removeSupportedLocale } from '../../records/locales.js';
 import { en } from './en.js';
-import { setCatalogue, shippedMessages } from './index.js';
+import { resetCatalogue, setCatalogue, shippedMessages } from './index.js';
 import type { Messages } from './messages.js';
 import { textRefusal } from './text-keys.js';
 import { worded } from './worded.js';
@@ -77,4 +77,16 @@ export function loadCatalogues(dir: string): string[] {
     addSupportedLocale(locale);
   }
   return read.map(([locale]) => locale);
+}
+
+/**
+ * Takes back what `loadCatalogues` read: the languages are no longer spoken, a shipped one speaks
+ * its shipped words again. For a process that reads catalogues more than once (the tests, whose
+ * files share one module graph).
+ */
+export function unloadCatalogues(locales: readonly string[]): void {
+  for (const locale of locales) {
+    resetCatalogue(locale);
+    removeSupportedLocale(locale);
+  }
 }
