@@ -5,7 +5,7 @@ import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp, startTwoInstances } 
 import { authorize, codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
-import { realmPath } from '../support/oauth.js';
+import { clientCredentials, realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 import { expectAdminError } from './helpers.js';
 
@@ -129,6 +129,37 @@ describe('PUT, GET and DELETE …/texts/{locale}', () => {
 
   it('answers 404 for a realm that does not exist', async () => {
     expectAdminError(await t.admin.request('PUT', '/realms/no-such-realm/texts/de', { 'signIn.username': 'Name' }), 404, 'not_found');
+  });
+});
+
+describe('who may word a realm\u2019s texts', () => {
+  async function roleToken(roles: readonly string[]): Promise<string> {
+    const client = await t.admin.createClient('root', { grant_types: ['client_credentials'], roles });
+    const response = await clientCredentials(t.app, 'root', { clientId: client.client_id, secret: client.client_secret as string }, { resource: `${BASE_URL}/admin` });
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { access_token: string }).access_token;
+  }
+  const asToken = (token: string, method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+    t.app.inject({ method, url: `/admin${url}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+
+  it('a viewer of the realm reads them and changes nothing; an admin of the realm changes them; an admin of another realm does neither', async () => {
+    const { realm } = await realmWithClient();
+    const kept = { 'signIn.username': 'Kundennummer' };
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, kept);
+    const viewer = await roleToken([`realmgate-viewer:${realm}`]);
+    expect((await asToken(viewer, 'GET', `/realms/${realm}/texts/de`)).json()).toEqual(kept);
+    for (const [method, payload] of [['PUT', { 'signIn.username': 'Name' }], ['DELETE', undefined]] as const) {
+      const refused = await asToken(viewer, method, `/realms/${realm}/texts/de`, payload);
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().error).toBe('forbidden');
+    }
+    const stranger = await roleToken([`realmgate-admin:${unique('other')}`]);
+    expect((await asToken(stranger, 'GET', `/realms/${realm}/texts/de`)).statusCode).toBe(403);
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual(kept);
+
+    const admin = await roleToken([`realmgate-admin:${realm}`]);
+    expect((await asToken(admin, 'PUT', `/realms/${realm}/texts/de`, { 'signIn.username': 'Name' })).statusCode).toBe(200);
+    expect((await asToken(admin, 'DELETE', `/realms/${realm}/texts/de`)).statusCode).toBe(204);
   });
 });
 
