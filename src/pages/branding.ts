@@ -1,3 +1,4 @@
+import { clientNameIn } from '../records/client-names.js';
 import type { Locale } from '../records/locales.js';
 import type { RealmSettings } from '../records/realm-settings.js';
 import { textColourOn } from './contrast.js';
@@ -50,6 +51,5 @@ export function clientBrand(
     const host = new URL(client.client_id).host;
     return { name: client.client_name ? `${client.client_name} (${host})` : host, logoUri: undefined, host };
   }
-  const named = locale === undefined ? undefined : client.client_names?.[locale];
-  return { name: named || client.client_name || client.client_id, logoUri: client.logo_uri || undefined };
+  return { name: clientNameIn(client, locale), logoUri: client.logo_uri || undefined };
 }

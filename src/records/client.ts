@@ -3,7 +3,7 @@ import { clientAuthorizationDetailsTypes } from './authorization-details.js';
 import { callbackUri, redirectUri } from './client-uris.js';
 import { pairwiseSectorProblems, subjectFields } from './client-subject.js';
 import { SCOPE_TOKEN } from './scope.js';
-import { SUPPORTED_LOCALES, isLocale } from './locales.js';
+import { clientNames } from './client-names.js';
 
 export const GRANT_TYPES = [
   'authorization_code',
@@ -53,17 +53,8 @@ export const publicJwk = z.looseObject({ kty: z.string() }).refine((key) => PRIV
 const clientFields = {
   client_type: z.enum(['confidential', 'public']),
   client_name: z.string().max(200),
-  /**
-   * Its name in other languages (OpenID Connect Registration §2.1's `client_name#de`, in the
-   * shape of a scope's `descriptions`, CONTRACT.md §16): the pages show the person's, else `client_name`.
-   */
-  client_names: z
-    .record(
-      z.string().refine(isLocale, { error: () => `must be one of ${SUPPORTED_LOCALES.join(', ')}` }),
-      z.string().min(1).max(200).regex(/^[^\p{Cc}]+$/u, 'must hold no control characters'),
-    )
-    .describe('Its name by language, e.g. {"de": "Rechnungen"}; the sign-in and consent pages show the person\'s, else `client_name`')
-    .optional(),
+  /** Its name in other languages (./client-names.ts). */
+  client_names: clientNames.optional(),
   /** RFC 7591 §2: an https image the sign-in and consent pages show beside its name (their CSP allows its origin); only an admin sets it. */
   logo_uri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
   redirect_uris: z.array(redirectUri).max(50),

@@ -5,6 +5,7 @@ import { formParams } from '../http/form-params.js';
 import { type BackchannelRequestView, backchannelRequestsPage } from '../pages/ciba-approval.js';
 import { type Text } from '../pages/i18n/index.js';
 import { localeOf, messagesOf } from './locale.js';
+import { clientNameIn } from '../records/client-names.js';
 import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { isUuid } from '../store/db.js';
@@ -35,7 +36,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
       pending.map(async (request) => {
         const client = await store.clients.get(realm.name, request.clientId);
         return {
-          clientName: client?.client_names?.[locale] || client?.client_name || request.clientId,
+          clientName: client ? clientNameIn(client, locale) : request.clientId,
           bindingMessage: request.bindingMessage,
           scopes: await store.scopes.described(realm.name, request.scope),
           hidden: { request: request.id, csrf: cookies.csrfToken(browserHash, csrfSubject(request.id)) },
