@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest, freshRealm } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
+import { basic, postForm, realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 import { expectAdminError } from '../admin/helpers.js';
 
@@ -65,5 +66,30 @@ describe('client_names', () => {
       expect(refused.json().error_description).toMatch(/client_names/);
     }
     expect((await t.admin.request('GET', `/realms/${realm}/clients/${clientId}`)).json()).not.toHaveProperty('client_names');
+  });
+
+  it('names the application of a CIBA request in the person\u2019s language on the approval page', async () => {
+    const realm = await freshRealm(t);
+    await createUser(t.admin, realm, 'cal', { password: 'a long passphrase of theirs' });
+    const created = await t.admin.createClient(realm, {
+      client_name: 'Call centre', client_names: { de: 'Kundendienst' }, grant_types: ['urn:openid:params:grant-type:ciba'], scope: 'openid profile',
+    });
+    const asked = await postForm(t.app, `${realmPath(realm)}/bc-authorize`, { scope: 'openid profile', login_hint: 'cal' }, {
+      authorization: basic(created.client_id, created.client_secret!),
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+
+    const approvalIn = async (language: string) => {
+      const browser = new TestBrowser(t.app, BASE_URL);
+      browser.headers['accept-language'] = language;
+      const pageUrl = `${realmPath(realm)}/bc-approve`;
+      const loginUrl = location(await browser.get(pageUrl));
+      await browser.submit(loginUrl, await browser.get(loginUrl), { username: 'cal', password: 'a long passphrase of theirs' });
+      const page = await browser.get(pageUrl);
+      expect(page.statusCode, page.body).toBe(200);
+      return /<section class="request">\s*<p>[^<]*<strong>([^<]*)<\/strong>/.exec(page.body)?.[1];
+    };
+    expect(await approvalIn('de')).toBe('Kundendienst');
+    expect(await approvalIn('fr')).toBe('Call centre');
   });
 });
