@@ -75,7 +75,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
   async function secretShown(box: Locator): Promise<Record<string, string>> {
     await box.locator('dd').first().waitFor(); // shown once the API has answered
     const names = await box.locator('dt').allTextContents();
-    const values = await box.locator('dd').allTextContents();
+    const values = await box.locator('dd > code').allTextContents();
     return Object.fromEntries(names.map((name, index) => [name, values[index]!]));
   }
 
@@ -128,9 +128,9 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await Promise.all([page.waitForURL(`${consoleUrl()}#/realms/${REALM}/settings`), page.getByRole('button', { name: 'Create realm' }).click()]);
     const settings = form(page, 'Realm settings');
     await settings.getByText(issuer, { exact: true }).waitFor();
-    await settings.getByLabel('access_token_lifetime', { exact: true }).fill('600');
-    await settings.getByLabel('require_pkce', { exact: true }).check();
-    await settings.getByLabel('rate_limit_par', { exact: false }).fill('');
+    await settings.getByLabel(/^Access token lifetime/).fill('600');
+    await settings.getByLabel(/^Require PKCE/).check();
+    await settings.getByLabel(/^Pushed requests per minute/).fill('');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'Settings saved: access_token_lifetime, require_pkce, rate_limit_par.');
     const stored = (await t.admin.request('GET', `/realms/${REALM}`)).json() as { settings: Record<string, unknown> };
@@ -329,7 +329,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
 
     // The realm's acr_journeys, a JSON object among the settings, may name it, and only journeys the realm has.
     await tab(page, 'Settings').click();
-    const acrJourneys = form(page, 'Realm settings').getByLabel('acr_journeys', { exact: false });
+    const acrJourneys = form(page, 'Realm settings').getByLabel(/^Journeys by acr value/);
     await expect(acrJourneys.inputValue()).resolves.toBe('{}');
     await acrJourneys.fill('{"gold": "missing"}');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -505,7 +505,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // Realm settings: transaction_tokens is a trust domain and a lifetime; an empty trust domain turns them off.
     await page.goto(`${consoleUrl()}#/realms/${agents}/settings`);
     const settings = form(page, 'Realm settings');
-    const tokens = settings.getByRole('group', { name: 'transaction_tokens' });
+    const tokens = settings.getByRole('group', { name: 'Transaction tokens' });
     const trustDomain = tokens.getByLabel(/^Trust domain/);
     const lifetime = tokens.getByLabel(/^Lifetime \(seconds\)/);
     const saveSettings = settings.getByRole('button', { name: 'Save settings' });

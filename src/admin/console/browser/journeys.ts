@@ -101,7 +101,7 @@ export async function journeysView(realm: string, panel: HTMLElement) {
     { 'aria-label': 'Store a journey' },
     h('h3', {}, 'Store a journey'),
     field('Journey name', name, 'Letters, digits, ".", "_" and "-". A journey of that name is replaced; "default" replaces the one made from the authentication setting.'),
-    field('Journey JSON', json, 'An object with "start" and "nodes" (CONTRACT.md §8). The server refuses a journey it cannot run, naming the node.'),
+    field('Journey JSON', json, 'An object with "start" and "nodes" (docs/sign-in.md, Journeys). The server refuses a journey it cannot run, naming the node.'),
     h('button', { 'data-operation': 'putJourney', type: 'submit', class: 'primary' }, 'Save journey'),
   );
   form.addEventListener('submit', guarded(async () => {

@@ -6,7 +6,7 @@
 import { api } from './api.js';
 import type { User, UserSession } from './records.js';
 import { operatorActions } from './user-actions.js';
-import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
+import { confirmed, deleteButton, field, guarded, h, jsonObject, localTime, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
 
@@ -98,7 +98,7 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
       table(
         'Sessions of ' + user.username,
         ['Signed in', 'Last seen', 'Expires', 'Journey', 'acr', 'amr', 'Clients'],
-        sessions.map((session) => [session.created_at, session.last_seen_at, session.expires_at, session.journey, session.acr, session.amr.join(' '), session.clients.join(', ')]),
+        sessions.map((session) => [localTime(session.created_at), localTime(session.last_seen_at), localTime(session.expires_at), session.journey, session.acr, session.amr.join(' '), session.clients.join(', ')]),
       ),
       sessions.length === 0 ? null : signOut,
     );
@@ -157,8 +157,8 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
           {},
           h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub)),
           h('dt', {}, 'Claims'), h('dd', {}, h('pre', {}, JSON.stringify(user.claims, null, 2))),
-          h('dt', {}, 'Created'), h('dd', {}, user.created_at),
-          h('dt', {}, 'Updated'), h('dd', {}, user.updated_at),
+          h('dt', {}, 'Created'), h('dd', {}, localTime(user.created_at)),
+          h('dt', {}, 'Updated'), h('dd', {}, localTime(user.updated_at)),
           h('dt', {}, 'Enabled'), h('dd', {}, user.enabled === false ? 'no: signs in nowhere' : 'yes'),
           h('dt', {}, 'Linked accounts'),
           h('dd', {}, identities.length === 0 ? 'None' : identities.map((identity) => h('div', {}, identity.provider + ': ', h('code', {}, identity.subject)))),
@@ -242,7 +242,7 @@ function peopleList(realm: string, open: (username: string) => Promise<void>) {
     typeof user.claims.email === 'string' ? user.claims.email : '',
     typeof user.claims.name === 'string' ? user.claims.name : '',
     user.enabled === false ? 'disabled' : 'enabled',
-    user.created_at,
+    localTime(user.created_at),
   ];
 
   const show = pagedTable(results, {
