@@ -30,6 +30,7 @@ form.token { max-width: 28rem; margin: 3rem auto; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: start; }
 input, select, textarea { box-sizing: border-box; width: 100%; max-width: 40rem; padding: .45rem; font: inherit; border: 1px solid GrayText; border-radius: .35rem; }
 input[type=checkbox] { width: auto; }
+::placeholder { color: var(--muted); opacity: 1; }
 fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .6rem 0; max-width: 40rem; min-width: 0; }
 .settings-section { border-top: 1px solid var(--line); margin-top: 1.25rem; }
 .settings-section .help, .integration > p { color: var(--muted); margin: 0 0 .5rem; max-width: 48rem; }
@@ -49,7 +50,7 @@ button:disabled { opacity: .6; cursor: progress; }
 :focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-size: .92rem; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
-th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); white-space: pre-line; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); white-space: pre-line; overflow-wrap: anywhere; }
 td .actions { display: flex; flex-wrap: wrap; }
 td button { margin: 0 .4rem .2rem 0; }
 code { font-family: ui-monospace, monospace; font-size: .9em; overflow-wrap: anywhere; }
