@@ -130,7 +130,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console's layout and contra
       const newUser = page.getByRole('form', { name: 'New user' });
       await newUser.getByLabel('New username').fill('walker');
       await newUser.getByLabel(/^Password/).fill('correct horse battery');
-      await newUser.getByLabel('Claims').fill(JSON.stringify({ email: 'walker@northwind.example', name: LONG_NAME }));
+      await newUser.getByLabel('Full name').fill(LONG_NAME);
+      await newUser.getByLabel('Email', { exact: true }).fill('walker@northwind.example');
       await newUser.getByRole('button', { name: 'Create user' }).click();
       await page.getByRole('region', { name: 'User walker' }).waitFor();
       await expectWellLaidOut(page, 'user');

@@ -23,8 +23,8 @@ form.token { max-width: 28rem; margin: 3rem auto; }
 .field { display: block; margin: .6rem 0; }
 .field > span { display: block; font-weight: 600; font-size: .9rem; }
 .field small { display: block; color: var(--muted); }
-.check { display: flex; flex-wrap: wrap; gap: 0 .4rem; align-items: center; margin: .4rem 0; }
-.check small { flex-basis: 100%; padding-left: 1.6rem; color: var(--muted); }
+.check { display: grid; grid-template-columns: auto 1fr; gap: 0 .4rem; align-items: baseline; margin: .4rem 0; }
+.check small { grid-column: 2; color: var(--muted); }
 .rows { display: grid; grid-template-columns: 1fr 1fr 1fr auto; gap: 0 .75rem; align-items: end; }
 .rows button { margin-bottom: .6rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: start; }

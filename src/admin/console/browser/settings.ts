@@ -11,7 +11,7 @@ import { groupSettings, settingLabel } from './setting-sections.js';
 
 /** Settings that may be null: a rate limit (null: off) is a number, any other a text. */
 const isRateLimit = (name: string): boolean => name.startsWith('rate_limit_');
-const CHOICES: Record<string, readonly string[] | undefined> = { signing_alg: ['ES256', 'RS256'] };
+const CHOICES: Record<string, readonly string[] | undefined> = { signing_alg: ['ES256', 'RS256'], profile: ['default', 'fapi2'] };
 /** A setting that is a JSON object (acr_journeys): edited as JSON. */
 const isObject = (value: unknown): value is object => value !== null && typeof value === 'object' && !Array.isArray(value);
 
