@@ -8,7 +8,7 @@ import { type Problems, browserSkipReason, launchChromium, watchedContext } from
 /**
  * The admin console's main tasks walked in Chromium on a phone (390 px) and a desktop (1280 px):
  * a realm made and its settings changed, a client made (its snippets shown) and opened, a person
- * made and opened, a role, the journeys and the events. At each step, in the light and the dark
+ * made and opened, a role, a scope's claim rows, the journeys and the events. At each step, in the light and the dark
  * scheme, nothing is wider than the window and every text reaches WCAG AA contrast (the
  * measurement of layout-contrast.test.ts); the settings come in their labelled sections; the
  * tabs fit (a menu on the phone); no text names a file.
@@ -144,6 +144,10 @@ describe.skipIf(skipReason !== undefined)(`the admin console's layout and contra
       await saveRole.getByRole('button', { name: /^Save/ }).click();
       await page.getByRole('table', { name: 'Roles' }).getByText('invoices:approve', { exact: true }).waitFor();
       await expectWellLaidOut(page, 'roles');
+      await openTab(page, realm, 'Scopes', 'scopes');
+      await page.getByRole('form', { name: 'New scope' }).getByRole('button', { name: 'Add a claim' }).click();
+      await page.getByRole('group', { name: 'Claim 1', exact: true }).waitFor();
+      await expectWellLaidOut(page, 'scopes');
       await openTab(page, realm, 'Journeys', 'journeys');
       await page.getByRole('form', { name: /journey/i }).first().waitFor();
       await expectWellLaidOut(page, 'journeys');

@@ -905,11 +905,33 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // A scope's claims carry the roles into introspection.
     await tab(page, 'Scopes').click();
     await page.getByRole('button', { name: 'Edit orders:read', exact: true }).click();
-    const claims = [{ name: 'roles', source: 'roles', tokens: ['introspection'] }];
-    await form(page, 'New scope').getByLabel('Claims (JSON)').fill(JSON.stringify(claims));
-    await form(page, 'New scope').getByRole('button', { name: 'Save scope' }).click();
+    // Each claim is a row: its name, where its value comes from, the tokens it goes in.
+    const scopeForm = form(page, 'New scope');
+    await scopeForm.getByRole('button', { name: 'Add a claim' }).click();
+    const first = scopeForm.getByRole('group', { name: 'Claim 1', exact: true });
+    await first.getByLabel('Claim name').fill('roles');
+    await first.getByLabel('Introspection').check();
+    await scopeForm.getByRole('button', { name: 'Add a claim' }).click();
+    const second = scopeForm.getByRole('group', { name: 'Claim 2', exact: true });
+    await second.getByLabel('Claim name').fill('dept');
+    await second.getByLabel('Its value').selectOption('attribute');
+    await second.getByLabel('Access token').check();
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Claim 2: name the claim of theirs it takes its value from.');
+    await second.getByLabel(/^Their claim/).fill('department');
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
     await said(page, 'Scope orders:read saved.');
     await page.getByRole('table', { name: 'Scopes' }).getByRole('row', { name: /orders:read .*roles ← roles → introspection/ }).waitFor();
+    expect((await t.admin.request('GET', `/realms/${REALM}/scopes/orders:read`)).json()).toMatchObject({
+      claims: [{ name: 'roles', source: 'roles', tokens: ['introspection'] }, { name: 'dept', source: 'attribute:department', tokens: ['access_token'] }],
+    });
+    // Opened again: the rows as stored; one removed, the other kept.
+    await page.getByRole('button', { name: 'Edit orders:read', exact: true }).click();
+    await expect(second.getByLabel(/^Their claim/).inputValue()).resolves.toBe('department');
+    await scopeForm.getByRole('button', { name: 'Remove claim 2', exact: true }).click();
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Scope orders:read saved.');
+    const claims = [{ name: 'roles', source: 'roles', tokens: ['introspection'] }];
     expect((await t.admin.request('GET', `/realms/${REALM}/scopes/orders:read`)).json()).toMatchObject({ claims });
 
     // The realm as a document, then imported as another realm; an import that prunes asks first.

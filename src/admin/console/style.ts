@@ -68,6 +68,9 @@ textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-wid
 .user dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 .user dd { margin: 0; }
 .operator-actions .actions { display: flex; flex-wrap: wrap; }
+.scope-claim { border-bottom: 1px solid var(--line); margin-bottom: .5rem; }
+.claim-tokens { display: flex; flex-wrap: wrap; gap: 0 1rem; }
+.claim-fields details { margin: .5rem 0; }
 @media (max-width: 40rem) {
   header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
   header { flex-wrap: wrap; }
