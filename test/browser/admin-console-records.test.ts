@@ -53,13 +53,15 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     ...problems,
     console: problems.console.filter((line) => !statuses.some((status) => line.includes(`status of ${status}`))),
   });
+  /** What the page's clipboard holds (the script as text: the test's own types know no clipboard). */
+  const clipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
   /** The text of a snippet, and what its Copy button put on the clipboard. */
   async function snippet(region: Locator, title: string, what: string): Promise<string> {
     const block = region.getByRole('region', { name: title });
     const text = (await block.locator('pre').textContent())!;
     await block.getByRole('button', { name: `Copy ${what}`, exact: true }).click();
     await block.getByRole('button', { name: `Copy ${what}`, exact: true }).filter({ hasText: 'Copied' }).waitFor();
-    expect(await region.page().evaluate(() => navigator.clipboard.readText())).toBe(text);
+    expect(await clipboard(region.page())).toBe(text);
     return text;
   }
 
@@ -86,7 +88,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     const secretBox = page.getByRole('region', { name: 'Client secret of teller' });
     const secret = (await secretBox.locator('dd > code').last().textContent())!;
     await secretBox.getByRole('button', { name: 'Copy client_secret', exact: true }).click();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(secret);
+    await expect(clipboard(page)).resolves.toBe(secret);
     const connect = page.getByRole('region', { name: 'Connect teller' });
     const openidClient = await snippet(connect, 'openid-client (the application)', 'the openid-client snippet');
     expect(openidClient).toContain(`oidc.discovery(new URL(${JSON.stringify(issuer)}), "teller", process.env.CLIENT_SECRET)`);
@@ -139,7 +141,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     const edit = page.getByRole('form', { name: 'Edit client teller' });
     await edit.waitFor();
     await edit.getByRole('button', { name: 'Copy the client ID', exact: true }).click();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe('teller');
+    await expect(clipboard(page)).resolves.toBe('teller');
 
     // Cancel goes back to the list's URL; back opens the client again, forward closes it.
     await edit.getByRole('button', { name: 'Cancel', exact: true }).click();

@@ -327,16 +327,23 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await expect(store.getByLabel('Journey name').inputValue()).resolves.toBe('strong');
     expect(JSON.parse(await store.getByLabel('Journey JSON').inputValue())).toEqual(journey);
 
-    // The realm's acr_journeys, a JSON object among the settings, may name it, and only journeys the realm has.
+    // The realm's acr_journeys, rows of an acr value and a journey among the settings, may name it, and only journeys the realm has.
     await tab(page, 'Settings').click();
-    const acrJourneys = form(page, 'Realm settings').getByLabel(/^Journeys by acr value/);
-    await expect(acrJourneys.inputValue()).resolves.toBe('{}');
-    await acrJourneys.fill('{"gold": "missing"}');
+    const acrJourneys = form(page, 'Realm settings').getByRole('group', { name: 'Journeys by acr value' });
+    expect(await acrJourneys.getByRole('group').count()).toBe(0);
+    await expect(acrJourneys.locator('datalist option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).resolves.toContain('strong');
+    await acrJourneys.getByRole('button', { name: 'Add an acr value' }).click();
+    const gold = acrJourneys.getByRole('group', { name: 'acr value 1', exact: true });
+    await gold.getByRole('textbox', { name: 'acr value', exact: true }).fill('gold');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await said(page, 'acr value 1: give both the acr value and its journey.');
+    await gold.getByRole('combobox', { name: 'Journey', exact: true }).fill('missing');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'settings.acr_journeys: "gold" names the journey "missing", which the realm does not have');
-    await acrJourneys.fill('{"gold": "strong"}');
+    await gold.getByRole('combobox', { name: 'Journey', exact: true }).fill('strong');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'Settings saved: acr_journeys.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}`)).json() as { settings: Record<string, unknown> }).settings.acr_journeys).toEqual({ gold: 'strong' });
 
     // A journey a client or the mapping names stays, and the console says why.
     expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: 'strong' })).statusCode).toBe(200);

@@ -28,6 +28,7 @@ form.token { max-width: 28rem; margin: 3rem auto; }
 .rows { display: grid; grid-template-columns: 1fr 1fr 1fr auto; gap: 0 .75rem; align-items: end; }
 .rows button { margin-bottom: .6rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 0 1.5rem; align-items: start; }
+.grid > .wide { grid-column: 1 / -1; }
 input, select, textarea { box-sizing: border-box; width: 100%; max-width: 40rem; padding: .45rem; font: inherit; border: 1px solid GrayText; border-radius: .35rem; }
 input[type=checkbox] { width: auto; }
 ::placeholder { color: var(--muted); opacity: 1; }

@@ -3,6 +3,7 @@
  * (setting-sections.ts), built from the settings the server answers, so that a setting added
  * later shows; only what changed is sent.
  */
+import { ACR_JOURNEYS, acrJourneysControl, acrJourneysOf } from './acr-journeys.js';
 import { api } from './api.js';
 import { exportSection } from './documents.js';
 import { control, copyButton, field, guarded, h, type PropValue, same, say, valueOf } from './dom.js';
@@ -55,8 +56,9 @@ function labelled(name: string, input: HTMLElement, hint: string | null): HTMLEl
   return h('label', { class: 'field' }, h('span', {}, settingLabel(name)), input, key);
 }
 
-function settingControl(name: string, value: unknown): HTMLElement {
+function settingControl(name: string, value: unknown, journeys: readonly string[]): HTMLElement {
   if (name === TRANSACTION_TOKENS) return transactionTokensControl(value);
+  if (name === ACR_JOURNEYS && isObject(value)) return acrJourneysControl(value as Record<string, unknown>, journeys);
   if (typeof value === 'boolean') return labelled(name, h('input', { type: 'checkbox', name, checked: value }), null);
   if (isObject(value)) return labelled(name, h('textarea', { name, rows: 3, spellcheck: 'false', class: 'code', value: JSON.stringify(value) }), 'a JSON object');
   const choices = CHOICES[name];
@@ -71,6 +73,7 @@ function settingControl(name: string, value: unknown): HTMLElement {
 /** The form's value of a setting, typed as the current one is. */
 function read(form: HTMLFormElement, name: string, current: unknown): unknown {
   if (name === TRANSACTION_TOKENS) return readTransactionTokens(form);
+  if (name === ACR_JOURNEYS && isObject(current)) return acrJourneysOf(form);
   const input = control(form, name);
   if (typeof current === 'boolean') return (input as HTMLInputElement).checked;
   if (isObject(current)) {
@@ -86,7 +89,11 @@ function read(form: HTMLFormElement, name: string, current: unknown): unknown {
 }
 
 export async function settingsView(realm: string, panel: HTMLElement) {
-  const current = await api.realm(realm);
+  // The journeys are offered for acr_journeys; one who may not read them types their names.
+  const [current, journeys] = await Promise.all([
+    api.realm(realm),
+    api.journeys(realm).then(({ journeys }) => journeys.map((journey) => journey.name), () => []),
+  ]);
   const names = Object.keys(current.settings);
   const form = h(
     'form',
@@ -98,7 +105,7 @@ export async function settingsView(realm: string, panel: HTMLElement) {
         { class: 'settings-section', id: 'settings-' + section.id, 'aria-labelledby': 'settings-' + section.id + '-title' },
         h('h3', { id: 'settings-' + section.id + '-title' }, section.title),
         h('p', { class: 'help' }, section.help),
-        h('div', { class: 'grid' }, inSection.map((name) => settingControl(name, current.settings[name]))),
+        h('div', { class: 'grid' }, inSection.map((name) => settingControl(name, current.settings[name], journeys))),
       ),
     ),
     h('button', { 'data-operation': 'updateRealm', type: 'submit', class: 'primary' }, 'Save settings'),
