@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { claimFields, claimsOf } from './person-claims.js';
 import type { User, UserSession } from './records.js';
 import { operatorActions } from './user-actions.js';
-import { confirmed, deleteButton, field, guarded, h, localTime, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
+import { confirmed, copyButton, deleteButton, field, guarded, h, localTime, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 /** The claims that change from one set to another; a claim taken out is removed with null. */
 function claimChanges(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
@@ -158,7 +158,7 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
         h(
           'dl',
           {},
-          h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub)),
+          h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub), ' ', copyButton(user.sub, 'the sub')),
           h('dt', {}, 'Claims'), h('dd', {}, claimList(user.claims)),
           h('dt', {}, 'Created'), h('dd', {}, localTime(user.created_at)),
           h('dt', {}, 'Updated'), h('dd', {}, localTime(user.updated_at)),
