@@ -290,8 +290,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
   it('stores a journey from its JSON and lists its nodes, shows why one is refused, maps an acr to it, and deletes it once nothing names it', async () => {
     const { page, problems } = admin;
     await tab(page, 'Journeys').click();
-    const cells = (name: string) =>
-      page.getByRole('table', { name: `Nodes of ${name}` }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ textContent: string }> }).cells, (cell) => cell.textContent)));
+    const cells = (name: string, table = `Nodes of ${name}`) =>
+      page.getByRole('table', { name: table }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ textContent: string }> }).cells, (cell) => cell.textContent)));
     await page.getByRole('region', { name: 'Journey default' }).waitFor();
     expect(await cells('default')).toEqual([['password', 'password', 'success → done']]);
 
@@ -302,6 +302,13 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     };
     await store.getByLabel('Journey name').fill('strong');
     await store.getByLabel('Journey JSON').fill(JSON.stringify(journey));
+    // Drawn as it is typed, before it is saved.
+    const walked = [
+      ['pw', 'password', 'success → risk'],
+      ['risk', 'risk', 'low → done\nhigh → otp'],
+      ['otp', 'otp', 'success → done'],
+    ];
+    expect(await cells('', 'Preview of the journey')).toEqual(walked);
     await store.getByRole('button', { name: 'Save journey' }).click();
     await said(page, 'Journey strong saved.');
     await page.getByRole('region', { name: 'Journey strong' }).waitFor();
@@ -318,6 +325,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await store.getByRole('button', { name: 'Save journey' }).click();
     expect(await (await said(page, 'node "pw": outcome "success" leads to "nowhere", which is no node')).getAttribute('role')).toBe('alert');
     await store.getByLabel('Journey JSON').fill('{"start": ');
+    await expect(store.locator('.journey-preview').textContent()).resolves.toMatch(/^No preview yet: The journey is not valid JSON: /);
     await store.getByRole('button', { name: 'Save journey' }).click();
     await said(page, /^The journey is not valid JSON: /);
     expect(await cells('strong')).toHaveLength(3);
