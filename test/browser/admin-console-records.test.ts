@@ -133,7 +133,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     problems.console.length = 0;
   }, 60_000);
 
-  it('gives each client and person a URL of their own: deep links open them, back and forward move between them', async () => {
+  it('gives each client, person and scope a URL of their own: deep links open them, back and forward move between them', async () => {
     const { page, problems } = admin;
     // A deep link in a fresh load.
     await page.goto(consoleUrl(`#/realms/${REALM}/clients/teller`));
@@ -165,6 +165,17 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     await page.getByRole('form', { name: 'New client' }).waitFor();
     await page.goForward();
     await person.waitFor();
+
+    // A scope by its deep link: the form filled with it; back to the list.
+    await page.goto(consoleUrl(`#/realms/${REALM}/scopes/openid`));
+    const scopeForm = page.getByRole('form', { name: 'New scope' });
+    await expect.poll(() => scopeForm.getByLabel('Scope name').inputValue()).toBe('openid');
+    await page.getByRole('table', { name: 'Scopes' }).getByRole('link', { name: 'email', exact: true }).click();
+    await page.waitForURL(consoleUrl(`#/realms/${REALM}/scopes/email`));
+    await expect.poll(() => scopeForm.getByLabel('Scope name').inputValue()).toBe('email');
+    await page.goBack();
+    await page.waitForURL(consoleUrl(`#/realms/${REALM}/scopes/openid`));
+    await expect.poll(() => scopeForm.getByLabel('Scope name').inputValue()).toBe('openid');
 
     // A client the realm does not have: said plainly, the list still there.
     await page.goto(consoleUrl(`#/realms/${REALM}/clients/nobody`));

@@ -1,7 +1,8 @@
 /**
  * The admin console's main module: signs in through the root realm (session.ts) or asks for
  * the admin token, then shows the view the URL's fragment names (`#/realms`,
- * `#/realms/{realm}/{tab}`, `#/realms/{realm}/users/{username}`), with what the person may not
+ * `#/realms/{realm}/{tab}`, and a record of its own: `#/realms/{realm}/users/{username}`,
+ * `…/clients/{client_id}`, `…/scopes/{name}`), with what the person may not
  * do disabled (permissions.ts).
  */
 import { adminToken, api, ApiError, call } from './api.js';

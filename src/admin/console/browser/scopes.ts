@@ -10,20 +10,25 @@ import { scopeClaimRows, scopeClaimsOf } from './scope-claims.js';
 /** A mapped claim: its name, where its value comes from, where it goes. */
 const claimLine = (claim: MappedClaim): string => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
 
-export async function scopesView(realm: string, panel: HTMLElement) {
+/** `record`: the scope the URL names (`#/realms/{realm}/scopes/{name}`), opened in the form at once. */
+export async function scopesView(realm: string, panel: HTMLElement, record?: string) {
   const list = h('div');
+  // Opening a scope adds its URL to the history (back shows the list again, through main.ts's hashchange).
+  const listUrl = '#/realms/' + encodeURIComponent(realm) + '/scopes';
+  const urlOf = (name: string) => listUrl + '/' + encodeURIComponent(name);
+  let scopes: Scope[] = [];
   const claimRows = scopeClaimRows();
   /** The claims of the scope being edited: rows all removed clear them; a scope not opened keeps its own. */
   let opened: readonly MappedClaim[] = [];
 
   async function refresh() {
-    const scopes = await api.scopes(realm);
+    scopes = await api.scopes(realm);
     list.replaceChildren(
       table(
         'Scopes',
         ['Scope', 'Description', 'Claims', ''],
         scopes.map((scope) => [
-          h('code', {}, scope.name),
+          h('a', { href: urlOf(scope.name) }, h('code', {}, scope.name)),
           scope.description,
           (scope.claims ?? []).map(claimLine).join('\n'),
           h(
@@ -49,6 +54,7 @@ export async function scopesView(realm: string, panel: HTMLElement) {
     opened = scope.claims ?? [];
     claimRows.fill(opened);
     control(form, 'description').focus();
+    if (location.hash !== urlOf(scope.name)) history.pushState(null, '', urlOf(scope.name));
   }
 
   const form = h(
@@ -65,6 +71,7 @@ export async function scopesView(realm: string, panel: HTMLElement) {
     const body = { description: valueOf(form, 'description').trim(), ...(claims.length > 0 || opened.length > 0 ? { claims } : {}) };
     const scope = await api.putScope(realm, valueOf(form, 'name').trim(), body);
     say('Scope ' + scope.name + ' saved.');
+    if (location.hash !== listUrl) history.pushState(null, '', listUrl);
     for (const name of ['name', 'description']) setValue(form, name, '');
     opened = [];
     claimRows.fill([]);
@@ -73,4 +80,9 @@ export async function scopesView(realm: string, panel: HTMLElement) {
 
   await refresh();
   panel.replaceChildren(list, form);
+  if (record !== undefined) {
+    const named = scopes.find((scope) => scope.name === record);
+    if (named === undefined) throw new Error('The realm has no scope ' + record + '.');
+    edit(named);
+  }
 }
