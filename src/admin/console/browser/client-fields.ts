@@ -38,6 +38,10 @@ const uriField = (label: string, name: string, value: string | undefined, hint: 
 
 const DELIVERY_MODES = ['poll', 'ping', 'push'] as const;
 
+/** The CIBA delivery modes, the client's chosen. */
+const modeSelect = (chosen: string) =>
+  h('select', { name: 'backchannel_token_delivery_mode' }, DELIVERY_MODES.map((mode) => h('option', { value: mode, selected: mode === chosen }, mode)));
+
 const algSelect = (label: string, name: string, value: string | undefined, hint: string) =>
   field(label, h('select', { name }, ALGS.map((alg) => h('option', { value: alg, selected: alg === (value ?? ABSENT[name]) }, alg))), hint);
 
@@ -82,7 +86,7 @@ export const clientFieldControls = (client: Partial<Client>) => [
     h('legend', {}, 'Backchannel authentication (CIBA)'),
     field(
       'Token delivery mode',
-      h('select', { name: 'backchannel_token_delivery_mode' }, DELIVERY_MODES.map((mode) => h('option', { value: mode, selected: mode === (client.backchannel_token_delivery_mode ?? 'poll') }, mode))),
+      modeSelect(client.backchannel_token_delivery_mode ?? 'poll'),
       'poll: it asks the token endpoint; ping: it is told the request was answered, then asks; push: it is sent the tokens.',
     ),
     uriField('Client notification endpoint', 'backchannel_client_notification_endpoint', client.backchannel_client_notification_endpoint, 'Where pings and pushed tokens are POSTed (ping and push modes need it).'),

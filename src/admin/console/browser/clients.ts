@@ -58,7 +58,7 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
   const urlOf = (clientId: string) => listUrl + '/' + encodeURIComponent(clientId);
   const close = () => {
     editor.replaceChildren();
-    if (location.hash !== listUrl) history.pushState(null, '', listUrl);
+    if (!location.href.endsWith(listUrl)) history.pushState(null, '', listUrl);
   };
   const list = h('div');
   const editor = h('div');
@@ -184,7 +184,7 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
     const clientId = typeof client === 'string' ? client : client.client_id;
     secrets.replaceChildren();
     edit(await api.client(realm, clientId));
-    if (location.hash !== urlOf(clientId)) history.pushState(null, '', urlOf(clientId));
+    if (!location.href.endsWith(urlOf(clientId))) history.pushState(null, '', urlOf(clientId));
   }
 
   await refresh();

@@ -54,7 +54,7 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
     opened = scope.claims ?? [];
     claimRows.fill(opened);
     control(form, 'description').focus();
-    if (location.hash !== urlOf(scope.name)) history.pushState(null, '', urlOf(scope.name));
+    if (!location.href.endsWith(urlOf(scope.name))) history.pushState(null, '', urlOf(scope.name));
   }
 
   const form = h(
@@ -71,7 +71,7 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
     const body = { description: valueOf(form, 'description').trim(), ...(claims.length > 0 || opened.length > 0 ? { claims } : {}) };
     const scope = await api.putScope(realm, valueOf(form, 'name').trim(), body);
     say('Scope ' + scope.name + ' saved.');
-    if (location.hash !== listUrl) history.pushState(null, '', listUrl);
+    if (!location.href.endsWith(listUrl)) history.pushState(null, '', listUrl);
     for (const name of ['name', 'description']) setValue(form, name, '');
     opened = [];
     claimRows.fill([]);
