@@ -151,7 +151,7 @@ describe('the admin console at /admin/console', () => {
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
     const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z-]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'providers', 'realms', 'registration', 'resources', 'roles', 'scopes', 'session', 'user-actions', 'users']);
+    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'user-actions', 'users']);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
     expect(script).not.toMatch(/localStorage|document\.cookie|indexedDB/);

@@ -75,7 +75,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
   async function secretShown(box: Locator): Promise<Record<string, string>> {
     await box.locator('dd').first().waitFor(); // shown once the API has answered
     const names = await box.locator('dt').allTextContents();
-    const values = await box.locator('dd').allTextContents();
+    const values = await box.locator('dd > code').allTextContents();
     return Object.fromEntries(names.map((name, index) => [name, values[index]!]));
   }
 
@@ -128,9 +128,9 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await Promise.all([page.waitForURL(`${consoleUrl()}#/realms/${REALM}/settings`), page.getByRole('button', { name: 'Create realm' }).click()]);
     const settings = form(page, 'Realm settings');
     await settings.getByText(issuer, { exact: true }).waitFor();
-    await settings.getByLabel('access_token_lifetime', { exact: true }).fill('600');
-    await settings.getByLabel('require_pkce', { exact: true }).check();
-    await settings.getByLabel('rate_limit_par', { exact: false }).fill('');
+    await settings.getByLabel(/^Access token lifetime/).fill('600');
+    await settings.getByLabel(/^Require PKCE/).check();
+    await settings.getByLabel(/^Pushed requests per minute/).fill('');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'Settings saved: access_token_lifetime, require_pkce, rate_limit_par.');
     const stored = (await t.admin.request('GET', `/realms/${REALM}`)).json() as { settings: Record<string, unknown> };
@@ -169,7 +169,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     const newUser = form(page, 'New user');
     await newUser.getByLabel('New username').fill('alice');
     await newUser.getByLabel(/^Password/).fill(PASSWORD);
-    await newUser.getByLabel('Claims').fill('{"name": "Alice Example"}');
+    await newUser.getByLabel('Full name').fill('Alice Example');
     await newUser.getByRole('button', { name: 'Create user' }).click();
     await said(page, 'User alice created.');
     const card = page.getByRole('region', { name: 'User alice' });
@@ -290,8 +290,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
   it('stores a journey from its JSON and lists its nodes, shows why one is refused, maps an acr to it, and deletes it once nothing names it', async () => {
     const { page, problems } = admin;
     await tab(page, 'Journeys').click();
-    const cells = (name: string) =>
-      page.getByRole('table', { name: `Nodes of ${name}` }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ textContent: string }> }).cells, (cell) => cell.textContent)));
+    const cells = (name: string, table = `Nodes of ${name}`) =>
+      page.getByRole('table', { name: table }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from((row as unknown as { cells: ArrayLike<{ textContent: string }> }).cells, (cell) => cell.textContent)));
     await page.getByRole('region', { name: 'Journey default' }).waitFor();
     expect(await cells('default')).toEqual([['password', 'password', 'success → done']]);
 
@@ -302,6 +302,13 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     };
     await store.getByLabel('Journey name').fill('strong');
     await store.getByLabel('Journey JSON').fill(JSON.stringify(journey));
+    // Drawn as it is typed, before it is saved.
+    const walked = [
+      ['pw', 'password', 'success → risk'],
+      ['risk', 'risk', 'low → done\nhigh → otp'],
+      ['otp', 'otp', 'success → done'],
+    ];
+    expect(await cells('', 'Preview of the journey')).toEqual(walked);
     await store.getByRole('button', { name: 'Save journey' }).click();
     await said(page, 'Journey strong saved.');
     await page.getByRole('region', { name: 'Journey strong' }).waitFor();
@@ -318,6 +325,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await store.getByRole('button', { name: 'Save journey' }).click();
     expect(await (await said(page, 'node "pw": outcome "success" leads to "nowhere", which is no node')).getAttribute('role')).toBe('alert');
     await store.getByLabel('Journey JSON').fill('{"start": ');
+    await expect(store.locator('.journey-preview').textContent()).resolves.toMatch(/^No preview yet: The journey is not valid JSON: /);
     await store.getByRole('button', { name: 'Save journey' }).click();
     await said(page, /^The journey is not valid JSON: /);
     expect(await cells('strong')).toHaveLength(3);
@@ -327,16 +335,23 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await expect(store.getByLabel('Journey name').inputValue()).resolves.toBe('strong');
     expect(JSON.parse(await store.getByLabel('Journey JSON').inputValue())).toEqual(journey);
 
-    // The realm's acr_journeys, a JSON object among the settings, may name it, and only journeys the realm has.
+    // The realm's acr_journeys, rows of an acr value and a journey among the settings, may name it, and only journeys the realm has.
     await tab(page, 'Settings').click();
-    const acrJourneys = form(page, 'Realm settings').getByLabel('acr_journeys', { exact: false });
-    await expect(acrJourneys.inputValue()).resolves.toBe('{}');
-    await acrJourneys.fill('{"gold": "missing"}');
+    const acrJourneys = form(page, 'Realm settings').getByRole('group', { name: 'Journeys by acr value' });
+    expect(await acrJourneys.getByRole('group').count()).toBe(0);
+    await expect(acrJourneys.locator('datalist option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).resolves.toContain('strong');
+    await acrJourneys.getByRole('button', { name: 'Add an acr value' }).click();
+    const gold = acrJourneys.getByRole('group', { name: 'acr value 1', exact: true });
+    await gold.getByRole('textbox', { name: 'acr value', exact: true }).fill('gold');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await said(page, 'acr value 1: give both the acr value and its journey.');
+    await gold.getByRole('combobox', { name: 'Journey', exact: true }).fill('missing');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'settings.acr_journeys: "gold" names the journey "missing", which the realm does not have');
-    await acrJourneys.fill('{"gold": "strong"}');
+    await gold.getByRole('combobox', { name: 'Journey', exact: true }).fill('strong');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await said(page, 'Settings saved: acr_journeys.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}`)).json() as { settings: Record<string, unknown> }).settings.acr_journeys).toEqual({ gold: 'strong' });
 
     // A journey a client or the mapping names stays, and the console says why.
     expect((await t.admin.request('PATCH', `/realms/${REALM}/clients/${CLIENT_ID}`, { journey: 'strong' })).statusCode).toBe(200);
@@ -505,7 +520,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // Realm settings: transaction_tokens is a trust domain and a lifetime; an empty trust domain turns them off.
     await page.goto(`${consoleUrl()}#/realms/${agents}/settings`);
     const settings = form(page, 'Realm settings');
-    const tokens = settings.getByRole('group', { name: 'transaction_tokens' });
+    const tokens = settings.getByRole('group', { name: 'Transaction tokens' });
     const trustDomain = tokens.getByLabel(/^Trust domain/);
     const lifetime = tokens.getByLabel(/^Lifetime \(seconds\)/);
     const saveSettings = settings.getByRole('button', { name: 'Save settings' });
@@ -756,15 +771,26 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     await newUser.getByLabel(/^Password/).fill(PASSWORD);
     await newUser.getByRole('button', { name: 'Create user' }).click();
     await said(page, 'User bob created.');
-    const claims = form(page, 'Claims of bob').getByLabel('Claims (JSON)');
-    await expect(claims.inputValue()).resolves.toBe('{}');
-    await claims.fill('{"name": "Bob", "email": "bob@example.com"}');
-    await form(page, 'Claims of bob').getByRole('button', { name: 'Save claims' }).click();
-    await said(page, 'Claims of bob saved: name, email.');
-    await claims.fill('{"email": "bob@example.com"}');
-    await form(page, 'Claims of bob').getByRole('button', { name: 'Save claims' }).click();
-    await said(page, 'Claims of bob saved: name.');
-    expect(((await t.admin.request('GET', `/realms/${REALM}/users/bob`)).json() as { claims: unknown }).claims).toEqual({ email: 'bob@example.com' });
+    // The standard claims are fields; the others JSON, in an advanced view.
+    const claims = form(page, 'Claims of bob');
+    await expect(claims.getByLabel('Full name').inputValue()).resolves.toBe('');
+    await expect(claims.getByLabel(/^Other claims \(JSON\)/).inputValue()).resolves.toBe('');
+    await claims.getByLabel('Full name').fill('Bob');
+    await claims.getByLabel('Email', { exact: true }).fill('bob@example.com');
+    await claims.getByLabel('Email verified').check();
+    await claims.getByText('Other claims (advanced)').click();
+    await claims.getByLabel(/^Other claims \(JSON\)/).fill('{"department": "Sales", "email": "other@example.com"}');
+    await claims.getByRole('button', { name: 'Save claims' }).click();
+    await said(page, 'Other claims: email has a field of its own above; set it there.');
+    await claims.getByLabel(/^Other claims \(JSON\)/).fill('{"department": "Sales"}');
+    await claims.getByRole('button', { name: 'Save claims' }).click();
+    await said(page, 'Claims of bob saved: name, email, email_verified, department.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}/users/bob`)).json() as { claims: unknown }).claims).toEqual({ name: 'Bob', email: 'bob@example.com', email_verified: true, department: 'Sales' });
+    await claims.getByLabel('Full name').fill('');
+    await claims.getByLabel('Email verified').uncheck();
+    await claims.getByRole('button', { name: 'Save claims' }).click();
+    await said(page, 'Claims of bob saved: name, email_verified.');
+    expect(((await t.admin.request('GET', `/realms/${REALM}/users/bob`)).json() as { claims: unknown }).claims).toEqual({ email: 'bob@example.com', email_verified: false, department: 'Sales' });
     await answerDelete(page, 'bob', 'Delete', 'Delete bob? Their sessions end and their tokens stop working.');
     await said(page, 'User bob deleted.');
     await page.getByRole('region', { name: 'User bob' }).waitFor({ state: 'detached' });
@@ -894,11 +920,33 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // A scope's claims carry the roles into introspection.
     await tab(page, 'Scopes').click();
     await page.getByRole('button', { name: 'Edit orders:read', exact: true }).click();
-    const claims = [{ name: 'roles', source: 'roles', tokens: ['introspection'] }];
-    await form(page, 'New scope').getByLabel('Claims (JSON)').fill(JSON.stringify(claims));
-    await form(page, 'New scope').getByRole('button', { name: 'Save scope' }).click();
+    // Each claim is a row: its name, where its value comes from, the tokens it goes in.
+    const scopeForm = form(page, 'New scope');
+    await scopeForm.getByRole('button', { name: 'Add a claim' }).click();
+    const first = scopeForm.getByRole('group', { name: 'Claim 1', exact: true });
+    await first.getByLabel('Claim name').fill('roles');
+    await first.getByLabel('Introspection').check();
+    await scopeForm.getByRole('button', { name: 'Add a claim' }).click();
+    const second = scopeForm.getByRole('group', { name: 'Claim 2', exact: true });
+    await second.getByLabel('Claim name').fill('dept');
+    await second.getByLabel('Its value').selectOption('attribute');
+    await second.getByLabel('Access token').check();
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Claim 2: name the claim of theirs it takes its value from.');
+    await second.getByLabel(/^Their claim/).fill('department');
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
     await said(page, 'Scope orders:read saved.');
     await page.getByRole('table', { name: 'Scopes' }).getByRole('row', { name: /orders:read .*roles ← roles → introspection/ }).waitFor();
+    expect((await t.admin.request('GET', `/realms/${REALM}/scopes/orders:read`)).json()).toMatchObject({
+      claims: [{ name: 'roles', source: 'roles', tokens: ['introspection'] }, { name: 'dept', source: 'attribute:department', tokens: ['access_token'] }],
+    });
+    // Opened again: the rows as stored; one removed, the other kept.
+    await page.getByRole('button', { name: 'Edit orders:read', exact: true }).click();
+    await expect(second.getByLabel(/^Their claim/).inputValue()).resolves.toBe('department');
+    await scopeForm.getByRole('button', { name: 'Remove claim 2', exact: true }).click();
+    await scopeForm.getByRole('button', { name: 'Save scope' }).click();
+    await said(page, 'Scope orders:read saved.');
+    const claims = [{ name: 'roles', source: 'roles', tokens: ['introspection'] }];
     expect((await t.admin.request('GET', `/realms/${REALM}/scopes/orders:read`)).json()).toMatchObject({ claims });
 
     // The realm as a document, then imported as another realm; an import that prunes asks first.

@@ -41,10 +41,10 @@ export interface Problems {
 /** A context whose pages report their problems; CSP violations through a binding, since the pages run no script of their own. */
 export async function watchedContext(
   browser: Browser,
-  options: { javaScriptEnabled: boolean },
+  options: { javaScriptEnabled: boolean; locale?: string; timezoneId?: string },
 ): Promise<{ context: BrowserContext; page: Page; problems: Problems }> {
   const problems: Problems = { console: [], pageErrors: [], violations: [] };
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled });
+  const context = await browser.newContext(options);
   if (options.javaScriptEnabled) {
     await context.exposeBinding('reportViolation', (_source, violation: string) => {
       problems.violations.push(violation);

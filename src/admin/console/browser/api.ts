@@ -91,6 +91,7 @@ export const api = {
   importRealm: (realm: string, document: unknown, prune: boolean) => call<ImportSummary>('PUT', realmPath(realm, '/import') + (prune ? '?prune=true' : ''), document),
 
   clients: (realm: string) => call<Client[]>('GET', realmPath(realm, '/clients')),
+  client: (realm: string, clientId: string) => call<Client>('GET', realmPath(realm, '/clients/' + segment(clientId))),
   createClient: (realm: string, record: Body) => call<Client>('POST', realmPath(realm, '/clients'), record),
   updateClient: (realm: string, clientId: string, patch: Body) => call<Client>('PATCH', realmPath(realm, '/clients/' + segment(clientId)), patch),
   rotateSecret: (realm: string, clientId: string) => call<{ client_id: string; client_secret: string }>('POST', realmPath(realm, '/clients/' + segment(clientId) + '/secret')),

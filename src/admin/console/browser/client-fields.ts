@@ -1,6 +1,6 @@
 /**
  * The admin console's client-fields module: the fields of a client record about OpenID Connect
- * logout (CONTRACT.md §12), its signed responses, its subject identifiers (§13), and delegation across trust domains (§15),
+ * logout and CIBA notifications (CONTRACT.md §12), its signed responses, its subject identifiers (§13), and delegation across trust domains (§15),
  * shared by the new-client and edit-client forms. Each is sent only when it differs from what
  * the client has, so that a client never given them is saved without them.
  */
@@ -19,6 +19,8 @@ const ABSENT: Record<string, unknown> = {
   id_token_signed_response_alg: 'RS256',
   authorization_signed_response_alg: 'RS256',
   introspection_signed_response_alg: 'RS256',
+  backchannel_token_delivery_mode: 'poll',
+  backchannel_client_notification_endpoint: null,
   transaction_token_service: false,
   id_jag_audiences: [],
   subject_type: 'public',
@@ -33,6 +35,12 @@ const LOOPBACK_NOTE = 'https, or http on a loopback host. Empty: none.';
 
 const uriField = (label: string, name: string, value: string | undefined, hint: string) =>
   field(label, h('input', { name, maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: value ?? '' }), hint + ' ' + LOOPBACK_NOTE);
+
+const DELIVERY_MODES = ['poll', 'ping', 'push'] as const;
+
+/** The CIBA delivery modes, the client's chosen. */
+const modeSelect = (chosen: string) =>
+  h('select', { name: 'backchannel_token_delivery_mode' }, DELIVERY_MODES.map((mode) => h('option', { value: mode, selected: mode === chosen }, mode)));
 
 const algSelect = (label: string, name: string, value: string | undefined, hint: string) =>
   field(label, h('select', { name }, ALGS.map((alg) => h('option', { value: alg, selected: alg === (value ?? ABSENT[name]) }, alg))), hint);
@@ -75,6 +83,17 @@ export const clientFieldControls = (client: Partial<Client>) => [
   h(
     'fieldset',
     {},
+    h('legend', {}, 'Backchannel authentication (CIBA)'),
+    field(
+      'Token delivery mode',
+      modeSelect(client.backchannel_token_delivery_mode ?? 'poll'),
+      'poll: it asks the token endpoint; ping: it is told the request was answered, then asks; push: it is sent the tokens.',
+    ),
+    uriField('Client notification endpoint', 'backchannel_client_notification_endpoint', client.backchannel_client_notification_endpoint, 'Where pings and pushed tokens are POSTed (ping and push modes need it).'),
+  ),
+  h(
+    'fieldset',
+    {},
     h('legend', {}, 'Delegation across trust domains'),
     checkbox(
       'Transaction token service',
@@ -102,6 +121,8 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     id_token_signed_response_alg: valueOf(form, 'id_token_signed_response_alg'),
     authorization_signed_response_alg: valueOf(form, 'authorization_signed_response_alg'),
     introspection_signed_response_alg: valueOf(form, 'introspection_signed_response_alg'),
+    backchannel_token_delivery_mode: valueOf(form, 'backchannel_token_delivery_mode'),
+    backchannel_client_notification_endpoint: uri('backchannel_client_notification_endpoint'),
     transaction_token_service: isChecked(form, 'transaction_token_service'),
     id_jag_audiences: idJagAudiencesOf(form),
     subject_type: valueOf(form, 'subject_type'),

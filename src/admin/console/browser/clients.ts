@@ -1,11 +1,13 @@
 /**
- * The admin console's clients module: a realm's clients, a new one, changes to one, and a new
- * secret; every secret the server answers is shown once.
+ * The admin console's clients module: a realm's clients, a new one (with snippets that use it),
+ * changes to one, and a new secret; every secret the server answers is shown once. Each client
+ * has a URL of its own (`#/realms/{realm}/clients/{client_id}`) that opens it.
  */
 import { api } from './api.js';
 import { CLIENT_FIELDS, changedClientFields, clientFieldControls } from './client-fields.js';
 import type { Client } from './records.js';
-import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
+import { integrationSnippets } from './snippet.js';
+import { checkbox, control, copyButton, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 export const GRANTS: readonly (readonly [grant: string, label: string])[] = [
   ['authorization_code', 'Authorization code'],
@@ -47,8 +49,17 @@ const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirec
 /** The record's other fields, edited as JSON: any the server adds later shows too. */
 const otherFields = (client: Client): Record<string, unknown> => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
 
-export async function clientsView(realm: string, panel: HTMLElement) {
+/** `record`: the client the URL names, opened at once. */
+export async function clientsView(realm: string, panel: HTMLElement, record?: string) {
   const secrets = h('div', { class: 'secrets' });
+  // Opening a client adds its URL to the history (the back button shows the list again,
+  // through main.ts's hashchange), without rendering the tab again.
+  const listUrl = '#/realms/' + encodeURIComponent(realm) + '/clients';
+  const urlOf = (clientId: string) => listUrl + '/' + encodeURIComponent(clientId);
+  const close = () => {
+    editor.replaceChildren();
+    if (!location.href.endsWith(listUrl)) history.pushState(null, '', listUrl);
+  };
   const list = h('div');
   const editor = h('div');
 
@@ -62,7 +73,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
         'Clients',
         ['Client ID', 'Name', 'Type', 'Authentication', 'Grant types', 'Redirect URIs', ''],
         clients.map((client) => [
-          h('code', {}, client.client_id),
+          h('a', { href: urlOf(client.client_id) }, h('code', {}, client.client_id)),
           client.client_name,
           client.client_type,
           client.token_endpoint_auth_method,
@@ -71,7 +82,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => edit(client) }, 'Edit'),
+            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => open(client) }, 'Edit'),
             SECRET_METHODS.includes(client.token_endpoint_auth_method)
               ? h('button', { 'data-operation': 'rotateClientSecret', type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
               : null,
@@ -90,7 +101,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
 
   async function remove(clientId: string) {
     await api.deleteClient(realm, clientId);
-    editor.replaceChildren();
+    close();
     say('Client ' + clientId + ' deleted.');
     await refresh();
   }
@@ -100,7 +111,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
     const form = h(
       'form',
       { 'aria-label': 'Edit client ' + client.client_id },
-      h('h3', {}, 'Edit client ', h('code', {}, client.client_id)),
+      h('h3', {}, 'Edit client ', h('code', {}, client.client_id), ' ', copyButton(client.client_id, 'the client ID')),
       recordFields(client),
       uriList('Post-logout redirect URIs', 'post_logout_redirect_uris', client.post_logout_redirect_uris),
       checkbox('Require PKCE', 'require_pkce', client.require_pkce),
@@ -109,10 +120,10 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       field(
         'More fields (JSON)',
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
-        'The rest of the record (CONTRACT.md §5), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
+        'The rest of the record (docs/configuration.md, Client records), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
       ),
       h('button', { 'data-operation': 'updateClient', type: 'submit', class: 'primary' }, 'Save client'),
-      h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
+      h('button', { type: 'button', onclick: close }, 'Cancel'),
     );
     form.addEventListener('submit', guarded(async () => {
       const wanted: Record<string, unknown> = {
@@ -134,7 +145,7 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       if (Object.keys(patch).length === 0) return say('Nothing changed.');
       const saved = await api.updateClient(realm, client.client_id, patch);
       if (saved.client_secret) showSecret(saved.client_id, saved.client_secret);
-      editor.replaceChildren();
+      close();
       say('Client ' + saved.client_id + ' saved: ' + Object.keys(patch).join(', ') + '.');
       await refresh();
     }));
@@ -161,11 +172,22 @@ export async function clientsView(realm: string, panel: HTMLElement) {
       ...changedClientFields(create),
     });
     if (client.client_secret) showSecret(client.client_id, client.client_secret);
+    const [{ issuer }, resources] = await Promise.all([api.realm(realm), api.resources(realm).catch(() => [])]);
+    secrets.append(integrationSnippets({ issuer, client, resource: resources[0]?.identifier }));
     say('Client ' + client.client_id + ' created.');
     setValue(create, 'client_id', '');
     await refresh();
   }));
 
+  /** Opens a client by its id, from the server: what the URL names may have changed since the list. */
+  async function open(client: Client | string) {
+    const clientId = typeof client === 'string' ? client : client.client_id;
+    secrets.replaceChildren();
+    edit(await api.client(realm, clientId));
+    if (!location.href.endsWith(urlOf(clientId))) history.pushState(null, '', urlOf(clientId));
+  }
+
   await refresh();
   panel.replaceChildren(secrets, list, editor, create);
+  if (record !== undefined) await open(record);
 }

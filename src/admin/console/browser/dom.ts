@@ -165,7 +165,7 @@ export function secretBox(title: string, entries: readonly (readonly [string, st
     { class: 'secret', 'aria-label': title },
     h('h3', {}, title),
     h('p', {}, 'Shown only this once: copy it now. The server keeps no readable copy.'),
-    h('dl', {}, entries.map(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', { class: 'secret-value' }, value))])),
+    h('dl', {}, entries.map(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', { class: 'secret-value' }, value), ' ', copyButton(value, name))])),
     h('button', { type: 'button', onclick: () => box.remove() }, 'Done'),
   );
   return box;
@@ -233,3 +233,35 @@ export const same = (a: unknown, b: unknown): boolean => JSON.stringify(canonica
 
 /** The lines of a textarea, trimmed, empty ones left out. */
 export const lines = (text: string): string[] => text.split('\n').map((line) => line.trim()).filter(Boolean);
+
+/**
+ * A Copy button for a value (an id, an issuer, a secret): named "Copy {what}"; it says Copied
+ * for a moment, or asks to select the text when the browser refuses the clipboard.
+ */
+export function copyButton(value: string, what: string): HTMLButtonElement {
+  const button: HTMLButtonElement = h('button', {
+    type: 'button',
+    class: 'copy',
+    'aria-label': 'Copy ' + what,
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(value);
+      } catch {
+        return say('The browser did not let the console copy ' + what + ': select it and copy it.', 'error');
+      }
+      button.textContent = 'Copied';
+      setTimeout(() => (button.textContent = 'Copy'), 2000);
+    },
+  }, 'Copy');
+  return button;
+}
+
+const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A moment in the browser's time zone and language; the exact instant (UTC) as its title. */
+export function localTime(iso: string | null | undefined): HTMLElement | string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return h('time', { datetime: iso, title: iso }, LOCAL_TIME.format(date));
+}

@@ -4,7 +4,7 @@
  */
 import { api } from './api.js';
 import type { Actor, AuditEvent } from './records.js';
-import { field, guarded, h, pagedTable, valueOf } from './dom.js';
+import { field, guarded, h, localTime, pagedTable, valueOf } from './dom.js';
 
 /** The filters as the API's query; local date-times become ISO 8601 instants. */
 function queryOf(form: HTMLFormElement): URLSearchParams {
@@ -24,7 +24,7 @@ function queryOf(form: HTMLFormElement): URLSearchParams {
 const actorOf = (actor: Actor | undefined): string => (actor === undefined ? '' : actor.admin_token ? 'ADMIN_TOKEN' : actor.sub + ' (client ' + actor.client_id + ')');
 
 const row = (event: AuditEvent) => [
-  event.occurred_at,
+  localTime(event.occurred_at),
   h('code', {}, event.type),
   event.client_id ?? '',
   event.user_id ?? '',

@@ -54,14 +54,44 @@ function parsedJourney(text: string): object {
   return journey;
 }
 
+/** The nodes in walk order, each with its type and where each outcome leads. */
+const nodesTable = (caption: string, journey: Journey) =>
+  table(
+    caption,
+    ['Node', 'Type', 'Outcomes'],
+    inWalkOrder(journey).map((node) => [
+      h('code', {}, node),
+      typeOf(journey.nodes[node]!),
+      outcomes(journey.nodes[node]!).map(([outcome, target]) => outcome + ' → ' + target).join('\n'),
+    ]),
+  );
+
+/** The journey the JSON being typed describes, drawn as its nodes; or what keeps it from being one yet. */
+function preview(text: string): HTMLElement {
+  try {
+    const journey = parsedJourney(text) as Journey;
+    if (typeof journey.start !== 'string' || journey.nodes === null || typeof journey.nodes !== 'object') throw new Error('It needs "start" (a node\'s name) and "nodes" (an object).');
+    return nodesTable('Preview of the journey', journey);
+  } catch (error) {
+    return h('p', { class: 'note' }, 'No preview yet: ' + ((error as Error).message || 'the JSON is not a journey.'));
+  }
+}
+
 export async function journeysView(realm: string, panel: HTMLElement) {
   const list = h('div');
   const name = h('input', { name: 'name', required: true, maxlength: 64, autocomplete: 'off', spellcheck: 'false' });
   const json = h('textarea', { name: 'journey', rows: 14, required: true, spellcheck: 'false', class: 'code', value: JSON.stringify(EXAMPLE, null, 2) });
 
+  // The nodes of what is typed, drawn as it is typed: the JSON is the advanced view of them.
+  const drawn = h('div', { class: 'journey-preview', 'aria-live': 'polite' });
+  const redraw = () => drawn.replaceChildren(preview(json.value));
+  json.addEventListener('input', redraw);
+  redraw();
+
   function edit(entry: NamedJourney) {
     name.value = entry.name;
     json.value = JSON.stringify(entry.journey, null, 2);
+    redraw();
     json.focus();
   }
 
@@ -71,15 +101,7 @@ export async function journeysView(realm: string, panel: HTMLElement) {
       { class: 'journey', 'aria-label': 'Journey ' + journeyName },
       h('h3', {}, journeyName),
       h('p', {}, 'Starts at ', h('code', {}, journey.start), '.', journeyName === 'default' ? ' Runs unless a client or an acr value names another; deleting a stored default brings back the one made from the authentication setting.' : ''),
-      table(
-        'Nodes of ' + journeyName,
-        ['Node', 'Type', 'Outcomes'],
-        inWalkOrder(journey).map((node) => [
-          h('code', {}, node),
-          typeOf(journey.nodes[node]!),
-          outcomes(journey.nodes[node]!).map(([outcome, target]) => outcome + ' → ' + target).join('\n'),
-        ]),
-      ),
+      nodesTable('Nodes of ' + journeyName, journey),
       h('button', { 'data-operation': 'putJourney', type: 'button', 'aria-label': 'Edit ' + journeyName, onclick: () => edit({ name: journeyName, journey }) }, 'Edit'),
       deleteButton(journeyName, 'Delete the journey ' + journeyName + '?', () => remove(journeyName), 'deleteJourney'),
     );
@@ -101,7 +123,9 @@ export async function journeysView(realm: string, panel: HTMLElement) {
     { 'aria-label': 'Store a journey' },
     h('h3', {}, 'Store a journey'),
     field('Journey name', name, 'Letters, digits, ".", "_" and "-". A journey of that name is replaced; "default" replaces the one made from the authentication setting.'),
-    field('Journey JSON', json, 'An object with "start" and "nodes" (CONTRACT.md §8). The server refuses a journey it cannot run, naming the node.'),
+    h('h4', {}, 'Its nodes'),
+    drawn,
+    field('Journey JSON', json, 'An object with "start" and "nodes" (docs/sign-in.md, Journeys). The server refuses a journey it cannot run, naming the node.'),
     h('button', { 'data-operation': 'putJourney', type: 'submit', class: 'primary' }, 'Save journey'),
   );
   form.addEventListener('submit', guarded(async () => {

@@ -1,6 +1,6 @@
 /** The admin console's keys module: a realm's published signing keys, and their rotation. */
 import { api } from './api.js';
-import { guarded, h, say, table } from './dom.js';
+import { guarded, h, localTime, say, table } from './dom.js';
 
 export async function keysView(realm: string, panel: HTMLElement) {
   const list = h('div');
@@ -11,7 +11,7 @@ export async function keysView(realm: string, panel: HTMLElement) {
       table(
         'Signing keys',
         ['Key ID', 'Algorithm', 'State'],
-        keys.map((key) => [h('code', {}, key.kid), key.alg, key.current ? 'current' : 'retired ' + (key.retired_at ?? '')]),
+        keys.map((key) => [h('code', {}, key.kid), key.alg, key.current ? 'current' : ['retired ', localTime(key.retired_at)]]),
       ),
     );
   }

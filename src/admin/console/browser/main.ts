@@ -1,7 +1,8 @@
 /**
  * The admin console's main module: signs in through the root realm (session.ts) or asks for
  * the admin token, then shows the view the URL's fragment names (`#/realms`,
- * `#/realms/{realm}/{tab}`, `#/realms/{realm}/users/{username}`), with what the person may not
+ * `#/realms/{realm}/{tab}`, and a record of its own: `#/realms/{realm}/users/{username}`,
+ * `…/clients/{client_id}`, `…/scopes/{name}`), with what the person may not
  * do disabled (permissions.ts).
  */
 import { adminToken, api, ApiError, call } from './api.js';
@@ -12,7 +13,8 @@ import { trustedIssuersView } from './issuers.js';
 import { journeysView } from './journeys.js';
 import { keysView } from './keys.js';
 import { identityProvidersView } from './providers.js';
-import { realmsView, settingsView } from './realms.js';
+import { realmsView } from './realms.js';
+import { settingsView } from './settings.js';
 import { groupsView, rolesView } from './roles.js';
 import { usePermissions } from './permissions.js';
 import { initialAccessTokensView } from './registration.js';
@@ -84,16 +86,18 @@ function askForToken(): void {
 async function realmPage(realm: string, tab: string, record: string | undefined): Promise<void> {
   const [title, render] = TABS[tab] ?? TABS.settings!;
   const panel = h('section', { class: 'panel', 'aria-label': title });
-  const tabs = h(
-    'nav',
-    { class: 'tabs', 'aria-label': 'Realm' },
+  const links = () =>
     Object.entries(TABS).map(([name, [label]]) =>
       h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, label),
-    ),
-  );
+    );
+  // A row of tabs on a desktop; on a phone, where they would take five rows, a menu that names the open one.
+  const tabs = [
+    h('nav', { class: 'tabs', 'aria-label': 'Realm' }, links()),
+    h('nav', { class: 'tab-menu', 'aria-label': 'Realm' }, h('details', {}, h('summary', {}, title), h('div', { class: 'tab-menu-links' }, links()))),
+  ];
   // A signed-in person sees what their roles allow; ADMIN_TOKEN may do everything.
   usePermissions(sessionToken() ? (await api.permissions(realm)).operations : undefined);
-  view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), tabs, panel);
+  view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), ...tabs, panel);
   await render(realm, panel, record);
 }
 

@@ -34,6 +34,8 @@ export interface Client {
   id_token_signed_response_alg?: SigningAlg;
   authorization_signed_response_alg?: SigningAlg;
   introspection_signed_response_alg?: SigningAlg;
+  backchannel_token_delivery_mode?: 'poll' | 'ping' | 'push';
+  backchannel_client_notification_endpoint?: string;
   id_jag_audiences?: IdJagAudience[];
   authorization_details_types?: string[];
   transaction_token_service?: boolean;

@@ -5,36 +5,30 @@
 import { api } from './api.js';
 import type { MappedClaim, Scope } from './records.js';
 import { control, deleteButton, field, guarded, h, say, setValue, table, valueOf } from './dom.js';
-
-const CLAIMS_EXAMPLE = '[{"name": "roles", "source": "roles", "tokens": ["access_token", "introspection"]}]';
-
-/** The claims typed as a JSON array; empty: the stored ones stay. */
-function claimsOf(text: string): unknown[] | undefined {
-  if (text.trim() === '') return undefined;
-  let claims: unknown;
-  try {
-    claims = JSON.parse(text);
-  } catch (error) {
-    throw new Error('Claims: not valid JSON (' + (error as Error).message + ').');
-  }
-  if (!Array.isArray(claims)) throw new Error('Claims: must be a JSON array, e.g. ' + CLAIMS_EXAMPLE + '.');
-  return claims;
-}
+import { scopeClaimRows, scopeClaimsOf } from './scope-claims.js';
 
 /** A mapped claim: its name, where its value comes from, where it goes. */
 const claimLine = (claim: MappedClaim): string => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
 
-export async function scopesView(realm: string, panel: HTMLElement) {
+/** `record`: the scope the URL names (`#/realms/{realm}/scopes/{name}`), opened in the form at once. */
+export async function scopesView(realm: string, panel: HTMLElement, record?: string) {
   const list = h('div');
+  // Opening a scope adds its URL to the history (back shows the list again, through main.ts's hashchange).
+  const listUrl = '#/realms/' + encodeURIComponent(realm) + '/scopes';
+  const urlOf = (name: string) => listUrl + '/' + encodeURIComponent(name);
+  let scopes: Scope[] = [];
+  const claimRows = scopeClaimRows();
+  /** The claims of the scope being edited: rows all removed clear them; a scope not opened keeps its own. */
+  let opened: readonly MappedClaim[] = [];
 
   async function refresh() {
-    const scopes = await api.scopes(realm);
+    scopes = await api.scopes(realm);
     list.replaceChildren(
       table(
         'Scopes',
         ['Scope', 'Description', 'Claims', ''],
         scopes.map((scope) => [
-          h('code', {}, scope.name),
+          h('a', { href: urlOf(scope.name) }, h('code', {}, scope.name)),
           scope.description,
           (scope.claims ?? []).map(claimLine).join('\n'),
           h(
@@ -57,8 +51,10 @@ export async function scopesView(realm: string, panel: HTMLElement) {
   function edit(scope: Scope) {
     setValue(form, 'name', scope.name);
     setValue(form, 'description', scope.description);
-    setValue(form, 'claims', scope.claims ? JSON.stringify(scope.claims, null, 2) : '');
+    opened = scope.claims ?? [];
+    claimRows.fill(opened);
     control(form, 'description').focus();
+    if (!location.href.endsWith(urlOf(scope.name))) history.pushState(null, '', urlOf(scope.name));
   }
 
   const form = h(
@@ -67,22 +63,26 @@ export async function scopesView(realm: string, panel: HTMLElement) {
     h('h3', {}, 'New scope'),
     field('Scope name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off' })),
     field('Description', h('input', { name: 'description', required: true, maxlength: 1000 }), 'Shown on the consent page. An existing scope keeps its name and takes this description.'),
-    field(
-      'Claims (JSON)',
-      h('textarea', { name: 'claims', rows: 4, spellcheck: 'false', class: 'code', placeholder: CLAIMS_EXAMPLE }),
-      'What a token whose scope holds this one says of the person: source roles, groups, username, email or attribute:<key>; tokens id_token, access_token, userinfo, introspection. Empty: the stored claims stay; [] removes them.',
-    ),
+    claimRows.element,
     h('button', { 'data-operation': 'putScope', type: 'submit', class: 'primary' }, 'Save scope'),
   );
   form.addEventListener('submit', guarded(async () => {
-    const claims = claimsOf(valueOf(form, 'claims'));
-    const body = { description: valueOf(form, 'description').trim(), ...(claims === undefined ? {} : { claims }) };
+    const claims = scopeClaimsOf(form);
+    const body = { description: valueOf(form, 'description').trim(), ...(claims.length > 0 || opened.length > 0 ? { claims } : {}) };
     const scope = await api.putScope(realm, valueOf(form, 'name').trim(), body);
     say('Scope ' + scope.name + ' saved.');
-    for (const name of ['name', 'description', 'claims']) setValue(form, name, '');
+    if (!location.href.endsWith(listUrl)) history.pushState(null, '', listUrl);
+    for (const name of ['name', 'description']) setValue(form, name, '');
+    opened = [];
+    claimRows.fill([]);
     await refresh();
   }));
 
   await refresh();
   panel.replaceChildren(list, form);
+  if (record !== undefined) {
+    const named = scopes.find((scope) => scope.name === record);
+    if (named === undefined) throw new Error('The realm has no scope ' + record + '.');
+    edit(named);
+  }
 }

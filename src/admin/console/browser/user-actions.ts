@@ -6,7 +6,7 @@
  */
 import { call } from './api.js';
 import type { User } from './records.js';
-import { confirmed, guarded, h, say, table } from './dom.js';
+import { confirmed, guarded, h, localTime, say, table } from './dom.js';
 
 interface Passkey {
   id: string;
@@ -24,7 +24,6 @@ interface Consent {
 }
 
 /** An instant in the reader's time zone and language; the ISO form as its machine-readable value and tooltip. */
-const when = (iso: string) => h('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString());
 
 const userPath = (realm: string, username: string, rest: string) => '/realms/' + encodeURIComponent(realm) + '/users/' + encodeURIComponent(username) + rest;
 
@@ -54,8 +53,8 @@ export async function operatorActions(realm: string, user: User, reload: () => P
 
   const passkeyRows = passkeys.map((passkey) => [
     passkey.name,
-    when(passkey.created_at),
-    passkey.last_used_at ? when(passkey.last_used_at) : 'never',
+    localTime(passkey.created_at),
+    passkey.last_used_at ? localTime(passkey.last_used_at) : 'never',
     actionButton('Delete', 'deleteUserPasskey', async () => {
       await call('DELETE', path('/passkeys/' + encodeURIComponent(passkey.id)));
       await reload();
@@ -64,7 +63,7 @@ export async function operatorActions(realm: string, user: User, reload: () => P
   const consentRows = consents.map((consent) => [
     consent.client_name ? consent.client_name + ' (' + consent.client_id + ')' : consent.client_id,
     consent.scope,
-    when(consent.granted_at),
+    localTime(consent.granted_at),
     actionButton('Revoke', 'revokeUserConsent', async () => {
       await call('DELETE', path('/consents/' + encodeURIComponent(consent.client_id)));
       await reload();

@@ -4,14 +4,10 @@
  * enrolment, disabling, deletion; a new person.
  */
 import { api } from './api.js';
+import { claimFields, claimsOf } from './person-claims.js';
 import type { User, UserSession } from './records.js';
 import { operatorActions } from './user-actions.js';
-import { confirmed, deleteButton, field, guarded, h, jsonObject, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
-
-const CLAIMS_EXAMPLE = '{"name": "Alice", "email": "alice@example.com"}';
-
-/** Claims typed as a JSON object; empty: none. */
-const claimsOf = (text: string) => jsonObject(text, 'Claims');
+import { confirmed, copyButton, deleteButton, field, guarded, h, localTime, pagedTable, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 /** The claims that change from one set to another; a claim taken out is removed with null. */
 function claimChanges(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
@@ -20,6 +16,12 @@ function claimChanges(current: Record<string, unknown>, wanted: Record<string, u
   for (const [name, value] of Object.entries(wanted)) if (!same(value, current[name])) changes[name] = value;
   return changes;
 }
+
+/** The claims, one a line: the name, then the value (text as it is, anything else as JSON). */
+const claimList = (claims: Record<string, unknown>) =>
+  Object.keys(claims).length === 0
+    ? 'None'
+    : Object.entries(claims).map(([claim, value]) => h('div', {}, h('code', {}, claim), ': ', typeof value === 'string' ? value : JSON.stringify(value)));
 
 const password = (label: string) => field(label, h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true }), 'As the realm\'s password policy allows: 8 characters or more unless it says otherwise, and no common password.');
 
@@ -98,7 +100,7 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
       table(
         'Sessions of ' + user.username,
         ['Signed in', 'Last seen', 'Expires', 'Journey', 'acr', 'amr', 'Clients'],
-        sessions.map((session) => [session.created_at, session.last_seen_at, session.expires_at, session.journey, session.acr, session.amr.join(' '), session.clients.join(', ')]),
+        sessions.map((session) => [localTime(session.created_at), localTime(session.last_seen_at), localTime(session.expires_at), session.journey, session.acr, session.amr.join(' '), session.clients.join(', ')]),
       ),
       sessions.length === 0 ? null : signOut,
     );
@@ -137,11 +139,12 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
       'form',
       { 'aria-label': 'Claims of ' + user.username },
       h('h4', {}, 'Claims'),
-      field('Claims (JSON)', h('textarea', { name: 'claims', rows: 5, spellcheck: 'false', class: 'code', value: JSON.stringify(user.claims, null, 2) }), 'What the ID token and userinfo say of them. A claim taken out is removed.'),
+      h('p', { class: 'note' }, 'What the ID token and userinfo say of them. An emptied field removes its claim.'),
+      claimFields(user.claims),
       h('button', { 'data-operation': 'updateUser', type: 'submit' }, 'Save claims'),
     );
     claims.addEventListener('submit', guarded(async () => {
-      const changes = claimChanges(user.claims, claimsOf(valueOf(claims, 'claims')) ?? {});
+      const changes = claimChanges(user.claims, claimsOf(claims, user.claims));
       if (Object.keys(changes).length === 0) return say('Nothing changed.');
       await showUser(await api.updateUser(realm, user.username, { claims: changes }));
       say('Claims of ' + user.username + ' saved: ' + Object.keys(changes).join(', ') + '.');
@@ -155,10 +158,10 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
         h(
           'dl',
           {},
-          h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub)),
-          h('dt', {}, 'Claims'), h('dd', {}, h('pre', {}, JSON.stringify(user.claims, null, 2))),
-          h('dt', {}, 'Created'), h('dd', {}, user.created_at),
-          h('dt', {}, 'Updated'), h('dd', {}, user.updated_at),
+          h('dt', {}, 'sub'), h('dd', {}, h('code', {}, user.sub), ' ', copyButton(user.sub, 'the sub')),
+          h('dt', {}, 'Claims'), h('dd', {}, claimList(user.claims)),
+          h('dt', {}, 'Created'), h('dd', {}, localTime(user.created_at)),
+          h('dt', {}, 'Updated'), h('dd', {}, localTime(user.updated_at)),
           h('dt', {}, 'Enabled'), h('dd', {}, user.enabled === false ? 'no: signs in nowhere' : 'yes'),
           h('dt', {}, 'Linked accounts'),
           h('dd', {}, identities.length === 0 ? 'None' : identities.map((identity) => h('div', {}, identity.provider + ': ', h('code', {}, identity.subject)))),
@@ -202,15 +205,15 @@ export async function usersView(realm: string, panel: HTMLElement, record?: stri
     h('h3', {}, 'New user'),
     field('New username', h('input', { name: 'username', required: true, autocomplete: 'off' })),
     password('Password'),
-    field('Claims', h('textarea', { name: 'claims', rows: 3, placeholder: CLAIMS_EXAMPLE }), 'Optional: a JSON object.'),
+    h('fieldset', {}, h('legend', {}, 'Claims (optional)'), claimFields({})),
     h('button', { 'data-operation': 'createUser', type: 'submit', class: 'primary' }, 'Create user'),
   );
   create.addEventListener('submit', guarded(async () => {
-    const claims = claimsOf(valueOf(create, 'claims'));
+    const claims = claimsOf(create);
     const user = await api.createUser(realm, {
       username: valueOf(create, 'username').trim(),
       password: valueOf(create, 'password'),
-      ...(claims ? { claims } : {}),
+      ...(Object.keys(claims).length > 0 ? { claims } : {}),
     });
     setValue(create, 'password', '');
     secrets.replaceChildren();
@@ -242,7 +245,7 @@ function peopleList(realm: string, open: (username: string) => Promise<void>) {
     typeof user.claims.email === 'string' ? user.claims.email : '',
     typeof user.claims.name === 'string' ? user.claims.name : '',
     user.enabled === false ? 'disabled' : 'enabled',
-    user.created_at,
+    localTime(user.created_at),
   ];
 
   const show = pagedTable(results, {
