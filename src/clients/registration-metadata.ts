@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
-import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { briefProblems } from '../http/input-limits.js';
 import { type RegistrationPolicy, policyProblems } from './registration-policy.js';
 import {
   type ClientMetadata,

@@ -6,7 +6,7 @@ import { ADMIN_BODY_LIMIT } from '../../src/admin/body-limit.js';
 import { OAUTH_BODY_LIMIT } from '../../src/endpoints/index.js';
 import { REGISTRATION_BODY_LIMIT } from '../../src/endpoints/client-registration.js';
 import { FORM_LIMITS } from '../../src/http/form-params.js';
-import { MAX_JSON_DEPTH } from '../../src/http/input-limits.js';
+import { MAX_JSON_DEPTH } from '../../src/json-depth.js';
 import {
   ADMIN_TOKEN,
   BUDGET,
