@@ -7,9 +7,8 @@ import {
   type ClientMetadata,
   ClientMetadataPatchSchema,
   type ClientMetadataPatch,
-  ClientRecordError,
-  newClientMetadata,
 } from '../records/client.js';
+import { ClientRecordError, newClientMetadata } from '../records/client-changes.js';
 
 /** RFC 7591 §3.2.2. Not RFC 6749 codes: the registration endpoint answers them itself. */
 export type RegistrationErrorCode = 'invalid_redirect_uri' | 'invalid_client_metadata';
