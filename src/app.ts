@@ -33,6 +33,7 @@ import { metricsRoutes, newMetrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
 import { landingRoute } from './web/landing.js';
+import { browserPages } from './web/pages.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
 import { WEBHOOK, webhookSender } from './outbox/webhook.js';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
     clientCertificate,
   );
+  const rateLimits = new RateLimits(store.attemptCounters, store.requestBudgets);
   const endpointDeps = {
     store,
     encryption: deps.encryption,
@@ -176,14 +178,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signer,
     scopeClaims,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
-    rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
-    mailer,
+    rateLimits,
     subjects,
     sectorIdentifiers,
-    clients,
     outbound,
     metrics,
   };
+  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits };
 
   if (config.baseUrl.startsWith('https:')) {
     // RFC 6797: a browser that once reached the public origin over https never tries http again.
@@ -198,6 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(store));
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2' });
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
+  await app.register(browserPages(browserDeps), { prefix: '/oauth2' });
+  await app.register(browserPages(browserDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
   await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
