@@ -77,14 +77,11 @@ export interface AppDeps {
   outbox?: OutboxOptions | false;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Delivers the outbox; tests call `tick` themselves. It hangs on the application because
-     * what a test holds of the server is the application that buildApp returns.
-     */
-    outbox: OutboxDeliverer;
-  }
+/** The application, and the services that a test drives by hand: it flushes the audit trail and ticks the outbox. */
+export interface AssembledApp {
+  app: FastifyInstance;
+  audit: AuditTrail;
+  outbox: OutboxDeliverer;
 }
 
 /**
@@ -92,6 +89,11 @@ declare module 'fastify' {
  * explicitly. It owns the store from here on and closes it in `onClose`.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  return (await assembleApp(deps)).app;
+}
+
+/** The application built as `buildApp` builds it, with the services it hands its routes. */
+export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
   const { config, store } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -118,8 +120,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every other hook: a request for the other listener's paths is 404, whatever else it holds.
   deps.adminPort?.attach(app);
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
-  // Still hung on the application: the admin API, the grants and the account page read it there.
-  app.decorate('audit', audit);
   const metrics = newMetrics();
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
   const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
@@ -183,8 +183,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sectorIdentifiers,
     outbound,
     metrics,
+    audit,
   };
-  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits };
+  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits, audit };
 
   if (config.baseUrl.startsWith('https:')) {
     // RFC 6797: a browser that once reached the public origin over https never tries http again.
@@ -206,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
+    adminApi({ store, audit, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
     { prefix: '/admin' },
   );
 
@@ -219,7 +220,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }, registry: metrics.registry, logger: app.log },
     deps.outbox || {},
   );
-  app.decorate('outbox', outbox);
   if (deps.outbox !== false && deps.outbox?.polling !== false) outbox.start();
 
   const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
@@ -231,5 +231,5 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await stopCleanup?.();
     await store.close();
   });
-  return app;
+  return { app, audit, outbox };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { DpopNonces } from '../dpop/nonces.js';
@@ -53,6 +54,7 @@ export interface EndpointDeps {
   /** Every fetch of a URL that a client or an admin supplied (SSRF guard, OUTBOUND_ALLOW). */
   outbound: OutboundFetcher;
   metrics: Metrics;
+  audit: AuditLog;
 }
 
 /**
@@ -69,14 +71,14 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
 
     await app.register(discoveryEndpoint({ scopes: store.scopes, capabilities: deps.capabilities }, '/.well-known/openid-configuration'));
     await app.register(jwksEndpoint({ signingKeys: store.signingKeys }));
-    await app.register(tokenEndpoint({ metrics: deps.metrics, grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources }));
+    await app.register(tokenEndpoint({ metrics: deps.metrics, grants: deps.grants, authenticator: deps.authenticator, clientCertificate: deps.clientCertificate, rateLimits, dpop, resources: store.resources, audit: deps.audit }));
     await app.register(introspectionEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, users: store.users, jwtAccessTokens, scopeClaims, signer: deps.signer, clients: store.clients, subjects: deps.subjects }));
-    await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens }));
+    await app.register(revocationEndpoint({ authenticator: deps.authenticator, tokens: store.tokens, jwtAccessTokens, audit: deps.audit }));
     await app.register(userinfoEndpoint({ tokens: store.tokens, users: store.users, jwtAccessTokens, clientCertificate: deps.clientCertificate, scopeClaims, dpop, clients: store.clients, subjects: deps.subjects }));
     await app.register(parEndpoint({ store, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits, dpop }));
     await app.register(backchannelAuthenticationEndpoint({ outbound: deps.outbound, store, encryption: deps.encryption, authenticator: deps.authenticator, clientJwks: deps.clientJwks, rateLimits }));
     await app.register(deviceAuthorizationEndpoint({ authenticator: deps.authenticator, pendingAuthorizations: store.pendingAuthorizations, rateLimits }));
-    await app.register(clientRegistrationEndpoint({ outbound: deps.outbound, store, capabilities: deps.capabilities, rateLimits, sectorIdentifiers: deps.sectorIdentifiers }));
+    await app.register(clientRegistrationEndpoint({ outbound: deps.outbound, store, capabilities: deps.capabilities, rateLimits, sectorIdentifiers: deps.sectorIdentifiers, audit: deps.audit }));
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Subjects } from '../tokens/subject.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../clients/metadata-document-clients.js';
@@ -83,13 +84,14 @@ export function browserPages(deps: {
   /** The `sub` each client sees of a person (OpenID Connect Core §8). */
   subjects: Subjects;
   rateLimits: RateLimits;
+  audit: AuditLog;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
   const responses = new AuthorizationResponses({ signer: deps.signer, clients: deps.clients });
-  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses, deps.subjects);
-  const routeDeps = { store: deps.store, flow, cookies };
+  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses, deps.subjects, deps.audit);
+  const routeDeps = { store: deps.store, flow, cookies, audit: deps.audit };
   const signInDeps = {
     ...routeDeps,
     metrics: deps.metrics,

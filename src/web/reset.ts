@@ -63,7 +63,7 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
   async function setPassword(request: FastifyRequest, reply: FastifyReply, ticket: string, password: string | undefined) {
     const realm = request.realm;
     await countAddress(store.attemptCounters, request, 'sign_in');
-    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: request.server.audit, locale: localeOf(request) });
+    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: deps.audit, locale: localeOf(request) });
     const t = messagesOf(request);
     if (outcome === 'gone') return sendSelfServicePage(reply, linkGone(t, realm));
     if (outcome !== 'done') return formPage(request, reply, ticket, outcome.username, outcome.problem);
