@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { ADMIN_BODY_LIMIT } from './admin/body-limit.js';
 import { adminApi } from './admin/index.js';
 import { adminConsole } from './admin/console/index.js';
+import { CONSOLE_PATH } from './admin/console/page.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
@@ -204,8 +205,8 @@ export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
   await app.register(browserPages(browserDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
-  await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
-  await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
+  await app.register(landingRoute({ consoleUrl: deps.adminPort === undefined ? `${CONSOLE_PATH}/` : undefined }));
+  await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: CONSOLE_PATH }); // no data: outside the admin token's hook
   await app.register(
     adminApi({ store, audit, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
     { prefix: '/admin' },
