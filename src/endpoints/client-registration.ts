@@ -18,7 +18,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 import { matchesHash, randomSecret, sha256 } from '../secrets.js';

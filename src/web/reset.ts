@@ -7,7 +7,7 @@ import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { resetFormPage } from '../pages/self-service/reset-form.js';
 import { resetRequestPage } from '../pages/self-service/reset-request.js';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import { countAddress, tooManyFromAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
 import { TICKET_LIMITS } from '../store/tickets.js';
