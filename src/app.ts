@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { ADMIN_BODY_LIMIT } from './admin/body-limit.js';
 import { adminApi } from './admin/index.js';
 import { adminConsole } from './admin/console/index.js';
+import { CONSOLE_PATH } from './admin/console/page.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { ClientAuthenticator } from './client-auth/authenticate.js';
 import { ClientJwks } from './client-auth/client-jwks.js';
@@ -33,6 +34,7 @@ import { metricsRoutes, newMetrics } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { Mailer } from './mail/mailer.js';
 import { landingRoute } from './web/landing.js';
+import { browserPages } from './web/pages.js';
 import { backchannelLogoutSender } from './outbox/backchannel-logout.js';
 import { cibaPingSender } from './outbox/ciba-ping.js';
 import { WEBHOOK, webhookSender } from './outbox/webhook.js';
@@ -76,14 +78,11 @@ export interface AppDeps {
   outbox?: OutboxOptions | false;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Delivers the outbox; tests call `tick` themselves. It hangs on the application because
-     * what a test holds of the server is the application that buildApp returns.
-     */
-    outbox: OutboxDeliverer;
-  }
+/** The application, and the services that a test drives by hand: it flushes the audit trail and ticks the outbox. */
+export interface AssembledApp {
+  app: FastifyInstance;
+  audit: AuditTrail;
+  outbox: OutboxDeliverer;
 }
 
 /**
@@ -91,6 +90,11 @@ declare module 'fastify' {
  * explicitly. It owns the store from here on and closes it in `onClose`.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  return (await assembleApp(deps)).app;
+}
+
+/** The application built as `buildApp` builds it, with the services it hands its routes. */
+export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
   const { config, store } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -117,8 +121,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every other hook: a request for the other listener's paths is 404, whatever else it holds.
   deps.adminPort?.attach(app);
   const audit = new AuditTrail({ events: store.auditEvents, realms: store.realms, logger: app.log });
-  // Still hung on the application: the admin API, the grants and the account page read it there.
-  app.decorate('audit', audit);
   const metrics = newMetrics();
   // Every fetch of a URL that a client or an admin supplied goes through it (SSRF guard, OUTBOUND_ALLOW).
   const outbound = new OutboundFetcher({ allow: config.outboundAllow ?? [] });
@@ -164,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
     clientCertificate,
   );
+  const rateLimits = new RateLimits(store.attemptCounters, store.requestBudgets);
   const endpointDeps = {
     store,
     encryption: deps.encryption,
@@ -176,14 +179,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signer,
     scopeClaims,
     capabilities: { grantTypes: grants.types, clientAuthMethods: authenticator.methodNames },
-    rateLimits: new RateLimits(store.attemptCounters, store.requestBudgets),
-    mailer,
+    rateLimits,
     subjects,
     sectorIdentifiers,
-    clients,
     outbound,
     metrics,
+    audit,
   };
+  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits, audit };
 
   if (config.baseUrl.startsWith('https:')) {
     // RFC 6797: a browser that once reached the public origin over https never tries http again.
@@ -198,12 +201,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(store));
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2' });
   await app.register(realmEndpoints(endpointDeps), { prefix: '/oauth2/:realm' });
+  await app.register(browserPages(browserDeps), { prefix: '/oauth2' });
+  await app.register(browserPages(browserDeps), { prefix: '/oauth2/:realm' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2' });
   await app.register(wellKnownMetadata(endpointDeps), { prefix: '/.well-known/oauth-authorization-server/oauth2/:realm' });
-  await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
-  await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
+  await app.register(landingRoute({ consoleUrl: deps.adminPort === undefined ? `${CONSOLE_PATH}/` : undefined }));
+  await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: CONSOLE_PATH }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
+    adminApi({ store, audit, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
     { prefix: '/admin' },
   );
 
@@ -216,7 +221,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }, registry: metrics.registry, logger: app.log },
     deps.outbox || {},
   );
-  app.decorate('outbox', outbox);
   if (deps.outbox !== false && deps.outbox?.polling !== false) outbox.start();
 
   const cleanup = deps.cleanup ?? DEFAULT_CLEANUP;
@@ -228,5 +232,5 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await stopCleanup?.();
     await store.close();
   });
-  return app;
+  return { app, audit, outbox };
 }

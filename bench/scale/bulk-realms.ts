@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientCreateSchema as ClientCreateSchemaType, newClientMetadata as newClientMetadataFn } from '../../src/records/client.js';
+import type { ClientCreateSchema as ClientCreateSchemaType } from '../../src/records/client.js';
+import type { newClientMetadata as newClientMetadataFn } from '../../src/records/client-changes.js';
 import type { Db } from '../../src/store/db.js';
 import type { createPgDb as createPgDbFn } from '../../src/store/pg.js';
 import type { insertRealm as insertRealmFn } from '../../src/store/realms.js';
@@ -17,17 +18,18 @@ import type { ClientCredentials } from './token-rows.js';
 
 /** The modules of the build that write what the admin API writes. */
 async function storeModules() {
-  const [pgModule, realms, scopes, encryption, keys, algs, record, hash] = await Promise.all([
+  const [pgModule, realms, scopes, encryption, keys, algs, record, recordChanges, hash] = await Promise.all([
     fromDist<{ createPgDb: typeof createPgDbFn }>('store/pg.js'),
     fromDist<{ insertRealm: typeof insertRealmFn }>('store/realms.js'),
     fromDist<{ putScope: typeof putScopeFn }>('store/scopes.js'),
     fromDist<{ KeyEncryption: typeof KeyEncryptionClass }>('tokens/key-encryption.js'),
     fromDist<{ generateSigningKey: typeof generateSigningKeyFn; decryptSigningKey: typeof decryptSigningKeyFn }>('tokens/signing-keys.js'),
     fromDist<{ SIGNING_ALGS: typeof SIGNING_ALGS_VALUE }>('records/signing-key.js'),
-    fromDist<{ ClientCreateSchema: typeof ClientCreateSchemaType; newClientMetadata: typeof newClientMetadataFn }>('records/client.js'),
+    fromDist<{ ClientCreateSchema: typeof ClientCreateSchemaType }>('records/client.js'),
+    fromDist<{ newClientMetadata: typeof newClientMetadataFn }>('records/client-changes.js'),
     fromDist<{ randomSecret: typeof randomSecretFn; sha256: typeof sha256Fn }>('secrets.js'),
   ]);
-  return { ...pgModule, ...realms, ...scopes, ...encryption, ...keys, ...algs, ...record, ...hash };
+  return { ...pgModule, ...realms, ...scopes, ...encryption, ...keys, ...algs, ...record, ...recordChanges, ...hash };
 }
 
 type Modules = Awaited<ReturnType<typeof storeModules>>;

@@ -1,4 +1,5 @@
 import { formParams } from '../http/form-params.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { applicationsSectionBody } from '../pages/account/applications.js';
 import type { Store } from '../store/index.js';
 import { InvalidFormError } from '../web/page-routes.js';
@@ -15,7 +16,7 @@ const revokeSubject = (clientId: string): string => `applications revoke ${clien
  * (`ConsentStore.revoke`), so that the next authorization asks again; a `consent.revoked`
  * audit event.
  */
-export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>): AccountSection {
+export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>, audit: AuditLog): AccountSection {
   return {
     title: (t) => t.account.sections.applications,
     async render(holder) {
@@ -37,7 +38,7 @@ export function applicationsSection(store: Pick<Store, 'clients' | 'consents'>):
         if (!holder) return reply;
         const revoked = await tools.store.consents.revoke(holder.realm.name, holder.userId, form.client_id);
         if (revoked) {
-          app.audit.record({
+          audit.record({
             realm: holder.realm.name,
             type: 'consent.revoked',
             clientId: form.client_id,

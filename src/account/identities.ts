@@ -1,4 +1,5 @@
 import type { Broker } from '../identity-providers/broker.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { displayNameOf } from '../records/identity-provider.js';
 import { formParams } from '../http/form-params.js';
@@ -24,7 +25,7 @@ const LINK_PATH = '/account/identities/link';
  * broker's callback (src/web/broker.ts) links it to the session that asked. The section
  * is left out at a realm without providers.
  */
-export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'>; broker: Broker }): AccountSection {
+export function identitiesSection(deps: { store: Pick<Store, 'identityProviders' | 'userIdentities' | 'users' | 'passkeys'>; broker: Broker; audit: AuditLog }): AccountSection {
   const { store, broker } = deps;
 
   /** Whether the person signs in some other way than their one link: the page offers no unlink otherwise. */
@@ -97,7 +98,7 @@ export function identitiesSection(deps: { store: Pick<Store, 'identityProviders'
         const provider = await store.identityProviders.get(realm.name, identity.provider);
         const name = provider ? displayNameOf(identity.provider, provider) : identity.provider;
         if (outcome === 'only_way') return tools.backToAccount(reply, realm, texts.refusedOnlyWay(name));
-        request.server.audit.record({ realm: realm.name, type: 'identity.unlinked', userId, address: request.ip, details: { ...identity, via: 'account' } });
+        deps.audit.record({ realm: realm.name, type: 'identity.unlinked', userId, address: request.ip, details: { ...identity, via: 'account' } });
         return tools.backToAccount(reply, realm, texts.unlinked(name));
       });
     },

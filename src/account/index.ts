@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Broker } from '../identity-providers/broker.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
@@ -15,6 +16,7 @@ import { sessionsSection } from './sessions.js';
 /** What the sections need to show and change what they manage. */
 export interface AccountSectionDeps {
   store: Store;
+  audit: AuditLog;
   encryption: KeyEncryption;
   /** BASE_URL: passkeys are bound to its origin. */
   baseUrl: string;
@@ -33,7 +35,7 @@ export function accountSections(deps: AccountSectionDeps): AccountSection[] {
     passkeysSection({ ...deps, firstFactor }),
     recoveryCodesSection(deps),
     identitiesSection(deps),
-    applicationsSection(deps.store),
+    applicationsSection(deps.store, deps.audit),
     sessionsSection(deps.store),
     firstFactor.section(),
   ];

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { base32Of, issuerLabel, otpauthUri, pendingTotpSecret, storedPendingSecret, verifyOneTimeCode } from '../authn/otp.js';
 import { formParams } from '../http/form-params.js';
 import { oneTimeCodeSectionBody, otpEnrolmentPage } from '../pages/account/one-time-code.js';
@@ -20,7 +21,7 @@ const otpForm = (holder: AccountHolder, path: string, subject: string) => ({ act
  * "One-time code": whether an authenticator app gives the person codes; setting one up (its
  * secret shown on a page of its own, confirmed by a first code) or removing it.
  */
-export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; encryption: KeyEncryption; firstFactor: FirstFactorCode }): AccountSection {
+export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; encryption: KeyEncryption; firstFactor: FirstFactorCode; audit: AuditLog }): AccountSection {
   const { store, encryption, firstFactor } = deps;
 
   /** The page that shows the pending secret and asks for its first code. */
@@ -70,7 +71,7 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         // Only a code of the app confirms it: a recovery code says nothing about the new secret.
         const kind = /^\d+$/.test(code) ? await verifyOneTimeCode(store, encryption, realm.name, userId, code, { pending: true }) : undefined;
         if (kind !== 'otp') return enrolmentPage(reply, tools, holder, pending, (t) => t.signIn.wrongCode);
-        request.server.audit.record({ realm: realm.name, type: 'user.totp_enrolled', userId, address: request.ip, details: { via: 'account' } });
+        deps.audit.record({ realm: realm.name, type: 'user.totp_enrolled', userId, address: request.ip, details: { via: 'account' } });
         return tools.backToAccount(reply, realm, holder.t.account.oneTimeCode.confirmed);
       });
 
@@ -79,7 +80,7 @@ export function oneTimeCodeSection(deps: { store: Pick<Store, 'oneTimeCodes'>; e
         const holder = await tools.credentialHolder(request, reply, REMOVE, form.csrf);
         if (!holder) return reply;
         await store.oneTimeCodes.removeTotp(holder.realm.name, holder.userId);
-        request.server.audit.record({ realm: holder.realm.name, type: 'user.totp_removed', userId: holder.userId, address: request.ip });
+        deps.audit.record({ realm: holder.realm.name, type: 'user.totp_removed', userId: holder.userId, address: request.ip });
         return tools.backToAccount(reply, holder.realm, holder.t.account.oneTimeCode.removed);
       });
     },

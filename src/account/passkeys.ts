@@ -1,4 +1,5 @@
 import type { CeremonyFailure } from '../authn/passkey-ceremony.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { MAX_PASSKEYS_PER_PERSON, RelyingParty, passkeyName } from '../authn/passkeys.js';
 import { formParams } from '../http/form-params.js';
 import { type PasskeysSectionView, passkeysSectionBody } from '../pages/account/passkeys.js';
@@ -31,7 +32,7 @@ function credentialIdOf(value: string | undefined): Buffer | undefined {
 }
 
 /** "Passkeys": the person's passkeys with their names and last use, adding one (WebAuthn registration), deleting one. */
-export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauthnChallenges'>; baseUrl: string; firstFactor: FirstFactorCode }): AccountSection {
+export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauthnChallenges'>; baseUrl: string; firstFactor: FirstFactorCode; audit: AuditLog }): AccountSection {
   const { store, firstFactor } = deps;
   const relyingParty = new RelyingParty(deps.baseUrl, store.passkeys, store.webauthnChallenges);
 
@@ -81,7 +82,7 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
           if (outcome.failure === 'refused') request.log.info({ passkey: outcome.failure, reason: outcome.detail }, 'passkey not registered');
           return tools.backToAccount(reply, realm, failureNotice(holder.t, outcome.failure));
         }
-        request.server.audit.record({ realm: realm.name, type: 'user.passkey_registered', userId, address: request.ip, details: { via: 'account' } });
+        deps.audit.record({ realm: realm.name, type: 'user.passkey_registered', userId, address: request.ip, details: { via: 'account' } });
         return tools.backToAccount(reply, realm, holder.t.account.passkeys.addedNotice(name));
       });
 
@@ -94,7 +95,7 @@ export function passkeysSection(deps: { store: Pick<Store, 'passkeys' | 'webauth
         const outcome = credentialId ? await store.passkeys.delete(realm.name, userId, credentialId) : 'not_found';
         if (outcome === 'not_found') return tools.backToAccount(reply, realm, holder.t.account.passkeys.notFound);
         if (outcome === 'only_way') return tools.backToAccount(reply, realm, holder.t.account.passkeys.onlyWay);
-        request.server.audit.record({ realm: realm.name, type: 'user.passkey_deleted', userId, address: request.ip });
+        deps.audit.record({ realm: realm.name, type: 'user.passkey_deleted', userId, address: request.ip });
         return tools.backToAccount(reply, realm, holder.t.account.passkeys.deleted);
       });
     },

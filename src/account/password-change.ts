@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { remainingLifetimeOf } from '../authn/transaction-rules.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import { hashPassword } from '../authn/password-hashing.js';
@@ -24,7 +25,7 @@ const changeForm = (holder: AccountHolder) => ({ action: `${holder.realm.issuer}
  * policy; setting it ends the person's sessions and revokes their grants (UserStore.update,
  * CONTRACT.md §7), and this browser goes on in a new session of the same sign-in.
  */
-export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' | 'attemptCounters'> }): AccountSection {
+export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' | 'attemptCounters'>; audit: AuditLog }): AccountSection {
   const { store } = deps;
   const bruteForce = new BruteForceGuard(store.attemptCounters);
 
@@ -70,7 +71,7 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
         const problem = newPasswordProblem(form.new_password ?? '', realm.settings, { username, email: emailOf(user) });
         if (problem) return again(problem(t));
         const changed = await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
-        if (changed) app.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
+        if (changed) deps.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
         // Deleted or disabled meanwhile: their session is gone, and none begins; the account page asks for a sign-in.
         if (!changed || !(await renewSession(reply, tools, holder))) {
           tools.cookies.clearSession(reply, realm);

@@ -3,12 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   ClientCreateSchema,
   ClientMetadataPatchSchema,
-  ClientRecordError,
   type ClientMetadata,
-  newClientMetadata,
-  patchClientMetadata,
   usesClientSecret,
 } from '../records/client.js';
+import { ClientRecordError, newClientMetadata, patchClientMetadata } from '../records/client-changes.js';
 import { OAuthError } from '../errors.js';
 import { clientRecordProblems } from '../profiles/fapi2.js';
 import type { RequestRealm } from '../records/realm.js';

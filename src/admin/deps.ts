@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
@@ -7,6 +8,8 @@ import type { OutboundFetcher } from '../http/outbound-fetch.js';
 /** What the admin API's route plugins are built from. */
 export interface AdminDeps {
   store: Store;
+  /** The audit trail: what an admin changes, and its flush before the events are read. */
+  audit: AuditTrail;
   encryption: KeyEncryption;
   baseUrl: string;
   /** Outgoing mail; none without `SMTP_URL`, and then no realm may turn on what sends mail. */

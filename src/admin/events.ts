@@ -86,7 +86,7 @@ export function eventView(event: StoredAuditEvent) {
  * as `before` for the page after. Unknown parameters are refused, so that a misspelt filter
  * does not widen the answer.
  */
-export function eventRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function eventRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<Params>('/events', async (request) => {
       const query = parseQuery(request.query);
@@ -99,7 +99,7 @@ export function eventRoutes({ store }: AdminDeps): FastifyPluginAsync {
         userId = user.id;
       }
       // Events this instance recorded are stored before it reads them.
-      await app.audit.flush();
+      await audit.flush();
       const pageSize = query.limit ?? DEFAULT_EVENT_LIMIT;
       const events = await store.auditEvents.list({
         realm,

@@ -45,7 +45,7 @@ export function adminApi(deps: AdminDeps & { adminTokenHash: Buffer }): FastifyP
       }
     });
     app.removeContentTypeParser('text/plain');
-    recordAdminChanges(app, actorOf);
+    recordAdminChanges(app, deps.audit, actorOf);
     await app.register(realmRoutes(deps));
     await app.register(realmDataRoutes(deps));
     await app.register(openApiRoutes(deps));

@@ -1,4 +1,5 @@
-import { type ClientMetadataPatch, newClientMetadata } from '../records/client.js';
+import { type ClientMetadataPatch } from '../records/client.js';
+import { newClientMetadata } from '../records/client-changes.js';
 import { ROOT_REALM } from '../records/realm-names.js';
 import type { ClientStore } from '../store/clients.js';
 

@@ -23,7 +23,7 @@ export function consentView(consent: ConsentedClient) {
  * client are revoked (their JWT access tokens denied on every instance), codes and approvals not
  * yet collected end. The next authorization asks for consent again.
  */
-export function userConsentRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function userConsentRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<Params>('/users/:username/consents', async (request) => {
       const user = await store.users.get(request.params.realm, request.params.username);
@@ -35,7 +35,7 @@ export function userConsentRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
       if (!(await store.consents.revoke(user.realm, user.id, request.params.client_id))) throw notFound('consent of the person for this client');
-      app.audit.record({
+      audit.record({
         realm: user.realm, type: 'consent.revoked', clientId: request.params.client_id, userId: user.id, address: request.ip,
         details: { username: user.username, via: 'admin', actor: actorOf(request) },
       });

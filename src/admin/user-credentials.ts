@@ -28,13 +28,13 @@ const credentialIdOf = (value: string): Buffer | undefined =>
  * that is the person's only way to sign in (no password, no other passkey, no linked account)
  * stays: 409, as the account page refuses it (PasskeyStore.delete decides under the person's lock).
  */
-export function userCredentialRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function userCredentialRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.delete<Params>('/users/:username/totp', async (request, reply) => {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
       if (!(await store.oneTimeCodes.removeTotp(user.realm, user.id))) throw notFound('TOTP authenticator of the person');
-      app.audit.record({ realm: user.realm, type: 'user.totp_removed', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
+      audit.record({ realm: user.realm, type: 'user.totp_removed', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
       return reply.code(204).send();
     });
 
@@ -51,7 +51,7 @@ export function userCredentialRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const outcome = credentialId ? await store.passkeys.delete(user.realm, user.id, credentialId) : 'not_found';
       if (outcome === 'not_found') throw notFound('passkey of the person');
       if (outcome === 'only_way') throw conflict('the passkey is the person\'s only way to sign in: give them a password first');
-      app.audit.record({
+      audit.record({
         realm: user.realm, type: 'user.passkey_deleted', userId: user.id, address: request.ip,
         details: { username: user.username, passkey: request.params.passkey, actor: actorOf(request) },
       });

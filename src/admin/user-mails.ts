@@ -42,7 +42,7 @@ const REFUSALS: Readonly<Record<Exclude<Mailed, 'sent'>, string>> = {
  * 202 once the mail server took it; 409 naming the reason when it cannot go: no `SMTP_URL`,
  * no email address, a disabled person, password reset off in the realm, or a limit reached.
  */
-export function userMailRoutes({ store, mailer }: AdminDeps): FastifyPluginAsync {
+export function userMailRoutes({ store, mailer, audit }: AdminDeps): FastifyPluginAsync {
   const deps = { store, mailer };
 
   async function recipient(realm: RequestRealm, username: string, body: unknown): Promise<{ user: User; email: string }> {
@@ -66,7 +66,7 @@ export function userMailRoutes({ store, mailer }: AdminDeps): FastifyPluginAsync
       const { user, email } = await recipient(realm, request.params.username, request.body);
       if (!realm.settings.password_reset) throw conflict('password reset is off in the realm (settings.password_reset): the link would not open');
       refuseUnsent(await mailPasswordReset(deps, realm, user, email, { address: request.ip, locale: localeFor(user, realm) }));
-      app.audit.record({ realm: realm.name, type: 'user.password_reset_sent', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
+      audit.record({ realm: realm.name, type: 'user.password_reset_sent', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
       return reply.code(202).send();
     });
 
@@ -74,7 +74,7 @@ export function userMailRoutes({ store, mailer }: AdminDeps): FastifyPluginAsync
       const realm = request.realm;
       const { user } = await recipient(realm, request.params.username, request.body);
       refuseUnsent(await mailVerification(deps, realm, user, { address: request.ip, locale: localeFor(user, realm) }));
-      app.audit.record({ realm: realm.name, type: 'user.verification_sent', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
+      audit.record({ realm: realm.name, type: 'user.verification_sent', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
       return reply.code(202).send();
     });
   };

@@ -27,7 +27,7 @@ export function sessionView({ session, lastSeenAt, clients }: SessionActivity) {
  * the tokens issued under the sessions are revoked, their codes and approvals not yet collected
  * go. Grants begun without a session (the password grant's, an assertion's) stay.
  */
-export function userSessionRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function userSessionRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<Params>('/users/:username/sessions', async (request) => {
       const user = await store.users.get(request.params.realm, request.params.username);
@@ -39,7 +39,7 @@ export function userSessionRoutes({ store }: AdminDeps): FastifyPluginAsync {
       const user = await store.users.get(request.params.realm, request.params.username);
       if (!user) throw notFound('user');
       const ended = await store.sessions.endAllForUser(user.realm, user.id);
-      app.audit.record({ realm: user.realm, type: 'user.sessions_ended', userId: user.id, address: request.ip, details: { username: user.username, sessions: ended, actor: actorOf(request) } });
+      audit.record({ realm: user.realm, type: 'user.sessions_ended', userId: user.id, address: request.ip, details: { username: user.username, sessions: ended, actor: actorOf(request) } });
       return reply.code(204).send();
     });
   };

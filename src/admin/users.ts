@@ -97,7 +97,7 @@ const emailOf = (claims: Record<string, unknown> | undefined): string | undefine
   typeof claims?.email === 'string' ? claims.email : undefined;
 
 /** `/admin/realms/{realm}/users`: passwords are stored as argon2id hashes only. */
-export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
+export function userRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     // Keyset paging in the order of usernames: `next` is passed back as `cursor` (CONTRACT.md §10).
     app.get<{ Params: { realm: string } }>('/users', async (request) => {
@@ -152,7 +152,7 @@ export function userRoutes({ store }: AdminDeps): FastifyPluginAsync {
       if (!changed) throw notFound('user');
       const { user } = changed;
       if (user.enabled !== changed.wasEnabled) {
-        app.audit.record({ realm: user.realm, type: user.enabled ? 'user.enabled' : 'user.disabled', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
+        audit.record({ realm: user.realm, type: user.enabled ? 'user.enabled' : 'user.disabled', userId: user.id, address: request.ip, details: { username: user.username, actor: actorOf(request) } });
       }
       return userView(user, await store.userIdentities.ofPerson(user.realm, user.id), await store.memberships.ofPerson(user.realm, user.id));
     });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { OAuthError } from '../errors.js';
-import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { briefProblems } from '../http/input-limits.js';
 
 /** The body or parameters checked against `schema`; the problems (the first few) named in one invalid_request. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditEvent, AuditEventType } from './audit-log.js';
+import type { AuditEvent, AuditEventType, AuditLog } from './audit-log.js';
 
 type Fields = Record<string, unknown>;
 
@@ -128,7 +128,7 @@ function parsedAnswer(payload: unknown): Fields {
  * (CONTRACT.md §14), from one hook: the resource routes stay free of it. It runs as the answer is sent, so that the event is recorded
  * before the caller can ask for it.
  */
-export function recordAdminChanges(app: FastifyInstance, actorOf: (request: FastifyRequest) => Fields): void {
+export function recordAdminChanges(app: FastifyInstance, audit: AuditLog, actorOf: (request: FastifyRequest) => Fields): void {
   app.addHook('onSend', async (request: FastifyRequest, reply, payload) => {
     if (reply.statusCode >= 300) return payload;
     const route = request.routeOptions.url?.slice(app.prefix.length);
@@ -143,7 +143,7 @@ export function recordAdminChanges(app: FastifyInstance, actorOf: (request: Fast
     const described = change.describe?.({ params, query, body, get answer() { return (answer ??= parsedAnswer(payload)); } }) ?? {};
     const realm = params.realm ?? text(body.name);
     if (realm === undefined) return payload;
-    app.audit.record({
+    audit.record({
       realm,
       type: change.type,
       clientId: described.clientId ?? common.clientId,

@@ -6,17 +6,6 @@ import type { AuditEventStore, NewAuditEvent } from '../store/audit-events.js';
 import type { RealmStore } from '../store/realms.js';
 import type { AuditEvent, AuditLog, PreparedAuditEvent } from './audit-log.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * The application's audit trail, decorated in src/app.ts. A service, not per-request state:
-     * it is to go to its readers as a dependency, like the signer and the client directory; the
-     * admin API, the grants and the account sections still read it here.
-     */
-    audit: AuditTrail;
-  }
-}
-
 /** A typed username can be anything: long strings are cut. */
 const MAX_STRING = 512;
 /** Rows waiting for the database beyond this are dropped (their log lines are not). */

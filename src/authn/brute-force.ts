@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import type { RequestRealm } from '../records/realm.js';
 import { type AttemptCounters, type AttemptLimit, type Reservation, personKey } from '../store/attempt-counters.js';
 

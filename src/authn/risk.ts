@@ -1,4 +1,4 @@
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { SignInSource, SignInSourceStore } from '../store/sign-in-sources.js';
 import type { BruteForceGuard } from './brute-force.js';

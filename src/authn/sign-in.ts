@@ -1,6 +1,6 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { type SignInAttempt, recordSignInFailed, recordSignInSucceeded } from '../audit/sign-in.js';
-import type { Text } from '../pages/i18n/index.js';
+import type { Text } from '../records/text.js';
 import type { Locale } from '../records/locales.js';
 import type { SignInView } from './nodes/views.js';
 import type { RequestRealm } from '../records/realm.js';

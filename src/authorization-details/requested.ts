@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { OAuthError } from '../errors.js';
-import { nestsDeeperThan } from '../http/input-limits.js';
+import { nestsDeeperThan } from '../json-depth.js';
 import { type AuthorizationDetail, type AuthorizationDetailsTypes, type CompiledTypes, compileTypes } from '../records/authorization-details.js';
 import type { RealmSettings } from '../records/realm-settings.js';
 

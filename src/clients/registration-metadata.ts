@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
-import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan } from '../http/input-limits.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { briefProblems } from '../http/input-limits.js';
 import { type RegistrationPolicy, policyProblems } from './registration-policy.js';
 import {
   type ClientMetadata,
   ClientMetadataPatchSchema,
   type ClientMetadataPatch,
-  ClientRecordError,
-  newClientMetadata,
 } from '../records/client.js';
+import { ClientRecordError, newClientMetadata } from '../records/client-changes.js';
 
 /** RFC 7591 §3.2.2. Not RFC 6749 codes: the registration endpoint answers them itself. */
 export type RegistrationErrorCode = 'invalid_redirect_uri' | 'invalid_client_metadata';

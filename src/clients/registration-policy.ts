@@ -2,6 +2,12 @@ import type { RealmSettings } from '../records/realm-settings.js';
 import { namedBriefly, scopeNames } from '../records/scope.js';
 import { CIBA_GRANT, type ClientMetadata, type GrantType, type RegistrationAllowance } from '../records/client.js';
 
+/**
+ * Grants that let a client obtain tokens for a person or another party without that party in a
+ * browser (resource owner password, CIBA, token exchange, assertion grants): a self-registered
+ * client gets them only from an initial access token that names them, never from the realm's
+ * `registration_grant_types` alone, so that open registration cannot hand them to anyone.
+ */
 export const TOKEN_ONLY_GRANTS: ReadonlySet<GrantType> = new Set<GrantType>([
   'password',
   CIBA_GRANT,

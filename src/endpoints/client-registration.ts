@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import {
@@ -17,7 +18,7 @@ import type { RequestRealm } from '../records/realm.js';
 import { scopeNames } from '../records/scope.js';
 import type { Client, SecretChange } from '../store/clients.js';
 import { isUuid } from '../store/db.js';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { Store } from '../store/index.js';
 import { matchesHash, randomSecret, sha256 } from '../secrets.js';
@@ -83,8 +84,9 @@ export function clientRegistrationEndpoint(deps: {
   rateLimits: RateLimits;
   outbound: OutboundFetcher;
   sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
+  audit: AuditLog;
 }): FastifyPluginAsync {
-  const { store, capabilities, rateLimits } = deps;
+  const { store, capabilities, rateLimits, audit } = deps;
 
   /** Scopes, jwks_uri and sector_identifier_uri, which the synchronous rules cannot check; `current` was accepted before. */
   async function checkAgainstRealm(app: FastifyInstance, realm: RequestRealm, record: ClientMetadata, current?: ClientMetadata): Promise<void> {
@@ -158,7 +160,7 @@ export function clientRegistrationEndpoint(deps: {
       );
       // Another registration spent the token since it was checked.
       if (!created) throw invalidToken(realm, '', 'the initial access token is not valid');
-      app.audit.record({ realm: realm.name, type: 'client.created', clientId, address: request.ip, details: { via: 'registration' } });
+      audit.record({ realm: realm.name, type: 'client.created', clientId, address: request.ip, details: { via: 'registration' } });
 
       return reply.code(201).send({
         ...registrationResponse(realm, clientId, record, created.issuedAt, secret !== undefined),
@@ -206,7 +208,7 @@ export function clientRegistrationEndpoint(deps: {
         return { metadata, secret };
       });
       if (!updated) throw invalidToken(realm, '', 'the registration access token is not valid');
-      app.audit.record({ realm: realm.name, type: 'client.updated', clientId: updated.client_id, address: request.ip, details: { via: 'registration' } });
+      audit.record({ realm: realm.name, type: 'client.updated', clientId: updated.client_id, address: request.ip, details: { via: 'registration' } });
       return {
         ...registrationResponse(realm, updated.client_id, updated, updated.issuedAt, updated.secretHash !== undefined),
         ...(newSecret ? { client_secret: newSecret } : {}),
@@ -219,7 +221,7 @@ export function clientRegistrationEndpoint(deps: {
       if (!(await store.clients.delete(request.realm.name, client.client_id))) {
         throw invalidToken(request.realm, '', 'the registration access token is not valid');
       }
-      app.audit.record({ realm: request.realm.name, type: 'client.deleted', clientId: client.client_id, address: request.ip, details: { via: 'registration' } });
+      audit.record({ realm: request.realm.name, type: 'client.deleted', clientId: client.client_id, address: request.ip, details: { via: 'registration' } });
       return reply.code(204).send();
     });
   };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AuditEvent } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
 import { OAuthError } from '../errors.js';
 import { formParams } from '../http/form-params.js';
@@ -18,6 +18,7 @@ export function revocationEndpoint(deps: {
   authenticator: ClientAuthenticator;
   tokens: TokenStore;
   jwtAccessTokens: JwtAccessTokenVerifier;
+  audit: AuditLog;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/token/revoke', async (request, reply) => {
@@ -27,7 +28,7 @@ export function revocationEndpoint(deps: {
       const { token } = formParams(request.body, ['token', 'token_type_hint']);
       if (!token) throw new OAuthError('invalid_request', 'token is required');
       const revoked = (what: Pick<AuditEvent, 'clientId' | 'userId' | 'details'>) =>
-        app.audit.record({ realm: realm.name, type: 'token.revoked', address: request.ip, ...what });
+        deps.audit.record({ realm: realm.name, type: 'token.revoked', address: request.ip, ...what });
 
       if (looksLikeJwt(token)) {
         const jwt = await deps.jwtAccessTokens.verify(realm, token);

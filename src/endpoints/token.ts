@@ -1,4 +1,5 @@
 import type { Metrics } from '../http/metrics.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientAuthenticator } from '../client-auth/authenticate.js';
@@ -29,6 +30,7 @@ export function tokenEndpoint(deps: {
   dpop: DpopProofs;
   resources: Pick<ResourceStore, 'find'>;
   metrics: Metrics;
+  audit: AuditLog;
 }): FastifyPluginAsync {
   return async (app) => {
     app.post('/access_token', async (request, reply) => {
@@ -53,7 +55,7 @@ export function tokenEndpoint(deps: {
         realm: request.realm,
         client,
         address: request.ip,
-        audit: app.audit,
+        audit: deps.audit,
         params,
         askedTargets: ownTargets ? askedTargets(asked) : undefined,
         audience: targets?.audience,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OAuthError } from '../errors.js';
-import { nestsDeeperThan } from '../http/input-limits.js';
+import { nestsDeeperThan } from '../json-depth.js';
 import { isScopeString, namedBriefly, scopeNames, scopesOutside } from '../records/scope.js';
 import type { RealmSigner } from '../tokens/signer.js';
 import type { Subjects } from '../tokens/subject.js';

@@ -22,6 +22,9 @@ export const BROWSER_PROGRAMS = {
   adminConsole: { entry: 'admin/console/browser/main.ts', format: 'esm', target: 'es2022' },
   // The sign-in pages serve every person's browser: older ones too.
   passkeyForms: { entry: 'pages/assets/browser/passkey.ts', format: 'iife', target: 'es2017' },
+  // Inlined into their pages, each allowed by the hash of its text.
+  formPost: { entry: 'pages/assets/browser/form-post.ts', format: 'iife', target: 'es2017' },
+  frontChannelLogout: { entry: 'pages/assets/browser/front-channel-logout.ts', format: 'iife', target: 'es2017' },
 } as const satisfies Record<string, BrowserProgram>;
 
 /** src/ when running from the sources (vitest, npm run dev), dist/ when running the build. */
@@ -69,13 +72,13 @@ function bundle(program: BrowserProgram, sources: URL): Buffer {
 function writeBundles(): void {
   const dist = ROOT;
   const sources = new URL('../src/', dist);
-  for (const program of Object.values(BROWSER_PROGRAMS)) {
-    const path = builtPath(program, dist);
-    // The folder holds the bundle alone: the compiled modules an older build left there go.
-    rmSync(dirname(path), { recursive: true, force: true });
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bundle(program, sources));
+  const programs = Object.values(BROWSER_PROGRAMS);
+  // Each folder holds its bundles alone: the compiled modules an older build left there go.
+  for (const folder of new Set(programs.map((program) => dirname(builtPath(program, dist))))) {
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true });
   }
+  for (const program of programs) writeFileSync(builtPath(program, dist), bundle(program, sources));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeBundles();

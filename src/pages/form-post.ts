@@ -1,9 +1,10 @@
+import { BROWSER_PROGRAMS, browserBundle } from '../http/browser-bundle.js';
 import type { Messages } from './i18n/index.js';
 import { html } from './html.js';
 import { type Page, inlineScript } from './layout.js';
 
 /** Submits the page's one form at once; the same text each time, so that the CSP allows it by its hash. */
-const SUBMIT = inlineScript('document.forms[0].submit();');
+const SUBMIT = inlineScript(browserBundle(BROWSER_PROGRAMS.formPost).toString('utf8'));
 
 /**
  * OAuth 2.0 Form Post Response Mode §2: the response's parameters as hidden fields of a form

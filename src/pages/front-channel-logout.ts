@@ -1,3 +1,4 @@
+import { BROWSER_PROGRAMS, browserBundle } from '../http/browser-bundle.js';
 import type { Messages } from './i18n/index.js';
 import { html } from './html.js';
 import { type Page, inlineScript } from './layout.js';
@@ -6,10 +7,7 @@ import { type Page, inlineScript } from './layout.js';
  * Goes on to the `continue` link once every frame has loaded, or after 3 s at most; the same
  * text each time, so that the CSP allows it by its hash.
  */
-const GO_ON = inlineScript(`var frames = document.querySelectorAll('iframe'), left = frames.length, gone = false;
-function goOn() { var next = document.getElementById('continue'); if (next && !gone) { gone = true; location.replace(next.href); } }
-frames.forEach(function (frame) { frame.addEventListener('load', function () { if (--left === 0) goOn(); }); });
-setTimeout(goOn, 3000);`);
+const GO_ON = inlineScript(browserBundle(BROWSER_PROGRAMS.frontChannelLogout).toString('utf8'));
 
 /** Front-Channel Logout 1.0 §3: a client's logout page with the issuer and the session added. */
 export function frontChannelLogoutUrl(uri: string, issuer: string, sid: string): string {

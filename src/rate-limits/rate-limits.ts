@@ -3,7 +3,7 @@ import { OAuthError } from '../errors.js';
 import type { RequestRealm } from '../records/realm.js';
 import type { AttemptCounters, AttemptLimit } from '../store/attempt-counters.js';
 import type { RequestBudgetStore } from '../store/request-budgets.js';
-import { addressKey } from './address-key.js';
+import { addressKey } from '../address-key.js';
 import { SharedBudgets } from './leases.js';
 
 /** Endpoints limited per client, each by its realm setting `rate_limit_<endpoint>`. */

@@ -3,7 +3,7 @@ import { StatementParams } from './statement.js';
 
 /**
  * Where a sign-in comes from: a device (the SHA-256 of its long-lived cookie, hex) and an
- * address, which the risk step gives as its network (src/rate-limits/address-key.ts).
+ * address, which the risk step gives as its network (src/address-key.ts).
  */
 export interface SignInSource {
   readonly device: string | undefined;

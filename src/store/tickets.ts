@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import { type Db, isUuid } from './db.js';
 
@@ -9,7 +9,7 @@ export type TicketKind = 'email_verification' | 'password_reset' | 'enrolment_co
 /**
  * Tickets of one kind issued per person and per address within the window, whatever became of
  * them. An address is counted as every per-address limit counts it: an IPv6 address by its /64
- * (src/rate-limits/address-key.ts), whose every host may pick any of its 2^64 addresses.
+ * (src/address-key.ts), whose every host may pick any of its 2^64 addresses.
  */
 export const TICKET_LIMITS = { perPerson: 5, perAddress: 30, windowSeconds: 15 * 60 } as const;
 

@@ -3,14 +3,14 @@ import type { AuditLog, PreparedAuditEvent } from '../audit/audit-log.js';
 import { scopeNames } from '../records/scope.js';
 import { accessScope } from '../resources/targets.js';
 import type { CodeExchange, CodeTokens } from '../store/code-exchange.js';
-import type { NewToken } from '../store/tokens.js';
 import type { User } from '../store/users.js';
 import { askedClaimValues } from './asked-claims.js';
 import { accessTokenType } from './binding.js';
 import { GrantLifetime } from './grant-lifetime.js';
 import { signIdToken } from './id-token.js';
 import { mintJwtAccessToken } from './jwt-access-token.js';
-import { type Issuance, type IssuingRequest, type MintedToken, issuedEvent, mint, seconds } from './minting.js';
+import { type Issuance, type IssuingRequest, issuedEvent, mint, seconds } from './minting.js';
+import { type PlannedTokens, plannedTokens, refreshKeyThumbprint } from './planned-tokens.js';
 import type { ScopeClaims } from './scope-claims.js';
 import { randomSecret, sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
@@ -33,21 +33,6 @@ export type RefreshRequest = Omit<UserTokensRequest, 'user'> & { userId: string;
 export interface MintedCodeTokens {
   readonly tokens: CodeTokens;
   complete(exchanged: Extract<CodeExchange, { issued: unknown }>): Promise<TokenResponse>;
-}
-
-/**
- * The rows of a person's stored tokens, and their values, in the order access token, refresh
- * token; and the event of their issuance, written with them (none when nothing is stored).
- */
-interface PlannedTokens {
-  grantId: string;
-  grantLifetime: GrantLifetime;
-  /** The access token's lifetime, within the grant's (`grant_max_lifetime`). */
-  accessLifetime: number;
-  rows: NewToken[];
-  values: string[];
-  issuance: Issuance;
-  event: PreparedAuditEvent | undefined;
 }
 
 /**
@@ -225,54 +210,10 @@ export class TokenIssuer {
     return { tokens, complete };
   }
 
-  /** The stored tokens of a person's grant (an access token unless stateless, a refresh token when asked), with their values. */
+  /** The stored tokens of a person's grant, and the event of their issuance when any is stored. */
   private plan(request: Omit<UserTokensRequest, 'user'>, userId: string): PlannedTokens {
-    const { realm, client, signIn } = request;
-    const scope = accessScope(request.scope, request.audienceScopes).join(' ');
-    const issuedAt = new Date();
-    const grantStartedAt = request.grantStartedAt ?? issuedAt;
-    const grantLifetime = new GrantLifetime(realm.settings, grantStartedAt);
-    const accessLifetime = grantLifetime.lifetime(realm.settings.access_token_lifetime, issuedAt);
-    const common = {
-      grantId: request.grantId ?? randomUUID(),
-      grantStartedAt,
-      grantType: request.grantType,
-      subject: userId,
-      userId,
-      signIn,
-      certificateThumbprint: request.certificateThumbprint,
-      askedClaims: request.askedClaims,
-    };
-    const minted: MintedToken[] = [];
-    if (!realm.settings.stateless_tokens) {
-      minted.push(
-        mint(realm, client, {
-          ...common, kind: 'access_token', scope, audience: request.audience, keyThumbprint: request.keyThumbprint, lifetime: accessLifetime,
-          authorizationDetails: request.authorizationDetails,
-        }, issuedAt),
-      );
-    }
-    if (request.refreshScope) {
-      minted.push(
-        mint(realm, client, {
-          ...common,
-          kind: 'refresh_token',
-          scope: request.refreshScope.join(' '),
-          audience: 'refreshAudience' in request ? request.refreshAudience : request.audience,
-          keyThumbprint: refreshKeyThumbprint(request),
-          lifetime: grantLifetime.lifetime(realm.settings.refresh_token_lifetime, issuedAt),
-          authorizationDetails: request.refreshAuthorizationDetails ?? request.authorizationDetails,
-        }, issuedAt),
-      );
-    }
-    const kinds = [
-      realm.settings.stateless_tokens ? 'jwt_access_token' : 'access_token',
-      ...(request.refreshScope ? ['refresh_token'] : []),
-      ...(request.scope.includes('openid') ? ['id_token'] : []),
-    ];
-    const issuance = { grantId: common.grantId, userId, scope, kinds };
-    const event = minted.length > 0 ? this.prepareIssued(request, issuance) : undefined;
-    return { grantId: common.grantId, grantLifetime, accessLifetime, values: minted.map((token) => token.value), rows: minted.map((token) => token.row), issuance, event };
+    const planned = plannedTokens(request, userId);
+    return { ...planned, event: planned.rows.length > 0 ? this.prepareIssued(request, planned.issuance) : undefined };
   }
 
   /** Signs what is signed (a stateless access token, the ID token) and answers; the tokens are issued. */
@@ -327,13 +268,4 @@ export class TokenIssuer {
   private prepareIssued(request: IssuingRequest, issuance: Issuance): PreparedAuditEvent {
     return this.audit.prepare(issuedEvent(request, issuance), request.realm.settings.audit_event_lifetime);
   }
-}
-
-/**
- * RFC 9449 §5: a public client's refresh token is bound to the DPoP key its access token is,
- * since nothing else proves its holder; a confidential client's is bound to the client by its
- * authentication, and is not, so that the client may change keys.
- */
-function refreshKeyThumbprint(request: Pick<UserTokensRequest, 'client' | 'keyThumbprint'>): string | undefined {
-  return request.client.client_type === 'public' ? request.keyThumbprint : undefined;
 }

@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSections } from '../account/index.js';
 import { signedInRecently } from '../account/reauthentication.js';
@@ -36,9 +37,10 @@ export function accountPage(deps: {
   baseUrl: string;
   broker: Broker;
   mailer: Mailer | undefined;
+  audit: AuditLog;
 }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
-  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker, mailer: deps.mailer });
+  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker, mailer: deps.mailer, audit: deps.audit });
   const accountUrl = (realm: RequestRealm) => `${realm.issuer}/account`;
 
   async function holderOf(request: FastifyRequest, realm: RequestRealm, session: Session, browserHash: Buffer): Promise<AccountHolder> {

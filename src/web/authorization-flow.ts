@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { recordSignInFailed, signInSucceeded } from '../audit/sign-in.js';
 import { OAuthError } from '../errors.js';
 import { messagePage } from '../pages/forms.js';
@@ -52,6 +53,7 @@ export class AuthorizationFlow {
     /** How the flow answers the client; the routes that answer it before a flow begins use it too. */
     readonly responses: AuthorizationResponses,
     private readonly subjects: Pick<Subjects, 'for'>,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The person's unexpired session at this realm, from the session cookie. */
@@ -185,7 +187,7 @@ export class AuthorizationFlow {
     const completed = done.stepUpOf === undefined ? undefined : resumed.session;
     if (done.stepUpOf !== undefined && completed?.sid !== done.stepUpOf) throw new TransactionGone();
     const lifetimeSeconds = completed ? remainingLifetimeOf(completed) : SESSION_LIFETIME_SECONDS;
-    const event = request.server.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
+    const event = this.audit.prepare(signInSucceeded(done.attempt, done), realm.settings.audit_event_lifetime);
     const written = await this.store.authorizationFlow.signedIn(sha256(resumed.id), {
       secretHash: sha256(secret),
       session: {
@@ -216,7 +218,7 @@ export class AuthorizationFlow {
       // The session a step-up completed ended meanwhile (a sign-out, a password change): it begins again.
       if (completed && enabled) throw new TransactionGone();
       const changed = done.passwordOf !== undefined && enabled;
-      recordSignInFailed(request.server.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: changed ? 'password_changed' : 'disabled' });
+      recordSignInFailed(this.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: changed ? 'password_changed' : 'disabled' });
       return sendCannotSignIn(request, reply, changed ? 'passwordChangedDuringSignIn' : 'accountDisabled');
     }
     this.cookies.setSession(reply, realm, secret, lifetimeSeconds);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AuthorizationFlow } from './authorization-flow.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
@@ -26,7 +27,7 @@ const csrfSubject = (requestId: string) => `bc-approve ${requestId}`;
  * they see the backchannel requests waiting for them (application, scopes, binding message)
  * and allow or deny each; the client's next poll hears the answer.
  */
-export function backchannelApprovalPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+export function backchannelApprovalPage(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; audit: AuditLog }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
   const pageUrl = (realm: RequestRealm, answered?: string) => `${realm.issuer}/bc-approve${answered ? `?answered=${answered}` : ''}`;
 
@@ -89,7 +90,7 @@ export function backchannelApprovalPage(deps: { store: Store; flow: Authorizatio
         (await store.pendingAuthorizations.answer(realm.name, pending.id, decision, session));
       if (!answered) return reply.redirect(pageUrl(realm, 'gone'), 303);
       if (decision === 'approved') await store.consents.grant(realm.name, session.userId, pending.clientId, pending.scope);
-      app.audit.record({
+      deps.audit.record({
         realm: realm.name,
         type: decision === 'approved' ? 'consent.granted' : 'consent.denied',
         clientId: pending.clientId,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { recordSignInFailed } from '../audit/sign-in.js';
 import type { Metrics } from '../http/metrics.js';
 import type { AuthorizationFlow } from './authorization-flow.js';
@@ -30,6 +31,7 @@ export interface BrokerPageDeps {
   cookies: BrowserCookies;
   broker: Broker;
   metrics: Metrics;
+  audit: AuditLog;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface BrokerPageDeps {
  * page that says what happened. A flow the account page began to link an account ends back there.
  */
 export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
-  const { store, flow, cookies, broker } = deps;
+  const { store, flow, cookies, broker, audit } = deps;
 
   async function callback(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
     const realm = request.realm;
@@ -69,11 +71,11 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
       return reply.redirect(loginPage, 303);
     }
     const context = { realm: realm.name, address: request.ip, clientId: resumed.client?.client_id };
-    const userId = progress.userId ?? (await personOf({ store, audit: request.server.audit }, provider, account, context));
+    const userId = progress.userId ?? (await personOf({ store, audit: audit }, provider, account, context));
     // The person the upstream account names is disabled (CONTRACT.md §10): the sign-in ends here.
     if (!(await store.users.getById(realm.name, userId))?.enabled) {
       const attempt = { realm: realm.name, address: request.ip, via: 'sign_in_page' as const, clientId: resumed.client?.client_id };
-      recordSignInFailed(request.server.audit, attempt, { step: 'identity_provider', username: undefined, userId, reason: 'disabled' });
+      recordSignInFailed(audit, attempt, { step: 'identity_provider', username: undefined, userId, reason: 'disabled' });
       return sendAccountDisabled(request, reply);
     }
     // Beside a password form, the provider passes the password node's way on, and counts as itself (CONTRACT.md §8).
@@ -104,7 +106,7 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
       return back(t.upstream[error.kind](name));
     }
     const context = { realm: realm.name, address: request.ip, userId: session.userId };
-    const outcome = await linkToPerson({ store, audit: request.server.audit }, provider, account, context);
+    const outcome = await linkToPerson({ store, audit: audit }, provider, account, context);
     return back(outcome === 'linked' ? texts.linkedNotice(name) : outcome === 'already_linked' ? texts.alreadyLinked(name) : texts.otherPerson(name));
   }
 
@@ -114,18 +116,18 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
         return await callback(request, reply);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
-        return failed(request, reply, error, deps.metrics);
+        return failed(request, reply, error, deps.metrics, audit);
       }
     });
   };
 }
 
 /** The page of a sign-in through a provider that did not go on, in plain words; the log has the reason. */
-function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure, metrics: Metrics) {
+function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure, metrics: Metrics, audit: AuditLog) {
   const realm = request.realm;
   request.log.warn({ provider: request.params.alias, ...failureDetails(failure) }, 'sign-in through an upstream provider failed');
   metrics.signIns.inc({ outcome: 'failure' });
-  recordSignInFailed(request.server.audit, { realm: realm.name, address: request.ip, via: 'sign_in_page' }, {
+  recordSignInFailed(audit, { realm: realm.name, address: request.ip, via: 'sign_in_page' }, {
     step: 'identity_provider',
     username: undefined,
     reason: failure.kind === 'denied' ? 'denied' : 'upstream_failed',

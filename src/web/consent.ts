@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { describedDetails } from '../authorization-details/described.js';
 import { type AuthorizationFlow, TransactionGone, formTargetsOf, pageUrl, requestedScopeOf } from './authorization-flow.js';
 import type { BrowserCookies } from './browser-cookies.js';
@@ -18,7 +19,7 @@ import { GET_ONLY, InvalidFormError } from './page-routes.js';
  * What is allowed is remembered for the user and client, with the transaction's end
  * (src/web/authorization-flow.ts).
  */
-export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies }): FastifyPluginAsync {
+export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlow; cookies: BrowserCookies; audit: AuditLog }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
 
   /** The transaction and the session that signed in for it; without that session, back to sign-in. */
@@ -71,7 +72,7 @@ export function consentPageEndpoint(deps: { store: Store; flow: AuthorizationFlo
       const { purpose } = current.transaction;
       // Written with the decision, by the statement that ends the transaction: a double submit records nothing.
       const decided = (type: 'consent.granted' | 'consent.denied') =>
-        app.audit.prepare(
+        deps.audit.prepare(
           {
             realm: realm.name,
             type,

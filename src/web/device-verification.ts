@@ -6,7 +6,7 @@ import { deviceCodePage } from '../pages/device.js';
 import { type Text } from '../pages/i18n/index.js';
 import { messagesOf } from './locale.js';
 import { sendPage } from './send-page.js';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import type { RequestRealm } from '../records/realm.js';
 import { formatUserCode, normaliseUserCode } from '../requests/user-code.js';
 import type { AttemptLimit } from '../store/attempt-counters.js';

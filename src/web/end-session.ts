@@ -1,4 +1,4 @@
-import { type JWTPayload, compactVerify, createLocalJWKSet } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from './authorization-flow.js';
 import { redirectTo } from './authorization-flow.js';
@@ -10,12 +10,12 @@ import { messagesOf } from './locale.js';
 import { sendPage } from './send-page.js';
 import type { RequestRealm } from '../records/realm.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
+import { idTokenHint } from '../requests/id-token-hint.js';
 import type { Client } from '../store/clients.js';
 import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import type { Store } from '../store/index.js';
 import type { Subjects } from '../tokens/subject.js';
 import { sha256 } from '../secrets.js';
-import { SIGNING_ALGS } from '../records/signing-key.js';
 import { GET_ONLY, InvalidFormError } from './page-routes.js';
 
 const PARAMETERS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id', 'csrf', 'decision'] as const;
@@ -35,18 +35,9 @@ export function endSessionEndpoint(deps: { store: Store; flow: AuthorizationFlow
 
   /** The claims of an ID token this realm signed; expired ones are accepted (§2: it may be old). */
   async function idTokenClaims(realm: RequestRealm, token: string): Promise<JWTPayload> {
-    const keys = await store.signingKeys.published(realm.name);
-    try {
-      const { payload, protectedHeader } = await compactVerify(token, createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) }), {
-        algorithms: [...SIGNING_ALGS],
-      });
-      const claims = JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
-      if (protectedHeader.typ !== undefined && protectedHeader.typ !== 'JWT') throw new Error('not an ID token');
-      if (claims.iss !== realm.issuer) throw new Error('another issuer');
-      return claims;
-    } catch {
-      throw new UntrustedRedirectError('id_token_hint is not an ID token of this realm');
-    }
+    const claims = await idTokenHint(store.signingKeys, realm, token);
+    if (claims === undefined) throw new UntrustedRedirectError('id_token_hint is not an ID token of this realm');
+    return claims;
   }
 
   async function endSession(request: FastifyRequest, reply: FastifyReply, input: unknown) {

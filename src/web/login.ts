@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { type AuthorizationFlow, type ResumedTransaction, formTargetsOf } from './authorization-flow.js';
 import type { Metrics } from '../http/metrics.js';
 import type { BrowserCookies } from './browser-cookies.js';
@@ -38,6 +39,7 @@ export interface SignInDeps {
   nodes: SignInNodes;
   bruteForce: BruteForceGuard;
   risk: RiskAssessor;
+  audit: AuditLog;
   /** Sign-in through the realm's upstream providers (src/identity-providers/). */
   broker: Broker;
 }
@@ -59,7 +61,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
   const { store, flow, cookies, broker } = deps;
 
   return async (app) => {
-    const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: app.audit });
+    const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: deps.audit });
 
     /** This request of the sign-in, as the core knows it. */
     function signInRequestOf(request: FastifyRequest, reply: FastifyReply, resumed: ResumedTransaction): SignInRequest {

@@ -1,6 +1,7 @@
 import type { Subjects } from '../tokens/subject.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import cookie from '@fastify/cookie';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../clients/metadata-document-clients.js';
 import type { Metrics } from '../http/metrics.js';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
@@ -19,6 +20,8 @@ import { type Messages } from '../pages/i18n/index.js';
 import { messagesOf, noteChosenLocales } from './locale.js';
 import { sendPage } from './send-page.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
+import { belowIssuerPath } from '../realms/issuer-paths.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
@@ -35,6 +38,11 @@ import { InvalidFormError } from './page-routes.js';
 import { personRegistrationPage } from './person-registration.js';
 import { resetEndpoint } from './reset.js';
 import { verifyEndpoint } from './verify.js';
+
+const LIMITED_PAGES: ReadonlyArray<readonly [path: string, page: AddressPage]> = [
+  ['/login', 'sign_in'],
+  ['/device/user', 'device_page'],
+];
 
 /**
  * What the person reads when a page cannot go on, in the page's language; nothing internal.
@@ -58,7 +66,8 @@ function describe(t: Messages, error: unknown): { title: string; message: string
  * The routes a person's browser visits: /authorize, the sign-in and consent pages,
  * sign-out, the device page, the CIBA approval page, the account page, and the pages by which
  * people register, confirm their email address and reset their password. They answer HTML, errors included,
- * and are the only routes that read cookies.
+ * and are the only routes that read cookies. Mounted below a realm's issuer path, beside the JSON
+ * protocol endpoints (src/realms/issuer-paths.ts).
  */
 export function browserPages(deps: {
   store: Store;
@@ -74,13 +83,15 @@ export function browserPages(deps: {
   metrics: Metrics;
   /** The `sub` each client sees of a person (OpenID Connect Core §8). */
   subjects: Subjects;
+  rateLimits: RateLimits;
+  audit: AuditLog;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
   const risk = new RiskAssessor(deps.store.signInSources, bruteForce);
   const responses = new AuthorizationResponses({ signer: deps.signer, clients: deps.clients });
-  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses, deps.subjects);
-  const routeDeps = { store: deps.store, flow, cookies };
+  const flow = new AuthorizationFlow(deps.store, cookies, risk, deps.clients, responses, deps.subjects, deps.audit);
+  const routeDeps = { store: deps.store, flow, cookies, audit: deps.audit };
   const signInDeps = {
     ...routeDeps,
     metrics: deps.metrics,
@@ -89,6 +100,15 @@ export function browserPages(deps: {
     risk,
   };
   return async (app) => {
+    await belowIssuerPath(app, { realms: deps.store.realms, baseUrl: deps.baseUrl, rateLimits: deps.rateLimits });
+    // Posts to the sign-in steps and the device page, per address (src/rate-limits/rate-limits.ts):
+    // a preHandler of those two routes only, so that no other request pays for it.
+    app.addHook('onRoute', (route) => {
+      const page = route.method === 'POST' ? LIMITED_PAGES.find(([path]) => route.url.endsWith(path))?.[1] : undefined;
+      if (!page) return;
+      const limit = async (request: FastifyRequest) => deps.rateLimits.address(request, page);
+      route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
+    });
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
     // A page's address may choose its language (`?ui_locales=`): the language picker, a mail's link (CONTRACT.md §16).
     app.addHook('preHandler', async (request) => noteChosenLocales(request));

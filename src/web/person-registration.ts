@@ -83,7 +83,7 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
   }
 
   return async (app) => {
-    const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: app.audit });
+    const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: deps.audit });
     app.get('/register', GET_ONLY, async (request, reply) => {
       if (!request.realm.settings.self_registration) return notOffered(reply);
       const resumed = await resumeOf(request, formParams(request.query, ['transaction']).transaction);
@@ -98,7 +98,7 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
       const resumed = await resumeOf(request, form.transaction);
       await countAddress(store.attemptCounters, request, 'sign_in');
       const t = messagesOf(request);
-      const registration = await register(deps, realm, form, { address: request.ip, audit: app.audit, locale: localeOf(request), via: 'register_page' });
+      const registration = await register(deps, realm, form, { address: request.ip, audit: deps.audit, locale: localeOf(request), via: 'register_page' });
       if ('problems' in registration) return show(request, reply, resumed, keptOf(form), registration.problems.map((problem) => problem(t)).join(' '));
 
       // An address that is someone's already creates no one, and reads as a registration whose sign-in cannot go on.

@@ -7,7 +7,7 @@ import { localeOf, messagesOf } from './locale.js';
 import { donePage } from '../pages/self-service/done.js';
 import { resetFormPage } from '../pages/self-service/reset-form.js';
 import { resetRequestPage } from '../pages/self-service/reset-request.js';
-import { addressKey } from '../rate-limits/address-key.js';
+import { addressKey } from '../address-key.js';
 import { countAddress, tooManyFromAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
 import { TICKET_LIMITS } from '../store/tickets.js';
@@ -63,7 +63,7 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
   async function setPassword(request: FastifyRequest, reply: FastifyReply, ticket: string, password: string | undefined) {
     const realm = request.realm;
     await countAddress(store.attemptCounters, request, 'sign_in');
-    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: request.server.audit, locale: localeOf(request) });
+    const outcome = await resetPassword(deps, realm, ticket, password ?? '', { address: request.ip, audit: deps.audit, locale: localeOf(request) });
     const t = messagesOf(request);
     if (outcome === 'gone') return sendSelfServicePage(reply, linkGone(t, realm));
     if (outcome !== 'done') return formPage(request, reply, ticket, outcome.username, outcome.problem);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
 import { type AuthorizationFlow, TransactionGone } from './authorization-flow.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -16,6 +17,7 @@ export interface SelfServicePageDeps {
   store: Store;
   flow: AuthorizationFlow;
   cookies: BrowserCookies;
+  audit: AuditLog;
   /** None without `SMTP_URL`. */
   mailer: Mailer | undefined;
 }

@@ -11,12 +11,12 @@ import { type SelfServicePageDeps, accountLink, sendSelfServicePage } from './se
  * email address. Opening it uses the ticket: `email_verified` becomes true, and a sign-in that
  * waited for it goes on when the person continues there. A used or expired link says so.
  */
-export function verifyEndpoint(deps: Pick<SelfServicePageDeps, 'store' | 'mailer'>): FastifyPluginAsync {
+export function verifyEndpoint(deps: Pick<SelfServicePageDeps, 'store' | 'mailer' | 'audit'>): FastifyPluginAsync {
   return async (app) => {
     app.get('/verify', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
       const { ticket } = formParams(request.query, ['ticket']);
-      const requester = { address: request.ip, audit: app.audit, locale: localeOf(request) };
+      const requester = { address: request.ip, audit: deps.audit, locale: localeOf(request) };
       const confirmed = ticket === undefined ? undefined : await confirmEmail(deps, realm, ticket, requester);
       const t = messagesOf(request);
       const page = confirmed

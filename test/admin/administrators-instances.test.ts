@@ -164,13 +164,13 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
     await notificationsSettled();
     const read = await adminCall(t.app, bearer, url);
     expect(read.statusCode, read.body).toBe(200);
-    await t.app.audit.flush();
+    await t.audit.flush();
     const statements: string[] = [];
     recording = statements;
     try {
       const response = await adminCall(t.app, bearer, url, method, body);
       expect(response.statusCode, response.body).toBeLessThan(300);
-      await t.app.audit.flush();
+      await t.audit.flush();
       return statements;
     } finally {
       recording = undefined;

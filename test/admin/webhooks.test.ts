@@ -51,8 +51,8 @@ describe('webhooks', () => {
     app.inject({ method: 'PUT', url: `/admin/realms/${realm}/webhooks/${name}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
   /** Every due delivery tried once, after the audit rows written so far are stored. */
   const deliver = async () => {
-    await t.app.audit.flush();
-    return t.app.outbox.tick();
+    await t.audit.flush();
+    return t.outbox.tick();
   };
 
   it('is created, read, listed, replaced and deleted; its secret is never answered', async () => {
@@ -211,7 +211,7 @@ describe('webhooks', () => {
 describe('webhooks on two instances', () => {
   it('deliver each event once, whichever instance tries', async () => {
     const receiver = await startReceiver();
-    const { a, b, close } = await startTwoInstances({ outboundAllow: ['127.0.0.1'] });
+    const { a, b, services, close } = await startTwoInstances({ outboundAllow: ['127.0.0.1'] });
     try {
       const admin = (app: typeof a, method: 'POST' | 'PUT', url: string, payload: object) =>
         app.inject({ method, url: `/admin${url}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload });
@@ -220,13 +220,13 @@ describe('webhooks on two instances', () => {
       for (const name of ['ann', 'ben', 'cat', 'dan']) {
         await admin(name < 'c' ? a : b, 'POST', '/realms/pair/users', { username: name, password: 'a long passphrase of theirs' });
       }
-      await Promise.all([a.audit.flush(), b.audit.flush()]);
+      await Promise.all([services.a.audit.flush(), services.b.audit.flush()]);
       // Both claim at once: each entry is taken by one of them (a tick of one instance is one claim).
-      const [byA, byB] = await Promise.all([a.outbox.tick(), b.outbox.tick()]);
+      const [byA, byB] = await Promise.all([services.a.outbox.tick(), services.b.outbox.tick()]);
       expect(byA + byB).toBe(4);
       await receiver.waitFor(4);
-      expect(await a.outbox.tick()).toBe(0);
-      expect(await b.outbox.tick()).toBe(0);
+      expect(await services.a.outbox.tick()).toBe(0);
+      expect(await services.b.outbox.tick()).toBe(0);
       expect(receiver.received).toHaveLength(4);
       const names = receiver.received.map((delivery) => JSON.parse(delivery.body).details.username).sort();
       expect(names).toEqual(['ann', 'ben', 'cat', 'dan']);

@@ -436,7 +436,7 @@ describe('audit events recorded', () => {
       expect((await refresh(tokens.refresh_token)).statusCode).toBe(200);
       expect((await storedIssuance(realm)).at(-1)).toMatchObject({ grant_type: 'refresh_token', tokens: ['access_token', 'refresh_token', 'id_token'] });
       expect((await refresh(tokens.refresh_token)).statusCode).toBe(400);
-      await t.app.audit.flush();
+      await t.audit.flush();
       expect((await storedIssuance(realm)).map((row) => row.grant_type)).toEqual(['client_credentials', 'authorization_code', 'refresh_token']);
     });
 
@@ -444,7 +444,7 @@ describe('audit events recorded', () => {
       const realm = await unlimitedRealm(t, { stateless_tokens: true });
       const created = await t.admin.createClient(realm, { grant_types: ['client_credentials'] });
       expect((await clientCredentials(t.app, realm, { clientId: created.client_id, secret: created.client_secret as string })).statusCode).toBe(200);
-      await t.app.audit.flush();
+      await t.audit.flush();
       expect(await storedIssuance(realm)).toEqual([{ grant_type: 'client_credentials', tokens: ['jwt_access_token'], lifetime: 90 * 24 * 3600 }]);
     });
   });

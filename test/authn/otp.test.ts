@@ -256,7 +256,7 @@ describe('the otp sign-in step', () => {
     expect((await t.store.oneTimeCodes.totp(s.realm, s.user.sub))?.confirmedAt).toBeUndefined();
 
     // The core records the failure with the person the password identified, whichever driver ran it.
-    await t.app.audit.flush();
+    await t.audit.flush();
     const failed = (await t.admin.request('GET', `/realms/${s.realm}/events?type=sign_in.failed`)).json().events[0];
     expect(failed).toMatchObject({ user_id: s.user.sub, details: { via: 'password_grant', step: 'otp', reason: 'wrong_credentials' } });
 

@@ -12,7 +12,7 @@ const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(
 
 /**
  * The risk step knows an address by its network, as the per-address limits do
- * (src/rate-limits/address-key.ts): an IPv6 host that moves within its /64 has not moved.
+ * (src/address-key.ts): an IPv6 host that moves within its /64 has not moved.
  */
 describe('the risk step, by network', () => {
   let t: TestApp;

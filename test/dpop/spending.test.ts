@@ -31,7 +31,7 @@ describe('DPoP jti spent with the token (RFC 9449 §11.1)', () => {
       });
     const count = async (sql: string) => (await t.store.db.query<{ n: number }>(sql, [realm])).rows[0]!.n;
     const issued = async () => {
-      await t.app.audit.flush();
+      await t.audit.flush();
       return {
         tokens: await count('SELECT count(*)::int AS n FROM tokens WHERE realm = $1'),
         events: await count("SELECT count(*)::int AS n FROM audit_events WHERE realm = $1 AND type = 'token.issued'"),

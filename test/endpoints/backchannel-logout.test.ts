@@ -139,7 +139,7 @@ describe('back-channel logout (CONTRACT.md §12)', () => {
     await obtainCode(browser, realm, { clientId: quietClientId, ...who });
     const before = receiver.received.length;
     expect((await t.admin.request('DELETE', `${userPath(who.username)}/sessions`)).statusCode).toBe(204);
-    await t.app.outbox.tick();
+    await t.outbox.tick();
     expect(receiver.received.length).toBe(before);
     const queued = await t.store.db.query('SELECT 1 FROM outbox WHERE payload->>\'client_id\' = $1', [quietClientId]);
     expect(queued.rows).toHaveLength(0);
@@ -179,20 +179,20 @@ describe('back-channel logout delivery: retries, SSRF guard', () => {
     receiver.answer = (number) => (number <= 2 ? 503 : 200);
     await t.admin.request('DELETE', `/realms/${s.realm}/users/${s.username}/sessions`);
 
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     // Not due again before its backoff.
     ahead += backoffMs(1) - 1_000;
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
     ahead += 1_000;
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received).toHaveLength(2);
     ahead += backoffMs(2);
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received).toHaveLength(3);
     // Acknowledged with a 2xx: never sent again, however long after.
     ahead += 3 * 60 * 60_000;
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
     expect(receiver.received).toHaveLength(3);
 
     const tokens = await Promise.all(receiver.received.map((r) => verifiedLogoutToken(t, s.realm, s.clientId, r.body)));
@@ -209,16 +209,16 @@ describe('back-channel logout delivery: retries, SSRF guard', () => {
     const start = ahead;
     let tries = 0;
     while (ahead - start < 60 * 60_000) {
-      tries += await t.app.outbox.tick();
+      tries += await t.outbox.tick();
       ahead += 60_000;
     }
     // Still due after the hour: one more try, which gives up.
     ahead += 15 * 60_000;
-    tries += await t.app.outbox.tick();
+    tries += await t.outbox.tick();
     expect(tries).toBeGreaterThan(5);
     expect(receiver.received.length - before).toBe(tries);
     ahead += 60 * 60_000;
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
     const row = await t.store.db.query<{ abandoned: boolean }>(
       'SELECT abandoned_at IS NOT NULL AS abandoned FROM outbox WHERE realm = $1',
       [s.realm],
@@ -234,7 +234,7 @@ describe('back-channel logout delivery: retries, SSRF guard', () => {
       await signIn(guarded, realm, setup.clientId, { username: setup.username, password: setup.password });
       const before = receiver.received.length;
       await guarded.admin.request('DELETE', `/realms/${realm}/users/${setup.username}/sessions`);
-      expect(await guarded.app.outbox.tick()).toBe(1);
+      expect(await guarded.outbox.tick()).toBe(1);
       expect(receiver.received.length).toBe(before);
       const row = await guarded.store.db.query<{ last_failure: string; pending: boolean }>(
         'SELECT last_failure, delivered_at IS NULL AS pending FROM outbox WHERE realm = $1',

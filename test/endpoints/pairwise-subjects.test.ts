@@ -160,7 +160,7 @@ describe('pairwise subject identifiers', () => {
     const ended = await browser.get(`${realmPath(realm)}/connect/endSession?id_token_hint=${tokens.json().id_token}`);
     expect(ended.statusCode).toBe(200);
     expect(await t.store.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [person.sub])).toMatchObject({ rows: [] });
-    await t.app.outbox.tick();
+    await t.outbox.tick();
     const received = await receiver.waitFor(before + 1, 10_000);
     const logoutToken = new URLSearchParams(received[before]!.body).get('logout_token')!;
     expect(decodeJwt(logoutToken)).toMatchObject({ sub, aud: pairwise.clientId });

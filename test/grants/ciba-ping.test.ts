@@ -79,10 +79,10 @@ describe('CIBA ping mode', () => {
     const authReqId = await requested(realm, client, user, token);
     const before = receiver.received.length;
     // Nothing to tell before the person answers.
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
 
     await decide(realm, user, 'allow');
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     const ping = receiver.received[before]!;
     expect(ping.path).toBe('/ciba/notify?tenant=a');
     expect(ping.headers.authorization).toBe(`Bearer ${token}`);
@@ -96,7 +96,7 @@ describe('CIBA ping mode', () => {
     const { payload } = await jwtVerify(tokens.json().id_token as string, createLocalJWKSet(jwks.json()), { issuer: issuerOf(realm), audience: client.clientId });
     expect(payload.sub).toBe(user.sub);
     // Acknowledged: never sent again; the tokens went to that one poll.
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
     expect(receiver.received.length).toBe(before + 1);
     expect((await poll(realm, client, authReqId)).json()).toMatchObject({ error: 'invalid_grant' });
   });
@@ -106,7 +106,7 @@ describe('CIBA ping mode', () => {
     const authReqId = await requested(realm, client, user, 'deny-token');
     const before = receiver.received.length;
     await decide(realm, user, 'deny');
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received[before]!.headers.authorization).toBe('Bearer deny-token');
     expect(JSON.parse(receiver.received[before]!.body)).toEqual({ auth_req_id: authReqId });
     const denied = await poll(realm, client, authReqId);
@@ -131,13 +131,13 @@ describe('CIBA ping mode', () => {
     expect(JSON.stringify(queued.rows)).not.toContain(token);
     expect(JSON.stringify(queued.rows)).not.toContain(authReqId);
     // A sealed value moved to another request does not open: that ping is given up, not sent with another's secrets.
-    await t.app.outbox.tick();
+    await t.outbox.tick();
     const other = await setup();
     await requested(other.realm, other.client, other.user, 'other-token');
     await t.store.db.query('UPDATE pending_authorizations SET notification_sealed = $1 WHERE realm = $2', [sealed, other.realm]);
     const before = receiver.received.length;
     await decide(other.realm, other.user, 'allow');
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received.length).toBe(before);
     const given = await t.store.db.query("SELECT abandoned_at IS NOT NULL AS given_up FROM outbox WHERE realm = $1 AND kind = 'ciba_ping'", [other.realm]);
     expect(given.rows).toEqual([{ given_up: true }]);
@@ -150,11 +150,11 @@ describe('CIBA ping mode', () => {
     const before = receiver.received.length;
     receiver.answer = (number) => (number === before + 1 ? 503 : 204);
     try {
-      expect(await t.app.outbox.tick()).toBe(1);
+      expect(await t.outbox.tick()).toBe(1);
       ahead += backoffMs(1);
-      expect(await t.app.outbox.tick()).toBe(1);
+      expect(await t.outbox.tick()).toBe(1);
       ahead += backoffMs(2);
-      expect(await t.app.outbox.tick()).toBe(0);
+      expect(await t.outbox.tick()).toBe(0);
     } finally {
       receiver.answer = () => 200;
     }
@@ -183,7 +183,7 @@ describe('CIBA ping mode', () => {
       await requested(realm, client, user, 'unused');
       const before = receiver.received.length;
       await decide(realm, user, 'allow');
-      expect(await t.app.outbox.tick()).toBe(0);
+      expect(await t.outbox.tick()).toBe(0);
       expect(receiver.received.length).toBe(before);
     });
   });

@@ -91,10 +91,10 @@ describe('CIBA push mode', () => {
     const authReqId = await requested(t.app, realm, client, user, token);
     const before = receiver.received.length;
     // Its entry waits for the answer (or the expiry): nothing is due yet.
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
 
     await decide(t.app, realm, user, 'allow');
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     const push = receiver.received[before]!;
     expect(push.path).toBe('/ciba/push');
     expect(push.headers.authorization).toBe(`Bearer ${token}`);
@@ -126,7 +126,7 @@ describe('CIBA push mode', () => {
     expect(polled.statusCode).toBe(400);
     expect(polled.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/push/) });
     // Acknowledged: never sent again.
-    expect(await t.app.outbox.tick()).toBe(0);
+    expect(await t.outbox.tick()).toBe(0);
     expect(receiver.received.length).toBe(before + 1);
   });
 
@@ -137,7 +137,7 @@ describe('CIBA push mode', () => {
     await decide(t.app, realm, user, 'allow');
     expect((await poll(realm, client, authReqId)).json()).toMatchObject({ error: 'invalid_grant' });
     const before = receiver.received.length;
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(JSON.parse(receiver.received[before]!.body)).toMatchObject({ access_token: expect.any(String), auth_req_id: authReqId });
   });
 
@@ -146,7 +146,7 @@ describe('CIBA push mode', () => {
     const authReqId = await requested(t.app, realm, client, user, 'deny-token');
     const before = receiver.received.length;
     await decide(t.app, realm, user, 'deny');
-    expect(await t.app.outbox.tick()).toBe(1);
+    expect(await t.outbox.tick()).toBe(1);
     expect(receiver.received[before]!.headers.authorization).toBe('Bearer deny-token');
     expect(JSON.parse(receiver.received[before]!.body)).toEqual({ error: 'access_denied', error_description: expect.any(String), auth_req_id: authReqId });
     const tokens = await t.store.db.query("SELECT 1 FROM tokens WHERE realm = $1 AND kind = 'access_token'", [realm]);
@@ -160,7 +160,7 @@ describe('CIBA push mode', () => {
     await t.store.db.query("UPDATE pending_authorizations SET expires_at = now() - interval '1 second' WHERE realm = $1", [realm]);
     ahead += 700_000; // past the request's expiry (ciba_lifetime 600 s), as the outbox's clock sees it
     try {
-      expect(await t.app.outbox.tick()).toBeGreaterThanOrEqual(1);
+      expect(await t.outbox.tick()).toBeGreaterThanOrEqual(1);
     } finally {
       ahead -= 700_000;
     }
@@ -175,12 +175,12 @@ describe('CIBA push mode', () => {
     const before = receiver.received.length;
     receiver.answer = (number) => (number === before + 1 ? 500 : 204);
     try {
-      expect(await t.app.outbox.tick()).toBe(1);
-      expect(await t.app.outbox.tick()).toBe(0); // not before the backoff
+      expect(await t.outbox.tick()).toBe(1);
+      expect(await t.outbox.tick()).toBe(0); // not before the backoff
       ahead += backoffMs(1);
-      expect(await t.app.outbox.tick()).toBe(1);
+      expect(await t.outbox.tick()).toBe(1);
       ahead += backoffMs(2);
-      expect(await t.app.outbox.tick()).toBe(0);
+      expect(await t.outbox.tick()).toBe(0);
     } finally {
       receiver.answer = () => 200;
     }
@@ -200,7 +200,7 @@ describe('CIBA push mode', () => {
     const before = receiver.received.length;
     receiver.answer = () => 503;
     try {
-      expect(await t.app.outbox.tick()).toBe(1);
+      expect(await t.outbox.tick()).toBe(1);
     } finally {
       receiver.answer = () => 200;
     }
@@ -266,7 +266,7 @@ describe('CIBA push mode on two instances', () => {
       const { realm, user, client } = await pushSetup(a, receiver);
       const authReqId = await requested(a, realm, client, user, 'twice');
       await decide(b, realm, user, 'allow');
-      const ticks = await Promise.all([a.outbox.tick(), b.outbox.tick()]);
+      const ticks = await Promise.all([instances.services.a.outbox.tick(), instances.services.b.outbox.tick()]);
       expect(ticks.sort()).toEqual([0, 1]);
       expect(receiver.received).toHaveLength(1);
       const body = JSON.parse(receiver.received[0]!.body) as Pushed;
@@ -274,8 +274,8 @@ describe('CIBA push mode on two instances', () => {
       // The token minted on one instance is known to the other.
       const active = await introspect(a, realm, client, body.access_token!);
       expect(active.json()).toMatchObject({ active: true });
-      expect(await a.outbox.tick()).toBe(0);
-      expect(await b.outbox.tick()).toBe(0);
+      expect(await instances.services.a.outbox.tick()).toBe(0);
+      expect(await instances.services.b.outbox.tick()).toBe(0);
       expect(receiver.received).toHaveLength(1);
     } finally {
       await instances.close();

@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_BODY_LIMIT } from '../../src/admin/body-limit.js';
-import { OAUTH_BODY_LIMIT } from '../../src/endpoints/index.js';
+import { OAUTH_BODY_LIMIT } from '../../src/realms/issuer-paths.js';
 import { REGISTRATION_BODY_LIMIT } from '../../src/endpoints/client-registration.js';
 import { FORM_LIMITS } from '../../src/http/form-params.js';
-import { MAX_JSON_DEPTH } from '../../src/http/input-limits.js';
+import { MAX_JSON_DEPTH } from '../../src/json-depth.js';
 import {
   ADMIN_TOKEN,
   BUDGET,

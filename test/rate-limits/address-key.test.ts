@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressKey } from '../../src/rate-limits/address-key.js';
+import { addressKey } from '../../src/address-key.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { TestBrowser } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { assembleApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { ADMIN_TOKEN, AdminClient, BASE_URL, type TestApp, startTestApp } from '../support/app.js';
@@ -116,9 +116,12 @@ describe('TRUST_PROXY: forwarded headers only from the listed load balancers', (
     const config = loadConfig({ BASE_URL, TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8 ,fd00:1::/32', CLIENT_CERT_HEADER: 'X-SSL-Client-Cert' });
     const testDb = await createTestDb();
     const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
-    app = await buildApp({ config, store, encryption, adminTokenHash: adminToken.hash, cleanup: false });
+    const assembled = await assembleApp({ config, store, encryption, adminTokenHash: adminToken.hash, cleanup: false });
+    app = assembled.app;
     t = {
       app,
+      audit: assembled.audit,
+      outbox: assembled.outbox,
       store,
       encryption,
       baseUrl: BASE_URL,

@@ -85,7 +85,7 @@ describe('timing-safe comparison of secrets', () => {
         ['grants/id-jag-issuance.ts', 'type === TOKEN_TYPES.*: token type URNs (RFC 8693 §3), public'],
         ['grants/transaction-token.ts', 'subject_token_type !== TOKEN_TYPES.accessToken: a token type URN (RFC 8693 §3), public'],
         ['admin/console/browser/settings.ts', "name === TRANSACTION_TOKENS: the name of a realm setting, public"],
-        ['records/client.ts', "token_endpoint_auth_method: a client's authentication method, public"],
+        ['records/client-changes.ts', "token_endpoint_auth_method: a client's authentication method, public"],
         ['admin/realm-data/import-identity-providers.ts', "a provider's secret against the document's: the admin API's caller holds the admin token and sent that secret"],
         ['admin/realm-data/import-people.ts', "a password hash against the document's: the admin API's caller holds the admin token and sent that hash"],
         ['dpop/presentation.ts', 'proof.thumbprint !== boundKey: the RFC 7638 thumbprint of a public key, public'],

@@ -86,12 +86,12 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   }
 
   async function step(steps: Step[], name: string, send: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
-    await t.app.audit.flush(); // the rows of what came before (the person's creation) are not the step's
+    await t.audit.flush(); // the rows of what came before (the person's creation) are not the step's
     const statements: string[] = [];
     recording = statements;
     try {
       const response = await send();
-      await t.app.audit.flush();
+      await t.audit.flush();
       steps.push({ name, statements });
       return response;
     } finally {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AssembledApp, assembleApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
@@ -32,6 +32,10 @@ export const NO_RATE_LIMITS = {
 
 export interface TestApp {
   app: FastifyInstance;
+  /** The app's audit trail: tests flush it before they read the events of another instance or of the database. */
+  audit: AssembledApp['audit'];
+  /** The app's outbox: tests deliver it with `tick()`. */
+  outbox: AssembledApp['outbox'];
   store: Store;
   /** The MASTER_KEY's encryption of the app's keys: for tests that sign as the realm does. */
   encryption: KeyEncryption;
@@ -58,7 +62,7 @@ export async function startTestApp(
     mail?: MailSettings;
     /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
     adminPort?: AdminPort;
-    /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `app.outbox.tick()`. */
+    /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `outbox.tick()`. */
     outbox?: OutboxOptions;
   } = {},
 ): Promise<TestApp> {
@@ -66,7 +70,7 @@ export async function startTestApp(
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
-  const app = await buildApp({
+  const { app, audit, outbox } = await assembleApp({
     config: {
       baseUrl,
       trustProxy: false,
@@ -88,6 +92,8 @@ export async function startTestApp(
   if (port) await app.listen({ port, host: '127.0.0.1' });
   return {
     app,
+    audit,
+    outbox,
     store,
     encryption,
     baseUrl,
@@ -154,20 +160,27 @@ export function freePort(): Promise<number> {
  * PostgreSQL each has its own pool (and so its own LISTEN connection); on PGlite they share
  * the one embedded database.
  */
-export async function startTwoInstances(options: { baseUrl?: string; outboundAllow?: readonly string[] } = {}): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
+export async function startTwoInstances(options: { baseUrl?: string; outboundAllow?: readonly string[] } = {}): Promise<{
+  a: FastifyInstance;
+  b: FastifyInstance;
+  /** Each instance's audit trail and outbox, for tests that flush or deliver them. */
+  services: { a: Omit<AssembledApp, 'app'>; b: Omit<AssembledApp, 'app'> };
+  close(): Promise<void>;
+}> {
   const testDb = await createTestDb({ migrated: true });
   const masterKey = randomBytes(32);
   const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
   const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) };
-  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false });
+  const { app: a, ...servicesOfA } = await assembleApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false });
+  const { app: b, ...servicesOfB } = await assembleApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false });
   return {
     a,
     b,
+    services: { a: servicesOfA, b: servicesOfB },
     async close() {
       await b.close();
       await a.close();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OAuthError } from '../../errors.js';
-import { MAX_JSON_DEPTH, briefProblems, nestsDeeperThan, printable } from '../../http/input-limits.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
+import { briefProblems, printable } from '../../http/input-limits.js';
 import { TrustedIssuerCreateSchema } from '../../records/trusted-issuer.js';
 import { ClientCreateSchema } from '../../records/client.js';
 import { IdentityProviderCreateSchema } from '../../records/identity-provider.js';

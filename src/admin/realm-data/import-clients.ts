@@ -1,4 +1,5 @@
-import { type ClientMetadata, ClientRecordError, newClientMetadata, usesClientSecret } from '../../records/client.js';
+import { type ClientMetadata, usesClientSecret } from '../../records/client.js';
+import { ClientRecordError, newClientMetadata } from '../../records/client-changes.js';
 import { scopeNames } from '../../records/scope.js';
 import type { Client } from '../../store/clients.js';
 import type { StoreTransaction } from '../../store/index.js';

@@ -1,4 +1,4 @@
-import type { Text } from '../../pages/i18n/index.js';
+import type { Text } from '../../records/text.js';
 import type { Store } from '../../store/index.js';
 import type { KeyEncryption } from '../../tokens/key-encryption.js';
 import { OTP_AMR, RECOVERY_CODE_AMR, base32Of, hasConfirmedTotp, issuerLabel, otpauthUri, pendingTotpSecret, verifyOneTimeCode } from '../otp.js';

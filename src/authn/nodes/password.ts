@@ -1,4 +1,4 @@
-import type { Text } from '../../pages/i18n/index.js';
+import type { Text } from '../../records/text.js';
 import type { UserStore } from '../../store/users.js';
 import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password-verification.js';
 import type { NodeRunner } from './node.js';

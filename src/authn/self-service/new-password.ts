@@ -1,4 +1,4 @@
-import type { Text } from '../../pages/i18n/index.js';
+import type { Text } from '../../records/text.js';
 import type { RealmSettings } from '../../records/realm-settings.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../password-policy.js';
 

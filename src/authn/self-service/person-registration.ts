@@ -1,6 +1,6 @@
 import { addressTakenMail, mailedLink, realmLabel } from '../../mail/messages.js';
-import type { Text } from '../../pages/i18n/index.js';
-import { addressKey } from '../../rate-limits/address-key.js';
+import type { Text } from '../../records/text.js';
+import { addressKey } from '../../address-key.js';
 import { tooManyFromAddress } from '../../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../../records/realm.js';
 import type { Claims, User } from '../../store/users.js';

@@ -1,5 +1,5 @@
 import { mailedLink, passwordResetMail, realmLabel } from '../../mail/messages.js';
-import type { Text } from '../../pages/i18n/index.js';
+import type { Text } from '../../records/text.js';
 import type { Locale } from '../../records/locales.js';
 import type { RequestRealm } from '../../records/realm.js';
 import { hashPassword } from '../password-hashing.js';
