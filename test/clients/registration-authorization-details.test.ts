@@ -4,8 +4,6 @@ import { type TestApp, NO_RATE_LIMITS, startTestApp } from '../support/app.js';
 import { PAYMENT, PAYMENT_TYPES } from '../support/authorization-details.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 
-const REDIRECT = 'https://app.example/callback';
-
 type Registered = { client_id: string; client_secret: string; registration_access_token: string } & Record<string, unknown>;
 
 /**
