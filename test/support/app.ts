@@ -13,6 +13,7 @@ import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
+import type { Db } from '../../src/store/db.js';
 import { createTestDb } from './store.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -154,7 +155,9 @@ export function freePort(): Promise<number> {
  * PostgreSQL each has its own pool (and so its own LISTEN connection); on PGlite they share
  * the one embedded database.
  */
-export async function startTwoInstances(options: { baseUrl?: string; outboundAllow?: readonly string[] } = {}): Promise<{ a: FastifyInstance; b: FastifyInstance; close(): Promise<void> }> {
+export async function startTwoInstances(
+  options: { baseUrl?: string; outboundAllow?: readonly string[] } = {},
+): Promise<{ a: FastifyInstance; b: FastifyInstance; db: Db; close(): Promise<void> }> {
   const testDb = await createTestDb({ migrated: true });
   const masterKey = randomBytes(32);
   const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
@@ -168,6 +171,8 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
   return {
     a,
     b,
+    /** The database both share, as the first instance reaches it. */
+    db: testDb.db,
     async close() {
       await b.close();
       await a.close();

@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, realmPath } from '../support/oauth.js';
+import { Invalidations } from '../support/invalidations.js';
 import { type TestUser, createUser, passwordTokens, refreshGrant, tokenRequest } from '../support/users.js';
 import { expectAdminError } from '../admin/helpers.js';
 
@@ -319,11 +320,16 @@ describe('claims from scopes', () => {
 
 describe('claims from scopes on two instances', () => {
   let instances: Awaited<ReturnType<typeof startTwoInstances>>;
+  let invalidations: Invalidations;
 
   beforeAll(async () => {
+    invalidations = Invalidations.watch();
     instances = await startTwoInstances();
   });
-  afterAll(() => instances?.close());
+  afterAll(async () => {
+    invalidations?.stop();
+    await instances?.close();
+  });
 
   it('a role given on one instance shows in the next token of the other; a scope\'s new mapping too', async () => {
     const { a, b } = instances;
@@ -339,6 +345,7 @@ describe('claims from scopes on two instances', () => {
     // B's cached scopes are dropped by the change's notification, which arrives as the change commits.
     expect(await token(b, 'plain')).not.toHaveProperty('team');
     await adminA.request('PUT', '/realms/shared/scopes/plain', { description: 'x', claims: [{ name: 'team', source: 'groups', tokens: ['access_token'] }] });
+    await invalidations.settled(instances.db, 2);
     const deadline = Date.now() + 2_000;
     let claims = await token(b, 'plain');
     while (claims.team === undefined && Date.now() < deadline) {
