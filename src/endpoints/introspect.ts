@@ -126,13 +126,12 @@ async function personAsSeenBy(
   token: ActiveToken & { userId: string },
   username: string,
 ): Promise<{ sub: string; username?: string; hideActor: boolean }> {
-  if (caller.subject_type === 'pairwise') {
-    const tokenClient = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
-    const sameSector = tokenClient !== undefined && tokenClient.subject_type === 'pairwise' && sectorOf(tokenClient) === sectorOf(caller);
-    return { sub: deps.subjects.for(caller, token.userId), hideActor: !sameSector };
-  }
   const tokenClient = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
-  return { sub: tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId), username, hideActor: false };
+  if (caller.subject_type !== 'pairwise') {
+    return { sub: tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId), username, hideActor: false };
+  }
+  const sameSector = tokenClient?.subject_type === 'pairwise' && sectorOf(tokenClient) === sectorOf(caller);
+  return { sub: deps.subjects.for(caller, token.userId), hideActor: !sameSector };
 }
 
 /**
