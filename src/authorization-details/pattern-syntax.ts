@@ -18,6 +18,10 @@ export class UnsupportedPattern extends Error {}
 /** A repetition without an upper bound. */
 export const UNBOUNDED = Number.POSITIVE_INFINITY;
 
+/** A surrogate pair written as two `\u` escapes, and a repetition's bounds, read where the reader stands. */
+const SURROGATE_PAIR = /\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}/y;
+const BOUNDS = /\{(\d+)(,(\d*))?\}/y;
+
 /** Characters that end an alternative or cannot start an atom. */
 const SYNTAX = new Set(['|', ')', '*', '+', '?', '{']);
 
@@ -92,6 +96,12 @@ class Reader {
     return { kind: 'atom', source: this.take(this.at + String.fromCodePoint(this.source.codePointAt(this.at)!).length) };
   }
 
+  /** `sticky` (a regular expression with the `y` flag) matched at the current position. */
+  private matchesHere(sticky: RegExp): RegExpExecArray | null {
+    sticky.lastIndex = this.at;
+    return sticky.exec(this.source);
+  }
+
   private take(end: number): string {
     const text = this.source.slice(this.at, end);
     this.at = end;
@@ -123,7 +133,8 @@ class Reader {
     const c = this.peek(1);
     if ((c >= '1' && c <= '9') || c === 'k') throw new UnsupportedPattern('uses a backreference, which cannot be matched in linear time');
     if (c === 'p' || c === 'P' || (c === 'u' && this.peek(2) === '{')) return this.source.indexOf('}', this.at) + 1;
-    if (c === 'u') return this.at + 6;
+    // With the `u` flag, `\uD83D\uDE00` (a surrogate pair) is one character.
+    if (c === 'u') return this.matchesHere(SURROGATE_PAIR) ? this.at + 12 : this.at + 6;
     if (c === 'x') return this.at + 4;
     if (c === 'c') return this.at + 3;
     return this.at + 2;
@@ -137,7 +148,7 @@ class Reader {
       this.at++;
       [min, max] = c === '*' ? [0, UNBOUNDED] : c === '+' ? [1, UNBOUNDED] : [0, 1];
     } else if (c === '{') {
-      const match = /^\{(\d+)(,(\d*))?\}/.exec(this.source.slice(this.at))!;
+      const match = this.matchesHere(BOUNDS)!;
       this.at += match[0].length;
       min = Number(match[1]);
       max = match[2] === undefined ? min : match[3] === '' ? UNBOUNDED : Number(match[3]);

@@ -26,6 +26,7 @@ describe('LinearPattern', () => {
     ['^(a|)*b$', ['aaab', 'b', 'c']],
     ['^[^@\\s]+@[^@\\s]+$', ['a@b', '@b', 'a@b@c']],
     ['^\\u{1F600}\\x41\\u0042$', ['😀AB', 'AB']],
+    ['^\\uD83D\\uDE00+$', ['😀😀', '😀', '\uD83D']],
   ])('%s', (source, inputs) => {
     const linear = new LinearPattern(source);
     for (const input of inputs) expect(linear.test(input), input).toBe(new RegExp(source, 'u').test(input));
