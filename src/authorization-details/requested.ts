@@ -8,6 +8,11 @@ import type { RealmSettings } from '../records/realm-settings.js';
 const MAX_ENTRIES = 20;
 /** How deep its entries may nest. */
 const MAX_DEPTH = 8;
+/**
+ * The longest string or key an entry may hold: the schemas' patterns take time linear in it
+ * (src/authorization-details/linear-pattern.ts), and so do their formats.
+ */
+export const MAX_STRING_LENGTH = 1000;
 
 /** The client fields that say which types it may use (RFC 9396 §10 `authorization_details_types`). */
 export interface DetailsClient {
@@ -25,7 +30,7 @@ export function compiledTypesOf(settings: RealmSettings): CompiledTypes {
   const types = settings.authorization_details_types;
   let compiled = compiledBySettings.get(types);
   if (!compiled) {
-    compiled = compileTypes(types);
+    compiled = compileTypes(types, true);
     compiledBySettings.set(types, compiled);
   }
   return compiled;
@@ -53,6 +58,7 @@ export function checkedAuthorizationDetails(parsed: unknown, settings: RealmSett
   if (!Array.isArray(parsed) || parsed.length === 0) throw invalid('authorization_details must be a JSON array of at least one object');
   if (parsed.length > MAX_ENTRIES) throw invalid(`authorization_details holds more than ${MAX_ENTRIES} entries`);
   if (nestsDeeperThan(parsed, MAX_DEPTH)) throw invalid(`authorization_details nests deeper than ${MAX_DEPTH} levels`);
+  if (holdsLongerString(parsed, MAX_STRING_LENGTH)) throw invalid(`authorization_details holds a string or a key longer than ${MAX_STRING_LENGTH} characters`);
   const compiled = compiledTypesOf(settings);
   return parsed.map((entry: unknown, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalid(`entry ${index} must be an object`);
@@ -67,6 +73,13 @@ export function checkedAuthorizationDetails(parsed: unknown, settings: RealmSett
     }
     return entry as AuthorizationDetail;
   });
+}
+
+/** Whether a string or key of `value` (no deeper than MAX_DEPTH) is longer than `max`. */
+function holdsLongerString(value: unknown, max: number): boolean {
+  if (typeof value === 'string') return value.length > max;
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([key, child]) => key.length > max || holdsLongerString(child, max));
 }
 
 /**

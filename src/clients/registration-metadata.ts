@@ -125,7 +125,7 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
   if (grantTypes.includes('authorization_code') && (requested.redirect_uris ?? []).length === 0) {
     throw new RegistrationError('invalid_redirect_uri', 'redirect_uris: at least one is required for authorization_code');
   }
-  const beyondPolicy = policyProblems({ grant_types: grantTypes, scope: requested.scope ?? '' }, policy);
+  const beyondPolicy = policyProblems({ grant_types: grantTypes, scope: requested.scope ?? '', authorization_details_types: requested.authorization_details_types }, policy);
   if (beyondPolicy.length > 0) throw invalidMetadata(beyondPolicy.join('; '));
 
   const clientType = method === 'none' ? 'public' : 'confidential';

@@ -16,10 +16,16 @@ export const TOKEN_ONLY_GRANTS: ReadonlySet<GrantType> = new Set<GrantType>([
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ]);
 
-/** The grant types and scopes a self-registered client may ask for. */
+/** The grant types, scopes and RFC 9396 types a self-registered client may ask for. */
 export interface RegistrationPolicy {
   grantTypes: ReadonlySet<string>;
   scopes: ReadonlySet<string>;
+  /**
+   * The `authorization_details` types it may list: those the realm defines that its initial
+   * access token allows, and those it already has. A type lets a client ask for rights such
+   * as payments (with client credentials, no person's consent), so none comes by default.
+   */
+  authorizationDetailsTypes: ReadonlySet<string>;
 }
 
 /**
@@ -28,9 +34,9 @@ export interface RegistrationPolicy {
  * gave it is not widening.
  */
 export function registrationPolicy(
-  settings: Pick<RealmSettings, 'registration_grant_types' | 'registration_scopes'>,
+  settings: Pick<RealmSettings, 'registration_grant_types' | 'registration_scopes'> & Partial<Pick<RealmSettings, 'authorization_details_types'>>,
   allowance: RegistrationAllowance | undefined,
-  current?: Pick<ClientMetadata, 'grant_types' | 'scope'>,
+  current?: Pick<ClientMetadata, 'grant_types' | 'scope' | 'authorization_details_types'>,
 ): RegistrationPolicy {
   return {
     grantTypes: new Set<string>([
@@ -39,15 +45,23 @@ export function registrationPolicy(
       ...(current?.grant_types ?? []),
     ]),
     scopes: new Set([...settings.registration_scopes, ...scopeNames(allowance?.scope ?? ''), ...scopeNames(current?.scope ?? '')]),
+    authorizationDetailsTypes: new Set([
+      ...(allowance?.authorization_details_types ?? []).filter((type) => Object.hasOwn(settings.authorization_details_types ?? {}, type)),
+      ...(current?.authorization_details_types ?? []),
+    ]),
   };
 }
 
 /** What the record asks for beyond the policy, one problem per field (RFC 7591 §3.2.2 `invalid_client_metadata`). */
-export function policyProblems(record: Pick<ClientMetadata, 'grant_types' | 'scope'>, policy: RegistrationPolicy): string[] {
+export function policyProblems(record: Pick<ClientMetadata, 'grant_types' | 'scope' | 'authorization_details_types'>, policy: RegistrationPolicy): string[] {
   const problems: string[] = [];
   const grants = record.grant_types.filter((grant) => !policy.grantTypes.has(grant));
   if (grants.length > 0) problems.push(`grant_types: not allowed to a self-registered client without an initial access token that allows it: ${namedBriefly(grants)}`);
   const scopes = scopeNames(record.scope).filter((name) => !policy.scopes.has(name));
   if (scopes.length > 0) problems.push(`scope: not allowed to a self-registered client without an initial access token that allows it: ${namedBriefly(scopes)}`);
+  const types = (record.authorization_details_types ?? []).filter((type) => !policy.authorizationDetailsTypes.has(type));
+  if (types.length > 0) {
+    problems.push(`authorization_details_types: not allowed to a self-registered client without an initial access token that allows this realm's types: ${namedBriefly(types)}`);
+  }
   return problems;
 }

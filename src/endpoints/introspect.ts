@@ -13,7 +13,7 @@ import { type JwtAccessTokenVerifier, looksLikeJwt } from '../tokens/jwt-access-
 import type { ScopeClaims } from '../tokens/scope-claims.js';
 import { sha256 } from '../secrets.js';
 import type { RealmSigner } from '../tokens/signer.js';
-import type { Subjects } from '../tokens/subject.js';
+import { type Subjects, sectorOf } from '../tokens/subject.js';
 import { INTROSPECTION_JWT_TYPE, asksForIntrospectionJwt, signIntrospection } from './introspection-jwt.js';
 
 const INACTIVE = Object.freeze({ active: false });
@@ -113,18 +113,25 @@ async function usernameWhileActive(users: UserStore, realm: RequestRealm, token:
 }
 
 /**
- * The `sub` of the token's person as the token's client sees them (OpenID Connect Core §8): the
- * introspecting client's own token, or (with `introspect_any_token`) another client's, whose
- * record is read then only (cached, as every client's is: src/store/clients.ts).
+ * What the caller may be told of the token's person (OpenID Connect Core §8, CONTRACT.md §13).
+ * A public caller sees the `sub` of the token's client (read then only, cached as every client's
+ * is: src/store/clients.ts) and the username. A pairwise caller sees the person as it knows them
+ * (its own sector's `sub`), never the username nor a local or another sector's subject: of
+ * another client's token it learns no `act` unless that client shares its sector.
  */
-async function subjectOfPerson(
+async function personAsSeenBy(
   deps: { clients: Pick<ClientStore, 'get'>; subjects: Pick<Subjects, 'for'> },
   realm: RequestRealm,
   caller: Client,
   token: ActiveToken & { userId: string },
-): Promise<string> {
+  username: string,
+): Promise<{ sub: string; username?: string; hideActor: boolean }> {
   const tokenClient = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
-  return tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId);
+  if (caller.subject_type !== 'pairwise') {
+    return { sub: tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId), username, hideActor: false };
+  }
+  const sameSector = tokenClient?.subject_type === 'pairwise' && sectorOf(tokenClient) === sectorOf(caller);
+  return { sub: deps.subjects.for(caller, token.userId), hideActor: !sameSector };
 }
 
 /**
@@ -143,20 +150,21 @@ async function describe(
   const username = token.userId === undefined ? undefined : await usernameWhileActive(deps.users, realm, { ...token, userId: token.userId });
   if (token.userId !== undefined && username === undefined) return INACTIVE;
   const mapped = token.userId === undefined ? undefined : await deps.scopeClaims.claimsFor(realm.name, scopeNames(token.scope), token.userId, ['introspection']);
+  const person = token.userId === undefined || username === undefined ? undefined : await personAsSeenBy(deps, realm, client, { ...token, userId: token.userId }, username);
   return {
     ...mapped?.introspection,
     active: true,
     scope: token.scope,
     client_id: token.clientId,
-    ...(username === undefined ? {} : { username }),
-    sub: token.userId === undefined ? token.subject : await subjectOfPerson(deps, realm, client, { ...token, userId: token.userId }),
+    ...(person?.username === undefined ? {} : { username: person.username }),
+    sub: person?.sub ?? token.subject,
     token_type: token.tokenType,
     exp: token.expiresAt,
     iat: token.issuedAt,
     iss: realm.issuer,
     ...(token.audience === undefined ? {} : { aud: token.audience.length === 1 ? token.audience[0] : token.audience }),
     ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
-    ...(token.act === undefined ? {} : { act: token.act }),
+    ...(token.act === undefined || person?.hideActor ? {} : { act: token.act }),
     ...(token.authorizationDetails === undefined ? {} : { authorization_details: token.authorizationDetails }),
     realm: realm.name,
   };

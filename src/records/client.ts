@@ -198,4 +198,6 @@ export interface RegistrationAllowance {
   grant_types: GrantType[];
   /** Space-separated scope names. */
   scope: string;
+  /** RFC 9396 types of the realm's `authorization_details_types`; absent from allowances written before them: none. */
+  authorization_details_types?: string[];
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALIDATION_CHANNEL } from '../../src/store/cache.js';
 import { ADMIN_TOKEN, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import { Invalidations } from '../support/invalidations.js';
 import { type ServiceClient, basic, postForm, revoke } from '../support/oauth.js';
 import { testStoreKind } from '../support/store.js';
 
@@ -105,8 +105,7 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   let personToken: string;
   let recording: string[] | undefined;
   const originalQuery = pg.Client.prototype.query;
-  const originalEmit = pg.Client.prototype.emit;
-  const notified = new Set<string>();
+  let invalidations: Invalidations;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -131,28 +130,13 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
       recording?.push(typeof config === 'string' ? config : (config.text ?? String(config)));
       return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pg.Client.prototype.query;
-    pg.Client.prototype.emit = function (this: pg.Client, event: string | symbol, ...args: unknown[]) {
-      if (event === 'notification') notified.add((args[0] as pg.Notification).payload ?? '');
-      return originalEmit.apply(this, [event, ...args]);
-    } as typeof pg.Client.prototype.emit;
+    invalidations = Invalidations.watch();
   });
   afterAll(async () => {
     pg.Client.prototype.query = originalQuery;
-    pg.Client.prototype.emit = originalEmit;
+    invalidations?.stop();
     await t?.close();
   });
-
-  /**
-   * Waits until the app's listener has received every invalidation committed so far: PostgreSQL
-   * delivers a session's notifications in commit order, so a marker sent now arrives after them.
-   * Otherwise the warm call's own notification may land during the measured call and empty a
-   * cache that call has just filled.
-   */
-  async function notificationsSettled(): Promise<void> {
-    const marker = `settled|${Math.random()}`;
-    await t.store.db.query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, marker]);
-    await expect.poll(() => notified.has(marker), { interval: 5, timeout: 5_000 }).toBe(true);
-  }
 
   /**
    * The statements of a call made a second time, with its audit rows. The first call, once its
@@ -161,7 +145,9 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   async function statementsOf(bearer: string, url: string, method: 'GET' | 'PUT' | 'PATCH' = 'GET', body?: object): Promise<string[]> {
     const warm = await adminCall(t.app, bearer, url, method, body);
     expect(warm.statusCode, warm.body).toBeLessThan(300);
-    await notificationsSettled();
+    // Otherwise the warm call's own notification may land during the measured call and empty a
+    // cache that call has just filled.
+    await invalidations.settled(t.store.db);
     const read = await adminCall(t.app, bearer, url);
     expect(read.statusCode, read.body).toBe(200);
     await t.audit.flush();

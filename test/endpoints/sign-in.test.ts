@@ -18,6 +18,7 @@ import {
   rowsOf,
 } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, hiddenInputs, location, pkce } from '../support/flow.js';
+import { Invalidations } from '../support/invalidations.js';
 import { postForm, realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 
@@ -366,8 +367,10 @@ describe('two instances on an http BASE_URL', () => {
   let b: FastifyInstance;
   let baseUrl: string;
   let admin: AdminClient;
+  let invalidations: Invalidations;
 
   beforeAll(async () => {
+    invalidations = Invalidations.watch();
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     instances = await startTwoInstances({ baseUrl });
@@ -375,7 +378,10 @@ describe('two instances on an http BASE_URL', () => {
     await a.listen({ port, host: '127.0.0.1' });
     admin = new AdminClient(a);
   });
-  afterAll(() => instances?.close());
+  afterAll(async () => {
+    invalidations?.stop();
+    await instances?.close();
+  });
 
   it('sets the cookies without Secure, and the pages and redirects use that BASE_URL', async () => {
     await admin.createRealm('plain');
@@ -449,22 +455,11 @@ describe('two instances on an http BASE_URL', () => {
     const realmPatched = await admin.request('PATCH', '/realms/changing', { settings: { require_par: true } });
     expect(realmPatched.statusCode).toBe(200);
 
-    // PostgreSQL delivers the invalidations asynchronously, one notification each: allow them a moment.
-    const deadline = Date.now() + 2000;
-    const untilArrived = async (request: () => Promise<LightMyRequestResponse>, arrived: (r: LightMyRequestResponse) => boolean) => {
-      let response = await request();
-      while (!arrived(response) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        response = await request();
-      }
-      return response;
-    };
-    const response = await untilArrived(() => authorize(onB, 'changing', codeRequest(flow.clientId)), (r) => r.statusCode === 400);
-    expectErrorPage(response);
-    const other = await untilArrived(
-      () => authorize(onB, 'changing', codeRequest(flow.clientId, { redirect_uri: 'https://app.example/other' })),
-      (r) => r.headers.location?.toString().startsWith('https://app.example/other') === true,
-    );
+    // PostgreSQL delivers the invalidations asynchronously, one notification each: once both
+    // instances have handled them (test/support/invalidations.ts), B holds the changes.
+    await invalidations.settled(instances.db, 2);
+    expectErrorPage(await authorize(onB, 'changing', codeRequest(flow.clientId)));
+    const other = await authorize(onB, 'changing', codeRequest(flow.clientId, { redirect_uri: 'https://app.example/other' }));
     expectRedirectError(other, { error: 'invalid_request', iss: issuerOf('changing', baseUrl), redirectUri: 'https://app.example/other' });
   });
 });

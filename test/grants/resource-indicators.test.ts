@@ -18,6 +18,7 @@ import {
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
 import { keyPair } from '../support/keys.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
+import { Invalidations } from '../support/invalidations.js';
 import { createUser, tokenRequest } from '../support/users.js';
 
 /**
@@ -360,13 +361,19 @@ describe('registered resources and resource indicators (RFC 8707)', () => {
 
 describe('registered resources on two instances', () => {
   let instances: Awaited<ReturnType<typeof startTwoInstances>>;
+  let invalidations: Invalidations;
   beforeAll(async () => {
+    invalidations = Invalidations.watch();
     instances = await startTwoInstances();
   });
-  afterAll(() => instances?.close());
+  afterAll(async () => {
+    invalidations?.stop();
+    await instances?.close();
+  });
 
   /** B's cached resources are dropped by the change's notification, which arrives as the change commits. */
   async function eventually(check: () => Promise<number>, status: number): Promise<void> {
+    await invalidations.settled(instances.db, 2);
     const deadline = Date.now() + 2_000;
     while ((await check()) !== status && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await check()).toBe(status);

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { DpopKey } from '../support/dpop.js';
+import { Invalidations } from '../support/invalidations.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, pkce } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { testStoreKind } from '../support/store.js';
@@ -46,8 +47,10 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
 
   let recording: string[] | undefined;
   const originalQuery = pg.Client.prototype.query;
+  let invalidations: Invalidations;
 
   beforeAll(async () => {
+    invalidations = Invalidations.watch();
     t = await startTestApp();
     await t.admin.createRealm(realm, {});
     const created = await t.admin.createClient(realm, {
@@ -66,25 +69,21 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   });
   afterAll(async () => {
     pg.Client.prototype.query = originalQuery;
+    invalidations?.stop();
     await t?.close();
   });
 
-  /** Runs one request of the flow, and records the statements it (and its audit rows) sent. */
   /**
-   * On PostgreSQL, the invalidations of the admin calls before (a realm, a client) reach this
-   * instance's caches over LISTEN a moment later, and drop what a warm-up loaded: send until a
-   * request finds its caches warm twice in a row (one statement, its token write).
+   * The invalidations of the admin calls and warm-ups before (a realm, a client, a person) reach
+   * this instance's caches over LISTEN a moment after they commit, and would drop what a warm-up
+   * loaded in the middle of a measured step: wait for them, then send `warm` again to refill.
    */
-  async function settledCaches(send: () => Promise<LightMyRequestResponse>): Promise<void> {
-    let warm = 0;
-    for (let tries = 0; tries < 20 && warm < 2; tries++) {
-      const steps: Step[] = [];
-      await step(steps, 'warm-up', send);
-      warm = steps[0]!.statements.length === 1 ? warm + 1 : 0;
-      if (warm < 2) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  async function settledCaches(warm: () => Promise<unknown>): Promise<void> {
+    await invalidations.settled(t.store.db);
+    await warm();
   }
 
+  /** Runs one request of the flow, and records the statements it (and its audit rows) sent. */
   async function step(steps: Step[], name: string, send: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
     await t.audit.flush(); // the rows of what came before (the person's creation) are not the step's
     const statements: string[] = [];
@@ -162,10 +161,12 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
   const person = (name: string) => createUser(t.admin, realm, `${name}-${randomBytes(3).toString('hex')}`);
 
   it(`a first-time flow sends at most ${LIMITS.firstTime} statements, a returning one at most ${LIMITS.returning}`, async () => {
+    const firstPerson = await person('first');
     await firstTimeFlow([], await person('warm-up'));
+    await invalidations.settled(t.store.db);
 
     const first: Step[] = [];
-    const { browser } = await firstTimeFlow(first, await person('first'));
+    const { browser } = await firstTimeFlow(first, firstPerson);
 
     const returning: Step[] = [];
     const { response: toClient, verifier } = await authorize(returning, browser);
@@ -187,6 +188,7 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
     // Warm: the first refresh of a grant loads what later ones find cached.
     const warm = await refresh(refreshToken);
     expect(warm.statusCode, warm.body).toBe(200);
+    await invalidations.settled(t.store.db);
     const steps: Step[] = [];
     const rotated = await step(steps, 'POST /access_token (refresh)', () => refresh(warm.json().refresh_token as string));
     expect(rotated.statusCode, rotated.body).toBe(200);
@@ -208,7 +210,7 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
     const introspect = (accept: string) =>
       postForm(t.app, `${realmPath(realm)}/introspect`, { token }, { authorization: basic(service.clientId, service.secret), accept });
     // Warm: the client and the realm's signing keys are cached, as on a running server.
-    await introspect('application/token-introspection+jwt');
+    await settledCaches(() => introspect('application/token-introspection+jwt'));
     const steps: Step[] = [];
     const plain = await step(steps, 'POST /introspect (JSON)', () => introspect('application/json'));
     const signed = await step(steps, 'POST /introspect (JWT)', () => introspect('application/token-introspection+jwt'));
@@ -262,6 +264,10 @@ describe.skipIf(testStoreKind() !== 'postgres')('statements PostgreSQL receives 
       const introspect = () => postForm(t.app, `${realmPath(realm)}/introspect`, { token }, { authorization });
       await userinfo();
       await introspect(); // warm: the client, the person's scopes
+      await settledCaches(async () => {
+        await userinfo();
+        await introspect();
+      });
       const steps: Step[] = [];
       expect((await step(steps, `GET /userinfo (${subjectType})`, userinfo)).statusCode).toBe(200);
       expect((await step(steps, `POST /introspect (${subjectType})`, introspect)).json()).toMatchObject({ active: true });

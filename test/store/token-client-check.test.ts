@@ -1,8 +1,8 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/store/migrate.js';
 import { sha256 } from '../../src/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { Invalidations } from '../support/invalidations.js';
 import { accessToken, introspect } from '../support/oauth.js';
 import { createTestDb } from '../support/store.js';
 import { storeToken } from '../support/tokens.js';
@@ -14,12 +14,17 @@ import { storeToken } from '../support/tokens.js';
  */
 describe("a token's client, checked when the token is read", () => {
   let t: TestApp;
+  let invalidations: Invalidations;
 
   beforeAll(async () => {
+    invalidations = Invalidations.watch();
     t = await startTestApp();
     await t.admin.createRealm('checked');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    invalidations?.stop();
+    await t?.close();
+  });
 
   const internalIdOf = async (clientId: string): Promise<string> =>
     (await t.store.db.query<{ id: string }>("SELECT internal_id::text AS id FROM clients WHERE realm = 'checked' AND client_id = $1", [clientId]))
@@ -40,7 +45,7 @@ describe("a token's client, checked when the token is read", () => {
     const svc = await t.admin.serviceClient('checked', '', { client_id: 'cached' });
     // The creation's own notification reaches the cache just after the commit, and would drop
     // the client the next request caches were it still on its way.
-    await delay(200);
+    await invalidations.settled(t.store.db);
     await accessToken(t.app, 'checked', svc); // the client is cached now
     const cachedId = await internalIdOf('cached');
     // Gone from the table behind the cache's back (no notification): what a deletion on another

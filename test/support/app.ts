@@ -13,6 +13,7 @@ import type { CleanupOptions } from '../../src/store/cleanup.js';
 import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
+import type { Db } from '../../src/store/db.js';
 import { createTestDb } from './store.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -165,6 +166,8 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
   b: FastifyInstance;
   /** Each instance's audit trail and outbox, for tests that flush or deliver them. */
   services: { a: Omit<AssembledApp, 'app'>; b: Omit<AssembledApp, 'app'> };
+  /** The database both share, as the first instance reaches it. */
+  db: Db;
   close(): Promise<void>;
 }> {
   const testDb = await createTestDb({ migrated: true });
@@ -181,6 +184,7 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
     a,
     b,
     services: { a: servicesOfA, b: servicesOfB },
+    db: testDb.db,
     async close() {
       await b.close();
       await a.close();

@@ -26,6 +26,7 @@ interface RecordOptions extends ConnectionOptions {
   subjectType?: string;
   sectorIdentifierUri?: string;
   authorizationDetailsType: string[];
+  introspectionSignedResponseAlg?: string;
   frontchannelLogoutSessionRequired?: boolean;
   authorizationSignedResponseAlg?: string;
   backchannelTokenDeliveryMode?: string;
@@ -60,7 +61,8 @@ function recordOptions(command: Command, use: 'create' | 'update'): Command {
     .option('--backchannel-client-notification-endpoint <uri>', 'CIBA: where pings or pushed tokens are POSTed (ping and push modes)')
     .option('--subject-type <type>', 'public (every client sees the same sub of a person) or pairwise (a sub of its sector alone)')
     .option('--sector-identifier-uri <uri>', 'an https JSON array listing every redirect URI: its host is the sector of pairwise subjects')
-    .option('--authorization-details-type <type>', `an authorization_details type it may ask for (RFC 9396; repeatable${replaces})`, collect, []);
+    .option('--authorization-details-type <type>', `an authorization_details type it may ask for (RFC 9396; repeatable${replaces})`, collect, [])
+    .option('--introspection-signed-response-alg <alg>', 'RS256 or ES256: signs the introspection answers it asks for as JWTs (RFC 9701)');
 }
 
 /** The record fields the options set. */
@@ -76,6 +78,7 @@ const fieldsOf = (options: RecordOptions): Record<string, unknown> =>
     subject_type: options.subjectType,
     sector_identifier_uri: options.sectorIdentifierUri,
     authorization_details_types: options.authorizationDetailsType.length > 0 ? options.authorizationDetailsType : undefined,
+    introspection_signed_response_alg: options.introspectionSignedResponseAlg,
     frontchannel_logout_session_required: options.frontchannelLogoutSessionRequired,
     authorization_signed_response_alg: options.authorizationSignedResponseAlg,
     backchannel_token_delivery_mode: options.backchannelTokenDeliveryMode,
