@@ -52,6 +52,7 @@ import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 import { Subjects } from './tokens/subject.js';
 import { SectorIdentifierFetcher } from './clients/sector-identifier.js';
+import { PASSWORD_HASHING, type PasswordHashing } from './authn/password-hashing.js';
 
 export interface AppDeps {
   config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader' | 'outboundAllow' | 'mail'>>;
@@ -74,6 +75,12 @@ export interface AppDeps {
   adminPort?: AdminPort;
   /** The outbox's delivery (logout tokens, CIBA notifications); `false` turns its polling off. */
   outbox?: OutboxOptions | false;
+  /**
+   * argon2id's cost for the passwords the server hashes; PASSWORD_HASHING unless given. Only the
+   * code that builds the server chooses it (the test suite does, where the cost is not under test):
+   * no configuration variable reaches it.
+   */
+  passwordHashing?: PasswordHashing;
 }
 
 declare module 'fastify' {
@@ -92,6 +99,7 @@ declare module 'fastify' {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, store } = deps;
+  const passwordHashing = deps.passwordHashing ?? PASSWORD_HASHING;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     ...(deps.https ? { https: deps.https } : {}),
@@ -142,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientCredentialsGrant({ issuer, tokens: store.tokens }),
     authorizationCodeGrant({ tokens: store.tokens, issuer }),
     refreshTokenGrant({ tokens: store.tokens, store, issuer }),
-    passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
+    passwordGrant({ store, encryption: deps.encryption, issuer, audit, passwordHashing }),
     deviceCodeGrant({ store, issuer }),
     cibaGrant({ store, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, tokens: store.tokens, issuer }),
@@ -183,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clients,
     outbound,
     metrics,
+    passwordHashing,
   };
 
   if (config.baseUrl.startsWith('https:')) {
@@ -203,7 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound, passwordHashing }),
     { prefix: '/admin' },
   );
 

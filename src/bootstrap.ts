@@ -3,6 +3,7 @@ import { type AdminToken, resolveAdminToken } from './admin/admin-token.js';
 import { type FirstAdministratorOutcome, makeFirstAdministrator } from './admin/first-administrator.js';
 import { type Config, ConfigError, type FirstAdministrator } from './config.js';
 import { ROOT_REALM } from './records/realm-names.js';
+import { PASSWORD_HASHING, type PasswordHashing } from './authn/password-hashing.js';
 import type { Db } from './store/db.js';
 import { type Store, createStore } from './store/index.js';
 import { migrate } from './store/migrate.js';
@@ -33,7 +34,14 @@ export interface Prepared {
  */
 export async function prepare(
   db: Db,
-  options: { masterKey: Buffer; adminToken: string | undefined; firstAdministrator?: FirstAdministrator | undefined; logger?: Logger },
+  options: {
+    masterKey: Buffer;
+    adminToken: string | undefined;
+    firstAdministrator?: FirstAdministrator | undefined;
+    logger?: Logger;
+    /** argon2id's cost for the first administrator's password: the server's (AppDeps.passwordHashing). */
+    passwordHashing?: PasswordHashing;
+  },
 ): Promise<Prepared> {
   const applied = await migrate(db);
   if (applied.length > 0) options.logger?.info({ migrations: applied }, 'migrations applied');
@@ -42,7 +50,7 @@ export async function prepare(
   await ensureRootRealm(store, encryption);
   const adminToken = await resolveAdminToken(options.adminToken, store.serverState);
   if (!options.firstAdministrator) return { store, encryption, adminToken };
-  const firstAdministrator = await makeFirstAdministrator(store, options.firstAdministrator);
+  const firstAdministrator = await makeFirstAdministrator(store, options.firstAdministrator, options.passwordHashing ?? PASSWORD_HASHING);
   return { store, encryption, adminToken, firstAdministrator };
 }
 

@@ -3,6 +3,7 @@ import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import type { SectorIdentifierFetcher } from '../clients/sector-identifier.js';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 
 /** What the admin API's route plugins are built from. */
 export interface AdminDeps {
@@ -15,4 +16,6 @@ export interface AdminDeps {
   sectorIdentifiers: Pick<SectorIdentifierFetcher, 'problem'>;
   /** Judges the URLs an admin saves that the server will call (webhooks): the SSRF guard, `OUTBOUND_ALLOW`. */
   outbound: Pick<OutboundFetcher, 'admits'>;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }

@@ -26,6 +26,7 @@ import { deviceAuthorizationEndpoint } from './device-authorization.js';
 import { introspectionEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { browserPages } from '../web/pages.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import { parEndpoint } from './par.js';
 import { clientRegistrationEndpoint } from './client-registration.js';
 import { revocationEndpoint } from './revoke.js';
@@ -69,6 +70,8 @@ export interface EndpointDeps {
   /** Every fetch of a URL that a client or an admin supplied (SSRF guard, OUTBOUND_ALLOW). */
   outbound: OutboundFetcher;
   metrics: Metrics;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }
 
 /**
@@ -111,7 +114,7 @@ export function realmEndpoints(deps: EndpointDeps): FastifyPluginAsync {
       const limit = async (request: FastifyRequest) => rateLimits.address(request, page);
       route.preHandler = [limit, ...[route.preHandler ?? []].flat()];
     });
-    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, clients: deps.clients, signer: deps.signer, outbound: deps.outbound, metrics: deps.metrics, subjects: deps.subjects }));
+    await app.register(browserPages({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, clientJwks: deps.clientJwks, clients: deps.clients, signer: deps.signer, outbound: deps.outbound, metrics: deps.metrics, subjects: deps.subjects, passwordHashing: deps.passwordHashing }));
   };
 }
 
