@@ -52,6 +52,7 @@ import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 import { Subjects } from './tokens/subject.js';
 import { SectorIdentifierFetcher } from './clients/sector-identifier.js';
+import { type KeyPairSource, newKeyPair } from './tokens/signing-keys.js';
 import { PASSWORD_HASHING, type PasswordHashing } from './authn/password-hashing.js';
 
 export interface AppDeps {
@@ -81,6 +82,8 @@ export interface AppDeps {
    * no configuration variable reaches it.
    */
   passwordHashing?: PasswordHashing;
+  /** Where the key pairs of new realms and rotations come from; generated afresh unless given (the test suite supplies them). */
+  keyPairs?: KeyPairSource;
 }
 
 declare module 'fastify' {
@@ -212,7 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(landingRoute({ consoleHere: deps.adminPort === undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: '/admin/console' }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound, passwordHashing }),
+    adminApi({ store, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound, passwordHashing, keyPairs: deps.keyPairs ?? newKeyPair }),
     { prefix: '/admin' },
   );
 

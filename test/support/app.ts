@@ -15,6 +15,7 @@ import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createTestDb } from './store.js';
+import { testKeyPairs } from './realm-key-pairs.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BASE_URL = 'https://auth.test';
@@ -91,6 +92,7 @@ export async function startTestApp(
     cleanup: options.cleanup ?? false,
     outbox: options.outbox ?? false,
     passwordHashing: options.passwordHashing ?? TEST_PASSWORD_HASHING,
+    keyPairs: testKeyPairs(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
     ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
@@ -175,10 +177,11 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
   const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) };
   const passwordHashing = TEST_PASSWORD_HASHING;
-  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false, passwordHashing });
+  const keyPairs = testKeyPairs(); // one database: one source for both
+  const a = await buildApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false, passwordHashing, keyPairs });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false, passwordHashing });
+  const b = await buildApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false, passwordHashing, keyPairs });
   return {
     a,
     b,
