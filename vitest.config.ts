@@ -14,6 +14,28 @@ const mocking = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
   .map((file) => `test/${file}`);
 
 /**
+ * Files that never reach a store, so that the second store would run them the same way again:
+ * pure units (configuration, error shapes, the outbound fetcher's address rules, the logger,
+ * mail settings and the mailer against a local SMTP server, the shared-values helper, ECDSA
+ * signature conversion, secrets), the check of the docs' links and the source-structure check. None starts an application,
+ * opens a database or spawns a server; they run once, on PGlite. Every file that touches SQL,
+ * directly or through an application, keeps its PostgreSQL run (ARCHITECTURE.md).
+ */
+const storeFree = [
+  'test/config.test.ts',
+  'test/docs/links.test.ts',
+  'test/http/errors.test.ts',
+  'test/http/outbound-fetch.test.ts',
+  'test/logger.test.ts',
+  'test/mail/config.test.ts',
+  'test/mail/mailer.test.ts',
+  'test/store/shared-values.test.ts',
+  'test/structure/import-circles.test.ts',
+  'test/tokens/ecdsa-signature.test.ts',
+  'test/tokens/secrets.test.ts',
+];
+
+/**
  * The integration suite runs on the embedded PGlite store, and once more on PostgreSQL
  * when TEST_DATABASE_URL is set (each test file in its own schema there).
  */
@@ -21,7 +43,7 @@ const suite = (store: 'pglite' | 'postgres', ofMocking: boolean) => ({
   test: {
     name: ofMocking ? `${store}-mocking` : store,
     include: ofMocking ? mocking : ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(ofMocking ? [] : mocking)],
+    exclude: [...configDefaults.exclude, ...(ofMocking ? [] : mocking), ...(store === 'postgres' ? storeFree : [])],
     isolate: ofMocking,
     env: { TEST_STORE: store },
     ...(store === 'pglite' ? { globalSetup: ['test/support/pglite-template.ts'] } : {}),

@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const { type: _type, ...argon2 } = PASSWORD_HASHING;
+  const argon2 = { ...PASSWORD_HASHING };
   const run = toJson(
     { settings, store, node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString(), argon2, signatures },
     scenarios,

@@ -54,6 +54,8 @@ import type { KeyEncryption } from './tokens/key-encryption.js';
 import { JwtAccessTokenVerifier } from './tokens/jwt-access-token.js';
 import { Subjects } from './tokens/subject.js';
 import { SectorIdentifierFetcher } from './clients/sector-identifier.js';
+import { type KeyPairSource, newKeyPair } from './tokens/signing-keys.js';
+import { PASSWORD_HASHING, type PasswordHashing } from './authn/password-hashing.js';
 
 export interface AppDeps {
   config: Pick<Config, 'baseUrl' | 'trustProxy'> & Partial<Pick<Config, 'clientCertHeader' | 'outboundAllow' | 'mail'>>;
@@ -76,6 +78,14 @@ export interface AppDeps {
   adminPort?: AdminPort;
   /** The outbox's delivery (logout tokens, CIBA notifications); `false` turns its polling off. */
   outbox?: OutboxOptions | false;
+  /**
+   * argon2id's cost for the passwords the server hashes; PASSWORD_HASHING unless given. Only the
+   * code that builds the server chooses it (the test suite does, where the cost is not under test):
+   * no configuration variable reaches it.
+   */
+  passwordHashing?: PasswordHashing;
+  /** Where the key pairs of new realms and rotations come from; generated afresh unless given (the test suite supplies them). */
+  keyPairs?: KeyPairSource;
 }
 
 /** The application, and the services that a test drives by hand: it flushes the audit trail and ticks the outbox. */
@@ -96,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** The application built as `buildApp` builds it, with the services it hands its routes. */
 export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
   const { config, store } = deps;
+  const passwordHashing = deps.passwordHashing ?? PASSWORD_HASHING;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     ...(deps.https ? { https: deps.https } : {}),
@@ -144,7 +155,7 @@ export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
     clientCredentialsGrant({ issuer, tokens: store.tokens }),
     authorizationCodeGrant({ tokens: store.tokens, issuer }),
     refreshTokenGrant({ tokens: store.tokens, store, issuer }),
-    passwordGrant({ store, encryption: deps.encryption, issuer, audit }),
+    passwordGrant({ store, encryption: deps.encryption, issuer, audit, passwordHashing }),
     deviceCodeGrant({ store, issuer }),
     cibaGrant({ store, issuer }),
     saml2BearerGrant({ trustedIssuers: store.trustedIssuers, users: store.users, usedAssertions: store.spentAssertions, tokens: store.tokens, issuer }),
@@ -186,7 +197,7 @@ export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
     metrics,
     audit,
   };
-  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits, audit };
+  const browserDeps = { store, encryption: deps.encryption, baseUrl: config.baseUrl, mailer, clientJwks, clients, signer, outbound, metrics, subjects, rateLimits, audit, passwordHashing };
 
   if (config.baseUrl.startsWith('https:')) {
     // RFC 6797: a browser that once reached the public origin over https never tries http again.
@@ -208,7 +219,7 @@ export async function assembleApp(deps: AppDeps): Promise<AssembledApp> {
   await app.register(landingRoute({ consoleUrl: deps.adminPort === undefined ? `${CONSOLE_PATH}/` : undefined }));
   await app.register(adminConsole({ clients: store.clients, baseUrl: config.baseUrl }), { prefix: CONSOLE_PATH }); // no data: outside the admin token's hook
   await app.register(
-    adminApi({ store, audit, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound }),
+    adminApi({ store, audit, encryption: deps.encryption, baseUrl: config.baseUrl, adminTokenHash: deps.adminTokenHash, mailer, sectorIdentifiers, outbound, passwordHashing, keyPairs: deps.keyPairs ?? newKeyPair }),
     { prefix: '/admin' },
   );
 

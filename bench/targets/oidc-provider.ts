@@ -17,7 +17,7 @@ export async function startOidcProvider(options: TargetOptions): Promise<Target>
   const issuer = `http://127.0.0.1:${port}`;
   const service = { clientId: 'bench-service', clientSecret: secret() };
   const web = { clientId: 'bench-web', clientSecret: secret() };
-  const { type: _type, ...argon2 } = PASSWORD_HASHING; // argon2id: the peer sets the type itself
+  const argon2 = PASSWORD_HASHING; // argon2id: the peer sets the type itself
   const child = startProcess('oidc-provider', process.execPath, [PEER], {
     ...process.env,
     NODE_ENV: 'production', // as deployed (Koa's error output)

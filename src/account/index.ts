@@ -3,6 +3,7 @@ import type { Broker } from '../identity-providers/broker.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import { applicationsSection } from './applications.js';
 import { FirstFactorCode } from './enrolment-code.js';
 import { identitiesSection } from './identities.js';
@@ -24,6 +25,8 @@ export interface AccountSectionDeps {
   broker: Broker;
   /** None without SMTP_URL: a first second factor then asks no mailed code. */
   mailer: Mailer | undefined;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }
 
 /** The sections of the account page, in the order they are shown. */

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import { remainingLifetimeOf } from '../authn/transaction-rules.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
-import { hashPassword } from '../authn/password-hashing.js';
+import { type PasswordHashing, hashPassword } from '../authn/password-hashing.js';
 import { verifyPassword } from '../authn/password-verification.js';
 import { newPasswordProblem } from '../authn/self-service/new-password.js';
 import { emailOf } from '../authn/self-service/verification.js';
@@ -25,8 +25,8 @@ const changeForm = (holder: AccountHolder) => ({ action: `${holder.realm.issuer}
  * policy; setting it ends the person's sessions and revokes their grants (UserStore.update,
  * CONTRACT.md §7), and this browser goes on in a new session of the same sign-in.
  */
-export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' | 'attemptCounters'>; audit: AuditLog }): AccountSection {
-  const { store } = deps;
+export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' | 'attemptCounters'>; audit: AuditLog; passwordHashing: PasswordHashing }): AccountSection {
+  const { store, passwordHashing } = deps;
   const bruteForce = new BruteForceGuard(store.attemptCounters);
 
   /** This browser's sign-in, in a new session: the change ended the one it had. */
@@ -61,7 +61,7 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
           reply.header('retry-after', String(check.lockedFor));
           return again(t.account.password.lockedOut(Math.ceil(check.lockedFor / 60)));
         }
-        const user = await verifyPassword(store.users, realm.name, username, form.current_password);
+        const user = await verifyPassword(store.users, passwordHashing, realm.name, username, form.current_password);
         if (user?.id !== userId) {
           await bruteForce.failed(check);
           return again(t.account.password.wrongCurrent);
@@ -70,7 +70,7 @@ export function passwordSection(deps: { store: Pick<Store, 'users' | 'sessions' 
 
         const problem = newPasswordProblem(form.new_password ?? '', realm.settings, { username, email: emailOf(user) });
         if (problem) return again(problem(t));
-        const changed = await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!) });
+        const changed = await store.users.update(realm.name, username, { passwordHash: await hashPassword(form.new_password!, passwordHashing) });
         if (changed) deps.audit.record({ realm: realm.name, type: 'user.password_changed', userId, address: request.ip, details: { via: 'account' } });
         // Deleted or disabled meanwhile: their session is gone, and none begins; the account page asks for a sign-in.
         if (!changed || !(await renewSession(reply, tools, holder))) {

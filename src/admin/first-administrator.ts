@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { hashPassword } from '../authn/password-hashing.js';
+import { type PasswordHashing, hashPassword } from '../authn/password-hashing.js';
 import { checkPassword } from '../authn/password-policy.js';
 import { ConfigError, type FirstAdministrator } from '../config.js';
 import { ROOT_REALM } from '../records/realm-names.js';
@@ -30,13 +30,13 @@ const HAS_ADMINISTRATOR = `
       OR EXISTS (SELECT 1 FROM user_groups ug JOIN group_roles gr ON gr.realm = ug.realm AND gr.group_name = ug.group_name
                   WHERE ug.realm = $1 AND gr.role = $2) AS present`;
 
-export async function makeFirstAdministrator(store: Store, wanted: FirstAdministrator): Promise<FirstAdministratorOutcome> {
+export async function makeFirstAdministrator(store: Store, wanted: FirstAdministrator, hashing: PasswordHashing): Promise<FirstAdministratorOutcome> {
   if ((await store.serverState.get(FIRST_ADMINISTRATOR_STATE)) !== undefined) return { made: false, reason: 'read_before' };
   const root = await store.realms.get(ROOT_REALM);
   const problem = checkPassword(wanted.password, root!.settings, { username: wanted.username });
   // Only the rule broken is said, never the password.
   if (problem) throw new ConfigError(`invalid configuration: ADMIN_PASSWORD: ${problem.description} (the root realm's password policy)`);
-  const passwordHash = await hashPassword(wanted.password);
+  const passwordHash = await hashPassword(wanted.password, hashing);
 
   const outcome = await store.db.transaction(async (tx): Promise<FirstAdministratorOutcome> => {
     await tx.query(`SELECT pg_advisory_xact_lock(${FIRST_ADMINISTRATOR_LOCK})`);

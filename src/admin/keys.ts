@@ -9,7 +9,7 @@ type Params = { Params: { realm: string } };
 const RETIRED_KEY_GRACE_SECONDS = 300;
 
 /** `/admin/realms/{realm}/keys`: the published signing keys, and rotation of both algorithms. */
-export function keyRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync {
+export function keyRoutes({ store, encryption, keyPairs }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<Params>('/keys', async (request) => {
       const keys = await store.signingKeys.published(request.params.realm);
@@ -25,7 +25,7 @@ export function keyRoutes({ store, encryption }: AdminDeps): FastifyPluginAsync 
 
     app.post<Params>('/keys/rotate', async (request) => {
       const realm = request.realm;
-      const keys = await generateRealmKeys(realm.name, encryption);
+      const keys = await generateRealmKeys(realm.name, encryption, keyPairs);
       await store.signingKeys.rotate(realm.name, keys, realm.settings.access_token_lifetime + RETIRED_KEY_GRACE_SECONDS);
       return { keys: keys.map((key) => ({ kid: key.kid, alg: key.alg })) };
     });

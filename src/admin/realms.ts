@@ -38,7 +38,7 @@ export function checkMailFeatures(settings: RealmSettingsPatch | undefined, mail
 }
 
 /** `/admin/realms`: list, create (with its keys and built-in scopes), read, merge settings, delete. */
-export function realmRoutes({ store, encryption, baseUrl, mailer }: AdminDeps): FastifyPluginAsync {
+export function realmRoutes({ store, encryption, baseUrl, mailer, keyPairs }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     app.get('/realms', async (request) =>
       (await store.realms.list()).filter((realm) => maySeeRealm(request.adminPrincipal, realm.name)).map((realm) => realmView(realm, baseUrl)),
@@ -49,7 +49,7 @@ export function realmRoutes({ store, encryption, baseUrl, mailer }: AdminDeps): 
       checkMailFeatures(input.settings, mailer);
       if (await store.realms.get(input.name)) throw conflict('a realm with this name exists');
       checkAcrJourneys({ journeys: {}, settings: resolveSettings(input.settings ?? {}) }, input.settings?.acr_journeys);
-      const keys = await generateRealmKeys(input.name, encryption);
+      const keys = await generateRealmKeys(input.name, encryption, keyPairs);
       const realm = await store.realms.create(input.name, input.settings ?? {}, keys);
       if (!realm) throw conflict('a realm with this name exists');
       return reply.code(201).send(realmView(realm, baseUrl));

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { hashPassword } from '../authn/password-hashing.js';
+import { type PasswordHashing, hashPassword } from '../authn/password-hashing.js';
 import { PASSWORD_MAX_LENGTH, type PasswordContext, checkPassword } from '../authn/password-policy.js';
 import { USERNAME } from '../authn/username.js';
 import { OAuthError } from '../errors.js';
@@ -84,10 +84,10 @@ export function userView(user: User, identities?: readonly UserIdentity[], membe
 }
 
 /** A password that the realm's policy refuses is 400 naming why, never repeating it. */
-async function checkNewPassword(value: string, settings: RealmSettings, context: PasswordContext): Promise<string> {
+async function checkNewPassword(value: string, settings: RealmSettings, context: PasswordContext, hashing: PasswordHashing): Promise<string> {
   const problem = checkPassword(value, settings, context);
   if (problem) throw new OAuthError('invalid_request', `password: ${problem.description}`);
-  return hashPassword(value);
+  return hashPassword(value, hashing);
 }
 
 /** An email address is one person's per realm, ignoring case (CONTRACT.md §7). */
@@ -97,7 +97,7 @@ const emailOf = (claims: Record<string, unknown> | undefined): string | undefine
   typeof claims?.email === 'string' ? claims.email : undefined;
 
 /** `/admin/realms/{realm}/users`: passwords are stored as argon2id hashes only. */
-export function userRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
+export function userRoutes({ store, audit, passwordHashing }: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     // Keyset paging in the order of usernames: `next` is passed back as `cursor` (CONTRACT.md §10).
     app.get<{ Params: { realm: string } }>('/users', async (request) => {
@@ -111,7 +111,7 @@ export function userRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
     app.post<Params>('/users', async (request, reply) => {
       const input = parseInput(UserCreateSchema, request.body);
       const claims = (input.claims ?? {}) as Record<string, unknown>;
-      const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) });
+      const passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: input.username, email: emailOf(claims) }, passwordHashing);
       const email = emailOf(claims);
       if (email !== undefined && (await store.users.getByEmail(request.params.realm, email))) throw emailTaken();
       const user = await store.users.create(request.params.realm, input.username, passwordHash, claims);
@@ -138,7 +138,7 @@ export function userRoutes({ store, audit }: AdminDeps): FastifyPluginAsync {
         // A claim sent as null is removed (UserStore.update): the email the person will have.
         const claims = input.claims as Record<string, unknown> | undefined;
         const email = claims && Object.hasOwn(claims, 'email') ? emailOf(claims) : emailOf(current.claims);
-        passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: current.username, email });
+        passwordHash = await checkNewPassword(input.password, request.realm.settings, { username: current.username, email }, passwordHashing);
       }
       const changed = await store.users
         .change(request.params.realm, request.params.username, {

@@ -5,6 +5,7 @@ import type { JourneyNode } from '../records/journey.js';
 import { selectJourney } from '../authn/journeys/select.js';
 import { endOf, finishesWithoutPages } from '../authn/journeys/walk.js';
 import { nodesWithoutPages } from '../authn/nodes/index.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import type { Form } from '../authn/nodes/node.js';
 import { hasConfirmedTotp } from '../authn/otp.js';
 import { RiskAssessor } from '../authn/risk.js';
@@ -28,6 +29,8 @@ export interface PasswordGrantDeps {
   issuer: TokenIssuer;
   /** Sign-ins succeeded and failed (src/audit/sign-in.ts). */
   audit: AuditLog;
+  /** argon2id's cost of the server's passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }
 
 const WRONG_CREDENTIALS = 'the username or password is incorrect';

@@ -1,13 +1,27 @@
 import { type JsonWebKey, type KeyObject, createPrivateKey } from 'node:crypto';
-import { type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { type NewSigningKey, SIGNING_ALGS, type SigningAlg } from '../records/signing-key.js';
 import type { KeyEncryption } from './key-encryption.js';
 
 /** The encryption context binds a private key's ciphertext to its realm and key id. */
 const contextOf = (realm: string, kid: string): string => `signing-key:${realm}:${kid}`;
 
-export async function generateSigningKey(realm: string, alg: SigningAlg, encryption: KeyEncryption): Promise<NewSigningKey> {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
+/** A key pair with extractable keys, for the JWKs a realm keeps. */
+export interface SigningKeyPair {
+  publicKey: CryptoKey | KeyObject;
+  privateKey: CryptoKey | KeyObject;
+}
+
+/**
+ * Where a realm's new key pairs come from: generated afresh (newKeyPair), unless the code that
+ * builds the server supplies another source (the test suite: an RSA key pair takes tens of ms).
+ */
+export type KeyPairSource = (alg: SigningAlg) => Promise<SigningKeyPair>;
+
+export const newKeyPair: KeyPairSource = (alg) => generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
+
+export async function generateSigningKey(realm: string, alg: SigningAlg, encryption: KeyEncryption, keyPairs: KeyPairSource = newKeyPair): Promise<NewSigningKey> {
+  const { publicKey, privateKey } = await keyPairs(alg);
   const exported = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(exported);
   const publicJwk: JWK = { ...exported, kid, alg, use: 'sig' };
@@ -15,8 +29,8 @@ export async function generateSigningKey(realm: string, alg: SigningAlg, encrypt
   return { kid, alg, publicJwk, privateJwkEncrypted: encryption.encrypt(privateJwk, contextOf(realm, kid)) };
 }
 
-export function generateRealmKeys(realm: string, encryption: KeyEncryption): Promise<NewSigningKey[]> {
-  return Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(realm, alg, encryption)));
+export function generateRealmKeys(realm: string, encryption: KeyEncryption, keyPairs: KeyPairSource): Promise<NewSigningKey[]> {
+  return Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(realm, alg, encryption, keyPairs)));
 }
 
 /**

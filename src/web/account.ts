@@ -8,6 +8,7 @@ import type { BrowserCookies } from './browser-cookies.js';
 import { formParams } from '../http/form-params.js';
 import type { Broker } from '../identity-providers/broker.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import { accountOverviewPage, accountSubpage } from '../pages/account/page.js';
 import { localeOf, messagesOf } from './locale.js';
 import { sendPage } from './send-page.js';
@@ -38,9 +39,11 @@ export function accountPage(deps: {
   broker: Broker;
   mailer: Mailer | undefined;
   audit: AuditLog;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }): FastifyPluginAsync {
   const { store, flow, cookies } = deps;
-  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker, mailer: deps.mailer, audit: deps.audit });
+  const sections = accountSections({ store, encryption: deps.encryption, baseUrl: deps.baseUrl, broker: deps.broker, mailer: deps.mailer, audit: deps.audit, passwordHashing: deps.passwordHashing });
   const accountUrl = (realm: RequestRealm) => `${realm.issuer}/account`;
 
   async function holderOf(request: FastifyRequest, realm: RequestRealm, session: Session, browserHash: Buffer): Promise<AccountHolder> {

@@ -10,6 +10,7 @@ import { AuthorizationResponses } from './authorization-response.js';
 import { AuthorizationFlow, TransactionGone } from './authorization-flow.js';
 import { BrowserCookies } from './browser-cookies.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { signInNodes } from '../authn/nodes/index.js';
@@ -85,6 +86,8 @@ export function browserPages(deps: {
   subjects: Subjects;
   rateLimits: RateLimits;
   audit: AuditLog;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }): FastifyPluginAsync {
   const cookies = new BrowserCookies(deps.encryption.deriveKey('csrf'), deps.baseUrl.startsWith('https:'));
   const bruteForce = new BruteForceGuard(deps.store.attemptCounters);
@@ -95,7 +98,7 @@ export function browserPages(deps: {
   const signInDeps = {
     ...routeDeps,
     metrics: deps.metrics,
-    nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer }),
+    nodes: signInNodes({ store: deps.store, encryption: deps.encryption, baseUrl: deps.baseUrl, mailer: deps.mailer, passwordHashing: deps.passwordHashing }),
     bruteForce,
     risk,
   };
@@ -129,11 +132,11 @@ export function browserPages(deps: {
     await app.register(endSessionEndpoint({ ...routeDeps, clients: deps.clients, subjects: deps.subjects }));
     await app.register(deviceVerificationPage(routeDeps));
     await app.register(backchannelApprovalPage(routeDeps));
-    await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer }));
+    await app.register(accountPage({ ...routeDeps, encryption: deps.encryption, baseUrl: deps.baseUrl, broker, mailer: deps.mailer, passwordHashing: deps.passwordHashing }));
     // People manage themselves (CONTRACT.md §9): registration, email verification, password reset.
-    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, risk, nodes: signInDeps.nodes, bruteForce }));
+    await app.register(personRegistrationPage({ ...routeDeps, mailer: deps.mailer, passwordHashing: deps.passwordHashing, risk, nodes: signInDeps.nodes, bruteForce }));
     await app.register(verifyEndpoint({ ...routeDeps, mailer: deps.mailer }));
-    await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer }));
+    await app.register(resetEndpoint({ ...routeDeps, mailer: deps.mailer, passwordHashing: deps.passwordHashing }));
     await app.register(staticAssets());
   };
 }

@@ -3,6 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { type AuthorizationFlow, TransactionGone } from './authorization-flow.js';
 import type { BrowserCookies } from './browser-cookies.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { PasswordHashing } from '../authn/password-hashing.js';
 import type { Messages } from '../pages/i18n/index.js';
 import { messagesOf } from './locale.js';
 import type { Page } from '../pages/layout.js';
@@ -20,6 +21,8 @@ export interface SelfServicePageDeps {
   audit: AuditLog;
   /** None without `SMTP_URL`. */
   mailer: Mailer | undefined;
+  /** argon2id's cost for new passwords (src/authn/password-hashing.ts). */
+  passwordHashing: PasswordHashing;
 }
 
 export const sendSelfServicePage = (reply: FastifyReply, page: Page): FastifyReply => sendPage(reply, page.options, page.body);

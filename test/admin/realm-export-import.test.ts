@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD_HASHING } from '../../src/authn/password-hashing.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { TestBrowser } from '../support/flow.js';
 import { keyPair } from '../support/keys.js';
@@ -87,7 +88,7 @@ describe('admin API: a realm\'s export and import', () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamIssuer = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
-    t = await startTestApp({ outboundAllow: ['127.0.0.1'] });
+    t = await startTestApp({ outboundAllow: ['127.0.0.1'], passwordHashing: PASSWORD_HASHING }); // the exported hashes' parameters are checked
 
     await t.admin.createRealm('source', { access_token_lifetime: 900, require_pkce: true });
     const roles = { name: 'roles', source: 'roles', tokens: ['access_token', 'id_token'] };

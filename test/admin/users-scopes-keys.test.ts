@@ -1,5 +1,6 @@
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD_HASHING } from '../../src/authn/password-hashing.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { ISO_TIMESTAMP, PRIVATE_JWK_MEMBERS, expectAdminError } from './helpers.js';
 
@@ -33,7 +34,7 @@ describe('admin API: users, scopes and signing keys', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ passwordHashing: PASSWORD_HASHING }); // the stored hashes' parameters are checked
     await t.admin.createRealm('alpha');
     await t.admin.createRealm('beta');
   });

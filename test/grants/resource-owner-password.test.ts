@@ -3,6 +3,7 @@ import argon2 from 'argon2';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '../../src/authn/password-verification.js';
+import { PASSWORD_HASHING } from '../../src/authn/password-hashing.js';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { type ServiceClient, basic, introspect, postForm } from '../support/oauth.js';
 import { type TestUser, createUser, passwordGrant, passwordTokens, verifyIdToken } from '../support/users.js';
@@ -260,20 +261,20 @@ describe('verifyPassword', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ passwordHashing: PASSWORD_HASHING });
     await createUser(t.admin, 'root', 'erin', { password: 'correct horse battery' });
   });
   afterAll(() => t.close());
   afterEach(() => vi.restoreAllMocks());
 
   it('returns the user for the right password only', async () => {
-    expect((await verifyPassword(t.store.users, 'root', 'erin', 'correct horse battery'))?.username).toBe('erin');
-    expect(await verifyPassword(t.store.users, 'root', 'erin', 'wrong horse battery')).toBeUndefined();
+    expect((await verifyPassword(t.store.users, PASSWORD_HASHING, 'root', 'erin', 'correct horse battery'))?.username).toBe('erin');
+    expect(await verifyPassword(t.store.users, PASSWORD_HASHING, 'root', 'erin', 'wrong horse battery')).toBeUndefined();
   });
 
   it('spends an argon2id verification on an unknown username too, so timing does not tell', async () => {
     const verify = vi.spyOn(argon2, 'verify');
-    expect(await verifyPassword(t.store.users, 'root', 'nobody', 'correct horse battery')).toBeUndefined();
+    expect(await verifyPassword(t.store.users, PASSWORD_HASHING, 'root', 'nobody', 'correct horse battery')).toBeUndefined();
     expect(verify).toHaveBeenCalledTimes(1);
     const [hash, password] = verify.mock.calls[0]!;
     expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,(t=2,p=1|p=1,t=2)\$/); // the parameters of real hashes

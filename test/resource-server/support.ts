@@ -4,9 +4,10 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import { type ResourceServerOptions, resourceServer } from '../../src/resource-server/index.js';
-import { ADMIN_TOKEN, AdminClient, freePort } from '../support/app.js';
+import { ADMIN_TOKEN, AdminClient, TEST_PASSWORD_HASHING, freePort } from '../support/app.js';
 import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { createTestDb } from '../support/store.js';
+import { testKeyPairs } from '../support/realm-key-pairs.js';
 import { type TestUser, createUser } from '../support/users.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -31,7 +32,7 @@ export async function startAuthorizationServer(options: { tls?: { key: string; c
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deps = { config: { baseUrl, trustProxy: false as const }, encryption, adminTokenHash: adminToken.hash, cleanup: false as const };
+  const deps = { config: { baseUrl, trustProxy: false as const }, encryption, adminTokenHash: adminToken.hash, cleanup: false as const, passwordHashing: TEST_PASSWORD_HASHING, keyPairs: testKeyPairs() };
   const app = await buildApp({ ...deps, store });
   await app.listen({ port, host: '127.0.0.1' });
   // The store is the first instance's to close.

@@ -7,6 +7,7 @@ import type { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import type { MetadataDocumentFetcher } from '../../src/clients/metadata-document-fetcher.js';
 import type { SectorIdentifierFetcher } from '../../src/clients/sector-identifier.js';
 import type { AdminPort } from '../../src/http/admin-port.js';
+import type { PasswordHashing } from '../../src/authn/password-hashing.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { OutboxOptions } from '../../src/outbox/deliverer.js';
 import type { CleanupOptions } from '../../src/store/cleanup.js';
@@ -15,6 +16,7 @@ import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
 import type { Db } from '../../src/store/db.js';
 import { createTestDb } from './store.js';
+import { testKeyPairs } from './realm-key-pairs.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BASE_URL = 'https://auth.test';
@@ -30,6 +32,15 @@ export const NO_RATE_LIMITS = {
   rate_limit_device_page: null,
   rate_limit_authorize: null,
 } as const;
+
+/**
+ * argon2id's cheapest parameters (1 MiB, 1 pass, 1 lane; under a millisecond a hash, against
+ * about 26 ms with PASSWORD_HASHING on these machines): what the test applications hash and
+ * check passwords with, unless a test asks for the real cost (`passwordHashing: PASSWORD_HASHING`)
+ * because the parameters are what it checks. Passed to buildApp as an option: no setting of a
+ * deployment reaches it.
+ */
+export const TEST_PASSWORD_HASHING: PasswordHashing = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -65,6 +76,8 @@ export async function startTestApp(
     adminPort?: AdminPort;
     /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `outbox.tick()`. */
     outbox?: OutboxOptions;
+    /** argon2id's cost: TEST_PASSWORD_HASHING unless the test checks the real one. */
+    passwordHashing?: PasswordHashing;
   } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb({ migrated: true });
@@ -83,6 +96,8 @@ export async function startTestApp(
     adminTokenHash: adminToken.hash,
     cleanup: options.cleanup ?? false,
     outbox: options.outbox ?? false,
+    passwordHashing: options.passwordHashing ?? TEST_PASSWORD_HASHING,
+    keyPairs: testKeyPairs(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),
     ...(options.metadataDocuments ? { metadataDocuments: options.metadataDocuments } : {}),
@@ -176,10 +191,12 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
   const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) };
-  const { app: a, ...servicesOfA } = await assembleApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false });
+  const passwordHashing = TEST_PASSWORD_HASHING;
+  const keyPairs = testKeyPairs(); // one database: one source for both
+  const { app: a, ...servicesOfA } = await assembleApp({ config, store: first.store, encryption: first.encryption, adminTokenHash: first.adminToken.hash, cleanup: false, outbox: false, passwordHashing, keyPairs });
   // On PGlite the second store is the first one's database: closing it is the first app's.
   const secondStore = testDb.databaseUrl ? second.store : { ...second.store, close: async () => {} };
-  const { app: b, ...servicesOfB } = await assembleApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false });
+  const { app: b, ...servicesOfB } = await assembleApp({ config, store: secondStore, encryption: second.encryption, adminTokenHash: second.adminToken.hash, cleanup: false, outbox: false, passwordHashing, keyPairs });
   return {
     a,
     b,

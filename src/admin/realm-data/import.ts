@@ -48,7 +48,7 @@ export interface ImportOptions {
  * found before the first write, and any failure rolls back the whole import.
  */
 export async function importRealm(
-  deps: Pick<AdminDeps, 'store' | 'encryption' | 'mailer' | 'sectorIdentifiers'>,
+  deps: Pick<AdminDeps, 'store' | 'encryption' | 'mailer' | 'sectorIdentifiers' | 'keyPairs'>,
   name: string,
   document: RealmDocument,
   options: ImportOptions,
@@ -64,7 +64,7 @@ export async function importRealm(
   }
   if (document.clients) await checkSectorIdentifiers({ clients: store.clients, sectorIdentifiers: deps.sectorIdentifiers }, name, document.clients);
   // Keys take a while to make: not while the transaction is open, unless the realm went meanwhile.
-  const keys = existed ? undefined : await generateRealmKeys(name, encryption);
+  const keys = existed ? undefined : await generateRealmKeys(name, encryption, deps.keyPairs);
 
   // An address the checks above saw free, taken meanwhile, or passed from one person to another within the document.
   const emailTakenMeanwhile = (error: unknown) => {
@@ -73,7 +73,7 @@ export async function importRealm(
   return store.transaction(async (tx) => {
     let realm = await tx.realms.get(name);
     const created = !realm;
-    realm ??= await tx.realms.create(name, document.settings ?? {}, keys ?? (await generateRealmKeys(name, encryption)));
+    realm ??= await tx.realms.create(name, document.settings ?? {}, keys ?? (await generateRealmKeys(name, encryption, deps.keyPairs)));
     if (!realm) throw conflict('the realm was created meanwhile: import the document again');
     const ctx: PlanContext = { realm: name, tx, prune: options.prune, encryption };
     const plans: Partial<Record<Section, SectionPlan>> = {};

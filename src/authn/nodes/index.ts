@@ -2,6 +2,7 @@ import type { Mailer } from '../../mail/mailer.js';
 import type { Store } from '../../store/index.js';
 import type { KeyEncryption } from '../../tokens/key-encryption.js';
 import type { NodeRunner } from './node.js';
+import type { PasswordHashing } from '../password-hashing.js';
 import { otpNode } from './otp.js';
 import { emailVerificationNode } from './email-verification.js';
 import { type PasskeyNodeRunner, passkeyNode } from './passkey.js';
@@ -16,6 +17,8 @@ export interface SignInNodeDeps {
   baseUrl: string;
   /** Mails of the registration and email verification nodes; none without `SMTP_URL`. */
   mailer: Mailer | undefined;
+  /** argon2id's cost for new passwords, which the dummy hash of an unknown username is made with too. */
+  passwordHashing: PasswordHashing;
 }
 
 /** The nodes of the person's that the sign-in page runs, by type. */
@@ -29,7 +32,7 @@ export interface SignInNodes {
 
 export function signInNodes(deps: SignInNodeDeps): SignInNodes {
   return {
-    password: passwordNode(deps.store.users),
+    password: passwordNode(deps.store.users, deps.passwordHashing),
     otp: otpNode(deps),
     passkey: passkeyNode(deps),
     register: registerNode(deps),
@@ -41,9 +44,13 @@ export function signInNodes(deps: SignInNodeDeps): SignInNodes {
  * The nodes a sign-in without pages runs (the password grant): a password, and a one-time code
  * of a confirmed app or a recovery code. Any other node of the person's needs a page.
  */
-export function nodesWithoutPages(deps: { store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>; encryption: KeyEncryption }): Partial<SignInNodes> {
+export function nodesWithoutPages(deps: {
+  store: Pick<Store, 'users' | 'oneTimeCodes' | 'tickets' | 'mailAllowances'>;
+  encryption: KeyEncryption;
+  passwordHashing: PasswordHashing;
+}): Partial<SignInNodes> {
   return {
-    password: passwordNode(deps.store.users),
+    password: passwordNode(deps.store.users, deps.passwordHashing),
     otp: otpNode({ store: deps.store, encryption: deps.encryption, mailer: undefined }, { enrols: false }),
   };
 }

@@ -1,5 +1,6 @@
 import type { Text } from '../../records/text.js';
 import type { UserStore } from '../../store/users.js';
+import type { PasswordHashing } from '../password-hashing.js';
 import { PASSWORD_AMR, passwordFingerprint, verifyPassword } from '../password-verification.js';
 import type { NodeRunner } from './node.js';
 
@@ -7,7 +8,7 @@ import type { NodeRunner } from './node.js';
 const WRONG_CREDENTIALS: Text = (t) => t.signIn.wrongCredentials;
 
 /** The `password` node (CONTRACT.md §4): a username and a password, checked with argon2id. */
-export function passwordNode(users: UserStore): NodeRunner {
+export function passwordNode(users: UserStore, hashing: PasswordHashing): NodeRunner {
   return {
     type: 'password',
     fields: ['username', 'password'],
@@ -25,7 +26,7 @@ export function passwordNode(users: UserStore): NodeRunner {
     },
     async submit(context, _node, form) {
       if (form.username === undefined || form.password === undefined) return { error: (t) => t.signIn.enterUsernameAndPassword, failure: false };
-      const user = await verifyPassword(users, context.realm.name, form.username, form.password);
+      const user = await verifyPassword(users, hashing, context.realm.name, form.username, form.password);
       if (!user) return { error: WRONG_CREDENTIALS, failure: true };
       return { passed: { userId: user.id, amr: PASSWORD_AMR, passwordOf: passwordFingerprint(user.passwordHash!) }, disabled: !user.enabled, person: user };
     },

@@ -1,5 +1,6 @@
 import { PASSWORD_AMR } from '../password-verification.js';
 import type { SelfServiceDeps } from '../self-service/deps.js';
+import type { PasswordHashing } from '../password-hashing.js';
 import { REGISTRATION_FIELDS, register } from '../self-service/person-registration.js';
 import type { NodeRunner } from './node.js';
 
@@ -9,7 +10,7 @@ import type { NodeRunner } from './node.js';
  * realm's `email_verification`, the link that confirms the address is mailed at once. The node
  * runs wherever a journey has it: the realm's `self_registration` governs `{issuer}/register`.
  */
-export function registerNode(deps: SelfServiceDeps): NodeRunner {
+export function registerNode(deps: SelfServiceDeps & { readonly passwordHashing: PasswordHashing }): NodeRunner {
   return {
     type: 'register',
     fields: REGISTRATION_FIELDS,

@@ -4,7 +4,7 @@ import { addressKey } from '../../address-key.js';
 import { tooManyFromAddress } from '../../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../../records/realm.js';
 import type { Claims, User } from '../../store/users.js';
-import { hashPassword } from '../password-hashing.js';
+import { type PasswordHashing, hashPassword } from '../password-hashing.js';
 import { USERNAME } from '../username.js';
 import { greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
@@ -54,7 +54,7 @@ export type RegisteredVia = 'register_page' | 'sign_in';
  * Each attempt with a well-formed username counts against the address's REGISTRATION_LIMIT
  * before the username is looked up (past it: 429).
  */
-export async function register(deps: SelfServiceDeps, realm: RequestRealm, form: RegistrationForm, requester: Requester & { via: RegisteredVia }): Promise<Registration> {
+export async function register(deps: SelfServiceDeps & { readonly passwordHashing: PasswordHashing }, realm: RequestRealm, form: RegistrationForm, requester: Requester & { via: RegisteredVia }): Promise<Registration> {
   const { users } = deps.store;
   const username = form.username?.trim() ?? '';
   const email = form.email?.trim() ?? '';
@@ -69,7 +69,7 @@ export async function register(deps: SelfServiceDeps, realm: RequestRealm, form:
   if (problems.length > 0) return { problems };
 
   // Hashed whether or not the address is taken: the time of the answer must not tell.
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, deps.passwordHashing);
   const owner = await users.getByEmail(realm.name, email);
   if (owner) return { addressTaken: true, mailed: await mailOwner(deps, realm, owner, requester) };
   const claims: Claims = { email, email_verified: false, ...names };

@@ -2,7 +2,7 @@ import { mailedLink, passwordResetMail, realmLabel } from '../../mail/messages.j
 import type { Text } from '../../records/text.js';
 import type { Locale } from '../../records/locales.js';
 import type { RequestRealm } from '../../records/realm.js';
-import { hashPassword } from '../password-hashing.js';
+import { type PasswordHashing, hashPassword } from '../password-hashing.js';
 import type { User } from '../../store/users.js';
 import { type Mailed, greetedName, sendCounted } from './counted-mail.js';
 import type { Requester, SelfServiceDeps } from './deps.js';
@@ -56,14 +56,14 @@ export type ResetOutcome = 'done' | 'gone' | { readonly problem: Text; readonly 
  * sessions ended and grants revoked (UserStore.update, CONTRACT.md §7); a `user.password_reset`
  * event.
  */
-export async function resetPassword(deps: SelfServiceDeps, realm: RequestRealm, ticket: string, password: string, requester: Requester): Promise<ResetOutcome> {
+export async function resetPassword(deps: SelfServiceDeps & { readonly passwordHashing: PasswordHashing }, realm: RequestRealm, ticket: string, password: string, requester: Requester): Promise<ResetOutcome> {
   const { users, tickets } = deps.store;
   const userId = await tickets.live('password_reset', realm.name, ticket);
   const user = userId === undefined ? undefined : await users.getById(realm.name, userId);
   if (!user) return 'gone';
   const problem = newPasswordProblem(password, realm.settings, { username: user.username, email: emailOf(user) });
   if (problem) return { problem, username: user.username };
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, deps.passwordHashing);
   if ((await tickets.redeem('password_reset', realm.name, ticket)) !== user.id) return 'gone';
   if (!(await users.update(realm.name, user.username, { passwordHash }))) return 'gone';
   requester.audit.record({ realm: realm.name, type: 'user.password_reset', userId: user.id, address: requester.address });
