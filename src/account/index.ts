@@ -8,6 +8,7 @@ import { identitiesSection } from './identities.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
 import { passwordSection } from './password-change.js';
+import { profileSection } from './profile.js';
 import { recoveryCodesSection } from './recovery-codes.js';
 import type { AccountSection } from './section.js';
 import { sessionsSection } from './sessions.js';
@@ -28,6 +29,7 @@ export interface AccountSectionDeps {
 export function accountSections(deps: AccountSectionDeps): AccountSection[] {
   const firstFactor = new FirstFactorCode(deps);
   return [
+    profileSection(deps),
     passwordSection(deps),
     oneTimeCodeSection({ ...deps, firstFactor }),
     passkeysSection({ ...deps, firstFactor }),

@@ -22,6 +22,8 @@ export const BROWSER_PROGRAMS = {
   adminConsole: { entry: 'admin/console/browser/main.ts', format: 'esm', target: 'es2022' },
   // The sign-in pages serve every person's browser: older ones too.
   passkeyForms: { entry: 'pages/assets/browser/passkey.ts', format: 'iife', target: 'es2017' },
+  // Every page with a password field or a date: the show-password button, local times.
+  pageEnhancements: { entry: 'pages/assets/browser/page.ts', format: 'iife', target: 'es2017' },
 } as const satisfies Record<string, BrowserProgram>;
 
 /** src/ when running from the sources (vitest, npm run dev), dist/ when running the build. */

@@ -155,7 +155,7 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
         {
           text: expect.stringContaining(`${CLIENT_NAME} asks to:`),
           bindingMessage: 'Pay 42.00 EUR at till 7',
-          scopes: ['openid: Sign you in with your account', 'profile: See your name and basic profile', 'payments:approve: Approve payments'],
+          scopes: ['Sign you in with your account openid', 'See your name and basic profile profile', 'Approve payments payments:approve'],
         },
       ]);
       expectPollError(await request.poll(), 'authorization_pending');
@@ -227,8 +227,8 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
       expect(shown.map((request) => request.bindingMessage).sort()).toEqual(['Order 1001: 12.50 EUR', 'Order 1002: 99.00 EUR']);
       expect(shown.every((request) => request.text.includes(`${CLIENT_NAME} asks to:`))).toBe(true);
       expect(shown.find((request) => request.bindingMessage === 'Order 1002: 99.00 EUR')?.scopes).toEqual([
-        'openid: Sign you in with your account',
-        'payments:approve: Approve payments',
+        'Sign you in with your account openid',
+        'Approve payments payments:approve',
       ]);
       await expect(page.locator('section.request form').count()).resolves.toBe(2);
 
