@@ -219,6 +219,16 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
     const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
     try {
       const first = await backchannelRequest(setup, 'alice', 'Order 1001: 12.50 EUR');
+      // The binding message leads the request, larger than any other text of it: it is what the person compares.
+      const layout = (await page.evaluate(`(() => {
+        const section = document.querySelector('section.request');
+        const size = (element) => parseFloat(getComputedStyle(element).fontSize);
+        const message = section.querySelector('.binding-message');
+        const others = [...section.querySelectorAll('p, li, button')].filter((element) => element !== message);
+        return { first: section.firstElementChild.className, second: section.children[1].className, messageSize: size(message), largestOther: Math.max(...others.map(size)) };
+      })()`)) as { first: string; second: string; messageSize: number; largestOther: number };
+      expect(layout).toMatchObject({ first: 'binding-lead', second: 'binding-message' });
+      expect(layout.messageSize).toBeGreaterThanOrEqual(layout.largestOther * 1.5);
       const second = await backchannelRequest(setup, 'alice', 'Order 1002: 99.00 EUR', 'openid payments:approve');
       const bobs = await backchannelRequest(setup, 'bob', 'Order 2001 for Bob');
 
