@@ -42,7 +42,10 @@ function describedIn(t: Messages, scope: ScopeView): string {
 export function scopeItems(t: Messages, scopes: readonly ScopeView[]): SafeHtml[] {
   return scopes.map((scope) => {
     const description = describedIn(t, scope);
-    return description ? html`<li><strong>${description}</strong> <span class="scope-id">${scope.name}</span></li>` : html`<li><strong>${scope.name}</strong></li>`;
+    if (!description) return html`<li><strong>${scope.name}</strong></li>`;
+    // It begins the line now: a description worded to follow "scope: " gets its capital.
+    const leading = description.charAt(0).toLocaleUpperCase(t.lang) + description.slice(1);
+    return html`<li><strong>${leading}</strong> <span class="scope-id">${scope.name}</span></li>`;
   });
 }
 

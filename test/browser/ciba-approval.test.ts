@@ -219,6 +219,12 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
     const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
     try {
       const first = await backchannelRequest(setup, 'alice', 'Order 1001: 12.50 EUR');
+      const second = await backchannelRequest(setup, 'alice', 'Order 1002: 99.00 EUR', 'openid payments:approve');
+      const bobs = await backchannelRequest(setup, 'bob', 'Order 2001 for Bob');
+
+      await signInAtApprovePage(page, setup, setup.alice);
+      const shown = await shownRequests(page);
+      expect(shown.map((request) => request.bindingMessage).sort()).toEqual(['Order 1001: 12.50 EUR', 'Order 1002: 99.00 EUR']);
       // The binding message leads the request, larger than any other text of it: it is what the person compares.
       const layout = (await page.evaluate(`(() => {
         const section = document.querySelector('section.request');
@@ -229,12 +235,6 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
       })()`)) as { first: string; second: string; messageSize: number; largestOther: number };
       expect(layout).toMatchObject({ first: 'binding-lead', second: 'binding-message' });
       expect(layout.messageSize).toBeGreaterThanOrEqual(layout.largestOther * 1.5);
-      const second = await backchannelRequest(setup, 'alice', 'Order 1002: 99.00 EUR', 'openid payments:approve');
-      const bobs = await backchannelRequest(setup, 'bob', 'Order 2001 for Bob');
-
-      await signInAtApprovePage(page, setup, setup.alice);
-      const shown = await shownRequests(page);
-      expect(shown.map((request) => request.bindingMessage).sort()).toEqual(['Order 1001: 12.50 EUR', 'Order 1002: 99.00 EUR']);
       expect(shown.every((request) => request.text.includes(`${CLIENT_NAME} asks to:`))).toBe(true);
       expect(shown.find((request) => request.bindingMessage === 'Order 1002: 99.00 EUR')?.scopes).toEqual([
         'Sign you in with your account openid',
