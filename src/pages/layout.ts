@@ -8,17 +8,17 @@ import { SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
 import { languagePicker } from './language-picker.js';
 
-/**
- * The one stylesheet, inline and allowed by its hash: the pages load nothing else but a realm's
- * or client's logo. Every colour is named here, for the light and the dark scheme, so that each
- * text reaches WCAG AA contrast (4.5:1) on what is behind it; test/browser/layout-contrast.test.ts
- * measures it. Long words (client names, URLs, codes) wrap, so that nothing is wider than a
- * 320 px window.
- */
 /** The page backgrounds of the light and the dark scheme, which the focus ring must stand out from. */
 const LIGHT_BACKGROUND = '#ffffff';
 const DARK_BACKGROUND = '#121212';
 
+/**
+ * The one stylesheet, inline and allowed by its hash: the pages load nothing else but a realm's
+ * or client's logo and this server's own scripts. Every colour is named here, for the light and the dark scheme, so that each
+ * text reaches WCAG AA contrast (4.5:1) on what is behind it; test/browser/layout-contrast.test.ts
+ * measures it. Long words (client names, URLs, codes) wrap, so that nothing is wider than a
+ * 320 px window.
+ */
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5;
   --bg: ${LIGHT_BACKGROUND}; --fg: #1a1a1a; --muted: #595959; --line: #767676; --field: #ffffff; --button: #f0f0f0; --link: #1d4ed8;
