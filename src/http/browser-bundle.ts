@@ -71,13 +71,14 @@ function bundle(program: BrowserProgram, sources: URL): Buffer {
 function writeBundles(): void {
   const dist = ROOT;
   const sources = new URL('../src/', dist);
-  for (const program of Object.values(BROWSER_PROGRAMS)) {
-    const path = builtPath(program, dist);
-    // The folder holds the bundle alone: the compiled modules an older build left there go.
-    rmSync(dirname(path), { recursive: true, force: true });
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bundle(program, sources));
+  const programs = Object.values(BROWSER_PROGRAMS);
+  // A folder holds bundles alone: the compiled modules an older build left there go. Emptied once
+  // each, before any bundle is written, as two programs may share one (pages/assets/browser).
+  for (const folder of new Set(programs.map((program) => dirname(builtPath(program, dist))))) {
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true });
   }
+  for (const program of programs) writeFileSync(builtPath(program, dist), bundle(program, sources));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeBundles();
