@@ -67,10 +67,8 @@ function bundle(program: BrowserProgram, sources: URL): Buffer {
   return Buffer.from(output.contents);
 }
 
-/** `node dist/http/browser-bundle.js` (npm run build): bundles each program from src/ into dist/. */
-function writeBundles(): void {
-  const dist = ROOT;
-  const sources = new URL('../src/', dist);
+/** `node dist/http/browser-bundle.js` (npm run build): bundles each program from src/ into dist/ (`dist`, `sources`: a test's folders). */
+export function writeBundles(dist: URL = ROOT, sources: URL = new URL('../src/', dist)): void {
   const programs = Object.values(BROWSER_PROGRAMS);
   // A folder holds bundles alone: the compiled modules an older build left there go. Emptied once
   // each, before any bundle is written, as two programs may share one (pages/assets/browser).
