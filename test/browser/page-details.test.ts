@@ -90,10 +90,10 @@ describe.skipIf(skipReason !== undefined)(`the pages' details in Chromium${skipR
         await page.emulateMedia({ colorScheme: scheme });
         await page.goto(authorizeUrl());
         await page.waitForURL(startsWith(`${issuer}/login`));
-        const button = page.locator('button.primary').first();
-        expect(hexOf((await button.evaluate('(element) => getComputedStyle(element).backgroundColor')) as string)).toBe(YELLOW);
+        const button = `document.querySelector('button.primary')`;
+        expect(hexOf((await page.evaluate(`getComputedStyle(${button}).backgroundColor`)) as string)).toBe(YELLOW);
         // Keyboard focus (what :focus-visible shows a ring for): Tab until the yellow button has it.
-        const focused = async () => (await button.evaluate('(element) => element === document.activeElement')) as boolean;
+        const focused = async () => (await page.evaluate(`${button} === document.activeElement`)) as boolean;
         for (let i = 0; i < 12 && !(await focused()); i++) await page.keyboard.press('Tab');
         expect(await focused()).toBe(true);
         const ring = await ringOf(page);
