@@ -10,6 +10,7 @@ import { identitiesSection } from './identities.js';
 import { oneTimeCodeSection } from './one-time-code.js';
 import { passkeysSection } from './passkeys.js';
 import { passwordSection } from './password-change.js';
+import { profileSection } from './profile.js';
 import { recoveryCodesSection } from './recovery-codes.js';
 import type { AccountSection } from './section.js';
 import { sessionsSection } from './sessions.js';
@@ -33,13 +34,14 @@ export interface AccountSectionDeps {
 export function accountSections(deps: AccountSectionDeps): AccountSection[] {
   const firstFactor = new FirstFactorCode(deps);
   return [
+    profileSection(deps),
     passwordSection(deps),
     oneTimeCodeSection({ ...deps, firstFactor }),
     passkeysSection({ ...deps, firstFactor }),
     recoveryCodesSection(deps),
     identitiesSection(deps),
     applicationsSection(deps.store, deps.audit),
-    sessionsSection(deps.store),
+    sessionsSection(deps.store, deps.audit),
     firstFactor.section(),
   ];
 }

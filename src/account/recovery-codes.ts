@@ -16,9 +16,9 @@ export function recoveryCodesSection(deps: { store: Pick<Store, 'oneTimeCodes'>;
   return {
     title: (t) => t.account.sections.recoveryCodes,
     async render(holder) {
-      const left = await store.oneTimeCodes.recoveryCodesLeft(holder.realm.name, holder.userId);
+      const held = await store.oneTimeCodes.recoveryCodesHeld(holder.realm.name, holder.userId);
       const generate = { action: `${holder.realm.issuer}/account/recovery-codes`, csrf: holder.csrf(GENERATE) };
-      return { body: recoveryCodesSectionBody(holder.t, { left, generate }) };
+      return { body: recoveryCodesSectionBody(holder.t, { ...held, generate }) };
     },
     routes(app, tools) {
       app.post('/account/recovery-codes', async (request, reply) => {

@@ -25,6 +25,8 @@ export const BROWSER_PROGRAMS = {
   // Inlined into their pages, each allowed by the hash of its text.
   formPost: { entry: 'pages/assets/browser/form-post.ts', format: 'iife', target: 'es2017' },
   frontChannelLogout: { entry: 'pages/assets/browser/front-channel-logout.ts', format: 'iife', target: 'es2017' },
+  // Every page with a password field or a date: the show-password button, local times.
+  pageEnhancements: { entry: 'pages/assets/browser/page.ts', format: 'iife', target: 'es2017' },
 } as const satisfies Record<string, BrowserProgram>;
 
 /** src/ when running from the sources (vitest, npm run dev), dist/ when running the build. */
@@ -68,12 +70,11 @@ function bundle(program: BrowserProgram, sources: URL): Buffer {
   return Buffer.from(output.contents);
 }
 
-/** `node dist/http/browser-bundle.js` (npm run build): bundles each program from src/ into dist/. */
-function writeBundles(): void {
-  const dist = ROOT;
-  const sources = new URL('../src/', dist);
+/** `node dist/http/browser-bundle.js` (npm run build): bundles each program from src/ into dist/ (`dist`, `sources`: a test's folders). */
+export function writeBundles(dist: URL = ROOT, sources: URL = new URL('../src/', dist)): void {
   const programs = Object.values(BROWSER_PROGRAMS);
-  // Each folder holds its bundles alone: the compiled modules an older build left there go.
+  // A folder holds bundles alone: the compiled modules an older build left there go. Emptied once
+  // each, before any bundle is written, as two programs may share one (pages/assets/browser).
   for (const folder of new Set(programs.map((program) => dirname(builtPath(program, dist))))) {
     rmSync(folder, { recursive: true, force: true });
     mkdirSync(folder, { recursive: true });

@@ -21,10 +21,12 @@ export function backchannelRequestsPage(
   },
 ): Page {
   const sections = input.requests.map(
+    // The binding message first and large: it is what the person compares with the application's screen (CIBA Core §7.1).
     (request) => html`<section class="request">
-<p>${t.consent.asksTo(html`<strong>${request.clientName}</strong>`)}</p>
+${request.bindingMessage ? html`<p class="binding-lead">${t.ciba.bindingLead}</p>
+<p class="binding-message">${request.bindingMessage}</p>
+` : ''}<p>${t.consent.asksTo(html`<strong>${request.clientName}</strong>`)}</p>
 <ul class="scopes">${scopeItems(t, request.scopes)}</ul>
-${request.bindingMessage ? html`<p>${t.ciba.checkBindingMessage(html`<span class="binding-message">${request.bindingMessage}</span>`)}</p>` : ''}
 <form method="post">
 ${hiddenFields(request.hidden)}
 <button class="primary" type="submit" name="decision" value="allow">${t.actions.allow}</button>

@@ -66,10 +66,10 @@ export function consentPage(
 ): Page {
   const items = scopeItems(t, input.scopes);
   return {
-    options: { t, title: t.consent.title, client: input.client, formTargets: input.formTargets },
+    // The application is named once, beside its logo: "… asks to:", then what it asks in words.
+    options: { t, title: t.consent.title, client: input.client, clientSentence: t.consent.asksTo(html`<strong>${input.client.name}</strong>`), formTargets: input.formTargets },
     body: html`${input.userCode ? html`<p>${t.consent.checkDeviceCode(html`<strong class="user-code">${input.userCode}</strong>`)}</p>
-` : ''}<p>${t.consent.asksTo(html`<strong>${input.client.name}</strong>`)}</p>
-${input.client.host ? html`<p class="described-at">${t.consent.describedAt(html`<strong>${input.client.host}</strong>`)}</p>
+` : ''}${input.client.host ? html`<p class="described-at">${t.consent.describedAt(html`<strong>${input.client.host}</strong>`)}</p>
 ` : ''}${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
 ${input.resources?.length ? html`<p>${t.consent.forResources}</p>
 <ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>

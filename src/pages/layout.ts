@@ -1,26 +1,33 @@
 import { createHash } from 'node:crypto';
 import type { RealmSettings } from '../records/realm-settings.js';
 import { SUPPORTED_LOCALES } from '../records/locales.js';
+import { pageScriptUrl } from './assets/scripts.js';
 import { type ClientBrand, DEFAULT_PRIMARY_COLOUR, type RealmBrand, realmBrand } from './branding.js';
+import { focusColourOn } from './contrast.js';
 import { SafeHtml, html } from './html.js';
 import type { Messages } from './i18n/index.js';
 import { languagePicker } from './language-picker.js';
 
+/** The page backgrounds of the light and the dark scheme, which the focus ring must stand out from. */
+const LIGHT_BACKGROUND = '#ffffff';
+const DARK_BACKGROUND = '#121212';
+
 /**
  * The one stylesheet, inline and allowed by its hash: the pages load nothing else but a realm's
- * or client's logo. Every colour is named here, for the light and the dark scheme, so that each
+ * or client's logo and this server's own scripts. Every colour is named here, for the light and the dark scheme, so that each
  * text reaches WCAG AA contrast (4.5:1) on what is behind it; test/browser/layout-contrast.test.ts
  * measures it. Long words (client names, URLs, codes) wrap, so that nothing is wider than a
  * 320 px window.
  */
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5;
-  --bg: #ffffff; --fg: #1a1a1a; --muted: #595959; --line: #767676; --field: #ffffff; --button: #f0f0f0; --link: #1d4ed8;
+  --bg: ${LIGHT_BACKGROUND}; --fg: #1a1a1a; --muted: #595959; --line: #767676; --field: #ffffff; --button: #f0f0f0; --link: #1d4ed8;
   --error-bg: #fde8e8; --error-fg: #8a1c1c; --notice-bg: #e6f0e6; --notice-fg: #1c4d1c;
-  --primary: ${DEFAULT_PRIMARY_COLOUR}; --on-primary: #ffffff; }
+  --primary: ${DEFAULT_PRIMARY_COLOUR}; --on-primary: #ffffff; --focus: ${focusColourOn(LIGHT_BACKGROUND, DEFAULT_PRIMARY_COLOUR)}; }
 @media (prefers-color-scheme: dark) { :root {
-  --bg: #121212; --fg: #ececec; --muted: #b3b3b3; --line: #8c8c8c; --field: #1e1e1e; --button: #2b2b2b; --link: #9dbbff;
-  --error-bg: #4a1515; --error-fg: #ffd7d7; --notice-bg: #143a1f; --notice-fg: #cdf0d5; } }
+  --bg: ${DARK_BACKGROUND}; --fg: #ececec; --muted: #b3b3b3; --line: #8c8c8c; --field: #1e1e1e; --button: #2b2b2b; --link: #9dbbff;
+  --error-bg: #4a1515; --error-fg: #ffd7d7; --notice-bg: #143a1f; --notice-fg: #cdf0d5;
+  --focus: ${focusColourOn(DARK_BACKGROUND, DEFAULT_PRIMARY_COLOUR)}; } }
 body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: var(--bg); color: var(--fg); overflow-wrap: anywhere; }
 main { box-sizing: border-box; width: min(26rem, 100% - 2rem); margin: 1rem 0; padding: 2rem 1.5rem; border: 1px solid var(--line); border-radius: .75rem; }
 h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
@@ -35,7 +42,7 @@ input { box-sizing: border-box; width: 100%; padding: .6rem; font: inherit; colo
 input::placeholder { color: var(--muted); opacity: 1; }
 button { max-width: 100%; font: inherit; padding: .6rem 1.2rem; margin: 1.5rem .5rem 0 0; border-radius: .4rem; color: var(--fg); background: var(--button); border: 1px solid var(--line); cursor: pointer; }
 button.primary { background: var(--primary); border-color: var(--primary); color: var(--on-primary); }
-:focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .error { padding: .75rem; border-radius: .4rem; background: var(--error-bg); color: var(--error-fg); }
 .notice { padding: .75rem; border-radius: .4rem; background: var(--notice-bg); color: var(--notice-fg); }
 ul.scopes { padding-left: 1.2rem; }
@@ -49,7 +56,15 @@ ul.links li { margin: .75rem 0; }
 .user-code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
 section.account h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 section.request { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 1rem; }
-.binding-message { font-size: 1.2rem; font-weight: 600; }
+.binding-lead { margin: 0 0 .25rem; }
+.binding-message { font-size: 1.6rem; font-weight: 700; margin: 0 0 1rem; padding: .5rem .75rem; border: 2px solid var(--line); border-radius: .4rem; }
+.scope-id { color: var(--muted); font-family: ui-monospace, monospace; font-size: .875rem; }
+.reference, .hint { color: var(--muted); }
+.hint { margin: .25rem 0 0; }
+button.show-password { margin: .4rem 0 0; padding: .3rem .8rem; }
+main.wide { width: min(64rem, 100% - 2rem); }
+@media (min-width: 60rem) { .columns { columns: 2; column-gap: 3rem; } .columns > section { break-inside: avoid; } }
+.columns > section.account > h2 { margin-top: 0; padding-top: 1.5rem; }
 svg { max-width: 100%; height: auto; }
 nav.languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 1.5rem 0 0; padding: 1rem 0 0; border-top: 1px solid var(--line); }
 nav.languages a { display: inline-block; padding: .25rem 0; }
@@ -68,12 +83,20 @@ export interface InlineScript {
 /** A page's own script: a constant of its module, hashed once when the module loads. */
 export const inlineScript = (text: string): InlineScript => ({ text: new SafeHtml(text), hash: sha256(text) });
 
-/** The realm's colour of the main buttons, a stylesheet of its own (allowed by its hash) when it is not the default. */
+/**
+ * The realm's colour of the main buttons, and the focus ring that stands out from it and from
+ * the page in each scheme: a stylesheet of its own (allowed by its hash) when it is not the default.
+ */
 function brandStyle(brand: RealmBrand): string | undefined {
-  if (brand.primary.background === DEFAULT_PRIMARY_COLOUR) return undefined;
-  // Both values are #rrggbb (the setting's validation, textColourOn): nothing else reaches the stylesheet.
-  return `:root { --primary: ${brand.primary.background}; --on-primary: ${brand.primary.text}; }`;
+  const primary = brand.primary.background;
+  if (primary === DEFAULT_PRIMARY_COLOUR) return undefined;
+  // Every value is #rrggbb (the setting's validation, textColourOn, focusColourOn): nothing else reaches the stylesheet.
+  return `:root { --primary: ${primary}; --on-primary: ${brand.primary.text}; --focus: ${focusColourOn(LIGHT_BACKGROUND, primary)}; }
+@media (prefers-color-scheme: dark) { :root { --focus: ${focusColourOn(DARK_BACKGROUND, primary)}; } }`;
 }
+
+/** A page with a password field or a local date loads the script that adds the show-password button and writes dates in local time. */
+const needsPageScript = (body: SafeHtml): boolean => body.value.includes('type="password"') || body.value.includes('data-local');
 
 /**
  * CSP for the pages: nothing may load or run, the page may not be framed. Chromium applies
@@ -141,6 +164,10 @@ export interface PageOptions {
   inlineScript?: InlineScript;
   /** The application a sign-in or consent page is for: named below the title, with its logo. */
   client?: ClientBrand | undefined;
+  /** What the page says beside the client's logo instead of "to continue to …" (the consent page's "… asks to:"). */
+  clientSentence?: SafeHtml;
+  /** A page of many sections (the account page): wider, its `.columns` two columns on a desktop. */
+  wide?: boolean;
   /** http(s) pages the page frames (front-channel logout), allowed by their origins. */
   frames?: readonly string[];
 }
@@ -174,11 +201,15 @@ export function renderPage(
   body: SafeHtml,
   /** What the page's address keeps in the language picker's links (src/pages/language-picker.ts). */
   address = new URLSearchParams(),
+  /** The realm's issuer, below which the pages' scripts are served; none for a request without a realm. */
+  issuer?: string,
 ): RenderedPage {
   const realm = realmOrNone ?? NO_REALM;
   const brand = realmBrand(realm);
   const extraStyle = brandStyle(brand);
   const { client, t } = options;
+  const pageScript = issuer !== undefined && options.inlineScript === undefined && needsPageScript(body) ? [pageScriptUrl(issuer)] : [];
+  const scripts = [...(options.scripts ?? []), ...pageScript];
   const page = html`<!doctype html>
 <html lang="${t.lang}">
 <head>
@@ -187,12 +218,12 @@ export function renderPage(
 <meta name="referrer" content="no-referrer">
 <title>${options.title}${brand.name ? ` · ${brand.name}` : ''}</title>
 <style>${STYLE_TEXT}</style>
-${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style>\n`}${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
+${extraStyle === undefined ? '' : html`<style>${new SafeHtml(extraStyle)}</style>\n`}${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
-<main>
+<main${options.wide ? html` class="wide"` : ''}${pageScript.length > 0 ? html` data-show-password="${t.page.showPassword}" data-hide-password="${t.page.hidePassword}"` : ''}>
 <header class="brand">${logo(brand.logoUri)}<p class="realm">${brand.name}</p></header>
 <h1>${options.title}</h1>
-${client ? html`<p class="client">${logo(client.logoUri)}<span>${t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
+${client ? html`<p class="client">${logo(client.logoUri)}<span>${options.clientSentence ?? t.page.forClient(html`<strong>${client.name}</strong>`)}</span></p>\n` : ''}${body}
 ${languagePicker(realmOrNone?.settings.locales ?? SUPPORTED_LOCALES, address, t)}
 </main>
 ${options.inlineScript === undefined ? '' : html`<script>${options.inlineScript.text}</script>\n`}</body>
@@ -200,7 +231,7 @@ ${options.inlineScript === undefined ? '' : html`<script>${options.inlineScript.
 `;
   const csp = contentSecurityPolicy({
     formTargets: options.formTargets ?? [],
-    scripts: (options.scripts ?? []).length > 0,
+    scripts: scripts.length > 0,
     inlineScripts: options.inlineScript === undefined ? [] : [options.inlineScript.hash],
     styles: extraStyle === undefined ? [STYLE_HASH] : [STYLE_HASH, sha256(extraStyle)],
     images: [brand.logoUri, client?.logoUri].filter((uri) => uri !== undefined),

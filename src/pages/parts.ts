@@ -35,12 +35,17 @@ function describedIn(t: Messages, scope: ScopeView): string {
   return scope.description;
 }
 
-/** The items of a list of scopes asked for, each with its description when it has one. */
+/**
+ * The items of a list of scopes asked for: each leads with its description in the person's
+ * language, its id after it for whoever looks for it; a scope without a description by its id.
+ */
 export function scopeItems(t: Messages, scopes: readonly ScopeView[]): SafeHtml[] {
   return scopes.map((scope) => {
     const description = describedIn(t, scope);
-    const name = html`<strong>${scope.name}</strong>`;
-    return html`<li>${description ? t.consent.scope(name, description) : name}</li>`;
+    if (!description) return html`<li><strong>${scope.name}</strong></li>`;
+    // It begins the line now: a description worded to follow "scope: " gets its capital.
+    const leading = description.charAt(0).toLocaleUpperCase(t.lang) + description.slice(1);
+    return html`<li><strong>${leading}</strong> <span class="scope-id">${scope.name}</span></li>`;
   });
 }
 

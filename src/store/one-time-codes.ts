@@ -109,6 +109,16 @@ export class OneTimeCodeStore {
     return result.rowCount === 1;
   }
 
+  /** The person's recovery codes: how many are unused, and whether they have any at all (used ones stay until replaced). */
+  async recoveryCodesHeld(realm: string, userId: string): Promise<{ left: number; any: boolean }> {
+    const result = await this.db.query<{ left: number; total: number }>(
+      'SELECT count(*) FILTER (WHERE used_at IS NULL)::int AS left, count(*)::int AS total FROM recovery_codes WHERE realm = $1 AND user_id = $2::uuid',
+      [realm, userId],
+    );
+    const row = result.rows[0];
+    return { left: row?.left ?? 0, any: (row?.total ?? 0) > 0 };
+  }
+
   async recoveryCodesLeft(realm: string, userId: string): Promise<number> {
     const result = await this.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM recovery_codes WHERE realm = $1 AND user_id = $2::uuid AND used_at IS NULL',

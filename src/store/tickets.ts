@@ -129,6 +129,15 @@ export class TicketStore {
     return result.rows[0]?.user_id;
   }
 
+  /**
+   * Ends the person's unused tickets of a kind: the links already mailed no longer work (the
+   * verification links of an address the person replaced). Answers how many were withdrawn.
+   */
+  async withdraw(kind: TicketKind, realm: string, userId: string): Promise<number> {
+    const result = await this.db.query('UPDATE tickets SET used_at = now() WHERE kind = $1 AND realm = $2 AND user_id = $3::uuid AND used_at IS NULL', [kind, realm, userId]);
+    return result.rowCount;
+  }
+
   /** Whose the ticket is while it would still work, without using it (a page that shows a form before the ticket is spent). */
   async live(kind: TicketKind, realm: string, value: string): Promise<string | undefined> {
     if (value.length > MAX_TICKET_LENGTH) return undefined;

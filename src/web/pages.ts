@@ -7,23 +7,19 @@ import type { Metrics } from '../http/metrics.js';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import type { RealmSigner } from '../tokens/signer.js';
 import { AuthorizationResponses } from './authorization-response.js';
-import { AuthorizationFlow, TransactionGone } from './authorization-flow.js';
+import { AuthorizationFlow } from './authorization-flow.js';
+import { pageErrorHandler } from './error-page.js';
 import { BrowserCookies } from './browser-cookies.js';
 import { BruteForceGuard } from '../authn/brute-force.js';
 import type { PasswordHashing } from '../authn/password-hashing.js';
 import type { ClientJwks } from '../client-auth/client-jwks.js';
 import { RiskAssessor } from '../authn/risk.js';
 import { signInNodes } from '../authn/nodes/index.js';
-import { logFailure, toClientError } from '../http/error-handler.js';
 import { Broker } from '../identity-providers/broker.js';
-import { messagePage } from '../pages/forms.js';
-import { type Messages } from '../pages/i18n/index.js';
-import { messagesOf, noteChosenLocales } from './locale.js';
-import { sendPage } from './send-page.js';
+import { noteChosenLocales } from './locale.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { AddressPage, RateLimits } from '../rate-limits/rate-limits.js';
 import { belowIssuerPath } from '../realms/issuer-paths.js';
-import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
 import type { KeyEncryption } from '../tokens/key-encryption.js';
 import { accountPage } from './account.js';
@@ -35,7 +31,6 @@ import { backchannelApprovalPage } from './backchannel-approval.js';
 import { brokerPages } from './broker.js';
 import { endSessionEndpoint } from './end-session.js';
 import { loginPage } from './login.js';
-import { InvalidFormError } from './page-routes.js';
 import { personRegistrationPage } from './person-registration.js';
 import { resetEndpoint } from './reset.js';
 import { verifyEndpoint } from './verify.js';
@@ -44,24 +39,6 @@ const LIMITED_PAGES: ReadonlyArray<readonly [path: string, page: AddressPage]> =
   ['/login', 'sign_in'],
   ['/device/user', 'device_page'],
 ];
-
-/**
- * What the person reads when a page cannot go on, in the page's language; nothing internal.
- * What the application got wrong is named as the protocol names it, for its developers.
- */
-function describe(t: Messages, error: unknown): { title: string; message: string; status: number } {
-  const { errors } = t;
-  if (error instanceof UntrustedRedirectError) {
-    return { title: errors.invalidRequest, message: errors.fromApplication(error.message), status: 400 };
-  }
-  if (error instanceof TransactionGone) return { title: errors.requestExpired, message: errors.requestExpiredMessage, status: 400 };
-  if (error instanceof InvalidFormError) return { title: errors.formExpired, message: errors.formExpiredMessage, status: 400 };
-  const clientError = toClientError(error);
-  if (clientError.status === 429) return { title: errors.tooManyAttempts, message: errors.tooManyAttemptsMessage, status: 429 };
-  if (clientError.status >= 500) return { title: errors.somethingWentWrong, message: errors.somethingWentWrongMessage, status: clientError.status };
-  if (clientError.status === 404) return { title: errors.notFound, message: errors.notFoundMessage, status: 404 };
-  return { title: errors.invalidRequest, message: errors.notHandled(clientError.description ?? clientError.code), status: clientError.status };
-}
 
 /**
  * The routes a person's browser visits: /authorize, the sign-in and consent pages,
@@ -115,14 +92,7 @@ export function browserPages(deps: {
     await app.register(cookie, { secret: deps.encryption.deriveKey('cookie signing') });
     // A page's address may choose its language (`?ui_locales=`): the language picker, a mail's link (CONTRACT.md §16).
     app.addHook('preHandler', async (request) => noteChosenLocales(request));
-    app.setErrorHandler(async (error, request, reply) => {
-      const t = messagesOf(request);
-      const page = describe(t, error);
-      logFailure(request, error, page.status);
-      reply.headers(toClientError(error).headers); // Retry-After of an outage, a challenge
-      const view = messagePage(t, page);
-      return sendPage(reply, view.options, view.body);
-    });
+    app.setErrorHandler(pageErrorHandler(routeDeps));
     await app.register(authorizationEndpoint({ ...routeDeps, clients: deps.clients, clientJwks: deps.clientJwks }));
     // Sign-in through upstream providers: the sign-in page begins it, the broker's callback ends it.
     const broker = new Broker({ store: deps.store, encryption: deps.encryption, outbound: deps.outbound });

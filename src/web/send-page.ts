@@ -7,7 +7,8 @@ import { type PageOptions, renderPage } from '../pages/layout.js';
  * request that failed before its realm was known (an unknown realm) gets the default look.
  */
 export function sendPage(reply: FastifyReply, options: PageOptions, body: SafeHtml): FastifyReply {
-  const page = renderPage(reply.request.realm ?? undefined, options, body, pageAddress(reply.request));
+  const realm = reply.request.realm ?? undefined;
+  const page = renderPage(realm, options, body, pageAddress(reply.request), realm?.issuer);
   return reply.code(page.status).headers(page.headers).send(page.html);
 }
 

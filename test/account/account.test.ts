@@ -219,6 +219,40 @@ describe('the account page: applications and sessions', () => {
     expect(redirectPath(await b.get(accountUrl()))).toBe(`${realmPath(REALM)}/login`);
   });
 
+  it('signs out everywhere: every session of the person ends, this browser\u2019s too, their tokens revoked, an audit event recorded', async () => {
+    const user = await person();
+    const here = new TestBrowser(app, BASE_URL);
+    const there = new TestBrowser(app, BASE_URL);
+    const hereTokens = await tokensOf(here, user, web[REALM]!);
+    const thereTokens = await tokensOf(there, user, web[REALM]!);
+    const otherPerson = await person();
+    const bystander = new TestBrowser(app, BASE_URL);
+    const bystanderTokens = await tokensOf(bystander, otherPerson, web[REALM]!);
+
+    const page = await accountPage(here);
+    const [endAll] = formsOf(page).filter((form) => form.action.endsWith('/account/sessions/end-all'));
+    expect(endAll?.fields.csrf).toEqual(expect.any(String));
+    // Another form's token, a forged one, or the form from another browser: nothing ends.
+    const [endOne] = formsOf(page).filter((form) => form.action.endsWith('/account/sessions/end'));
+    for (const csrf of [endOne!.fields.csrf!, 'forged']) expect((await here.post(endAll!.action, { csrf })).statusCode).toBe(400);
+    expect((await bystander.post(endAll!.action, endAll!.fields)).statusCode).toBe(400);
+    expect(await active(REALM, web[REALM]!, thereTokens.access_token)).toBe(true);
+
+    const response = await here.post(endAll!.action, endAll!.fields);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('You are signed out everywhere.');
+    expect(here.cookies.has(`rg_session_${REALM}`)).toBe(false);
+    for (const tokens of [hereTokens, thereTokens]) {
+      expect(await active(REALM, web[REALM]!, tokens.access_token)).toBe(false);
+      expect((await refreshGrant(app, REALM, web[REALM]!, tokens.refresh_token)).json().error).toBe('invalid_grant');
+    }
+    for (const b of [here, there]) expect(redirectPath(await b.get(accountUrl()))).toBe(`${realmPath(REALM)}/login`);
+    // Another person's session is untouched.
+    expect(await active(REALM, web[REALM]!, bystanderTokens.access_token)).toBe(true);
+    const events = (await admin.request('GET', `/realms/${REALM}/events?type=user.sessions_ended`)).json().events as Array<{ user_id: string; details: Record<string, unknown> }>;
+    expect(events.find((event) => event.user_id === user.sub)).toMatchObject({ details: { via: 'account', sessions: 2 } });
+  });
+
   it('refuses a form without its CSRF token, with a wrong one, with that of another form, or from another browser', async () => {
     const user = await person();
     const b = new TestBrowser(app, BASE_URL);

@@ -557,7 +557,7 @@ describe('passkeys', () => {
 
   it('serves the scripts: the WebAuthn library and the page script, as JavaScript cached for a year', async () => {
     const { realm } = await setup();
-    for (const name of ['webauthn.js', 'passkey.js']) {
+    for (const name of ['webauthn.js', 'passkey.js', 'page.js']) {
       const response = await t.app.inject({ method: 'GET', url: `${realmPath(realm)}/assets/${name}?v=whatever` });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
@@ -570,10 +570,13 @@ describe('passkeys', () => {
     const pageScript = await t.app.inject({ method: 'GET', url: '/oauth2/assets/passkey.js' });
     expect(pageScript.body).toContain('data-passkey-options');
     expect(() => new Function(pageScript.body)).not.toThrow();
-    // A realm that does not ask for a passkey loads no script on its sign-in page.
+    const shared = await t.app.inject({ method: 'GET', url: '/oauth2/assets/page.js' });
+    expect(shared.body).toContain('show-password');
+    expect(() => new Function(shared.body)).not.toThrow();
+    // A realm that does not ask for a passkey loads no passkey script on its sign-in page: the page script alone (show-password).
     const { clientId } = await codeFlowSetup(t.admin, realm, { username: 'dave' });
     const { page } = await signInPage(realm, clientId);
-    expect(page.body).not.toMatch(/<script/i);
-    expect(String(page.headers['content-security-policy'])).not.toContain('script-src');
+    expect([...page.body.matchAll(/<script src="[^"]*\/assets\/([a-z]+\.js)\?v=/g)].map(([, name]) => name)).toEqual(['page.js']);
+    expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'");
   });
 });

@@ -65,7 +65,10 @@ describe('recovery codes', () => {
     const s = await setup();
     const { b, answer } = await signInToAccount(s, { otp: s.app.generate() });
     expect(location(answer)).toMatch(new RegExp(`^${s.account}`));
-    expect(leftOn((await accountPage(b, s)).body)).toBe('You have no recovery codes left.');
+    // Someone who never had codes is not told they have none left.
+    const before = (await accountPage(b, s)).body;
+    expect(leftOn(before)).toBe('You have no recovery codes. They let you sign in when your authenticator app is not at hand.');
+    expect(before).toContain('>Generate recovery codes</button>');
 
     const codes = await generate(b, s);
     expect(codes).toHaveLength(10);
@@ -78,6 +81,12 @@ describe('recovery codes', () => {
     const hashes = rows.rows.map((row) => Buffer.from(row.code_hash).toString('hex')).sort();
     expect(hashes).toEqual(codes.map((code) => createHash('sha256').update(code.replace('-', '')).digest('hex')).sort());
     for (const code of codes) expect(JSON.stringify(rows.rows)).not.toContain(code.replace('-', ''));
+
+    // Every code used: none left, and new ones to generate.
+    await t.store.db.query('UPDATE recovery_codes SET used_at = now() WHERE user_id = $1', [s.user.sub]);
+    const spent = (await accountPage(b, s)).body;
+    expect(leftOn(spent)).toBe('You have no recovery codes left.');
+    expect(spent).toContain('>Generate new codes</button>');
   });
 
   it('each passes the otp step once, in its own field or in the code field, typed in any case', async () => {

@@ -113,7 +113,7 @@ describe.skipIf(skipReason !== undefined)(`sign-in through another provider in C
       await page.goto(`${issuer}/account`);
       await expect(page.title()).resolves.toBe(`Your account · ${REALM}`);
       const linked = page.locator('section.account', { has: page.getByRole('heading', { name: 'Linked accounts' }) });
-      await expect(linked.locator('li.identity').innerText()).resolves.toMatch(/^Upstream Corp: linked \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      await expect(linked.locator('li.identity').innerText()).resolves.toMatch(/^Upstream Corp: linked \S.*\d{4}.*\d{1,2}:\d\d/);
       await expect(linked.getByRole('button', { name: /^Unlink/ }).count()).resolves.toBe(0);
       await expect(linked.locator('p.only-way').isVisible()).resolves.toBe(true);
       await expectFits(page);

@@ -155,7 +155,7 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
         {
           text: expect.stringContaining(`${CLIENT_NAME} asks to:`),
           bindingMessage: 'Pay 42.00 EUR at till 7',
-          scopes: ['openid: Sign you in with your account', 'profile: See your name and basic profile', 'payments:approve: Approve payments'],
+          scopes: ['Sign you in with your account openid', 'See your name and basic profile profile', 'Approve payments payments:approve'],
         },
       ]);
       expectPollError(await request.poll(), 'authorization_pending');
@@ -225,10 +225,20 @@ describe.skipIf(skipReason !== undefined)(`CIBA approval in Chromium${skipReason
       await signInAtApprovePage(page, setup, setup.alice);
       const shown = await shownRequests(page);
       expect(shown.map((request) => request.bindingMessage).sort()).toEqual(['Order 1001: 12.50 EUR', 'Order 1002: 99.00 EUR']);
+      // The binding message leads the request, larger than any other text of it: it is what the person compares.
+      const layout = (await page.evaluate(`(() => {
+        const section = document.querySelector('section.request');
+        const size = (element) => parseFloat(getComputedStyle(element).fontSize);
+        const message = section.querySelector('.binding-message');
+        const others = [...section.querySelectorAll('p, li, button')].filter((element) => element !== message);
+        return { first: section.firstElementChild.className, second: section.children[1].className, messageSize: size(message), largestOther: Math.max(...others.map(size)) };
+      })()`)) as { first: string; second: string; messageSize: number; largestOther: number };
+      expect(layout).toMatchObject({ first: 'binding-lead', second: 'binding-message' });
+      expect(layout.messageSize).toBeGreaterThanOrEqual(layout.largestOther * 1.5);
       expect(shown.every((request) => request.text.includes(`${CLIENT_NAME} asks to:`))).toBe(true);
       expect(shown.find((request) => request.bindingMessage === 'Order 1002: 99.00 EUR')?.scopes).toEqual([
-        'openid: Sign you in with your account',
-        'payments:approve: Approve payments',
+        'Sign you in with your account openid',
+        'Approve payments payments:approve',
       ]);
       await expect(page.locator('section.request form').count()).resolves.toBe(2);
 

@@ -111,15 +111,16 @@ describe.skipIf(skipReason !== undefined)(`the code flow in Chromium${skipReason
       await expect(page.locator('input[name=password]').inputValue()).resolves.toBe(PASSWORD);
       await Promise.all([page.waitForURL(new RegExp(`^${issuer}/consent\\?`)), page.getByRole('button', { name: 'Sign in' }).click()]);
 
-      // The consent page names the client and lists each scope with its description.
+      // The consent page names the client once, and lists each scope by its description, its id after it.
       await expect(page.title()).resolves.toMatch(/^Allow access/);
       const text = await page.locator('main').innerText();
       expect(text).toContain('Browser Test App');
+      expect(text.split('Browser Test App').length - 1).toBe(1);
       const scopes = await page.locator('ul.scopes li').allInnerTexts();
       expect(scopes).toEqual([
-        expect.stringMatching(/^openid: Sign you in with your account$/),
-        expect.stringMatching(/^profile: See your name and basic profile$/),
-        expect.stringMatching(/^orders:read: Read your orders$/),
+        expect.stringMatching(/^Sign you in with your account openid$/),
+        expect.stringMatching(/^See your name and basic profile profile$/),
+        expect.stringMatching(/^Read your orders orders:read$/),
       ]);
       await Promise.all([page.waitForURL(atRedirectUri), page.locator('button[name=decision][value=allow]').click()]);
 

@@ -142,9 +142,9 @@ describe.skipIf(skipReason !== undefined)(`the device flow in Chromium${skipReas
 
       await signIn(page, user.username, user.password, startsWith(`${issuer}/consent?`));
       await checkConsentPage(page, issuer, userCode, [
-        'openid: Sign you in with your account',
-        'profile: See your name and basic profile',
-        'orders:read: Read your orders',
+        'Sign you in with your account openid',
+        'See your name and basic profile profile',
+        'Read your orders orders:read',
       ]);
       expectPollError(await tv.poll(), 'authorization_pending');
 
@@ -186,7 +186,7 @@ describe.skipIf(skipReason !== undefined)(`the device flow in Chromium${skipReas
       await page.locator('input[name=user_code]').fill(tv.authorization.user_code);
       await Promise.all([page.waitForURL(startsWith(`${issuer}/login?`)), page.getByRole('button', { name: 'Continue' }).click()]);
       await signIn(page, user.username, user.password, startsWith(`${issuer}/consent?`));
-      await checkConsentPage(page, issuer, tv.authorization.user_code, ['openid: Sign you in with your account', 'orders:read: Read your orders']);
+      await checkConsentPage(page, issuer, tv.authorization.user_code, ['Sign you in with your account openid', 'Read your orders orders:read']);
 
       await Promise.all([page.waitForEvent('load'), page.locator('button[name=decision][value=deny]').click()]);
       await expect(title(page)).resolves.toBe('Access denied');
@@ -215,7 +215,7 @@ describe.skipIf(skipReason !== undefined)(`the device flow in Chromium${skipReas
 
       await Promise.all([page.waitForURL(startsWith(`${issuer}/login?`)), page.getByRole('button', { name: 'Continue' }).click()]);
       await signIn(page, user.username, user.password, startsWith(`${issuer}/consent?`));
-      await checkConsentPage(page, issuer, tv.authorization.user_code, ['orders:read: Read your orders']);
+      await checkConsentPage(page, issuer, tv.authorization.user_code, ['Read your orders orders:read']);
       await Promise.all([page.waitForEvent('load'), page.locator('button[name=decision][value=allow]').click()]);
       await expect(title(page)).resolves.toBe('Device connected');
 

@@ -117,7 +117,7 @@ describe.skipIf(skipReason !== undefined)(`passkeys in Chromium${skipReason ? ` 
     await Promise.all([page.waitForURL(/\/account\?notice=/), page.getByRole('button', { name: 'Add a passkey' }).click()]);
     await expect(page.getByRole('status').innerText()).resolves.toBe('The passkey "This laptop" was added.');
     const listed = await page.locator('ul.passkeys li').allInnerTexts();
-    expect(listed).toEqual([expect.stringMatching(/^This laptop: added .* UTC, never used/)]);
+    expect(listed).toEqual([expect.stringMatching(/^This laptop: added \S.*\d{4}.*\d{1,2}:\d\d.*, never used/)]);
 
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);

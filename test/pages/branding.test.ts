@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest, freshRealm, redirectPath } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
-import { contrastRatio, textColourOn } from '../../src/pages/contrast.js';
+import { contrastRatio, focusColourOn, textColourOn } from '../../src/pages/contrast.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 
@@ -49,17 +49,18 @@ describe('the realm and the client named', () => {
     for (const page of [signIn, consent]) {
       expect(page.body).toContain('<p class="realm">Acme &lt;Corp&gt; &amp; Sons</p>');
       expect(page.body).toMatch(/<title>[^<]+ · Acme &lt;Corp&gt; &amp; Sons<\/title>/);
-      expect(page.body).toContain('<p class="client"><span>to continue to <strong>Billing &quot;Pro&quot;</strong></span></p>');
     }
-    expect(consent.body).toContain('<p><strong>Billing &quot;Pro&quot;</strong> asks to:</p>');
+    expect(signIn.body).toContain('<p class="client"><span>to continue to <strong>Billing &quot;Pro&quot;</strong></span></p>');
+    // The consent page names the application once, beside its logo.
+    expect(consent.body).toContain('<p class="client"><span><strong>Billing &quot;Pro&quot;</strong> asks to:</span></p>');
+    expect(consent.body.split('Billing &quot;Pro&quot;').length - 1).toBe(1);
   });
 
   it('names the realm by its name without a display name, and a client without a name by its id', async () => {
     const { realm, clientId, signIn, consent } = await pagesOf({});
-    for (const page of [signIn, consent]) {
-      expect(page.body).toContain(`<p class="realm">${realm}</p>`);
-      expect(page.body).toContain(`to continue to <strong>${clientId}</strong>`);
-    }
+    for (const page of [signIn, consent]) expect(page.body).toContain(`<p class="realm">${realm}</p>`);
+    expect(signIn.body).toContain(`to continue to <strong>${clientId}</strong>`);
+    expect(consent.body).toContain(`<strong>${clientId}</strong> asks to:`);
   });
 
   it('shows the display name on pages of no client (the device page), and no client line there', async () => {
@@ -93,10 +94,9 @@ describe('the logo', () => {
       { logo_uri: 'https://cdn.acme.example/logo.svg' },
       { client_name: 'Billing', logo_uri: 'https://apps.billing.example/icon.png' },
     );
-    for (const page of [signIn, consent]) {
-      expect(page.body).toContain('<p class="client"><img src="https://apps.billing.example/icon.png" alt=""><span>to continue to <strong>Billing</strong></span></p>');
-      expect(directive(page, 'img-src')).toBe('img-src https://cdn.acme.example https://apps.billing.example');
-    }
+    expect(signIn.body).toContain('<p class="client"><img src="https://apps.billing.example/icon.png" alt=""><span>to continue to <strong>Billing</strong></span></p>');
+    expect(consent.body).toContain('<p class="client"><img src="https://apps.billing.example/icon.png" alt=""><span><strong>Billing</strong> asks to:</span></p>');
+    for (const page of [signIn, consent]) expect(directive(page, 'img-src')).toBe('img-src https://cdn.acme.example https://apps.billing.example');
   });
 
   it('of a client must be an https URL; null removes it', async () => {
@@ -161,7 +161,11 @@ describe('the primary colour', () => {
     for (const page of [signIn, consent]) {
       const styles = expectStylesAllowed(page);
       expect(styles).toHaveLength(2);
-      expect(styles[1]).toBe(`:root { --primary: ${colour.toLowerCase()}; --on-primary: ${text}; }`);
+      // The focus ring stands out from the brand's buttons and from the page, in each scheme.
+      const [light, dark] = [focusColourOn('#ffffff', colour.toLowerCase()), focusColourOn('#121212', colour.toLowerCase())];
+      expect(styles[1]).toBe(
+        `:root { --primary: ${colour.toLowerCase()}; --on-primary: ${text}; --focus: ${light}; }\n@media (prefers-color-scheme: dark) { :root { --focus: ${dark}; } }`,
+      );
       expect(cspOf(page).join('; ')).not.toContain('unsafe-inline');
     }
   });
@@ -184,5 +188,27 @@ describe('the primary colour', () => {
     }
     expect(lowest).toBeGreaterThanOrEqual(4.5);
     expect(lowest).toBeLessThan(4.6);
+  });
+
+  it('draws a focus ring that stands out from the page in each scheme, and from a yellow brand\u2019s buttons', () => {
+    const hex = (value: number) => value.toString(16).padStart(2, '0');
+    for (const page of ['#ffffff', '#121212']) {
+      let lowestOnBrand = Number.POSITIVE_INFINITY;
+      for (let r = 0; r <= 255; r += 15) {
+        for (let g = 0; g <= 255; g += 15) {
+          for (let b = 0; b <= 255; b += 15) {
+            const brand = `#${hex(r)}${hex(g)}${hex(b)}`;
+            const ring = focusColourOn(page, brand);
+            expect(contrastRatio(ring, page), `${ring} on ${page} around ${brand}`).toBeGreaterThanOrEqual(3);
+            lowestOnBrand = Math.min(lowestOnBrand, contrastRatio(ring, brand));
+          }
+        }
+      }
+      // One colour cannot be far from both a page and a brand of middling luminance: about 2.5:1 with such a brand, the page always 3:1.
+      expect(lowestOnBrand).toBeGreaterThan(2.4);
+    }
+    // The fixed amber ring of before nearly vanished beside a yellow brand's buttons (1.5:1); now 3:1 or more, in both schemes.
+    expect(contrastRatio('#f0a000', '#ffd700')).toBeLessThan(1.6);
+    for (const page of ['#ffffff', '#121212']) expect(contrastRatio(focusColourOn(page, '#ffd700'), '#ffd700')).toBeGreaterThanOrEqual(3);
   });
 });

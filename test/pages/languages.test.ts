@@ -138,8 +138,8 @@ describe('the sign-in keeps its ui_locales', () => {
     expect(langOf(consent)).toBe('fr');
     expect(headingOf(consent)).toBe('Autoriser l’accès\u202f?');
     expect(consent.body).toContain('<strong>Billing</strong> souhaite\u00a0:');
-    // A built-in scope's description is translated while the realm keeps it as it came.
-    expect(consent.body).toContain('<li><strong>profile</strong>\u00a0: voir votre nom et votre profil de base</li>');
+    // A built-in scope's description is translated while the realm keeps it as it came; it leads, the scope's id after it.
+    expect(consent.body).toContain('<li><strong>Voir votre nom et votre profil de base</strong> <span class="scope-id">profile</span></li>');
     expect(consent.body).toContain('<button class="primary" type="submit" name="decision" value="allow">Autoriser</button>');
 
     const done = await browser.submit(location(signedIn), consent, { decision: 'allow' });
@@ -177,8 +177,8 @@ describe('the sign-in keeps its ui_locales', () => {
     const { browser, url, page } = await signInPage(realm, clientId, undefined, { ui_locales: 'de', scope: 'openid invoices' });
     const consent = await browser.get(location(await browser.submit(url, page, { username: user.username, password: user.password })));
     expect(langOf(consent)).toBe('de');
-    expect(consent.body).toContain('<li><strong>invoices</strong>: Read your invoices</li>');
-    expect(consent.body).toContain('<li><strong>openid</strong>: Sie mit Ihrem Konto anmelden</li>');
+    expect(consent.body).toContain('<li><strong>Read your invoices</strong> <span class="scope-id">invoices</span></li>');
+    expect(consent.body).toContain('<li><strong>Sie mit Ihrem Konto anmelden</strong> <span class="scope-id">openid</span></li>');
     expect(consent.body).toContain(`<strong>${clientId}</strong> möchte:`);
   });
 });

@@ -446,6 +446,32 @@ describe('CSRF protection of every form', () => {
       },
     },
     {
+      name: 'account: edit the name',
+      route: '/account/profile/names',
+      async arrange() {
+        const user = await personIn(t, realm);
+        const givenName = async () => (await t.store.users.getById(realm, user.sub))?.claims.given_name;
+        return accountForm(user, '/account/profile/names', async () => (await givenName()) === 'Mallory', { given_name: 'Mallory', family_name: 'Forged' });
+      },
+    },
+    {
+      name: 'account: change the email address',
+      route: '/account/profile/email',
+      async arrange() {
+        const user = await personIn(t, realm);
+        const address = `forged-${user.username}@attacker.example`;
+        return accountForm(user, '/account/profile/email', async () => (await t.store.users.getById(realm, user.sub))?.claims.email === address, { email: address });
+      },
+    },
+    {
+      name: 'account: sign out everywhere',
+      route: '/account/sessions/end-all',
+      async arrange() {
+        const user = await personIn(t, realm);
+        return accountForm(user, '/account/sessions/end-all', async () => (await t.store.sessions.listForUser(realm, user.sub)).length === 0);
+      },
+    },
+    {
       name: 'account: change the password',
       route: '/account/password',
       async arrange() {

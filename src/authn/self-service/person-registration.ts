@@ -18,9 +18,9 @@ import { type Mailed, mailVerification } from './verification.js';
 export const REGISTRATION_LIMIT = { perAddress: 30, windowSeconds: 15 * 60 } as const;
 
 /** One address: something, `@`, a domain with a dot; no spaces or control characters. */
-const EMAIL = /^[^\s@\p{C}]{1,64}@(?:[^\s@.\p{C}]+\.)+[^\s@.\p{C}]+$/u;
-const MAX_EMAIL_LENGTH = 254;
-const MAX_NAME_LENGTH = 100;
+export const EMAIL = /^[^\s@\p{C}]{1,64}@(?:[^\s@.\p{C}]+\.)+[^\s@.\p{C}]+$/u;
+export const MAX_EMAIL_LENGTH = 254;
+export const MAX_NAME_LENGTH = 100;
 /** Control and format characters (Unicode `Cc`, `Cf`…) in a name. */
 const INVISIBLE = /\p{C}/u;
 const USERNAME_TAKEN: Text = (t) => t.register.usernameTaken;

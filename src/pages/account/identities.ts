@@ -1,6 +1,6 @@
 import { type SafeHtml, html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
-import { type AccountForm, csrfInput, utcMinute } from './form.js';
+import { type AccountForm, csrfInput, textWithDates } from './form.js';
 
 /** An account at an upstream provider that signs the person in. */
 export interface LinkedAccountView {
@@ -22,9 +22,9 @@ export interface IdentitiesSectionView {
   readonly link: { readonly form: AccountForm; readonly providers: ReadonlyArray<{ readonly alias: string; readonly name: string }> } | undefined;
 }
 
-const item = (texts: Messages['account']['identities'], link: LinkedAccountView, unlink: AccountForm | undefined) => html`<li class="identity"><strong>${link.name}</strong>${
+const item = (t: Messages, texts: Messages['account']['identities'], link: LinkedAccountView, unlink: AccountForm | undefined) => html`<li class="identity"><strong>${link.name}</strong>${
   link.showSubject ? ` (${texts.account(link.subject)})` : ''
-}: ${texts.linked(utcMinute(link.linkedAt))}${
+}: ${textWithDates(t, [link.linkedAt], (when) => texts.linked(when!))}${
   unlink
     ? html`
 <form method="post" action="${unlink.action}">
@@ -45,6 +45,6 @@ export function identitiesSectionBody(t: Messages, view: IdentitiesSectionView):
   const texts = t.account.identities;
   const adding = view.link && view.link.providers.length > 0 ? linkForm(texts, view.link) : '';
   if (view.links.length === 0) return html`<p>${texts.none}</p>${adding}`;
-  const list = html`<ul class="identities">${view.links.map((link) => item(texts, link, view.unlink))}</ul>`;
+  const list = html`<ul class="identities">${view.links.map((link) => item(t, texts, link, view.unlink))}</ul>`;
   return view.unlink ? html`${list}${adding}` : html`${list}\n<p class="only-way">${texts.onlyWay}</p>${adding}`;
 }

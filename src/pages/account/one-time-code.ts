@@ -3,7 +3,7 @@ import type { Messages } from '../i18n/index.js';
 import { errorBox } from '../parts.js';
 import { enrolmentView } from '../sign-in/controls.js';
 import { enrolmentCodeForm } from './enrolment-code.js';
-import { type AccountForm, csrfInput, utcDay } from './form.js';
+import { type AccountForm, csrfInput, textWithDates } from './form.js';
 import type { AccountSubpage } from './page.js';
 
 /** Whether an authenticator app gives the person codes, and the one form that changes it. */
@@ -16,7 +16,7 @@ export type OneTimeCodeSectionView =
 export function oneTimeCodeSectionBody(t: Messages, view: OneTimeCodeSectionView): SafeHtml {
   const texts = t.account.oneTimeCode;
   if (view.kind === 'set-up') {
-    return html`<p>${texts.setUp(utcDay(view.confirmedAt))}</p>
+    return html`<p>${textWithDates(t, [view.confirmedAt], (day) => texts.setUp(day!), 'day')}</p>
 <form method="post" action="${view.remove.action}">
 ${csrfInput(view.remove.csrf)}
 <button type="submit">${texts.remove}</button>

@@ -35,15 +35,16 @@ export function accountOverviewPage(
     view.signInAgainAfter === undefined ? '' : html`<p class="reauthentication">${t.account.signInAgainFirst(view.signInAgainAfter)}</p>
 `;
   return {
-    options: { t, title: t.account.title, formTargets: view.formTargets, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
+    options: { t, title: t.account.title, wide: true, formTargets: view.formTargets, ...(view.scripts.length > 0 ? { scripts: view.scripts } : {}) },
     body: html`${view.notice ? html`${noticeBox(view.notice)}\n` : ''}<p>${t.account.signedInAs(html`<strong>${view.username}</strong>`)}</p>
-${signInAgain}${view.sections.filter((section) => section.body !== undefined).map(
+${signInAgain}<div class="columns">
+${view.sections.filter((section) => section.body !== undefined).map(
       (section) => html`<section class="account">
 <h2>${section.title}</h2>
 ${section.body}
 </section>
 `,
-    )}`,
+    )}</div>`,
   };
 }
 

@@ -2,7 +2,7 @@ import { type SafeHtml, html } from '../html.js';
 import type { Messages } from '../i18n/index.js';
 import { passkeyControl, passkeyNameField } from '../sign-in/controls.js';
 import { enrolmentCodeForm } from './enrolment-code.js';
-import { type AccountForm, csrfInput, utcMinute } from './form.js';
+import { type AccountForm, csrfInput, textWithDates } from './form.js';
 
 export interface PasskeyView {
   readonly name: string;
@@ -32,8 +32,8 @@ export interface PasskeysSectionView {
 
 function item(t: Messages, passkey: PasskeyView, remove: AccountForm): SafeHtml {
   const texts = t.account.passkeys;
-  const used = passkey.lastUsedAt ? texts.lastUsed(utcMinute(passkey.lastUsedAt)) : texts.neverUsed;
-  return html`<li><strong>${passkey.name}</strong>${passkey.synced ? texts.synced : ''}: ${texts.added(utcMinute(passkey.addedAt))}, ${used}
+  const used = passkey.lastUsedAt ? textWithDates(t, [passkey.lastUsedAt], (when) => texts.lastUsed(when!)) : texts.neverUsed;
+  return html`<li><strong>${passkey.name}</strong>${passkey.synced ? texts.synced : ''}: ${textWithDates(t, [passkey.addedAt], (when) => texts.added(when!))}, ${used}
 <form method="post" action="${remove.action}">
 ${csrfInput(remove.csrf)}
 <input type="hidden" name="credential_id" value="${passkey.credentialId}">

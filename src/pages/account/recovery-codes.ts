@@ -4,12 +4,14 @@ import { noticeBox } from '../parts.js';
 import { type AccountForm, csrfInput } from './form.js';
 import type { AccountSubpage } from './page.js';
 
-export function recoveryCodesSectionBody(t: Messages, view: { left: number; generate: AccountForm }): SafeHtml {
+/** `any`: whether the person has codes at all, used ones included: someone who never had any is not told they have none left. */
+export function recoveryCodesSectionBody(t: Messages, view: { left: number; any: boolean; generate: AccountForm }): SafeHtml {
   const texts = t.account.recoveryCodes;
-  return html`<p class="recovery-codes-left">${view.left === 0 ? texts.noneLeft : texts.left(view.left)}</p>
+  const state = !view.any ? texts.never : view.left === 0 ? texts.noneLeft : texts.left(view.left);
+  return html`<p class="recovery-codes-left">${state}</p>
 <form method="post" action="${view.generate.action}">
 ${csrfInput(view.generate.csrf)}
-<button type="submit">${texts.generate}</button>
+<button type="submit">${view.any ? texts.generate : texts.generateFirst}</button>
 </form>`;
 }
 

@@ -26,8 +26,13 @@ function webauthnBundle(): Buffer {
 /** Read once, when the server starts. */
 export const WEBAUTHN_SCRIPT = script('webauthn.js', webauthnBundle());
 export const PASSKEY_PAGE_SCRIPT = script('passkey.js', browserBundle(BROWSER_PROGRAMS.passkeyForms));
+/** The show-password button and local times (src/pages/assets/browser/page.ts). */
+export const PAGE_SCRIPT = script('page.js', browserBundle(BROWSER_PROGRAMS.pageEnhancements));
 
 /** The scripts a page with a passkey form loads, in order: the library, then the page's script. */
 export function passkeyScripts(issuer: string): string[] {
   return [WEBAUTHN_SCRIPT, PASSKEY_PAGE_SCRIPT].map((asset) => `${issuer}/assets/${asset.name}?v=${asset.version}`);
 }
+
+/** The URL of the script of pages with a password field or a date (src/pages/layout.ts adds it). */
+export const pageScriptUrl = (issuer: string): string => `${issuer}/assets/${PAGE_SCRIPT.name}?v=${PAGE_SCRIPT.version}`;

@@ -10,6 +10,8 @@ export const de: Messages = {
 
   page: {
     forClient: (client: SafeHtml) => html`weiter zu ${client}`,
+    showPassword: 'Anzeigen',
+    hidePassword: 'Verbergen',
   },
 
   /** The language picker every page carries (CONTRACT.md §16). */
@@ -60,6 +62,8 @@ export const de: Messages = {
     signInUnavailable: 'Diese Anmeldung ist nicht verfügbar. Wenden Sie sich an die Administration der Anwendung.',
     accountDisabled: 'Dieses Konto ist deaktiviert. Wenden Sie sich an die Administration dieses Dienstes.',
     passwordChangedDuringSignIn: 'Das Passwort dieses Kontos wurde während Ihrer Anmeldung geändert. Kehren Sie zur Anwendung zurück und melden Sie sich mit dem neuen Passwort an.',
+    reference: (id: SafeHtml) => html`Referenz für den Support: ${id}`,
+    backToApplication: (client: string) => `Zurück zu ${client}`,
   },
 
   signIn: {
@@ -208,6 +212,7 @@ export const de: Messages = {
     approved: 'Sie haben die Anfrage erlaubt. Die Anwendung kann jetzt fortfahren.',
     denied: 'Sie haben die Anfrage abgelehnt.',
     gone: 'Diese Anfrage ist abgelaufen oder wurde bereits beantwortet.',
+    bindingLead: 'Prüfen Sie, ob die Anwendung genau dies anzeigt:',
   },
 
   account: {
@@ -223,6 +228,7 @@ export const de: Messages = {
       identities: 'Verknüpfte Konten',
       applications: 'Anwendungen',
       sessions: 'Sitzungen',
+      profile: 'Name und E-Mail',
     },
     password: {
       current: 'Aktuelles Passwort',
@@ -290,6 +296,8 @@ export const de: Messages = {
       created: 'Neue Wiederherstellungscodes wurden erstellt.',
       keepSafe:
         'Bewahren Sie diese Codes sicher auf: Sie werden nur dieses eine Mal angezeigt. Jeder Code funktioniert einmal, wenn ein Einmalcode verlangt wird. Ihre bisherigen Codes sind nicht mehr gültig.',
+      never: 'Sie haben keine Wiederherstellungscodes. Mit ihnen melden Sie sich an, wenn Ihre Authenticator-App nicht zur Hand ist.',
+      generateFirst: 'Wiederherstellungscodes erzeugen',
     },
     identities: {
       none: 'Mit Ihrem Konto ist kein Konto bei einem anderen Anbieter verknüpft.',
@@ -324,6 +332,28 @@ export const de: Messages = {
       signedOut: 'Sie sind in diesem Browser abgemeldet.',
       ended: 'Die Sitzung wurde abgemeldet.',
       alreadyEnded: 'Diese Sitzung war bereits beendet.',
+      signOutEverywhere: 'Überall abmelden',
+      signOutEverywhereHint: 'Beendet jede hier aufgeführte Sitzung, auch die dieses Browsers.',
+      signedOutEverywhere: 'Sie sind überall abgemeldet.',
+    },
+    profile: {
+      givenName: 'Vorname',
+      familyName: 'Nachname',
+      saveNames: 'Namen speichern',
+      email: 'E-Mail-Adresse',
+      changeEmail: 'E-Mail-Adresse ändern',
+      noEmail: 'Es ist keine E-Mail-Adresse hinterlegt.',
+      unconfirmed: 'Noch nicht bestätigt: Öffnen Sie den Link, den wir an diese Adresse geschickt haben.',
+      confirmed: 'Bestätigt.',
+      emailHint: 'Eine neue Adresse gilt sofort. Als bestätigt gilt sie erst, wenn Sie den Link öffnen, den wir an sie schicken.',
+      namesSaved: 'Ihr Name ist gespeichert.',
+      emailInvalid: 'Geben Sie eine gültige E-Mail-Adresse ein.',
+      emailUnchanged: 'Das ist bereits Ihre Adresse.',
+      emailUnavailable: 'Diese E-Mail-Adresse kann für Ihr Konto nicht verwendet werden.',
+      emailChanged: 'Ihre E-Mail-Adresse ist geändert.',
+      emailChangedConfirm: (address: string) => `Ihre E-Mail-Adresse ist geändert. Wir haben einen Link an ${address} geschickt: Öffnen Sie ihn, um die Adresse zu bestätigen.`,
+      emailChangedNotMailed: 'Ihre E-Mail-Adresse ist geändert, aber die Bestätigungs-E-Mail konnte nicht gesendet werden. Versuchen Sie es später bei der Anmeldung erneut.',
+      changeEmailTitle: 'E-Mail-Adresse ändern',
     },
   },
 

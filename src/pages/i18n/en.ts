@@ -16,6 +16,9 @@ export const en = {
   page: {
     /** Beside the title of the sign-in and consent pages: the application the person is signing in to. */
     forClient: (client: SafeHtml) => html`to continue to ${client}`,
+    /** The button after a password field that shows what was typed, and hides it again (src/pages/assets/browser/page.ts). */
+    showPassword: 'Show',
+    hidePassword: 'Hide',
   },
 
   /** The language picker every page carries (CONTRACT.md §16). */
@@ -67,6 +70,10 @@ export const en = {
     signInUnavailable: 'This sign-in is not available. Ask the application\u2019s administrator.',
     accountDisabled: 'This account is disabled. Ask the administrator of this service.',
     passwordChangedDuringSignIn: 'The password of this account changed while you were signing in. Go back to the application and sign in with the new password.',
+    /** On an error page: the reference the server's log holds for the request, for the person to quote to support. */
+    reference: (id: SafeHtml) => html`Reference for support: ${id}`,
+    /** The way back to the application that sent the person here, when it and its redirect URI are registered. */
+    backToApplication: (client: string) => `Back to ${client}`,
   },
 
   signIn: {
@@ -225,6 +232,8 @@ export const en = {
     approved: 'You allowed the request. The application can now continue.',
     denied: 'You denied the request.',
     gone: 'That request has expired or was already answered.',
+    /** Above the binding message, which the page shows first and large. */
+    bindingLead: 'Check that the application shows exactly this:',
   },
 
   account: {
@@ -240,6 +249,7 @@ export const en = {
       identities: 'Linked accounts',
       applications: 'Applications',
       sessions: 'Sessions',
+      profile: 'Name and email',
     },
     password: {
       current: 'Current password',
@@ -304,6 +314,9 @@ export const en = {
       created: 'New recovery codes created.',
       keepSafe:
         'Keep these codes somewhere safe: they are shown only this once. Each works once, where a one-time code is asked for. Your previous codes no longer work.',
+      /** To someone who never had recovery codes (or whose codes an admin removed). */
+      never: 'You have no recovery codes. They let you sign in when your authenticator app is not at hand.',
+      generateFirst: 'Generate recovery codes',
     },
     identities: {
       none: 'No account at another provider is linked to yours.',
@@ -338,6 +351,29 @@ export const en = {
       signedOut: 'You are signed out of this browser.',
       ended: 'The session is signed out.',
       alreadyEnded: 'That session had already ended.',
+      signOutEverywhere: 'Sign out everywhere',
+      signOutEverywhereHint: 'Ends every session listed here, this browser\u2019s too.',
+      signedOutEverywhere: 'You are signed out everywhere.',
+    },
+    /** The person's name and email address (CONTRACT.md §16). */
+    profile: {
+      givenName: 'First name',
+      familyName: 'Last name',
+      saveNames: 'Save the name',
+      email: 'Email address',
+      changeEmail: 'Change the email address',
+      noEmail: 'No email address is set.',
+      unconfirmed: 'Not confirmed yet: open the link we mailed to this address.',
+      confirmed: 'Confirmed.',
+      emailHint: 'A new address is used at once. It counts as confirmed only once you open the link we mail to it.',
+      namesSaved: 'Your name is saved.',
+      emailInvalid: 'Enter a valid email address.',
+      emailUnchanged: 'That is your address already.',
+      emailUnavailable: 'That email address cannot be used for your account.',
+      emailChanged: 'Your email address is changed.',
+      emailChangedConfirm: (address: string) => `Your email address is changed. We mailed a link to ${address}: open it to confirm the address.`,
+      emailChangedNotMailed: 'Your email address is changed, but the mail that confirms it could not be sent. Try again later from the sign-in.',
+      changeEmailTitle: 'Change your email address',
     },
   },
 

@@ -13,6 +13,8 @@ export const fr: Messages = {
 
   page: {
     forClient: (client: SafeHtml) => html`pour continuer vers ${client}`,
+    showPassword: 'Afficher',
+    hidePassword: 'Masquer',
   },
 
   /** The language picker every page carries (CONTRACT.md §16). */
@@ -63,6 +65,8 @@ export const fr: Messages = {
     signInUnavailable: 'Cette connexion n’est pas disponible. Contactez l’administrateur de l’application.',
     accountDisabled: 'Ce compte est désactivé. Contactez l’administrateur de ce service.',
     passwordChangedDuringSignIn: 'Le mot de passe de ce compte a changé pendant votre connexion. Revenez à l’application et connectez-vous avec le nouveau mot de passe.',
+    reference: (id: SafeHtml) => html`Référence pour l’assistance\u00a0: ${id}`,
+    backToApplication: (client: string) => `Retour à ${client}`,
   },
 
   signIn: {
@@ -211,6 +215,7 @@ export const fr: Messages = {
     approved: 'Vous avez autorisé la demande. L’application peut maintenant continuer.',
     denied: 'Vous avez refusé la demande.',
     gone: 'Cette demande a expiré ou a déjà reçu une réponse.',
+    bindingLead: 'Vérifiez que l’application affiche exactement ceci\u00a0:',
   },
 
   account: {
@@ -226,6 +231,7 @@ export const fr: Messages = {
       identities: 'Comptes associés',
       applications: 'Applications',
       sessions: 'Sessions',
+      profile: 'Nom et adresse e-mail',
     },
     password: {
       current: 'Mot de passe actuel',
@@ -293,6 +299,8 @@ export const fr: Messages = {
       created: 'De nouveaux codes de récupération ont été créés.',
       keepSafe:
         'Conservez ces codes en lieu sûr\u00a0: ils ne sont affichés qu’une seule fois. Chacun fonctionne une seule fois, lorsqu’un code à usage unique est demandé. Vos anciens codes ne fonctionnent plus.',
+      never: 'Vous n’avez aucun code de récupération. Ils vous permettent de vous connecter lorsque votre application d’authentification n’est pas à portée de main.',
+      generateFirst: 'Générer des codes de récupération',
     },
     identities: {
       none: 'Aucun compte d’un autre fournisseur n’est associé au vôtre.',
@@ -327,6 +335,28 @@ export const fr: Messages = {
       signedOut: 'Votre session est fermée dans ce navigateur.',
       ended: 'La session a été fermée.',
       alreadyEnded: 'Cette session était déjà terminée.',
+      signOutEverywhere: 'Fermer toutes les sessions',
+      signOutEverywhereHint: 'Ferme chaque session de cette liste, y compris celle de ce navigateur.',
+      signedOutEverywhere: 'Toutes vos sessions sont fermées.',
+    },
+    profile: {
+      givenName: 'Prénom',
+      familyName: 'Nom',
+      saveNames: 'Enregistrer le nom',
+      email: 'Adresse e-mail',
+      changeEmail: 'Changer l’adresse e-mail',
+      noEmail: 'Aucune adresse e-mail n’est enregistrée.',
+      unconfirmed: 'Pas encore confirmée\u00a0: ouvrez le lien envoyé à cette adresse.',
+      confirmed: 'Confirmée.',
+      emailHint: 'Une nouvelle adresse est utilisée aussitôt. Elle n’est considérée comme confirmée qu’une fois ouvert le lien que nous y envoyons.',
+      namesSaved: 'Votre nom est enregistré.',
+      emailInvalid: 'Saisissez une adresse e-mail valide.',
+      emailUnchanged: 'C’est déjà votre adresse.',
+      emailUnavailable: 'Cette adresse e-mail ne peut pas être utilisée pour votre compte.',
+      emailChanged: 'Votre adresse e-mail est changée.',
+      emailChangedConfirm: (address: string) => `Votre adresse e-mail est changée. Nous avons envoyé un lien à ${address}\u00a0: ouvrez-le pour confirmer l’adresse.`,
+      emailChangedNotMailed: 'Votre adresse e-mail est changée, mais le message de confirmation n’a pas pu être envoyé. Réessayez plus tard depuis la connexion.',
+      changeEmailTitle: 'Changer votre adresse e-mail',
     },
   },
 
