@@ -126,11 +126,11 @@ async function personAsSeenBy(
   token: ActiveToken & { userId: string },
   username: string,
 ): Promise<{ sub: string; username?: string; hideActor: boolean }> {
-  const tokenClient = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
+  const issuedTo = token.clientId === caller.client_id ? caller : await deps.clients.get(realm.name, token.clientId);
   if (caller.subject_type !== 'pairwise') {
-    return { sub: tokenClient === undefined ? token.userId : deps.subjects.for(tokenClient, token.userId), username, hideActor: false };
+    return { sub: issuedTo === undefined ? token.userId : deps.subjects.for(issuedTo, token.userId), username, hideActor: false };
   }
-  const sameSector = tokenClient?.subject_type === 'pairwise' && sectorOf(tokenClient) === sectorOf(caller);
+  const sameSector = issuedTo?.subject_type === 'pairwise' && sectorOf(issuedTo) === sectorOf(caller);
   return { sub: deps.subjects.for(caller, token.userId), hideActor: !sameSector };
 }
 
