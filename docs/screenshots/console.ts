@@ -1,15 +1,20 @@
 /**
  * The admin console (English only) at a phone's and a desktop's width, signed in with the admin
- * token: the realm's settings in their sections (the page's top, then the tokens section), a client just made with its secret and its
- * integration snippets, then opened by its own URL, and a person's page, as PNG.
+ * token: the realm's settings in their sections (the page's top, then the tokens section), a
+ * client just made with its secret and its integration snippets, then opened by its own URL, and
+ * a person's page, as PNG; and the lowest contrast of each view in the light and the dark scheme.
  */
 import type { Browser, Locator } from 'playwright-core';
-import { ADMIN_TOKEN, PERSON, REALM, type Server, WIDTHS } from './server.js';
+import { type TextContrast, lowestContrast, measurePage } from '../../test/browser/page-metrics.js';
+import { ADMIN_TOKEN, PERSON, REALM, SCHEMES, type Server, WIDTHS } from './server.js';
 
 /** The window's height: a long view is shown as far as it reaches, to keep the PNG small. */
 const HEIGHT = 1100;
 
-export async function consoleScreenshots(browser: Browser, server: Server, out: string): Promise<string[]> {
+/** Told the lowest contrast of each view, in each scheme, and where it was measured. */
+type Measured = (view: string, scheme: string, where: string, found: TextContrast | undefined) => void;
+
+export async function consoleScreenshots(browser: Browser, server: Server, out: string, measured: Measured): Promise<string[]> {
   const files: string[] = [];
   const consoleUrl = (hash: string) => `${server.baseUrl}/admin/console#/realms/${REALM}/${hash}`;
   for (const width of WIDTHS) {
@@ -22,6 +27,11 @@ export async function consoleScreenshots(browser: Browser, server: Server, out: 
       const file = `console-${name}-${width}.png`;
       await page.screenshot({ path: `${out}${file}` });
       files.push(file);
+      for (const scheme of SCHEMES) {
+        await page.emulateMedia({ colorScheme: scheme });
+        measured(`console: ${name}`, scheme, `${width} px`, lowestContrast(await measurePage(page)));
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
     };
     await page.goto(consoleUrl('settings'));
     await page.getByLabel('Admin token', { exact: true }).fill(ADMIN_TOKEN);

@@ -22,16 +22,20 @@ import { CIBA_CLIENT, CLIENT, LANGUAGES, SCHEMES, type Server, WIDTHS, atSignIn,
 
 const OUT = fileURLToPath(new URL('.', import.meta.url));
 
+type Lowest = Map<string, Map<string, TextContrast & { where: string }>>;
+
+/** Keeps, per page and scheme, the lowest contrast measured and where. */
+const keeper = (lowest: Lowest) => (page: string, scheme: string, where: string, found: TextContrast | undefined) => {
+  if (!found) throw new Error(`no text measured on ${page}`);
+  const byScheme = lowest.get(page) ?? new Map();
+  lowest.set(page, byScheme);
+  const current = byScheme.get(scheme);
+  if (!current || found.ratio < current.ratio) byScheme.set(scheme, { ...found, where });
+};
+
 /** The lowest contrast of each page, in each scheme, over the languages and widths. */
-async function contrasts(browser: Browser, server: Server): Promise<Map<string, Map<string, TextContrast & { where: string }>>> {
-  const lowest = new Map<string, Map<string, TextContrast & { where: string }>>();
-  const keep = (page: string, scheme: string, where: string, found: TextContrast | undefined) => {
-    if (!found) throw new Error(`no text measured on ${page}`);
-    const byScheme = lowest.get(page) ?? new Map();
-    lowest.set(page, byScheme);
-    const current = byScheme.get(scheme);
-    if (!current || found.ratio < current.ratio) byScheme.set(scheme, { ...found, where });
-  };
+async function contrasts(browser: Browser, server: Server, lowest: Lowest): Promise<void> {
+  const keep = keeper(lowest);
   for (const scheme of SCHEMES) {
     for (const language of LANGUAGES) {
       for (const width of WIDTHS) {
@@ -56,7 +60,6 @@ async function contrasts(browser: Browser, server: Server): Promise<Map<string, 
       }
     }
   }
-  return lowest;
 }
 
 /** Links to the widths of one page in one language (or of a console view), "390 px · 1280 px". */
@@ -69,7 +72,7 @@ const links = (files: readonly string[], prefix: string) =>
 /** The names of the pages (or views) in `files`, in the order they were taken. */
 const namesOf = (files: readonly string[], suffix: RegExp) => [...new Set(files.map((file) => file.replace(suffix, '')))];
 
-function readme(files: readonly string[], consoleFiles: readonly string[], lowest: Map<string, Map<string, TextContrast & { where: string }>>): string {
+function readme(files: readonly string[], consoleFiles: readonly string[], lowest: Lowest): string {
   const figure = (found: (TextContrast & { where: string }) | undefined) =>
     found ? `${found.ratio.toFixed(2)}:1 (${found.element}, ${found.color} on ${found.background}; ${found.where})` : '';
   const rows = [...lowest].map(([page, byScheme]) => `| ${page} | ${figure(byScheme.get('light'))} | ${figure(byScheme.get('dark'))} |`);
@@ -102,8 +105,8 @@ ${views.join('\n')}
 
 ## Contrast
 
-The lowest contrast ratio of any text with what is behind it, per page, over the three languages
-at 390 and 1280 px (WCAG AA asks 4.5:1, 3:1 for large text), measured in Chromium as
+The lowest contrast ratio of any text with what is behind it, per page (over the three languages)
+and per view of the console ("console: …"), at 390 and 1280 px (WCAG AA asks 4.5:1, 3:1 for large text), measured in Chromium as
 \`test/browser/layout-contrast.test.ts\` measures it; the element, its colour and its background:
 
 | Page | Light scheme | Dark scheme |
@@ -121,8 +124,9 @@ async function main(): Promise<void> {
   });
   try {
     const files = await personPageScreenshots(browser, server, OUT);
-    const consoleFiles = await consoleScreenshots(browser, server, OUT);
-    const lowest = await contrasts(browser, server);
+    const lowest: Lowest = new Map();
+    await contrasts(browser, server, lowest);
+    const consoleFiles = await consoleScreenshots(browser, server, OUT, keeper(lowest));
     writeFileSync(`${OUT}README.md`, readme(files, consoleFiles, lowest));
     console.info(`wrote ${files.length + consoleFiles.length} screenshots and README.md to ${OUT}`);
   } finally {
