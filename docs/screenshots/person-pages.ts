@@ -12,7 +12,7 @@ import { LANGUAGES, type Language, type Server, WIDTHS, atSignIn, signIn } from 
  */
 async function toErrorPage(page: Page): Promise<void> {
   await page.locator('form input[name=csrf]').first().evaluate((input) => input.setAttribute('value', 'spoiled'));
-  await Promise.all([page.waitForLoadState('load'), page.locator('form button[name=decision][value=deny]').click()]);
+  await page.locator('form button[name=decision][value=deny]').click();
   await page.waitForSelector('p.reference');
 }
 
@@ -43,7 +43,7 @@ export async function personPageScreenshots(browser: Browser, server: Server, ou
       await take(page, 'ciba-approval', language, width);
       // Signed out everywhere, so that the next account page lists the one session of its browser.
       await page.goto(`${server.issuer}/account`);
-      await Promise.all([page.waitForLoadState('load'), page.locator('ul.sessions + form button').click()]);
+      await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.locator('ul.sessions + form button').click()]);
       await context.close();
     }
   }
