@@ -4,123 +4,38 @@
  *     npx tsx docs/screenshots/make.ts
  *
  * It starts the server on an in-memory PGlite, with a realm "acme" (display name, a client that
- * asks for consent, a person), and visits its pages in Chromium (/usr/bin/chromium, or
- * CHROMIUM): the sign-in and consent pages at 390 and 1280 px in each language, as PNG; and every
- * page in the light and dark colour schemes, measuring the contrast of each text with what is
- * behind it (test/browser/page-metrics.ts, as test/browser/layout-contrast.test.ts does), of
- * which README.md lists the lowest per page.
+ * asks for consent, a CIBA client, a person; server.ts), and visits its pages in Chromium
+ * (/usr/bin/chromium, or CHROMIUM): the pages a person meets (sign-in, consent, error, account,
+ * CIBA approval; person-pages.ts) at 390 and 1280 px in each language, and the admin console
+ * (console.ts) at both widths in English, as PNG; and every page in the light and dark colour
+ * schemes, measuring the contrast of each text with what is behind it
+ * (test/browser/page-metrics.ts, as test/browser/layout-contrast.test.ts does), of which
+ * README.md lists the lowest per page.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { buildApp } from '../../src/app.js';
-import { prepare } from '../../src/bootstrap.js';
-import { parseSmtpUrl } from '../../src/mail/settings.js';
-import { createPgliteDb } from '../../src/store/pglite.js';
+import { type Browser, chromium } from 'playwright-core';
 import { type TextContrast, lowestContrast, measurePage } from '../../test/browser/page-metrics.js';
+import { consoleScreenshots } from './console.js';
+import { personPageScreenshots } from './person-pages.js';
+import { CIBA_CLIENT, CLIENT, LANGUAGES, SCHEMES, type Server, WIDTHS, atSignIn, signIn, startServer } from './server.js';
 
 const OUT = fileURLToPath(new URL('.', import.meta.url));
-const LANGUAGES = ['en', 'de', 'fr'] as const;
-const WIDTHS = [390, 1280] as const;
-const SCHEMES = ['light', 'dark'] as const;
-const ADMIN_TOKEN = randomBytes(24).toString('base64url');
-const CLIENT = { name: 'Billing Portal', scope: 'openid profile email' };
-const PERSON = { username: 'alice', password: 'violet-lantern-93-orbit' };
-const SIGN_IN = { en: 'Sign in', de: 'Anmelden', fr: 'Se connecter' } as const;
-const USERNAME = { en: 'Username', de: 'Benutzername', fr: 'Nom d’utilisateur' } as const;
-const PASSWORD = { en: 'Password', de: 'Passwort', fr: 'Mot de passe' } as const;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+type Lowest = Map<string, Map<string, TextContrast & { where: string }>>;
 
-async function startServer() {
-  const db = await createPgliteDb('memory://');
-  const { store, encryption, adminToken } = await prepare(db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  // Registration and password reset need outgoing mail configured; viewing their forms sends none.
-  const mail = { smtp: parseSmtpUrl('smtp://127.0.0.1:1'), from: 'Acme <no-reply@acme.example>' };
-  const app = await buildApp({ config: { baseUrl, trustProxy: false, mail }, store, encryption, adminTokenHash: adminToken.hash, cleanup: false });
-  await app.listen({ port, host: '127.0.0.1' });
-  const admin = async (method: 'POST' | 'PUT', url: string, body: object) => {
-    const response = await app.inject({ method, url: `/admin${url}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
-    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response.json() as Record<string, unknown>;
-  };
-  await admin('POST', '/realms', { name: 'acme', settings: { display_name: 'Acme Corp', self_registration: true, password_reset: true } });
-  const client = await admin('POST', '/realms/acme/clients', {
-    client_type: 'public',
-    client_name: CLIENT.name,
-    redirect_uris: [`${baseUrl}/callback`],
-    grant_types: ['authorization_code'],
-    scope: CLIENT.scope,
-  });
-  await admin('POST', '/realms/acme/users', PERSON);
-  return { app, issuer: `${baseUrl}/oauth2/acme`, clientId: client.client_id as string, baseUrl };
-}
-
-type Server = Awaited<ReturnType<typeof startServer>>;
-
-const authorizeUrl = (server: Server) =>
-  `${server.issuer}/authorize?${new URLSearchParams({
-    client_id: server.clientId,
-    response_type: 'code',
-    redirect_uri: `${server.baseUrl}/callback`,
-    scope: CLIENT.scope,
-    state: 'screenshot',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-  })}`;
-
-/** A browser context in `language` and `scheme`, at the sign-in page of a new request. */
-async function atSignIn(browser: Browser, server: Server, language: (typeof LANGUAGES)[number], scheme: (typeof SCHEMES)[number], width: number) {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme, extraHTTPHeaders: { 'accept-language': language } });
-  const page = await context.newPage();
-  await page.goto(authorizeUrl(server));
-  await page.waitForURL((url) => url.pathname.endsWith('/login'));
-  return { context, page };
-}
-
-async function signIn(page: Page, language: (typeof LANGUAGES)[number]): Promise<void> {
-  await page.getByLabel(USERNAME[language]).fill(PERSON.username);
-  await page.getByLabel(PASSWORD[language], { exact: true }).fill(PERSON.password);
-  await Promise.all([page.waitForURL((url) => url.pathname.endsWith('/consent')), page.getByRole('button', { name: SIGN_IN[language], exact: true }).click()]);
-}
-
-async function screenshots(browser: Browser, server: Server): Promise<string[]> {
-  const files: string[] = [];
-  for (const language of LANGUAGES) {
-    for (const width of WIDTHS) {
-      const { context, page } = await atSignIn(browser, server, language, 'light', width);
-      for (const [name, next] of [['sign-in', () => signIn(page, language)], ['consent', async () => {}]] as const) {
-        const file = `${name}-${language}-${width}.png`;
-        await page.screenshot({ path: `${OUT}${file}`, fullPage: true });
-        files.push(file);
-        await next();
-      }
-      await context.close();
-    }
-  }
-  return files;
-}
+/** Keeps, per page and scheme, the lowest contrast measured and where. */
+const keeper = (lowest: Lowest) => (page: string, scheme: string, where: string, found: TextContrast | undefined) => {
+  if (!found) throw new Error(`no text measured on ${page}`);
+  const byScheme = lowest.get(page) ?? new Map();
+  lowest.set(page, byScheme);
+  const current = byScheme.get(scheme);
+  if (!current || found.ratio < current.ratio) byScheme.set(scheme, { ...found, where });
+};
 
 /** The lowest contrast of each page, in each scheme, over the languages and widths. */
-async function contrasts(browser: Browser, server: Server): Promise<Map<string, Map<string, TextContrast & { where: string }>>> {
-  const lowest = new Map<string, Map<string, TextContrast & { where: string }>>();
-  const keep = (page: string, scheme: string, where: string, found: TextContrast | undefined) => {
-    if (!found) throw new Error(`no text measured on ${page}`);
-    const byScheme = lowest.get(page) ?? new Map();
-    lowest.set(page, byScheme);
-    const current = byScheme.get(scheme);
-    if (!current || found.ratio < current.ratio) byScheme.set(scheme, { ...found, where });
-  };
+async function contrasts(browser: Browser, server: Server, lowest: Lowest): Promise<void> {
+  const keep = keeper(lowest);
   for (const scheme of SCHEMES) {
     for (const language of LANGUAGES) {
       for (const width of WIDTHS) {
@@ -134,6 +49,7 @@ async function contrasts(browser: Browser, server: Server): Promise<Map<string, 
           ['account', '/account'],
           ['register', '/register'],
           ['reset', '/reset'],
+          ['ciba-approval', '/bc-approve'],
           ['sign-out', '/connect/endSession'],
           ['error', '/authorize?client_id=unknown'],
         ] as const) {
@@ -144,34 +60,53 @@ async function contrasts(browser: Browser, server: Server): Promise<Map<string, 
       }
     }
   }
-  return lowest;
 }
 
-function readme(files: readonly string[], lowest: Map<string, Map<string, TextContrast & { where: string }>>): string {
+/** Links to the widths of one page in one language (or of a console view), "390 px · 1280 px". */
+const links = (files: readonly string[], prefix: string) =>
+  files
+    .filter((file) => file.startsWith(prefix) && /^-\d+\.png$/.test(file.slice(prefix.length)))
+    .map((file) => `[${file.slice(prefix.length + 1, -4)} px](${file})`)
+    .join(' · ');
+
+/** The names of the pages (or views) in `files`, in the order they were taken. */
+const namesOf = (files: readonly string[], suffix: RegExp) => [...new Set(files.map((file) => file.replace(suffix, '')))];
+
+function readme(files: readonly string[], consoleFiles: readonly string[], lowest: Lowest): string {
   const figure = (found: (TextContrast & { where: string }) | undefined) =>
     found ? `${found.ratio.toFixed(2)}:1 (${found.element}, ${found.color} on ${found.background}; ${found.where})` : '';
   const rows = [...lowest].map(([page, byScheme]) => `| ${page} | ${figure(byScheme.get('light'))} | ${figure(byScheme.get('dark'))} |`);
-  const images = LANGUAGES.map(
-    (language) =>
-      `| ${language} | ${files
-        .filter((file) => file.includes(`-${language}-`))
-        .map((file) => `[${file.replace('.png', '')}](${file})`)
-        .join(' · ')} |`,
-  );
+  const pages = namesOf(files, /-[a-z]{2}-\d+\.png$/).map((name) => `| ${name} | ${LANGUAGES.map((language) => links(files, `${name}-${language}`)).join(' | ')} |`);
+  const views = namesOf(consoleFiles, /-\d+\.png$/).map((name) => `| ${name.replace(/^console-/, '')} | ${links(consoleFiles, name)} |`);
   return `# Screenshots
 
-The sign-in and consent pages of a realm ("Acme Corp", its client "${CLIENT.name}") in each
-language, at a phone's width (390 px) and a desktop's (1280 px), in the light colour scheme.
+The pages a person meets in a realm ("Acme Corp", its client "${CLIENT.name}", the CIBA client
+"${CIBA_CLIENT.name}"), in each language, and the admin console, in English, at a phone's width
+(390 px) and a desktop's (1280 px), in the light colour scheme.
 \`npx tsx docs/screenshots/make.ts\` makes them, and this page, again.
 
-| Language | Pages |
+The error page is the one a spoiled consent form leads to: the way back to the application, and
+the reference that the log carries. The account page is that of the person signed in; the
+approval page shows a request of the CIBA client waiting for them.
+
+| Page | ${LANGUAGES.join(' | ')} |
+|---|${LANGUAGES.map(() => '---|').join('')}
+${pages.join('\n')}
+
+## Admin console
+
+Signed in with the admin token: the realm's settings (the first sections, then the tokens
+section), a client just made (its secret shown once, then its integration snippets), the client
+opened at its own URL, and a person's page.
+
+| View | Widths |
 |---|---|
-${images.join('\n')}
+${views.join('\n')}
 
 ## Contrast
 
-The lowest contrast ratio of any text with what is behind it, per page, over the three languages
-at 390 and 1280 px (WCAG AA asks 4.5:1, 3:1 for large text), measured in Chromium as
+The lowest contrast ratio of any text with what is behind it, per page (over the three languages)
+and per view of the console ("console: …"), at 390 and 1280 px (WCAG AA asks 4.5:1, 3:1 for large text), measured in Chromium as
 \`test/browser/layout-contrast.test.ts\` measures it; the element, its colour and its background:
 
 | Page | Light scheme | Dark scheme |
@@ -188,10 +123,12 @@ async function main(): Promise<void> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--font-render-hinting=none'],
   });
   try {
-    const files = await screenshots(browser, server);
-    const lowest = await contrasts(browser, server);
-    writeFileSync(`${OUT}README.md`, readme(files, lowest));
-    console.info(`wrote ${files.length} screenshots and README.md to ${OUT}`);
+    const files = await personPageScreenshots(browser, server, OUT);
+    const lowest: Lowest = new Map();
+    await contrasts(browser, server, lowest);
+    const consoleFiles = await consoleScreenshots(browser, server, OUT, keeper(lowest));
+    writeFileSync(`${OUT}README.md`, readme(files, consoleFiles, lowest));
+    console.info(`wrote ${files.length + consoleFiles.length} screenshots and README.md to ${OUT}`);
   } finally {
     await browser.close();
     await server.app.close();
