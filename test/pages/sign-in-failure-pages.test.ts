@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
 import { Upstream, addProvider, callbackOf, startAtProvider } from '../identity-providers/support.js';
 
@@ -98,6 +99,30 @@ describe('pages that end a sign-in', () => {
         expect(page.body).toContain('Zurück zu Orders');
         expect(page.body).toMatch(/Referenz für den Support: <code>[0-9a-f]{12}<\/code>/);
       }
+    }
+  });
+
+  it('a sign-in to the account page that its journey refuses: a reference, and no way back (no client asked)', async () => {
+    const journey = {
+      start: 'pw',
+      nodes: {
+        pw: { type: 'password', next: { success: 'has' } },
+        has: { type: 'condition', if: 'has_otp', next: { true: 'otp', false: 'deny' } },
+        otp: { type: 'otp', next: { success: 'done' } },
+      },
+    };
+    expect((await t.admin.request('PUT', '/realms/failure-pages/journeys/default', journey)).statusCode).toBeLessThan(300);
+    try {
+      const user = await createUser(t.admin, 'failure-pages', 'ruth');
+      const browser = new TestBrowser(t.app, t.baseUrl);
+      const loginUrl = location(await browser.get(`${realmPath('failure-pages')}/account`));
+      const page = await browser.submit(loginUrl, await browser.get(loginUrl), { username: 'ruth', password: user.password });
+      expect(page.statusCode, page.body.slice(0, 400)).toBe(403);
+      expect(page.body).toContain('This sign-in was refused.');
+      expect(backLink(page.body)).toBeNull();
+      expect(loggedLine(referenceOf(page.body))).toMatchObject({ msg: 'error page', status: 403, error: 'sign_in_refused' });
+    } finally {
+      await t.admin.request('DELETE', '/realms/failure-pages/journeys/default');
     }
   });
 
