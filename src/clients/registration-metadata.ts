@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { OutboundFetcher } from '../http/outbound-fetch.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { briefProblems } from '../http/input-limits.js';
+import { registeredNames, registrationNamesView } from './registration-names.js';
 import { type RegistrationPolicy, policyProblems } from './registration-policy.js';
 import {
   type ClientMetadata,
@@ -113,6 +114,8 @@ function asksForPrivilege(field: (typeof PRIVILEGED_FIELDS)[number], value: unkn
  */
 export function registeredRecord(body: unknown, server: RegistrationCapabilities, policy: RegistrationPolicy, current?: AdminControlled): ClientMetadata {
   const requested = parseRegistrable(body);
+  const named = registeredNames(body as Record<string, unknown>);
+  if (named.problems.length > 0) throw invalidMetadata(named.problems.join('; '));
   const privileged = PRIVILEGED_FIELDS.filter((field) => asksForPrivilege(field, (body as Record<string, unknown>)[field], current));
   if (privileged.length > 0) throw invalidMetadata(privileged.map((field) => `${field}: only an administrator may set it`).join('; '));
   const grantTypes = requested.grant_types ?? ['authorization_code']; // RFC 7591 §2
@@ -150,8 +153,9 @@ export function registeredRecord(body: unknown, server: RegistrationCapabilities
     ...(current?.journey === undefined ? {} : { journey: current.journey }),
     // So does the logo: a client cannot put an image of its choosing on the realm's pages.
     ...(current?.logo_uri === undefined ? {} : { logo_uri: current.logo_uri }),
-    // And the names an admin gave it in other languages.
-    ...(current?.client_names === undefined ? {} : { client_names: current.client_names }),
+    // Its names in other languages (`client_name#de`): those the body gives replace them all; a
+    // body that gives none keeps what the client or an admin set.
+    ...(named.names !== undefined ? { client_names: named.names } : current?.client_names === undefined ? {} : { client_names: current.client_names }),
   };
   try {
     return newClientMetadata(record);
@@ -198,6 +202,7 @@ function checkResponseTypes(responseTypes: readonly string[] | undefined, grantT
 export function registrationView(record: ClientMetadata) {
   return {
     ...(record.client_name ? { client_name: record.client_name } : {}),
+    ...registrationNamesView(record.client_names),
     redirect_uris: record.redirect_uris,
     post_logout_redirect_uris: record.post_logout_redirect_uris,
     grant_types: record.grant_types,

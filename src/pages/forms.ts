@@ -73,7 +73,7 @@ export function consentPage(
 ` : ''}${items.length > 0 ? html`<ul class="scopes">${items}</ul>` : html`<p>${t.consent.knowSignedIn}</p>`}
 ${input.resources?.length ? html`<p>${t.consent.forResources}</p>
 <ul class="scopes resources">${input.resources.map((resource) => html`<li><strong>${resource}</strong></li>`)}</ul>
-` : ''}${input.assertsTo?.length ? html`<p>${t.consent.mayAssert(html`<strong>${input.client.name}</strong>`)}</p>
+` : ''}${input.assertsTo?.length ? html`<p>${t.consent.mayAssert}</p>
 <ul class="scopes id-jag-audiences">${input.assertsTo.map((host) => html`<li><strong>${host}</strong></li>`)}</ul>
 ` : ''}${input.details?.length ? detailsList(t, input.details) : ''}<form method="post">
 ${hidden(input.hidden)}

@@ -219,7 +219,7 @@ export class AuthorizationFlow {
       if (completed && enabled) throw new TransactionGone();
       const changed = done.passwordOf !== undefined && enabled;
       recordSignInFailed(this.audit, done.attempt, { step: 'done', username: undefined, userId: done.userId, reason: changed ? 'password_changed' : 'disabled' });
-      return sendCannotSignIn(request, reply, changed ? 'passwordChangedDuringSignIn' : 'accountDisabled');
+      return sendCannotSignIn(request, reply, changed ? 'passwordChangedDuringSignIn' : 'accountDisabled', resumed);
     }
     this.cookies.setSession(reply, realm, secret, lifetimeSeconds);
     event.committed();

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import { recordSignInFailed } from '../audit/sign-in.js';
 import type { Metrics } from '../http/metrics.js';
-import type { AuthorizationFlow } from './authorization-flow.js';
+import type { AuthorizationFlow, ResumedTransaction } from './authorization-flow.js';
+import { sendFailurePage, wayBackOfTransaction } from './failure-page.js';
 import { sendAccountDisabled } from './disabled.js';
 import { currentNode, follow } from '../authn/journeys/walk.js';
 import { journeyOfTransaction } from '../authn/transaction-journey.js';
@@ -14,9 +15,7 @@ import { UpstreamFailure, failureDetails } from '../identity-providers/failures.
 import { displayNameOf } from '../records/identity-provider.js';
 import { type AccountLink, type PendingUpstream, type UpstreamAccount, isAccountLink } from '../identity-providers/upstream-flow.js';
 import type { IdentityProvider } from '../store/identity-providers.js';
-import { messagePage } from '../pages/forms.js';
 import { messagesOf } from './locale.js';
-import { sendPage } from './send-page.js';
 import type { Store } from '../store/index.js';
 import { sha256 } from '../secrets.js';
 import { accountNoticeUrl } from './account.js';
@@ -47,13 +46,14 @@ export interface BrokerPageDeps {
 export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
   const { store, flow, cookies, broker, audit } = deps;
 
-  async function callback(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
+  async function callback(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, seen: { resumed?: ResumedTransaction }) {
     const realm = request.realm;
     const provider = await store.identityProviders.get(realm.name, request.params.alias);
     if (!provider) throw new UpstreamFailure('unknown_provider', request.params.alias);
     const pending = await broker.flow.take(realm, provider, formParams(request.query, ['state']).state);
     if (isAccountLink(pending)) return linked(request, reply, provider, pending);
     const resumed = await flow.resume(request, realm, pending.transactionId);
+    seen.resumed = resumed;
     const selected = journeyOfTransaction(realm, resumed.transaction.purpose, resumed.client);
     const progress = resumed.transaction.progress;
     const loginPage = `${realm.issuer}/login?transaction=${encodeURIComponent(resumed.id)}`;
@@ -76,7 +76,7 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
     if (!(await store.users.getById(realm.name, userId))?.enabled) {
       const attempt = { realm: realm.name, address: request.ip, via: 'sign_in_page' as const, clientId: resumed.client?.client_id };
       recordSignInFailed(audit, attempt, { step: 'identity_provider', username: undefined, userId, reason: 'disabled' });
-      return sendAccountDisabled(request, reply);
+      return sendAccountDisabled(request, reply, resumed);
     }
     // Beside a password form, the provider passes the password node's way on, and counts as itself (CONTRACT.md §8).
     const passed = { userId, amr: FEDERATED_AMR, as: `identity_provider:${provider.alias}` };
@@ -112,18 +112,25 @@ export function brokerPages(deps: BrokerPageDeps): FastifyPluginAsync {
 
   return async (app) => {
     app.get<{ Params: { alias: string } }>('/broker/:alias/callback', GET_ONLY, async (request, reply) => {
+      // The sign-in the callback continues, once known: its failure page offers the way back to the client.
+      const seen: { resumed?: ResumedTransaction } = {};
       try {
-        return await callback(request, reply);
+        return await callback(request, reply, seen);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
-        return failed(request, reply, error, deps.metrics, audit);
+        return failed(request, reply, error, { metrics: deps.metrics, audit, resumed: seen.resumed });
       }
     });
   };
 }
 
 /** The page of a sign-in through a provider that did not go on, in plain words; the log has the reason. */
-function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply, failure: UpstreamFailure, metrics: Metrics, audit: AuditLog) {
+function failed(
+  request: FastifyRequest<{ Params: { alias: string } }>,
+  reply: FastifyReply,
+  failure: UpstreamFailure,
+  { metrics, audit, resumed }: { metrics: Metrics; audit: AuditLog; resumed: ResumedTransaction | undefined },
+) {
   const realm = request.realm;
   request.log.warn({ provider: request.params.alias, ...failureDetails(failure) }, 'sign-in through an upstream provider failed');
   metrics.signIns.inc({ outcome: 'failure' });
@@ -133,8 +140,8 @@ function failed(request: FastifyRequest<{ Params: { alias: string } }>, reply: F
     reason: failure.kind === 'denied' ? 'denied' : 'upstream_failed',
   });
   const t = messagesOf(request);
-  const page = messagePage(t, { title: t.errors.cannotSignIn, message: t.upstream[failure.kind](failure.providerName), status: failure.status });
-  return sendPage(reply, page.options, page.body);
+  const page = { title: t.errors.cannotSignIn, message: t.upstream[failure.kind](failure.providerName), status: failure.status, error: `upstream_${failure.kind}` };
+  return sendFailurePage(request, reply, page, wayBackOfTransaction(request, resumed));
 }
 
 const offers = (offer: 'all' | string | undefined, alias: string): boolean => offer === 'all' || offer === alias;

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { logFailure, toClientError } from '../http/error-handler.js';
 import { formParams } from '../http/form-params.js';
-import { clientBrand } from '../pages/branding.js';
-import { type WayBack, errorPage } from '../pages/error-page.js';
+import type { WayBack } from '../pages/error-page.js';
 import type { Messages } from '../pages/i18n/index.js';
 import { UntrustedRedirectError } from '../requests/authorization-request.js';
 import type { Store } from '../store/index.js';
@@ -11,7 +9,7 @@ import type { AuthorizationFlow } from './authorization-flow.js';
 import { TransactionGone } from './authorization-flow.js';
 import { messagesOf } from './locale.js';
 import { InvalidFormError } from './page-routes.js';
-import { sendPage } from './send-page.js';
+import { sendFailurePage, wayBackTo } from './failure-page.js';
 
 /**
  * What the person reads when a page cannot go on, in the page's language; nothing internal.
@@ -29,16 +27,6 @@ function describe(t: Messages, error: unknown): { title: string; message: string
   if (clientError.status >= 500) return { title: errors.somethingWentWrong, message: errors.somethingWentWrongMessage, status: clientError.status };
   if (clientError.status === 404) return { title: errors.notFound, message: errors.notFoundMessage, status: 404 };
   return { title: errors.invalidRequest, message: errors.notHandled(clientError.description ?? clientError.code), status: clientError.status };
-}
-
-/** The origin of a registered redirect URI, where the application lives; none for a native app's scheme. */
-function applicationOrigin(redirectUri: string): string | undefined {
-  try {
-    const url = new URL(redirectUri);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -63,9 +51,7 @@ async function wayBackOf(request: FastifyRequest, error: unknown, deps: { store:
     client = resumed?.client;
     redirectUri = resumed?.transaction.purpose.kind === 'authorize' ? resumed.transaction.purpose.request.redirectUri : undefined;
   }
-  if (!client || redirectUri === undefined || !client.redirect_uris.includes(redirectUri)) return undefined;
-  const url = applicationOrigin(redirectUri);
-  return url === undefined ? undefined : { clientName: clientBrand(client, false).name, url };
+  return wayBackTo(request, client, redirectUri);
 }
 
 /**
@@ -77,13 +63,10 @@ export function pageErrorHandler(deps: { store: Store; flow: AuthorizationFlow }
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const t = messagesOf(request);
     const page = describe(t, error);
-    const reference = randomBytes(6).toString('hex');
     logFailure(request, error, page.status);
     const clientError = toClientError(error);
-    request.log[page.status >= 500 ? 'error' : 'info']({ reference, status: page.status, error: clientError.code }, 'error page');
     reply.headers(clientError.headers); // Retry-After of an outage, a challenge
     const wayBack = await wayBackOf(request, error, deps).catch(() => undefined);
-    const view = errorPage(t, { ...page, reference, wayBack });
-    return sendPage(reply, view.options, view.body);
+    return sendFailurePage(request, reply, { ...page, error: clientError.code }, wayBack);
   };
 }

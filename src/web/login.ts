@@ -19,10 +19,11 @@ import { type Broker, providersOfferedAt } from '../identity-providers/broker.js
 import { UpstreamFailure, failureDetails } from '../identity-providers/failures.js';
 import { passkeyScripts } from '../pages/assets/scripts.js';
 import { clientBrand } from '../pages/branding.js';
-import { messagePage, signInPage } from '../pages/forms.js';
+import { signInPage } from '../pages/forms.js';
 import { type Text } from '../pages/i18n/index.js';
 import { localeOf, messagesOf } from './locale.js';
 import { sendPage } from './send-page.js';
+import { sendFailurePage, wayBackOfTransaction } from './failure-page.js';
 import { type SignInView, passkeyAlternativeBody, providerAlternativeBody, signInBody, titleOf } from '../pages/sign-in/views.js';
 import { countAddress } from '../rate-limits/rate-limits.js';
 import type { RequestRealm } from '../records/realm.js';
@@ -100,7 +101,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         node.type === 'identity_provider'
           ? providers[0] && { kind: 'identity_provider', provider: broker.buttonOf(providers[0]) }
           : await core.view(signIn, walk, shown);
-      if (!view) return unavailable(reply);
+      if (!view) return unavailable(reply, resumed);
 
       // A passwordless passkey beside the password, when the password node offers one.
       const passkey = await core.passkeyAlternative(signIn, walk);
@@ -158,19 +159,19 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
 
     /** `deny`: the transaction ends; an authorization request goes back to its client with access_denied. */
     async function refused(reply: FastifyReply, realm: RequestRealm, resumed: ResumedTransaction) {
-      if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply);
+      if (!(await store.authorizationFlow.finish(sha256(resumed.id)))) return unavailable(reply, resumed);
       const { purpose } = resumed.transaction;
       if (purpose.kind === 'authorize') return flow.responses.redirectError(reply, realm, purpose.request, new OAuthError('access_denied', 'the sign-in was refused'));
       const t = messagesOf(reply.request);
-      const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInRefused, status: 403 });
-      return sendPage(reply, view.options, view.body);
+      const page = { title: t.errors.cannotSignIn, message: t.errors.signInRefused, status: 403, error: 'sign_in_refused' };
+      return sendFailurePage(reply.request, reply, page, wayBackOfTransaction(reply.request, resumed));
     }
 
     app.get('/login', GET_ONLY, async (request, reply) => {
       const resumed = await flow.resume(request, request.realm, formParams(request.query, ['transaction']).transaction);
       const signIn = signInRequestOf(request, reply, resumed);
       const walk = await walkOf(signIn, resumed);
-      if (!walk) return unavailable(reply);
+      if (!walk) return unavailable(reply, resumed);
       if (endOf(walk.selected.journey, walk.progress) !== undefined) return afterStep(reply, signIn, resumed, walk);
       // Each page with a passkey ceremony stores a challenge: counted like the transactions (docs/operations.md "Rate limits").
       if (Object.values(walk.selected.journey.nodes).some((node) => node.type === 'passkey')) await countAddress(store.attemptCounters, request, 'authorize');
@@ -185,7 +186,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
       if (!cookies.csrfTokenMatches(request, realm, resumed.id, form.csrf)) throw new InvalidFormError();
       const signIn = signInRequestOf(request, reply, resumed);
       const walk = await walkOf(signIn, resumed);
-      if (!walk) return unavailable(reply);
+      if (!walk) return unavailable(reply, resumed);
       if (endOf(walk.selected.journey, walk.progress) !== undefined) return afterStep(reply, signIn, resumed, walk);
 
       const step = await core.submit(signIn, walk, form);
@@ -198,7 +199,7 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         case 'upstream':
           return beginUpstream(reply, signIn, resumed, walk, step.at, step.alias);
         case 'unavailable':
-          return unavailable(reply);
+          return unavailable(reply, resumed);
         case 'locked':
           reply.header('retry-after', String(step.wait));
           return again((t) => t.signIn.lockedOut(Math.ceil(step.wait / 60)), { status: 429 });
@@ -210,15 +211,15 @@ export function loginPage(deps: SignInDeps): FastifyPluginAsync {
         case 'notice':
           return showNode(reply, signIn, resumed, walk, { notice: step.notice });
         case 'disabled':
-          return sendAccountDisabled(request, reply);
+          return sendAccountDisabled(request, reply, resumed);
       }
     });
   };
 }
 
 /** A journey this sign-in cannot walk: the client names one the realm does not have. */
-function unavailable(reply: FastifyReply) {
+function unavailable(reply: FastifyReply, resumed: ResumedTransaction) {
   const t = messagesOf(reply.request);
-  const view = messagePage(t, { title: t.errors.cannotSignIn, message: t.errors.signInUnavailable, status: 400 });
-  return sendPage(reply, view.options, view.body);
+  const page = { title: t.errors.cannotSignIn, message: t.errors.signInUnavailable, status: 400, error: 'sign_in_unavailable' };
+  return sendFailurePage(reply.request, reply, page, wayBackOfTransaction(reply.request, resumed));
 }

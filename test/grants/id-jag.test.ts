@@ -268,8 +268,10 @@ describe('ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, CONTRACT.md Â
       const signedIn = await signInFrom(browser, await authorize(browser, d.idp, codeRequest(client.client_id, { scope: 'openid email' })), d.alice);
       expect(redirectPath(signedIn)).toMatch(/\/consent$/);
       const page = await browser.get(location(signedIn));
-      expect(page.body).toContain('may also present your sign-in to these services');
+      expect(page.body).toContain('<p>It may also present your sign-in to these services, to act for you there:</p>');
       expect(page.body).toContain(`<strong>${new URL(BASE_URL).host}${realmPath(d.saas)}</strong>`);
+      // The client is named once, in the sentence that leads the page.
+      expect(page.body.split('Acme agent').length - 1).toBe(1);
     });
 
     it('is set by an admin only: refused on a public client, and at dynamic registration', async () => {

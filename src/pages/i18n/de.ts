@@ -160,11 +160,10 @@ export const de: Messages = {
   consent: {
     title: 'Zugriff erlauben?',
     checkDeviceCode: (code: SafeHtml) => html`Prüfen Sie, ob Ihr Gerät den Code ${code} anzeigt.`,
-    scope: (name: SafeHtml, description: string) => html`${name}: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} möchte:`,
     knowSignedIn: 'Wissen, dass Sie sich angemeldet haben.',
     forResources: 'Dieser Zugriff gilt für:',
-    mayAssert: (client: SafeHtml) => html`${client} darf Ihre Anmeldung außerdem diesen Diensten vorlegen, um dort für Sie zu handeln:`,
+    mayAssert: 'Die Anwendung darf Ihre Anmeldung außerdem diesen Diensten vorlegen, um dort für Sie zu handeln:',
     describedAt: (host: SafeHtml) => html`Diese Anwendung ist hier nicht registriert: Sie beschreibt sich selbst unter ${host}. Erlauben Sie den Zugriff nur, wenn Sie ${host} vertrauen.`,
     inDetail: 'Im Einzelnen verlangt sie:',
     yes: 'ja',
@@ -207,7 +206,6 @@ export const de: Messages = {
   ciba: {
     title: 'Anfragen, die auf Sie warten',
     signedInAs: (username: SafeHtml) => html`Angemeldet als ${username}.`,
-    checkBindingMessage: (message: SafeHtml) => html`Prüfen Sie, ob die Anwendung Folgendes anzeigt: ${message}`,
     none: 'Es warten keine Anfragen auf Sie.',
     approved: 'Sie haben die Anfrage erlaubt. Die Anwendung kann jetzt fortfahren.',
     denied: 'Sie haben die Anfrage abgelehnt.',

@@ -173,14 +173,12 @@ export const en = {
   consent: {
     title: 'Allow access?',
     checkDeviceCode: (code: SafeHtml) => html`Check that your device shows the code ${code}.`,
-    /** A scope asked for and its description. */
-    scope: (name: SafeHtml, description: string) => html`${name}: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} asks to:`,
     knowSignedIn: 'Know that you signed in.',
     /** Before the resources (APIs) the access is for, each by its name (RFC 8707). */
     forResources: 'This access is for:',
     /** Before the authorization servers of other organisations for which the client may obtain ID-JAGs (CONTRACT.md §15), each by its host. */
-    mayAssert: (client: SafeHtml) => html`${client} may also present your sign-in to these services, to act for you there:`,
+    mayAssert: 'It may also present your sign-in to these services, to act for you there:',
     /** A client described by the metadata document at its client_id URL (draft-ietf-oauth-client-id-metadata-document §6.4): the URL's host. */
     describedAt: (host: SafeHtml) => html`This application is not registered here: it describes itself at ${host}. Allow access only if you trust ${host}.`,
     /** RFC 9396: before the entries of `authorization_details`, each its type's title and the fields a person must see. */
@@ -227,7 +225,6 @@ export const en = {
   ciba: {
     title: 'Requests waiting for you',
     signedInAs: (username: SafeHtml) => html`Signed in as ${username}.`,
-    checkBindingMessage: (message: SafeHtml) => html`Check that the application shows: ${message}`,
     none: 'No requests are waiting for you.',
     approved: 'You allowed the request. The application can now continue.',
     denied: 'You denied the request.',

@@ -163,11 +163,10 @@ export const fr: Messages = {
   consent: {
     title: 'Autoriser l’accès\u202f?',
     checkDeviceCode: (code: SafeHtml) => html`Vérifiez que votre appareil affiche le code ${code}.`,
-    scope: (name: SafeHtml, description: string) => html`${name}\u00a0: ${description}`,
     asksTo: (client: SafeHtml) => html`${client} souhaite\u00a0:`,
     knowSignedIn: 'savoir que vous vous êtes connecté.',
     forResources: 'Cet accès est destiné à\u00a0:',
-    mayAssert: (client: SafeHtml) => html`${client} peut aussi présenter votre connexion à ces services, pour y agir en votre nom\u00a0:`,
+    mayAssert: 'L’application peut aussi présenter votre connexion à ces services, pour y agir en votre nom\u00a0:',
     describedAt: (host: SafeHtml) => html`Cette application n’est pas enregistrée ici\u00a0: elle se décrit elle-même sur ${host}. N’autorisez l’accès que si vous faites confiance à ${host}.`,
     inDetail: 'En détail, elle demande\u00a0:',
     yes: 'oui',
@@ -210,7 +209,6 @@ export const fr: Messages = {
   ciba: {
     title: 'Demandes en attente',
     signedInAs: (username: SafeHtml) => html`Compte utilisé\u00a0: ${username}.`,
-    checkBindingMessage: (message: SafeHtml) => html`Vérifiez que l’application affiche\u00a0: ${message}`,
     none: 'Aucune demande n’est en attente.',
     approved: 'Vous avez autorisé la demande. L’application peut maintenant continuer.',
     denied: 'Vous avez refusé la demande.',

@@ -1,0 +1,87 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from '../support/app.js';
+import { pkce } from '../support/flow.js';
+import { type TestUser, createUser } from '../support/users.js';
+import { measurePage } from './page-metrics.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+
+/**
+ * The page that ends the sign-in of a disabled person, drawn outside the error handler, in real
+ * Chromium: its reference and the way back to the application, at a phone's and a desktop's
+ * width, with no sideways scrolling and WCAG AA contrast, in each language.
+ */
+const skipReason = browserSkipReason('test/browser/sign-in-failure-pages.test.ts');
+
+const TEXTS = {
+  en: { username: 'Username', password: 'Password', signIn: 'Sign in', back: 'Back to', disabled: 'This account is disabled' },
+  de: { username: 'Benutzername', password: 'Passwort', signIn: 'Anmelden', back: 'Zurück zu', disabled: undefined },
+  fr: { username: 'Nom d’utilisateur', password: 'Mot de passe', signIn: 'Se connecter', back: 'Retour à', disabled: undefined },
+} as const;
+
+describe.skipIf(skipReason !== undefined)(`the disabled-account page in Chromium${skipReason ? ` (${skipReason})` : ''}`, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let callback: CallbackServer;
+  let issuer: string;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    callback = await startCallbackServer();
+    t = await startTestApp({ listen: true });
+    browser = await launchChromium();
+    await t.admin.createRealm('closed', { display_name: 'Closed Bank' });
+    await t.admin.createClient('closed', {
+      client_id: 'ledger',
+      client_type: 'public',
+      client_name: 'Ledger',
+      redirect_uris: [callback.redirectUri],
+      grant_types: ['authorization_code'],
+      scope: 'openid profile',
+    });
+    user = await createUser(t.admin, 'closed', 'dora');
+    expect((await t.admin.request('PATCH', '/realms/closed/users/dora', { enabled: false })).statusCode).toBe(200);
+    issuer = `${t.baseUrl}/oauth2/closed`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await closeCallbackServer(callback);
+  });
+
+  for (const language of ['en', 'de', 'fr'] as const) {
+    it(`shows the reference and the way back at 390 and 1280 px, in ${language}`, async () => {
+      const texts = TEXTS[language];
+      const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
+      await context.setExtraHTTPHeaders({ 'accept-language': language });
+      try {
+        const query = new URLSearchParams({
+          client_id: 'ledger', response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 's',
+          code_challenge: pkce().challenge, code_challenge_method: 'S256',
+        });
+        await page.goto(`${issuer}/authorize?${query}`);
+        await page.waitForURL(startsWith(`${issuer}/login`));
+        await page.getByLabel(texts.username).fill('dora');
+        await page.getByLabel(texts.password, { exact: true }).fill(user.password);
+        await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: texts.signIn, exact: true }).click()]);
+        await page.waitForSelector('p.reference');
+        if (texts.disabled) await expect(page.getByRole('alert').textContent()).resolves.toContain(texts.disabled);
+        const back = page.locator('a.back-to-application');
+        await expect(back.textContent()).resolves.toBe(`${texts.back} Ledger`);
+        await expect(back.getAttribute('href')).resolves.toBe(new URL(callback.redirectUri).origin);
+        await expect(page.locator('p.reference code').textContent()).resolves.toMatch(/^[0-9a-f]{12}$/);
+        for (const width of [390, 1280]) {
+          await page.setViewportSize({ width, height: 800 });
+          const metrics = await measurePage(page);
+          expect(metrics.scrollWidth, `sideways scrolling at ${width} px`).toBeLessThanOrEqual(metrics.innerWidth);
+          expect(metrics.overflowing).toEqual([]);
+          expect(metrics.contrasts.filter((text) => text.ratio < text.required)).toEqual([]);
+        }
+        expect(problems.violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+  }
+});
