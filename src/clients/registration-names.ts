@@ -1,5 +1,5 @@
 import { clientNames } from '../records/client-names.js';
-import { SUPPORTED_LOCALES, isLocale } from '../records/locales.js';
+import { SHIPPED_LOCALES, isLocale } from '../records/locales.js';
 
 /** OpenID Connect Registration §2.1: a human-readable member in one language is `name#tag`. */
 const NAME_IN_LANGUAGE = /^client_name#(.*)$/s;
@@ -8,8 +8,8 @@ const MAX_NAMED_LANGUAGES = 20;
 
 /**
  * The `client_name#de` members of a registration or an update, as the `client_names` an admin
- * sets (src/records/client-names.ts): a language the server speaks (its tag in any case), a
- * name of 1 to 200 characters without control characters. `names` is undefined when the body
+ * sets (src/records/client-names.ts): each a name of 1 to 200 characters without control
+ * characters, kept when the server speaks its language (the tag in any case), left out otherwise. `names` is undefined when the body
  * has no such member (a null one, RFC 7592 §2.2, being none); `problems` names each refusal.
  */
 export function registeredNames(body: Record<string, unknown>): { names: Record<string, string> | undefined; problems: string[] } {
@@ -27,16 +27,14 @@ export function registeredNames(body: Record<string, unknown>): { names: Record<
       problems.push(`${shown}: the language is named twice`);
       continue;
     }
-    if (!isLocale(tag)) {
-      problems.push(`${shown}: the language must be one of ${SUPPORTED_LOCALES.join(', ')}`);
-      continue;
-    }
-    const parsed = clientNames.safeParse({ [tag]: value });
+    // Checked as a name in any case; kept only in a language the server speaks (§2.1: the OP
+    // uses the versions it has), so that a client naming itself in many languages still registers.
+    const parsed = clientNames.safeParse({ [SHIPPED_LOCALES[0]]: value });
     if (!parsed.success) {
       problems.push(`${shown}: ${parsed.error.issues.map((issue) => issue.message).join(', ')}`);
       continue;
     }
-    names[tag] = parsed.data[tag]!;
+    if (isLocale(tag)) names[tag] = parsed.data[SHIPPED_LOCALES[0]]!;
   }
   return { names, problems };
 }
