@@ -389,7 +389,7 @@ describe('the account page: one-time code', () => {
     expect(location(confirmed)).toMatch(new RegExp(`^${escapeRegExp(`${account}?notice=${encodeURIComponent('Your authenticator app is set up.')}`)}&mac=`));
     const after = await b.get(location(confirmed));
     expect(after.body).toContain('Your authenticator app is set up.');
-    expect(after.body).toMatch(/An authenticator app gives you one-time codes \(set up on \d{4}-\d{2}-\d{2}\)/);
+    expect(after.body).toMatch(/An authenticator app gives you one-time codes \(set up on <time datetime="\d{4}-\d{2}-\d{2}T[^"]+" data-local="day">\w{3} \d{1,2}, \d{4}<\/time>\)/);
 
     // A second set-up does not replace a confirmed app; a forged form changes nothing.
     const again = await b.post(`${account}/otp/enrol`, enrolForm);

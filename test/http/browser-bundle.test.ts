@@ -7,7 +7,7 @@ import { BROWSER_PROGRAMS, writeBundles } from '../../src/http/browser-bundle.js
 
 /**
  * `npm run build` writes every browser program's bundle beside the compiled server, each folder
- * holding bundles alone; programs that share a folder (the passkey forms and the page script) are
+ * holding bundles alone; programs that share a folder (the passkey forms, the page script, the form-post and front-channel logout scripts) are
  * both kept, so that a built server reads them rather than needing esbuild at run time.
  */
 describe('the build of the browser programs', () => {
@@ -22,6 +22,6 @@ describe('the build of the browser programs', () => {
     writeBundles(dist, new URL('../../src/', import.meta.url));
     const written = Object.values(BROWSER_PROGRAMS).map((program) => program.entry.replace(/\.ts$/, '.js'));
     for (const path of written) expect(readdirSync(fileURLToPath(new URL(path.replace(/[^/]+$/, ''), dist)))).toContain(path.split('/').pop());
-    expect(readdirSync(shared).sort()).toEqual(['page.js', 'passkey.js']);
+    expect(readdirSync(shared).sort()).toEqual(['form-post.js', 'front-channel-logout.js', 'page.js', 'passkey.js']);
   }, 60_000);
 });
