@@ -55,11 +55,13 @@ export class OutboxStore {
   /**
    * Up to `limit` entries due at `now`, each claimed until `leaseUntil`: no other instance takes
    * them meanwhile (rows another is claiming are skipped), and if this one dies they are due again then.
+   * `now` counts in milliseconds, a row queued by SQL in microseconds: a row due within `now`'s
+   * millisecond is due (else a delivery queued in the same millisecond as a tick waited for the next).
    */
   async claim(now: Date, leaseUntil: Date, limit: number): Promise<OutboxEntry[]> {
     const result = await this.db.query<EntryRow>(
       `UPDATE outbox o SET next_at = $2, attempts = o.attempts + 1
-        WHERE o.id IN (SELECT id FROM outbox WHERE ${PENDING} AND next_at <= $1 ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        WHERE o.id IN (SELECT id FROM outbox WHERE ${PENDING} AND next_at < $1::timestamptz + interval '1 millisecond' ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING o.id, o.kind, o.realm, o.target, o.payload, o.attempts, o.created_at`,
       [now, leaseUntil, limit],
     );

@@ -1,4 +1,5 @@
 import { claimsForScope } from './claims.js';
+import { timeOrderedJti } from './jti.js';
 import { seconds } from './minting.js';
 import { sha256 } from '../secrets.js';
 import type { RealmSigner } from './signer.js';
@@ -39,6 +40,9 @@ export function signIdToken(
     aud: client.client_id,
     exp: now + lifetime(nowMs),
     iat: now,
+    // The moment of issue in milliseconds (src/tokens/jti.ts): an ID token presented later (a
+    // subject token, a hint) is told from one issued in the same second before a password change.
+    jti: timeOrderedJti(nowMs),
     auth_time: seconds(signIn.authTime),
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
     at_hash: halfHash(tokens.accessToken),

@@ -3,6 +3,7 @@ import type { RequestRealm } from '../records/realm.js';
 import type { RevokedJwts } from '../store/revoked-jwts.js';
 import type { SigningKeyStore } from '../store/signing-keys.js';
 import { SIGNING_ALGS } from '../records/signing-key.js';
+import { jtiTime } from './jti.js';
 
 /** An ID token this realm issued, as a subject token reads it. */
 export type OwnIdTokenClaims = JWTPayload & { sub: string; iat: number; exp: number };
@@ -41,7 +42,9 @@ export async function ownIdTokenClaims(
   }
   if (typeof claims.sub !== 'string' || claims.sub === '') return undefined;
   const sid = typeof claims.sid === 'string' ? claims.sid : undefined;
-  const denied = await deps.revokedJwts.isDenied(realm.name, { jti: '', grantId: undefined, userId: claims.sub, sid, issuedAtMs: claims.iat! * 1000 });
+  // `iat` has seconds only; the jti carries the millisecond (an ID token of an older version: the second's start).
+  const issuedAtMs = (typeof claims.jti === 'string' ? jtiTime(claims.jti) : undefined) ?? claims.iat! * 1000;
+  const denied = await deps.revokedJwts.isDenied(realm.name, { jti: '', grantId: undefined, userId: claims.sub, sid, issuedAtMs });
   return denied ? undefined : (claims as OwnIdTokenClaims);
 }
 

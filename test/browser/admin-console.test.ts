@@ -338,8 +338,9 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // The realm's acr_journeys, rows of an acr value and a journey among the settings, may name it, and only journeys the realm has.
     await tab(page, 'Settings').click();
     const acrJourneys = form(page, 'Realm settings').getByRole('group', { name: 'Journeys by acr value' });
+    // The settings form is drawn once the realm and its journeys have been read.
+    await expect.poll(() => acrJourneys.locator('datalist option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toContain('strong');
     expect(await acrJourneys.getByRole('group').count()).toBe(0);
-    await expect(acrJourneys.locator('datalist option').evaluateAll((options) => options.map((option) => option.getAttribute('value')))).resolves.toContain('strong');
     await acrJourneys.getByRole('button', { name: 'Add an acr value' }).click();
     const gold = acrJourneys.getByRole('group', { name: 'acr value 1', exact: true });
     await gold.getByRole('textbox', { name: 'acr value', exact: true }).fill('gold');

@@ -242,13 +242,17 @@ describe('ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant, CONTRACT.md �
       expect((await t.admin.request('PATCH', `/realms/${d.idp}/users/carol`, { enabled: false })).statusCode).toBe(200);
       expectRefused(await exchange({ subject_token: carolsIdToken }), 'invalid_request');
 
-      // A password change denies the ID tokens issued before it (CONTRACT.md §7), though the person is enabled.
+      // A password change denies the ID tokens issued before it (CONTRACT.md §7), though the person is
+      // enabled, and not those issued after it, in the same second too (iat has seconds; the jti, milliseconds).
       const dave = await createUser(t.admin, d.idp, 'dave');
+      while (Date.now() % 1000 > 500) await new Promise((resolve) => setTimeout(resolve, 50));
       const davesIdToken = await idTokenOf(dave);
       expect((await exchange({ subject_token: davesIdToken })).statusCode).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
       expect((await t.admin.request('PATCH', `/realms/${d.idp}/users/dave`, { password: 'a new password 0123456789' })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const newIdToken = (await passwordTokens(t.app, d.idp, d.agent, { ...dave, password: 'a new password 0123456789' }, 'openid email')).id_token!;
       expectRefused(await exchange({ subject_token: davesIdToken }), 'invalid_request', /not a live ID token/);
+      expect((await exchange({ subject_token: newIdToken })).statusCode).toBe(200);
     });
 
     it('is advertised in discovery (identity_chaining_requested_token_types_supported)', async () => {

@@ -27,7 +27,7 @@ const SCOPES = {
 };
 
 /** The claims a JWT carries whatever its scopes map. */
-const OWN_ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'at_hash', 'amr', 'acr', 'sid'];
+const OWN_ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'auth_time', 'at_hash', 'amr', 'acr', 'sid'];
 
 function userinfo(app: FastifyInstance, realm: string, token: string) {
   return app.inject({ method: 'GET', url: `${realmPath(realm)}/userinfo`, headers: { authorization: `Bearer ${token}` } });
