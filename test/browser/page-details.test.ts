@@ -5,7 +5,7 @@ import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
 import { createUser } from '../support/users.js';
 import { measurePage } from './page-metrics.js';
-import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, expectFailurePageWithWayBack, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * What the pages do for the person in Chromium (CONTRACT.md §16, issue 40): the focus ring stands
@@ -213,18 +213,7 @@ describe.skipIf(skipReason !== undefined)(`the pages' details in Chromium${skipR
         await page.getByLabel(texts.username).fill('nobody');
         await page.getByLabel(texts.password, { exact: true }).fill('nothing');
         await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: texts.signIn, exact: true }).click()]);
-        await page.waitForSelector('p.reference');
-        const back = page.locator('a.back-to-application');
-        await expect(back.textContent()).resolves.toBe(`${texts.back} Sunflower App`);
-        await expect(back.getAttribute('href')).resolves.toBe(new URL(callback.redirectUri).origin);
-        await expect(page.locator('p.reference code').textContent()).resolves.toMatch(/^[0-9a-f]{12}$/);
-        for (const width of [390, 1280]) {
-          await page.setViewportSize({ width, height: 800 });
-          const metrics = await measurePage(page);
-          expect(metrics.scrollWidth, `sideways scrolling at ${width} px`).toBeLessThanOrEqual(metrics.innerWidth);
-          expect(metrics.overflowing).toEqual([]);
-          expect(metrics.contrasts.filter((text) => text.ratio < text.required)).toEqual([]);
-        }
+        await expectFailurePageWithWayBack(page, { back: texts.back, application: 'Sunflower App', origin: new URL(callback.redirectUri).origin });
         expect(problems.violations).toEqual([]);
       } finally {
         await context.close();

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
 import { type TestUser, createUser } from '../support/users.js';
-import { measurePage } from './page-metrics.js';
-import { type CallbackServer, browserSkipReason, closeCallbackServer, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
+import { type CallbackServer, browserSkipReason, closeCallbackServer, expectFailurePageWithWayBack, launchChromium, startCallbackServer, startsWith, watchedContext } from './support.js';
 
 /**
  * The page that ends the sign-in of a disabled person, drawn outside the error handler, in real
@@ -67,17 +66,7 @@ describe.skipIf(skipReason !== undefined)(`the disabled-account page in Chromium
         await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: texts.signIn, exact: true }).click()]);
         await page.waitForSelector('p.reference');
         if (texts.disabled) await expect(page.getByRole('alert').textContent()).resolves.toContain(texts.disabled);
-        const back = page.locator('a.back-to-application');
-        await expect(back.textContent()).resolves.toBe(`${texts.back} Ledger`);
-        await expect(back.getAttribute('href')).resolves.toBe(new URL(callback.redirectUri).origin);
-        await expect(page.locator('p.reference code').textContent()).resolves.toMatch(/^[0-9a-f]{12}$/);
-        for (const width of [390, 1280]) {
-          await page.setViewportSize({ width, height: 800 });
-          const metrics = await measurePage(page);
-          expect(metrics.scrollWidth, `sideways scrolling at ${width} px`).toBeLessThanOrEqual(metrics.innerWidth);
-          expect(metrics.overflowing).toEqual([]);
-          expect(metrics.contrasts.filter((text) => text.ratio < text.required)).toEqual([]);
-        }
+        await expectFailurePageWithWayBack(page, { back: texts.back, application: 'Ledger', origin: new URL(callback.redirectUri).origin });
         expect(problems.violations).toEqual([]);
       } finally {
         await context.close();

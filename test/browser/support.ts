@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { testStoreKind } from '../support/store.js';
+import { measurePage } from './page-metrics.js';
 
 /**
  * What the browser tests share: Chromium (found at /usr/bin/chromium, which .ci/run installs),
@@ -86,6 +87,26 @@ export async function expectFits(page: Page): Promise<void> {
   const widths = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
   const [content, window] = widths as [number, number];
   expect(content, page.url()).toBeLessThanOrEqual(window);
+}
+
+/**
+ * A page that tells the person something failed (CONTRACT.md §16): its reference, and the way back
+ * to the application named `application` at `origin`; laid out at a phone's and a desktop's width
+ * without sideways scrolling, a box past the window or text below WCAG AA.
+ */
+export async function expectFailurePageWithWayBack(page: Page, way: { back: string; application: string; origin: string }): Promise<void> {
+  await page.waitForSelector('p.reference');
+  const back = page.locator('a.back-to-application');
+  await expect(back.textContent()).resolves.toBe(`${way.back} ${way.application}`);
+  await expect(back.getAttribute('href')).resolves.toBe(way.origin);
+  await expect(page.locator('p.reference code').textContent()).resolves.toMatch(/^[0-9a-f]{12}$/);
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const metrics = await measurePage(page);
+    expect(metrics.scrollWidth, `sideways scrolling at ${width} px`).toBeLessThanOrEqual(metrics.innerWidth);
+    expect(metrics.overflowing).toEqual([]);
+    expect(metrics.contrasts.filter((text) => text.ratio < text.required)).toEqual([]);
+  }
 }
 
 export interface CallbackServer {

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, NO_RATE_LIMITS, startTestApp } from '../support/app.js';
-import { freshRealm } from '../support/flow-helpers.js';
+import { confidentialClient, freshRealm } from '../support/flow-helpers.js';
 import { REDIRECT_URI } from '../support/flow.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, passwordTokens, tokenRequest } from '../support/users.js';
@@ -23,15 +23,9 @@ describe('what a pairwise client never sees of a person', () => {
     await t?.close();
   });
 
-  async function client(realm: string, redirect: string, extra: Record<string, unknown> = {}): Promise<ServiceClient> {
-    const created = await t.admin.createClient(realm, {
-      redirect_uris: [redirect],
-      grant_types: ['authorization_code', 'password', 'refresh_token', TOKEN_EXCHANGE],
-      scope: 'openid profile',
-      ...extra,
-    });
-    return { clientId: created.client_id, secret: created.client_secret as string };
-  }
+  /** A confidential client of the password and code grants (and token exchange), with `redirect` as its one redirect URI. */
+  const client = (realm: string, redirect: string, extra: Record<string, unknown> = {}): Promise<ServiceClient> =>
+    confidentialClient(t, realm, { redirect_uris: [redirect], grant_types: ['authorization_code', 'password', 'refresh_token', TOKEN_EXCHANGE], ...extra });
 
   /** A realm with a public client, two pairwise clients of different sectors, and a public and a pairwise resource server. */
   async function realmWithClients(settings: Record<string, unknown> = {}) {

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, NO_RATE_LIMITS, startTestApp } from '../support/app.js';
-import { freshRealm, issuerOf } from '../support/flow-helpers.js';
+import { confidentialClient, freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, obtainCode } from '../support/flow.js';
 import { type ServiceClient, basic, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -25,15 +25,8 @@ describe('pairwise subject identifiers', () => {
   });
 
   /** A confidential client of the password and code grants (and token exchange), with `redirect` as its one redirect URI. */
-  async function client(realm: string, redirect: string, extra: Record<string, unknown> = {}): Promise<ServiceClient> {
-    const created = await t.admin.createClient(realm, {
-      redirect_uris: [redirect],
-      grant_types: ['authorization_code', 'password', 'refresh_token', TOKEN_EXCHANGE],
-      scope: 'openid profile',
-      ...extra,
-    });
-    return { clientId: created.client_id, secret: created.client_secret as string };
-  }
+  const client = (realm: string, redirect: string, extra: Record<string, unknown> = {}): Promise<ServiceClient> =>
+    confidentialClient(t, realm, { redirect_uris: [redirect], grant_types: ['authorization_code', 'password', 'refresh_token', TOKEN_EXCHANGE], ...extra });
 
   /** A realm with a public client, two pairwise clients of the sector app.example and one of other.example. */
   async function realmWithClients(settings: Record<string, unknown> = {}) {
