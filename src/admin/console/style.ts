@@ -72,6 +72,25 @@ textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-wid
 .scope-claim { border-bottom: 1px solid var(--line); margin-bottom: .5rem; }
 .claim-tokens { display: flex; flex-wrap: wrap; gap: 0 1rem; }
 .claim-fields details { margin: .5rem 0; }
+/* journeys editor */
+.journey-form { --problem: #b3261e; }
+.journey-nodes { display: grid; grid-template-columns: repeat(auto-fill, minmax(19rem, 1fr)); gap: .75rem; align-items: start; }
+.journey-node { border: 1px solid var(--line); border-radius: .5rem; padding: 0 .9rem .75rem; min-width: 0; }
+.journey-node.start { border: 2px solid var(--accent); }
+.journey-node h4 { display: flex; flex-wrap: wrap; align-items: baseline; gap: .5rem; overflow-wrap: anywhere; }
+.journey-node .badge { background: var(--accent); color: var(--on-accent); border-radius: 1rem; padding: 0 .55rem; font-size: .8rem; font-weight: 600; }
+.journey-node fieldset, .journey-add { max-width: none; }
+.journey-form select[aria-invalid=true] { border: 2px solid var(--problem); }
+.journey-form select[aria-invalid=true] + small, .journey-problem, .node-problem, .json-problem { color: var(--problem); font-weight: 600; }
+.journey-problem:empty, .json-problem:empty { display: none; }
+.journey-option { border-bottom: 1px solid var(--line); margin-bottom: .4rem; }
+.journey-add { display: grid; grid-template-columns: 1fr 1fr auto; gap: 0 .75rem; align-items: end; margin-top: 1rem; }
+.journey-add button { margin-bottom: .6rem; }
+.journey-add .journey-problem { grid-column: 1 / -1; margin: 0 0 .5rem; }
+.journey-json { margin: 1rem 0; }
+.journey-json summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
+@media (prefers-color-scheme: dark) { .journey-form { --problem: #ff9e96; } }
+@media (max-width: 40rem) { .journey-add { grid-template-columns: 1fr; } .journey-nodes { grid-template-columns: 1fr; } }
 @media (max-width: 40rem) {
   header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
   header { flex-wrap: wrap; }
