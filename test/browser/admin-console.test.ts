@@ -300,15 +300,15 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
       start: 'pw',
       nodes: { pw: { type: 'password', next: { success: 'risk' } }, risk: { type: 'risk', next: { low: 'done', high: 'otp' } }, otp: { type: 'otp', next: { success: 'done' } } },
     };
+    const cards = () => store.locator('.journey-node h4 code').allTextContents();
+    const leadsTo = (node: string, outcome: string) => store.getByRole('region', { name: `Node ${node}`, exact: true }).getByRole('combobox', { name: new RegExp(`^"${outcome}" leads to`) });
+    const problem = store.locator('p.journey-problem').last();
     await store.getByLabel('Journey name').fill('strong');
-    await store.getByLabel('Journey JSON').fill(JSON.stringify(journey));
-    // Drawn as it is typed, before it is saved.
-    const walked = [
-      ['pw', 'password', 'success → risk'],
-      ['risk', 'risk', 'low → done\nhigh → otp'],
-      ['otp', 'otp', 'success → done'],
-    ];
-    expect(await cells('', 'Preview of the journey')).toEqual(walked);
+    await store.locator('summary', { hasText: 'JSON (advanced)' }).click();
+    await store.getByLabel(/^Journey JSON/).fill(JSON.stringify(journey));
+    // Drawn as it is typed, before it is saved: the cards in walk order, each outcome with where it leads.
+    await expect.poll(cards).toEqual(['pw', 'risk', 'otp']);
+    expect([await leadsTo('pw', 'success').inputValue(), await leadsTo('risk', 'low').inputValue(), await leadsTo('risk', 'high').inputValue(), await leadsTo('otp', 'success').inputValue()]).toEqual(['risk', 'done', 'otp', 'done']);
     await store.getByRole('button', { name: 'Save journey' }).click();
     await said(page, 'Journey strong saved.');
     await page.getByRole('region', { name: 'Journey strong' }).waitFor();
@@ -320,20 +320,27 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     ]);
     expect((await t.admin.request('GET', `/realms/${REALM}/journeys/strong`)).json()).toEqual(journey);
 
-    // Refusals, the server's naming the node.
-    await store.getByLabel('Journey JSON').fill(JSON.stringify({ start: 'pw', nodes: { pw: { type: 'password', next: { success: 'nowhere' } } } }));
+    // Refusals: an outcome leading to no node is caught before sending; the server's names the node.
+    await store.getByLabel(/^Journey JSON/).fill(JSON.stringify({ start: 'pw', nodes: { pw: { type: 'password', next: { success: 'nowhere' } } } }));
+    await expect(leadsTo('pw', 'success').inputValue()).resolves.toBe('nowhere');
     await store.getByRole('button', { name: 'Save journey' }).click();
-    expect(await (await said(page, 'node "pw": outcome "success" leads to "nowhere", which is no node')).getAttribute('role')).toBe('alert');
-    await store.getByLabel('Journey JSON').fill('{"start": ');
-    await expect(store.locator('.journey-preview').textContent()).resolves.toMatch(/^No preview yet: The journey is not valid JSON: /);
+    await expect.poll(() => problem.textContent()).toBe('Node "pw": choose where "success" leads before saving.');
+    await store.getByLabel(/^Journey JSON/).fill(JSON.stringify({ start: 'otp', nodes: { otp: { type: 'otp', next: { success: 'done' } } } }));
     await store.getByRole('button', { name: 'Save journey' }).click();
-    await said(page, /^The journey is not valid JSON: /);
+    await expect.poll(() => problem.textContent()).toBe('The server refused the journey: node "otp": it can be reached before a password or passkey node has told who signs in');
+    expect(await problem.getAttribute('role')).toBe('alert');
+    await store.getByLabel(/^Journey JSON/).fill('{"start": ');
+    await expect.poll(() => store.locator('p.json-problem').textContent()).toMatch(/^The fields are unchanged: The journey is not valid JSON: /);
+    await store.getByRole('button', { name: 'Save journey' }).click();
+    await expect.poll(() => problem.textContent()).toMatch(/^The JSON \(advanced\) has a mistake: The journey is not valid JSON: /);
     expect(await cells('strong')).toHaveLength(3);
+    expect((await t.admin.request('GET', `/realms/${REALM}/journeys/strong`)).json()).toEqual(journey);
 
     // Edit fills the editor with the journey as stored.
     await page.getByRole('button', { name: 'Edit strong' }).click();
     await expect(store.getByLabel('Journey name').inputValue()).resolves.toBe('strong');
-    expect(JSON.parse(await store.getByLabel('Journey JSON').inputValue())).toEqual(journey);
+    expect(JSON.parse(await store.getByLabel(/^Journey JSON/).inputValue())).toEqual(journey);
+    expect(await cards()).toEqual(['pw', 'risk', 'otp']);
 
     // The realm's acr_journeys, rows of an acr value and a journey among the settings, may name it, and only journeys the realm has.
     await tab(page, 'Settings').click();

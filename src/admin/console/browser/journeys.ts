@@ -89,6 +89,8 @@ export async function journeysView(realm: string, panel: HTMLElement) {
     save,
     problem,
   );
+  // What was said of the journey before it changed no longer holds.
+  for (const type of ['input', 'change']) form.addEventListener(type, () => (problem.textContent = ''));
   // Not dom.ts's guarded: a refusal is shown beside the form and in the node's card, not on the message line.
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
