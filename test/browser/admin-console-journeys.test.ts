@@ -189,6 +189,10 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     await json.fill(JSON.stringify({ start: 'pw', nodes: { pw: { type: 'password', next: { success: 'done' } } } }));
     await nodeCard(page, 'pw').waitFor();
     await expect(leadsTo(nodeCard(page, 'pw'), 'success').inputValue()).resolves.toBe('done');
+    // Retyped: the outcome both types have keeps its target; the new type's field written into the JSON.
+    await nodeCard(page, 'pw').getByRole('combobox', { name: 'Type', exact: true }).selectOption('identity_provider');
+    await nodeCard(page, 'pw').getByRole('textbox', { name: /^Identity provider alias/ }).fill('corp');
+    expect(JSON.parse(await json.inputValue())).toEqual({ start: 'pw', nodes: { pw: { type: 'identity_provider', provider: 'corp', next: { success: 'done' } } } });
 
     await json.fill('{"start": ');
     await expect.poll(() => form(page).locator('p.json-problem').textContent()).toMatch(/^The fields are unchanged: The journey is not valid JSON: /);
@@ -205,7 +209,16 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     const { page, problems } = admin;
     await openJourneys(page);
     await form(page).getByLabel(/^Journey name/).fill('code-first');
-    const otp = await addNode(page, 'otp', 'otp');
+    // By the keyboard: Enter in the node's name adds it (the journey is not sent), and the focus goes to its type.
+    const add = form(page).getByRole('group', { name: 'Add a node' });
+    await add.getByRole('combobox', { name: 'Its type' }).selectOption('otp');
+    await add.getByRole('textbox', { name: /^Node name/ }).fill('otp');
+    await add.getByRole('textbox', { name: /^Node name/ }).press('Enter');
+    const otp = nodeCard(page, 'otp');
+    await otp.waitFor();
+    await expect(page.locator(':focus').getAttribute('data-key')).resolves.toBe('otp/type');
+    await expect(otp.getByRole('combobox', { name: 'Type', exact: true }).inputValue()).resolves.toBe('otp');
+    expect((await stored('code-first')).status).toBe(404);
     await leadsTo(otp, 'success').selectOption('done');
     await form(page).getByRole('button', { name: 'Save journey' }).click();
     const reason = 'node "otp": it can be reached before a password or passkey node has told who signs in';
