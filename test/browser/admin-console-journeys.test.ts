@@ -95,7 +95,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
       await openJourneys(page);
       await form(page).getByLabel(/^Journey name/).fill(name);
       const pw = await addNode(page, 'pw', 'password');
-      await expect(pw.locator('.badge').textContent()).resolves.toBe('Start');
+      await expect(pw.locator('.badge').textContent()).resolves.toBe('Starts here');
       const otp = await addNode(page, 'otp', 'otp');
       await leadsTo(otp, 'success').selectOption('done');
 
@@ -104,6 +104,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
       await form(page).getByRole('button', { name: 'Save journey' }).click();
       await expect.poll(() => problem(page).textContent()).toBe('Node "pw": choose where "success" leads before saving.');
       expect((await stored(name)).status).toBe(404);
+      // The unset outcome and the reason, as readable as the rest.
+      await expectWellLaidOut(page, width);
 
       // A node added and led to, then removed: the outcome that led to it is unset again.
       await leadsTo(pw, 'success').selectOption('otp');
@@ -132,7 +134,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     }, 120_000);
   }
 
-  it("loads a stored journey with a choice and a condition, and saves an outcome and fields changed through the cards", async () => {
+  it("loads a stored journey with a choice and a condition, and saves an outcome, fields and a node's name changed through the cards", async () => {
     const { page, problems } = admin;
     await page.setViewportSize({ width: 1280, height: 900 });
     const gate = {
@@ -162,6 +164,18 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     await cond.getByRole('textbox', { name: /^Client IDs/ }).fill('bank\nbroker');
     await pick.getByRole('textbox', { name: 'Label of option 2' }).fill('A passkey');
     await nodeCard(page, 'pk').getByRole('checkbox', { name: /^Enrol one when the person has none/ }).check();
+    // Renamed: a taken name refused in words; a free one followed by every outcome that led to the node.
+    await nodeCard(page, 'otp').getByRole('button', { name: 'Rename the node otp' }).click();
+    const rename = nodeCard(page, 'otp').getByRole('group', { name: 'Rename the node otp' });
+    await rename.getByRole('textbox', { name: /^New name/ }).fill('pw');
+    await rename.getByRole('textbox', { name: /^New name/ }).press('Enter');
+    await expect.poll(() => rename.locator('p.journey-problem').textContent()).toBe('The journey already has a node "pw".');
+    await rename.getByRole('textbox', { name: /^New name/ }).fill('code');
+    await rename.getByRole('textbox', { name: /^New name/ }).press('Enter');
+    await nodeCard(page, 'code').waitFor();
+    await expect(page.locator(':focus').getAttribute('data-key')).resolves.toBe('code/rename');
+    await expect(leadsTo(cond, 'true').inputValue()).resolves.toBe('code');
+    await expect(leadsTo(cond, 'false').inputValue()).resolves.toBe('code');
     await form(page).getByRole('button', { name: 'Save journey' }).click();
     await page.locator('#messages p').filter({ hasText: 'Journey gate saved.' }).waitFor();
     expect(await stored('gate')).toEqual({
@@ -172,8 +186,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
           pick: { type: 'choice', options: [{ label: 'Password', next: 'pw' }, { label: 'A passkey', next: 'pk' }] },
           pw: { type: 'password', next: { success: 'cond' } },
           pk: { type: 'passkey', next: { success: 'done', unavailable: 'pw' }, enrol: true },
-          cond: { type: 'condition', if: { client_in: ['bank', 'broker'] }, next: { true: 'otp', false: 'otp' } },
-          otp: { type: 'otp', next: { success: 'done' } },
+          cond: { type: 'condition', if: { client_in: ['bank', 'broker'] }, next: { true: 'code', false: 'code' } },
+          code: { type: 'otp', next: { success: 'done' } },
         },
       },
     });
@@ -190,7 +204,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     await nodeCard(page, 'pw').waitFor();
     await expect(leadsTo(nodeCard(page, 'pw'), 'success').inputValue()).resolves.toBe('done');
     // Retyped: the outcome both types have keeps its target; the new type's field written into the JSON.
-    await nodeCard(page, 'pw').getByRole('combobox', { name: 'Type', exact: true }).selectOption('identity_provider');
+    await nodeCard(page, 'pw').getByRole('combobox', { name: 'Node type', exact: true }).selectOption('identity_provider');
     await nodeCard(page, 'pw').getByRole('textbox', { name: /^Identity provider alias/ }).fill('corp');
     expect(JSON.parse(await json.inputValue())).toEqual({ start: 'pw', nodes: { pw: { type: 'identity_provider', provider: 'corp', next: { success: 'done' } } } });
 
@@ -217,7 +231,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's journey editor in
     const otp = nodeCard(page, 'otp');
     await otp.waitFor();
     await expect(page.locator(':focus').getAttribute('data-key')).resolves.toBe('otp/type');
-    await expect(otp.getByRole('combobox', { name: 'Type', exact: true }).inputValue()).resolves.toBe('otp');
+    await expect(otp.getByRole('combobox', { name: 'Node type', exact: true }).inputValue()).resolves.toBe('otp');
     expect((await stored('code-first')).status).toBe(404);
     await leadsTo(otp, 'success').selectOption('done');
     await form(page).getByRole('button', { name: 'Save journey' }).click();

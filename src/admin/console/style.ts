@@ -88,6 +88,7 @@ textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-wid
 .journey-add button { margin-bottom: .6rem; }
 .journey-add .journey-problem { grid-column: 1 / -1; margin: 0 0 .5rem; }
 .journey-json { margin: 1rem 0; }
+.journey-rename { border-top: 1px solid var(--line); margin-top: .75rem; }
 .journey-json summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
 @media (prefers-color-scheme: dark) { .journey-form { --problem: #ff9e96; } }
 @media (max-width: 40rem) { .journey-add { grid-template-columns: 1fr; } .journey-nodes { grid-template-columns: 1fr; } }

@@ -7,7 +7,7 @@
  */
 import { field, h, say } from './dom.js';
 import { t } from './i18n.js';
-import { type EditedJourney, NODE_TYPES, type NodeType, firstGap, inWalkOrder, isNodeType, newNameProblem, outcomesOf, readJourney, retyped, withNode, withoutNode } from './journey-graph.js';
+import { type EditedJourney, NODE_TYPES, type NodeType, firstGap, inWalkOrder, isNodeType, newNameProblem, outcomesOf, readJourney, retyped, withNode, withNodeRenamed, withoutNode } from './journey-graph.js';
 import { type Changed, nodeFields, targetSelect } from './journey-node-fields.js';
 import type { Journey } from './records.js';
 
@@ -44,6 +44,8 @@ export function journeyEditor(): JourneyEditor {
   let journey: EditedJourney = { start: '', nodes: {} };
   let jsonProblem: string | undefined;
   let refusal: { node: string; message: string } | undefined;
+  /** The node whose rename the operator opened, if any. */
+  let renaming: string | undefined;
 
   const startArea = h('div', { class: 'journey-start' });
   const cards = h('div', { class: 'journey-nodes' });
@@ -81,8 +83,8 @@ export function journeyEditor(): JourneyEditor {
     return h(
       'section',
       { class: isStart ? 'journey-node start' : 'journey-node', 'aria-label': t('Node {name}', { name }) },
-      h('h4', {}, h('code', {}, name), isStart ? h('span', { class: 'badge' }, t('Start')) : null),
-      field(t('Type'), typeSelect),
+      h('h4', {}, h('code', {}, name), isStart ? h('span', { class: 'badge' }, t('Starts here')) : null),
+      field(t('Node type'), typeSelect),
       nodeFields(name, node, journey, changed),
       outcomes.length === 0
         ? null
@@ -100,7 +102,53 @@ export function journeyEditor(): JourneyEditor {
             ),
           ),
       refusal?.node === name ? h('p', { class: 'node-problem' }, t('The server refused this node: {reason}', { reason: refusal.message })) : null,
+      renameControls(name),
       h('button', { type: 'button', 'data-key': name + '/remove', 'aria-label': t('Remove the node {name}', { name }), onclick: () => remove(name) }, t('Remove node')),
+    );
+  }
+
+  const focusKey = (key: string) => [...editor.querySelectorAll<HTMLElement>('[data-key]')].find((control) => control.getAttribute('data-key') === key)?.focus();
+
+  /** A Rename button; once pressed, the new name with Rename and Cancel (Enter and Escape). Every reference follows the name. */
+  function renameControls(name: string): HTMLElement {
+    const open = () => {
+      renaming = name;
+      draw();
+      focusKey(name + '/new-name');
+    };
+    if (renaming !== name) return h('button', { type: 'button', 'data-key': name + '/rename', 'aria-label': t('Rename the node {name}', { name }), onclick: open }, t('Rename'));
+    const input = h('input', { 'data-key': name + '/new-name', maxlength: 64, spellcheck: 'false', autocomplete: 'off', value: name });
+    const problem = h('p', { class: 'journey-problem', role: 'alert' });
+    const close = (focused: string) => {
+      renaming = undefined;
+      draw();
+      focusKey(focused + '/rename');
+    };
+    const rename = () => {
+      const to = input.value.trim();
+      if (to === name) return close(name);
+      const refused = newNameProblem(journey, to);
+      if (refused !== undefined) {
+        problem.textContent = refused;
+        return input.focus();
+      }
+      journey = withNodeRenamed(journey, name, to);
+      renaming = undefined;
+      changed(false);
+      close(to);
+    };
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === 'Escape') event.preventDefault();
+      if (event.key === 'Enter') rename();
+      if (event.key === 'Escape') close(name);
+    });
+    return h(
+      'div',
+      { class: 'journey-rename', role: 'group', 'aria-label': t('Rename the node {name}', { name }) },
+      field(t('New name'), input, t('Every outcome that leads to it follows the new name.')),
+      h('button', { type: 'button', onclick: rename }, t('Rename')),
+      h('button', { type: 'button', onclick: () => close(name) }, t('Keep the name')),
+      problem,
     );
   }
 
@@ -119,7 +167,7 @@ export function journeyEditor(): JourneyEditor {
     );
     const names = inWalkOrder(journey);
     cards.replaceChildren(...(names.length === 0 ? [h('p', { class: 'note' }, t('No nodes yet: add the first one below.'))] : names.map(card)));
-    if (focused) [...editor.querySelectorAll<HTMLElement>('[data-key]')].find((control) => control.getAttribute('data-key') === focused)?.focus();
+    if (focused) focusKey(focused);
   }
 
   const addName = h('input', { maxlength: 64, spellcheck: 'false', autocomplete: 'off' });
@@ -184,6 +232,7 @@ export function journeyEditor(): JourneyEditor {
     element: editor,
     load(next) {
       journey = structuredClone(next) as EditedJourney;
+      renaming = undefined;
       addProblem.textContent = '';
       changed(true);
     },

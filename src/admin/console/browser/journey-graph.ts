@@ -120,6 +120,20 @@ export function withoutNode(journey: EditedJourney, removed: string): EditedJour
   return { start: unset(journey.start), nodes };
 }
 
+/** The journey with a node renamed, in its place, and every outcome, the start and any password's passkey that named it following. */
+export function withNodeRenamed(journey: EditedJourney, from: string, to: string): EditedJourney {
+  const follow = (target: string) => (target === from ? to : target);
+  const nodes: Record<string, EditedNode> = {};
+  for (const [name, node] of Object.entries(journey.nodes)) {
+    const kept: EditedNode = { ...node };
+    if (kept.next) kept.next = Object.fromEntries(Object.entries(kept.next).map(([outcome, target]) => [outcome, follow(target)]));
+    if (kept.options) kept.options = kept.options.map((option) => ({ ...option, next: follow(option.next) }));
+    if (kept.passkey !== undefined) kept.passkey = follow(kept.passkey);
+    nodes[name === from ? to : name] = kept;
+  }
+  return { start: follow(journey.start), nodes };
+}
+
 /** Why a name cannot be a new node's: empty, against the rule, an end's, or taken; undefined when it can. */
 export function newNameProblem(journey: Journey, name: string): string | undefined {
   if (!NODE_NAME.test(name)) return t('A node name has 1 to 64 letters, digits, ".", "_" or "-".');

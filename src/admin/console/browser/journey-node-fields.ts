@@ -67,7 +67,7 @@ function passwordFields(name: string, node: EditedNode, journey: EditedJourney, 
         changed(false);
       },
     },
-    h('option', { value: '', selected: value === '' }, t('None')),
+    h('option', { value: '', selected: value === '' }, t('No passkey node')),
     passkeys.map((passkey) => h('option', { value: passkey, selected: passkey === value }, passkey)),
     value === '' || passkeys.includes(value) ? null : h('option', { value, selected: true }, t('{name} (no passkey node)', { name: value })),
   );

@@ -25,7 +25,7 @@ function typeOf(node: JourneyNode): string {
 const nodesTable = ({ name, journey }: NamedJourney) =>
   table(
     t('Nodes of {name}', { name }),
-    [t('Node'), t('Type'), t('Outcomes')],
+    [t('Node'), t('Node type'), t('Outcomes')],
     inWalkOrder(journey).map((node) => [
       h('code', {}, node),
       typeOf(journey.nodes[node]!),
