@@ -323,6 +323,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console in Chromium${skipRe
     // Refusals: an outcome leading to no node is caught before sending; the server's names the node.
     await store.getByLabel(/^Journey JSON/).fill(JSON.stringify({ start: 'pw', nodes: { pw: { type: 'password', next: { success: 'nowhere' } } } }));
     await expect(leadsTo('pw', 'success').inputValue()).resolves.toBe('nowhere');
+    await store.getByRole('region', { name: 'Node pw', exact: true }).getByText('It names no node: choose where it leads.').waitFor();
     await store.getByRole('button', { name: 'Save journey' }).click();
     await expect.poll(() => problem.textContent()).toBe('Node "pw": choose where "success" leads before saving.');
     await store.getByLabel(/^Journey JSON/).fill(JSON.stringify({ start: 'otp', nodes: { otp: { type: 'otp', next: { success: 'done' } } } }));

@@ -109,7 +109,7 @@ export function journeyEditor(): JourneyEditor {
 
   const focusKey = (key: string) => [...editor.querySelectorAll<HTMLElement>('[data-key]')].find((control) => control.getAttribute('data-key') === key)?.focus();
 
-  /** A Rename button; once pressed, the new name with Rename and Cancel (Enter and Escape). Every reference follows the name. */
+  /** A Rename button; once pressed, the new name with Rename and Keep the name (Enter and Escape). Every reference follows the name. */
   function renameControls(name: string): HTMLElement {
     const open = () => {
       renaming = name;
@@ -133,7 +133,6 @@ export function journeyEditor(): JourneyEditor {
         return input.focus();
       }
       journey = withNodeRenamed(journey, name, to);
-      renaming = undefined;
       changed(false);
       close(to);
     };
@@ -156,7 +155,7 @@ export function journeyEditor(): JourneyEditor {
     journey = withoutNode(journey, name);
     changed(true);
     say(t('Node {name} removed: the outcomes that led to it are unset.', { name }));
-    (cards.querySelector<HTMLElement>('select[aria-invalid=true]') ?? addName).focus();
+    (editor.querySelector<HTMLElement>('select[aria-invalid=true]') ?? addName).focus();
   }
 
   /** Draws the start and the cards again, the focus kept on the control that had it. */
@@ -181,7 +180,7 @@ export function journeyEditor(): JourneyEditor {
     journey = withNode(journey, name, addType.value as NodeType);
     addName.value = '';
     changed(true);
-    cards.querySelector<HTMLElement>(`[data-key="${CSS.escape(name + '/type')}"]`)?.focus();
+    focusKey(name + '/type');
   }
   // Enter in the name adds the node, rather than sending the journey's form.
   addName.addEventListener('keydown', (event) => {
@@ -240,7 +239,7 @@ export function journeyEditor(): JourneyEditor {
       if (jsonProblem !== undefined) throw new Error(t('The JSON (advanced) has a mistake: {reason} Correct it before saving.', { reason: jsonProblem }));
       const gap = firstGap(journey);
       if (gap) {
-        cards.querySelector<HTMLElement>('select[aria-invalid=true]')?.focus();
+        editor.querySelector<HTMLElement>('select[aria-invalid=true]')?.focus();
         throw new Error(gap.message);
       }
       return journey;

@@ -49,7 +49,8 @@ export function targetSelect(
     endNames.map((end) => h('option', { value: end, selected: end === value }, END_NAMES[end]!())),
     known ? null : h('option', { value, selected: true }, t('{name} (no such node)', { name: value })),
   );
-  return field(label, select, valid ? null : t('Not set: choose where it leads.'));
+  const note = valid ? null : value === '' ? t('Not set: choose where it leads.') : t('It names no node: choose where it leads.');
+  return field(label, select, note);
 }
 
 /** A password node's passkey node, whose passwordless sign-in its page offers beside the password form. */

@@ -98,4 +98,5 @@ export const de: Readonly<Record<string, string>> = {
   "Node type": "Knotentyp",
   "Starts here": "Beginnt hier",
   "No passkey node": "Kein Passkey-Knoten",
+  "It names no node: choose where it leads.": "Kein solcher Knoten: Wählen Sie, wohin es führt.",
 };

@@ -98,4 +98,5 @@ export const fr: Readonly<Record<string, string>> = {
   "Node type": "Type de nœud",
   "Starts here": "Départ",
   "No passkey node": "Aucun nœud de clé d’accès",
+  "It names no node: choose where it leads.": "Aucun nœud de ce nom : choisissez où cela mène.",
 };
