@@ -114,6 +114,26 @@ describe.skipIf(skipReason !== undefined)(`the console's texts in Chromium${skip
     expect(problems.console.filter((line) => !line.includes('status of 400'))).toEqual([]);
   }, 120_000);
 
+  it('speaks the console\u2019s language: in French, its words are French, laid out at both widths', async () => {
+    const french = await watchedContext(browser, { javaScriptEnabled: true, locale: 'fr-FR' });
+    try {
+      // The tab's own words are under test here, not the sign-in form's: the token is the tab's already.
+      await french.context.addInitScript({ content: `sessionStorage.setItem('realmgate.admin_token', ${JSON.stringify(ADMIN_TOKEN)});` });
+      const { page } = french;
+      await page.goto(`${t.baseUrl}/admin/console#/realms/${REALM}/texts/fr`);
+      const form = page.getByRole('form', { name: 'Textes en Français' });
+      await form.waitFor();
+      await expect(form.getByRole('group', { name: 'Connexion (signIn)' }).isVisible()).resolves.toBe(true);
+      await expect(form.getByRole('button', { name: 'Enregistrer les textes en Français' }).isVisible()).resolves.toBe(true);
+      await expect(form.getByRole('textbox', { name: /^account\.recoveryCodes\.left#many\b/ }).getAttribute('placeholder')).resolves.toMatch(/^Il vous reste \{0\} codes/);
+      await page.getByRole('status').filter({ hasText: /^\d+ textes affichés sur \d+\.$/ }).waitFor();
+      await expectWellLaidOut(page);
+      expect(french.problems).toEqual({ console: [], pageErrors: [], violations: [] });
+    } finally {
+      await french.context.close();
+    }
+  }, 60_000);
+
   it('removes every text of a language once confirmed, and changes language by the picker', async () => {
     const { page } = admin;
     expect((await t.admin.request('PUT', `/realms/${REALM}/texts/fr`, { 'signIn.username': 'Identifiant' })).statusCode).toBe(200);
