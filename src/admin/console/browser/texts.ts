@@ -61,16 +61,14 @@ export async function textsView(realm: string, panel: HTMLElement, record?: stri
 
   function showStored(next: Texts): void {
     stored = next;
-    for (const entry of entries) {
-      entry.reset.hidden = stored[entry.text.key] === undefined;
-      entry.control.removeAttribute('aria-invalid');
-    }
+    for (const entry of entries) entry.reset.hidden = stored[entry.text.key] === undefined;
     // Hidden rather than disabled: a form's call (dom.ts guarded) enables its controls again when it ends.
     removeAll.hidden = Object.keys(stored).length === 0;
   }
 
   /** A PUT of the language's whole set; a refusal marks the fields it names and is said. */
   async function put(texts: Texts): Promise<Texts> {
+    for (const entry of entries) entry.control.removeAttribute('aria-invalid');
     try {
       return await call<Texts>('PUT', path, texts);
     } catch (error) {
