@@ -111,6 +111,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   getWebhook: read,
   deleteWebhook: change,
   getTexts: read,
+  getTextCatalogue: read,
   putTexts: change,
   deleteTexts: change,
 };

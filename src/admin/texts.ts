@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { OAuthError } from '../errors.js';
-import { textRefusal } from '../pages/i18n/text-keys.js';
+import { pluralCategories, splitCountedKey } from '../pages/i18n/counted-texts.js';
+import { messagesIn } from '../pages/i18n/index.js';
+import { TEXT_KEYS, templateOf, textRefusal, writableKeys } from '../pages/i18n/text-keys.js';
 import { SUPPORTED_LOCALES, isLocale } from '../records/locales.js';
 import type { AdminDeps } from './deps.js';
 import { notFound, parseInput } from './validate.js';
@@ -19,21 +21,50 @@ const WORDS = /^(?:[^\p{Cc}]|[\n\t])*$/u;
 
 export const TextsPutSchema = z
   .record(
-    z.string().describe('A text\'s key in the catalogue, e.g. `signIn.titles.password`'),
+    z.string().describe('A text\'s key in the catalogue, e.g. `signIn.titles.password`; for a text with a count, `<key>#<plural category>`, e.g. `account.recoveryCodes.left#one`'),
     z
       .string()
       .min(1, 'must not be empty')
       .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`)
       .regex(WORDS, 'must not hold control characters other than line breaks and tabs')
-      .describe('The text, plain (it is escaped on pages); `{0}`, `{1}`… where the original has parameters'),
+      .describe('The text, plain (it is escaped on pages); `{0}`, `{1}`… where the original has parameters (a count\'s number, a length of time in words)'),
   )
   .describe('The realm\'s own words in this language, by key: they replace what it had in this language');
 
-/** The stored texts, each checked against the catalogue: an unknown key or a lost placeholder refuses them all. */
-export function checkedTexts(input: unknown, where = 'body'): Record<string, string> {
+export const TextCatalogueResponse = z
+  .strictObject({
+    locale: z.string().describe('The language'),
+    plural_categories: z.array(z.string()).describe('The plural categories of the language, as CLDR names them: a text with a count is worded once per category'),
+    texts: z
+      .array(
+        z.strictObject({
+          key: z.string().describe('What a realm stores the text under: the text\'s key, and `#<category>` for a count'),
+          text: z.string().describe('The catalogue\'s words in this language, as a realm writes them (`{0}`, `{1}`… for what the page fills in)'),
+          placeholders: z.number().int().min(0).describe('How many placeholders the text keeps: `{0}` to `{placeholders - 1}`'),
+          number: z.enum(['count', 'duration']).optional().describe('For a text with a number: `{0}` is the number (`count`) or a length of time in words (`duration`)'),
+        }),
+      )
+      .describe('Every text a realm may word anew, in the catalogue\'s order'),
+  })
+  .describe('The texts of the pages and mails in a language, as the server ships or reads them, without the realm\'s own');
+
+/** What `GET …/texts/{locale}/catalogue` answers: every text a realm may word anew in `locale`, with the catalogue's words. */
+function catalogueOf(locale: string): z.infer<typeof TextCatalogueResponse> {
+  const messages = messagesIn(locale);
+  const texts = writableKeys(locale).flatMap((key) => {
+    const text = templateOf(messages, key);
+    const known = TEXT_KEYS.get(splitCountedKey(key).key);
+    if (text === undefined || !known) return [];
+    return [{ key, text, placeholders: known.placeholders, ...(known.number ? { number: known.number.kind } : {}) }];
+  });
+  return { locale, plural_categories: [...pluralCategories(locale)], texts };
+}
+
+/** The stored texts of `locale`, each checked against the catalogue: an unknown key, a plural category the language lacks or a lost placeholder refuses them all. */
+export function checkedTexts(input: unknown, locale: string, where = 'body'): Record<string, string> {
   const texts = parseInput(TextsPutSchema, input);
   const problems = Object.entries(texts)
-    .map(([key, text]) => [key, textRefusal(key, text)] as const)
+    .map(([key, text]) => [key, textRefusal(key, text, locale)] as const)
     .filter((entry): entry is readonly [string, string] => entry[1] !== undefined)
     .slice(0, 5)
     .map(([key, refusal]) => `${where}.${key}: ${refusal}`);
@@ -53,9 +84,14 @@ export function textRoutes({ store }: AdminDeps): FastifyPluginAsync {
       return request.realm.texts?.[locale] ?? {};
     });
 
+    app.get<Params>('/texts/:locale/catalogue', async (request) => {
+      const { locale } = parseInput(TextsPathSchema, { locale: request.params.locale });
+      return catalogueOf(locale);
+    });
+
     app.put<Params>('/texts/:locale', async (request) => {
       const { locale } = parseInput(TextsPathSchema, { locale: request.params.locale });
-      const texts = checkedTexts(request.body);
+      const texts = checkedTexts(request.body, locale);
       const realm = await store.realms.putTexts(request.realm.name, locale, texts);
       if (!realm) throw notFound('realm');
       return realm.texts[locale] ?? {};

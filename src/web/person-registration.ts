@@ -85,14 +85,14 @@ export function personRegistrationPage(deps: SelfServicePageDeps & { risk: RiskA
   return async (app) => {
     const core = new SignInCore({ store, nodes: deps.nodes, bruteForce: deps.bruteForce, risk: deps.risk, audit: deps.audit });
     app.get('/register', GET_ONLY, async (request, reply) => {
-      if (!request.realm.settings.self_registration) return notOffered(reply);
+      if (!request.realm.settings.self_registration) return notOffered(flow, request, reply);
       const resumed = await resumeOf(request, formParams(request.query, ['transaction']).transaction);
       return show(request, reply, resumed, keptOf({}));
     });
 
     app.post('/register', async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.self_registration) return notOffered(reply);
+      if (!realm.settings.self_registration) return notOffered(flow, request, reply);
       const form = formParams(request.body, ['csrf', 'transaction', ...REGISTRATION_FIELDS]);
       if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
       const resumed = await resumeOf(request, form.transaction);

@@ -87,7 +87,7 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
   return async (app) => {
     app.get('/reset', GET_ONLY, async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.password_reset) return notOffered(reply);
+      if (!realm.settings.password_reset) return notOffered(flow, request, reply);
       const { ticket, transaction } = formParams(request.query, ['ticket', 'transaction']);
       if (ticket === undefined) {
         await speakLikeSignIn(flow, request, transaction);
@@ -99,7 +99,7 @@ export function resetEndpoint(deps: SelfServicePageDeps): FastifyPluginAsync {
 
     app.post('/reset', { onResponse }, async (request, reply) => {
       const realm = request.realm;
-      if (!realm.settings.password_reset) return notOffered(reply);
+      if (!realm.settings.password_reset) return notOffered(flow, request, reply);
       const form = formParams(request.body, ['csrf', 'ticket', 'password', 'username', 'transaction']);
       if (!cookies.csrfTokenMatches(request, realm, CSRF_SUBJECT, form.csrf)) throw new InvalidFormError();
       if (form.ticket !== undefined) return setPassword(request, reply, form.ticket, form.password);

@@ -151,10 +151,14 @@ describe('the admin console at /admin/console', () => {
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
     const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z-]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'user-actions', 'users']);
+    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'texts', 'texts-fields', 'user-actions', 'users']);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
-    expect(script).not.toMatch(/localStorage|document\.cookie|indexedDB/);
+    expect(script).not.toMatch(/document\.cookie|indexedDB/);
+    // localStorage keeps the console's language alone (i18n.ts), never a token.
+    const stored = script.match(/localStorage\b[^;]*/g) ?? [];
+    expect(stored.filter((use) => !/^localStorage\.(getItem|setItem)\(STORAGE_KEY\b/.test(use))).toEqual([]);
+    expect(script).toContain('var STORAGE_KEY = "realmgate.console.locale"');
     // The admin API, and the root realm's token and revocation endpoints (the console signs in through root).
     expect(script).not.toMatch(/https?:\/\/|fetch\((?!"\/admin"|ISSUER_PATH \+ "\/(access_token|token\/revoke)")/);
     expect(script).toContain('sessionStorage.setItem(TOKEN_KEY, token)');

@@ -388,6 +388,7 @@ describe('admin API: the OpenAPI document and its reference page', () => {
       await step('deleteWebhook');
       expect(await step('putTexts')).toEqual({ 'signIn.titles.password': 'Willkommen zurück', 'mail.passwordReset.subject': 'Neues Passwort für {0}' });
       expect(Object.keys(await step('getTexts'))).toHaveLength(2);
+      expect((await step('getTextCatalogue')).plural_categories).toEqual(['one', 'other']);
       await step('deleteTexts');
 
       await step('listKeys');

@@ -7,6 +7,9 @@ import { REDIRECT_URI, TestBrowser, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
 import { clientCredentials, realmPath } from '../support/oauth.js';
 import { createUser } from '../support/users.js';
+import { SafeHtml } from '../../src/pages/html.js';
+import { en } from '../../src/pages/i18n/en.js';
+import { TEXT_KEYS } from '../../src/pages/i18n/text-keys.js';
 import { expectAdminError } from './helpers.js';
 
 /**
@@ -132,6 +135,114 @@ describe('PUT, GET and DELETE …/texts/{locale}', () => {
   });
 });
 
+describe('texts with a number', () => {
+  /** The page that answers a reset request, and the mail it sends, in `language`, for a realm whose links work `minutes` minutes. */
+  async function resetAsked(realm: string, language: string, minutes: number) {
+    expect((await t.admin.request('PATCH', `/realms/${realm}`, { settings: { ticket_lifetime: minutes * 60 } })).statusCode).toBe(200);
+    const username = unique('cleo');
+    await createUser(t.admin, realm, username, { claims: { email: `${username}@example.com`, email_verified: true } });
+    const browser = new TestBrowser(t.app, BASE_URL);
+    const reset = `${realmPath(realm)}/reset?ui_locales=${language}`;
+    const page = await browser.submit(reset, await browser.get(reset), { username });
+    expect(page.statusCode, page.body.slice(0, 300)).toBe(200);
+    return { page: page.body, mail: await mail.nextMail(`${username}@example.com`) };
+  }
+
+  it('words a count per plural category of the language, and a length of time once, on the page and in the mail, in German and French', async () => {
+    const { realm } = await realmWithClient();
+    const german = {
+      'reset.checkMail#one': 'Der Link gilt eine einzige Minute ({0}).',
+      'reset.checkMail#other': 'Der Link gilt {0} Minuten lang.',
+      'mail.expiry': 'Gültig: {0}.',
+    };
+    const french = { 'reset.checkMail#one': 'Lien valable {0} minute.', 'reset.checkMail#many': 'Lien valable {0} de minutes.', 'reset.checkMail#other': 'Lien valable {0} minutes.' };
+    expect((await t.admin.request('PUT', `/realms/${realm}/texts/de`, german)).json()).toEqual(german);
+    expect((await t.admin.request('PUT', `/realms/${realm}/texts/fr`, french)).json()).toEqual(french);
+
+    const one = await resetAsked(realm, 'de', 1);
+    expect(one.page).toContain('Der Link gilt eine einzige Minute (1).');
+    expect(one.mail.text).toContain('Gültig: 60 Sekunden.');
+    const five = await resetAsked(realm, 'de', 5);
+    expect(five.page).toContain('Der Link gilt 5 Minuten lang.');
+    expect(five.mail.text).toContain('Gültig: 5 Minuten.');
+
+    expect((await resetAsked(realm, 'fr', 1)).page).toContain('Lien valable 1 minute.');
+    const fiveInFrench = await resetAsked(realm, 'fr', 5);
+    expect(fiveInFrench.page).toContain('Lien valable 5 minutes.');
+    // French words no length of time of its own: the shipped one stands.
+    expect(fiveInFrench.mail.text).toContain('Le lien fonctionne une seule fois, pendant 5 minutes.');
+    // English has none of these texts: the shipped ones.
+    expect((await resetAsked(realm, 'en', 5)).page).toContain('The link works once, within 5 minutes.');
+  });
+
+  it('takes a count\u2019s plain key for every count, its categories first, and the shipped text for a category worded by neither', async () => {
+    const { realm } = await realmWithClient();
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, { 'reset.checkMail#one': 'Genau {0} Minute.' });
+    expect((await resetAsked(realm, 'de', 1)).page).toContain('Genau 1 Minute.');
+    expect((await resetAsked(realm, 'de', 5)).page).toContain('Der Link funktioniert einmal innerhalb von 5 Minuten.');
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, { 'reset.checkMail': 'Minuten: {0}.', 'reset.checkMail#one': 'Genau {0} Minute.' });
+    expect((await resetAsked(realm, 'de', 1)).page).toContain('Genau 1 Minute.');
+    expect((await resetAsked(realm, 'de', 5)).page).toContain('Minuten: 5.');
+  });
+
+  it.each([
+    ['a plural category on a text without a count', 'de', { 'signIn.username#one': 'Name' }, /signIn\.username#one: is not a text with a count/],
+    ['a plural category on a length of time', 'de', { 'mail.expiry#other': 'Gültig: {0}' }, /mail\.expiry#other: is not a text with a count/],
+    ['a category the language does not have', 'de', { 'reset.checkMail#many': '{0} Minuten' }, /reset\.checkMail#many: many is not a plural category of de, which has one, other/],
+    ['a category no language has', 'fr', { 'reset.checkMail#several': '{0} minutes' }, /several is not a plural category of fr, which has one, many, other/],
+    ['a count without its number', 'de', { 'reset.checkMail#other': 'Ein paar Minuten' }, /reset\.checkMail#other: must keep the placeholders of the original: \{0\}/],
+    ['a count with a second placeholder', 'fr', { 'reset.checkMail#one': '{0} minute {1}' }, /placeholders the original does not have: \{1\}/],
+    ['a length of time without its words', 'de', { 'mail.expiry': 'Gilt kurz.' }, /mail\.expiry: must keep the placeholders of the original: \{0\}/],
+  ])('refuses %s with a 400 that changes nothing', async (_, language, body, description) => {
+    const { realm } = await realmWithClient();
+    const kept = { 'reset.checkMail#one': '{0} Minute' };
+    await t.admin.request('PUT', `/realms/${realm}/texts/${language}`, kept);
+    const refused = await t.admin.request('PUT', `/realms/${realm}/texts/${language}`, body);
+    expectAdminError(refused, 400, 'invalid_request');
+    expect(refused.json().error_description).toMatch(description);
+    expect((await t.admin.request('GET', `/realms/${realm}/texts/${language}`)).json()).toEqual(kept);
+  });
+});
+
+describe('GET …/texts/{locale}/catalogue', () => {
+  it('lists every text a realm may word in the language, with the shipped words as an override writes them', async () => {
+    const { realm } = await realmWithClient();
+    // The realm's own words are not the catalogue's.
+    await t.admin.request('PUT', `/realms/${realm}/texts/de`, { 'signIn.username': 'Kundennummer' });
+    const answer = await t.admin.request('GET', `/realms/${realm}/texts/de/catalogue`);
+    expect(answer.statusCode).toBe(200);
+    const catalogue = answer.json() as { locale: string; plural_categories: string[]; texts: { key: string; text: string; placeholders: number; number?: string }[] };
+    expect(catalogue.locale).toBe('de');
+    expect(catalogue.plural_categories).toEqual(['one', 'other']);
+    const byKey = new Map(catalogue.texts.map((entry) => [entry.key, entry]));
+    expect(byKey.get('signIn.username')).toEqual({ key: 'signIn.username', text: 'Benutzername', placeholders: 0 });
+    expect(byKey.get('mail.passwordReset.subject')).toEqual({ key: 'mail.passwordReset.subject', text: 'Setzen Sie Ihr Passwort für {0} zurück', placeholders: 1 });
+    expect(byKey.get('account.recoveryCodes.left#one')).toMatchObject({ placeholders: 1, number: 'count', text: expect.stringContaining('{0} unbenutzten Wiederherstellungscode.') });
+    expect(byKey.get('mail.expiry')).toEqual({ key: 'mail.expiry', text: 'Der Link funktioniert einmal innerhalb von {0}.', placeholders: 1, number: 'duration' });
+    expect(byKey.has('account.recoveryCodes.left')).toBe(false);
+    expect(catalogue.texts.length).toBeGreaterThan(300);
+    // Every key listed is one a PUT takes, with the listed words.
+    const all = Object.fromEntries(catalogue.texts.map((entry) => [entry.key, entry.text]));
+    expect((await t.admin.request('PUT', `/realms/${realm}/texts/de`, all)).statusCode).toBe(200);
+
+    const french = (await t.admin.request('GET', `/realms/${realm}/texts/fr/catalogue`)).json();
+    expect(french.plural_categories).toEqual(['one', 'many', 'other']);
+    expectAdminError(await t.admin.request('GET', `/realms/${realm}/texts/it/catalogue`), 400, 'invalid_request');
+    expectAdminError(await t.admin.request('GET', '/realms/no-such-realm/texts/de/catalogue'), 404, 'not_found');
+  });
+
+  it('leaves no text of the pages and mails out: those with a number and those that show none of their parameters too', () => {
+    const leaves = (node: object, prefix = ''): string[] =>
+      Object.entries(node).flatMap(([name, value]) => {
+        const key = prefix === '' ? name : `${prefix}.${name}`;
+        if (key === 'lang') return [];
+        return typeof value === 'object' && !(value instanceof SafeHtml) ? leaves(value as object, key) : [key];
+      });
+    expect(leaves(en).filter((key) => !TEXT_KEYS.has(key))).toEqual([]);
+    expect(TEXT_KEYS.get('upstream.unknown_state')).toMatchObject({ placeholders: 0 });
+  });
+});
+
 describe('who may word a realm\u2019s texts', () => {
   async function roleToken(roles: readonly string[]): Promise<string> {
     const client = await t.admin.createClient('root', { grant_types: ['client_credentials'], roles });
@@ -148,6 +259,7 @@ describe('who may word a realm\u2019s texts', () => {
     await t.admin.request('PUT', `/realms/${realm}/texts/de`, kept);
     const viewer = await roleToken([`realmgate-viewer:${realm}`]);
     expect((await asToken(viewer, 'GET', `/realms/${realm}/texts/de`)).json()).toEqual(kept);
+    expect((await asToken(viewer, 'GET', `/realms/${realm}/texts/de/catalogue`)).statusCode).toBe(200);
     for (const [method, payload] of [['PUT', { 'signIn.username': 'Name' }], ['DELETE', undefined]] as const) {
       const refused = await asToken(viewer, method, `/realms/${realm}/texts/de`, payload);
       expect(refused.statusCode, refused.body).toBe(403);
@@ -155,6 +267,7 @@ describe('who may word a realm\u2019s texts', () => {
     }
     const stranger = await roleToken([`realmgate-admin:${unique('other')}`]);
     expect((await asToken(stranger, 'GET', `/realms/${realm}/texts/de`)).statusCode).toBe(403);
+    expect((await asToken(stranger, 'GET', `/realms/${realm}/texts/de/catalogue`)).statusCode).toBe(403);
     expect((await t.admin.request('GET', `/realms/${realm}/texts/de`)).json()).toEqual(kept);
 
     const admin = await roleToken([`realmgate-admin:${realm}`]);

@@ -72,5 +72,27 @@ describe.skipIf(skipReason !== undefined)(`the disabled-account page in Chromium
         await context.close();
       }
     }, 60_000);
+
+    it(`shows the reference and the way back on the registration page the realm does not offer, reached from a sign-in, in ${language}`, async () => {
+      const texts = TEXTS[language];
+      const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
+      await context.setExtraHTTPHeaders({ 'accept-language': language });
+      try {
+        const query = new URLSearchParams({
+          client_id: 'ledger', response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 's',
+          code_challenge: pkce().challenge, code_challenge_method: 'S256',
+        });
+        await page.goto(`${issuer}/authorize?${query}`);
+        await page.waitForURL(startsWith(`${issuer}/login`));
+        const transaction = new URL(page.url()).searchParams.get('transaction');
+        expect(transaction).toBeTruthy();
+        const answer = await page.goto(`${issuer}/register?transaction=${transaction}`);
+        expect(answer?.status()).toBe(404);
+        await expectFailurePageWithWayBack(page, { back: texts.back, application: 'Ledger', origin: new URL(callback.redirectUri).origin });
+        expect(problems.violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
   }
 });

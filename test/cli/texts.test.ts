@@ -31,6 +31,12 @@ describe('realmgate texts commands', () => {
     const json = JSON.parse((await cli(['texts', 'keys', '--json'])).stdout) as Record<string, string>;
     expect(json['mail.passwordReset.subject']).toBe('Reset your {0} password');
     expect(json).not.toHaveProperty('lang');
+    // A count is listed once per plural category of the language, with {0} for the number; a length of time once, with {0} for it in words.
+    const french = JSON.parse((await cli(['texts', 'keys', 'fr', '--json'])).stdout) as Record<string, string>;
+    expect(Object.keys(french).filter((key) => key.startsWith('account.recoveryCodes.left'))).toEqual(['account.recoveryCodes.left#one', 'account.recoveryCodes.left#many', 'account.recoveryCodes.left#other']);
+    expect(french['account.recoveryCodes.left#one']).toMatch(/^Il vous reste \{0\} code de récupération inutilisé\./);
+    expect(json['signIn.lockedOut#other']).toBe('Too many failed sign-in attempts. Try again in {0} minutes.');
+    expect(json['mail.expiry']).toBe('The link works once, within {0}.');
   });
 
   it('put replaces from a file and key=text arguments, set changes some, show prints them, delete returns to the shipped ones', async () => {

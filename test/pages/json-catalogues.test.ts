@@ -23,6 +23,8 @@ const ITALIAN = {
   'signIn.password': 'Parola d\u2019ordine',
   'mail.passwordReset.subject': 'Reimposta la password di {0}',
   'mail.passwordReset.action': 'Scegli una nuova password',
+  reset: { 'checkMail#one': 'Il link vale {0} minuto.', 'checkMail#other': 'Il link vale {0} minuti.' },
+  'mail.expiry': 'Il link vale una volta, per {0}.',
 };
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -84,9 +86,12 @@ describe('a language read from LOCALES_DIR', () => {
     await createUser(t.admin, realm, username, { claims: { email: `${username}@example.com`, email_verified: true } });
     const browser = new TestBrowser(t.app, BASE_URL);
     const reset = `${realmPath(realm)}/reset?ui_locales=it`;
-    await browser.submit(reset, await browser.get(reset), { username });
+    const asked = await browser.submit(reset, await browser.get(reset), { username });
+    // A count by the language's plural category, a length of time in its words (the realm's links work 15 minutes).
+    expect(asked.body).toContain('Il link vale 15 minuti.');
     const received = await mail.nextMail(`${username}@example.com`);
     expect(received.subject).toBe(`Reimposta la password di ${realm}`);
+    expect(received.text).toContain('Il link vale una volta, per 15 minuti.');
     expect(received.text).toContain('Nuova password:');
     expect(new URL(/(https?:\/\/\S+\/reset\?\S+)/.exec(received.text)![1]!).searchParams.get('ui_locales')).toBe('it');
   });
@@ -106,6 +111,7 @@ describe('a catalogue that does not fit', () => {
     ['a key the English catalogue does not have', { 'signIn.nope': 'x' }, 'pt.json: signIn.nope: is not a text of the pages or mails'],
     ['a text that drops a placeholder', { mail: { passwordReset: { subject: 'Senha' } } }, 'pt.json: mail.passwordReset.subject: must keep the placeholders of the original: {0}'],
     ['an empty text', { 'signIn.username': '' }, 'pt.json: signIn.username: must not be empty'],
+    ['a plural category the language does not have', { 'reset.checkMail#two': '{0} minutos' }, 'pt.json: reset.checkMail#two: two is not a plural category of pt, which has one, many, other'],
     ['a list', ['signIn.username'], 'pt.json: must be an object of texts by key'],
     ['JSON that is not', '{"signIn.username": ', 'pt.json: is not JSON'],
   ])('stops the start: %s', async (_, content, message) => {

@@ -126,6 +126,37 @@ describe('pages that end a sign-in', () => {
     }
   });
 
+  it('a self-service page the realm does not offer, reached from a sign-in: the reference and the way back, in the sign-in\u2019s language', async () => {
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    const loginUrl = location(await authorize(browser, 'failure-pages', codeRequest('orders', { code_challenge: pkce().challenge, code_challenge_method: 'S256', ui_locales: 'de' })));
+    const transaction = new URL(loginUrl, t.baseUrl).searchParams.get('transaction')!;
+    expect(transaction).toBeTruthy();
+    for (const page of [
+      await browser.get(`${realmPath('failure-pages')}/register?transaction=${transaction}`),
+      await browser.get(`${realmPath('failure-pages')}/reset?transaction=${transaction}`),
+      await browser.post(`${realmPath('failure-pages')}/register`, { transaction, username: 'x' }),
+    ]) {
+      expect(page.statusCode, page.body.slice(0, 400)).toBe(404);
+      expect(page.body).toContain('<html lang="de"');
+      expect(page.body).toContain('Diese Seite ist nicht verfügbar.');
+      const link = backLink(page.body);
+      expect(link?.[1]).toBe(new URL(REDIRECT_URI).origin);
+      expect(link?.[2]).toBe('Zurück zu Orders');
+      expect(loggedLine(referenceOf(page.body))).toMatchObject({ msg: 'error page', status: 404, error: 'not_offered' });
+    }
+  });
+
+  it('a self-service page the realm does not offer, opened alone or with a sign-in that is gone: a reference, and no way back', async () => {
+    const browser = new TestBrowser(t.app, t.baseUrl);
+    for (const url of ['/register', '/reset', '/register?transaction=never-issued']) {
+      const page = await browser.get(`${realmPath('failure-pages')}${url}`);
+      expect(page.statusCode).toBe(404);
+      expect(page.body).toContain('This page is not available.');
+      expect(backLink(page.body)).toBeNull();
+      expect(loggedLine(referenceOf(page.body))).toMatchObject({ status: 404, error: 'not_offered' });
+    }
+  });
+
   it('a callback whose state no sign-in issued: a reference, and no way back (no client is known)', async () => {
     const browser = new TestBrowser(t.app, t.baseUrl);
     const forged = await browser.get(`${new URL(callbackOf('failure-pages', 'up')).pathname}?state=never-issued&code=x`);

@@ -37,7 +37,7 @@ import {
 } from './responses.js';
 import { UserConsentsResponse, UserPasskeysResponse, WebhookListResponse, WebhookResponse } from './operator-responses.js';
 import { WebhookPutSchema } from '../webhooks.js';
-import { TextsPutSchema } from '../texts.js';
+import { TextCatalogueResponse, TextsPutSchema } from '../texts.js';
 import { OperatorMailSchema } from '../user-mails.js';
 
 /** The schemas the document shows by name (components.schemas), each on the side a caller sees. */
@@ -88,6 +88,7 @@ export const NAMED_SCHEMAS = {
   Webhook: { schema: WebhookResponse, io: 'output' },
   WebhookList: { schema: WebhookListResponse, io: 'output' },
   Texts: { schema: TextsPutSchema, io: 'input' },
+  TextCatalogue: { schema: TextCatalogueResponse, io: 'output' },
 } as const satisfies Record<string, { schema: z.ZodType; io: Io }>;
 
 export type SchemaName = keyof typeof NAMED_SCHEMAS;

@@ -5,7 +5,7 @@ import { sameJson } from './same.js';
 
 /** The realm's own words of the document, each language checked as `PUT …/texts/{locale}` checks it. */
 export function checkedRealmTexts(texts: Readonly<Record<string, unknown>>): Record<string, Record<string, string>> {
-  return Object.fromEntries(Object.entries(texts).map(([locale, words]) => [locale, checkedTexts(words, `texts.${locale}`)]));
+  return Object.fromEntries(Object.entries(texts).map(([locale, words]) => [locale, checkedTexts(words, locale, `texts.${locale}`)]));
 }
 
 /**

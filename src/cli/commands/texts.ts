@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { messagesIn } from '../../pages/i18n/index.js';
-import { TEXT_KEYS, templateOf } from '../../pages/i18n/text-keys.js';
+import { templateOf, writableKeys } from '../../pages/i18n/text-keys.js';
 import { type Locale, SUPPORTED_LOCALES, isLocale } from '../../records/locales.js';
 import { UsageError } from '../errors.js';
 import { fields, printLines, printable, table } from '../output.js';
@@ -38,12 +38,13 @@ export function addTextCommands(program: Command): void {
 
   texts
     .command('keys')
-    .description('the texts that may be worded anew, with their shipped words ({0}, {1}… stand for what the page fills in)')
+    .description('the texts that may be worded anew, with their shipped words ({0}, {1}… stand for what the page fills in; a count is worded per plural category: key#one, key#other…)')
     .argument('[locale]', `the language of the shipped words (${SUPPORTED_LOCALES.join(', ')})`, 'en')
     .option('--json', 'print JSON: the texts by key')
     .action((locale: string, options: { json?: boolean }) => {
-      const messages = messagesIn(localeArgument(locale));
-      const shipped = Object.fromEntries([...TEXT_KEYS.keys()].map((key) => [key, templateOf(messages, key) ?? '']));
+      const language = localeArgument(locale);
+      const messages = messagesIn(language);
+      const shipped = Object.fromEntries(writableKeys(language).map((key) => [key, templateOf(messages, key) ?? '']));
       print(options, shipped, (answer) => table<[string, string]>([['key', ([key]) => key], ['text', ([, text]) => text]], Object.entries(answer)));
     });
 

@@ -11,7 +11,7 @@ import { worded } from './worded.js';
  * Catalogues read from JSON (`LOCALES_DIR`, CONTRACT.md §16): a file `<locale>.json` per
  * language, its texts by the catalogue's keys, flat (`"signIn.username": "…"`) or nested as the
  * English catalogue is (`"signIn": {"username": "…"}`), written as `realmgate texts keys` shows
- * them (`{0}`, `{1}`… for what a page fills in). A new language needs no code: its texts missing
+ * them (`{0}`, `{1}`… for what a page fills in; `<key>#one`, `<key>#other`… for a count). A new language needs no code: its texts missing
  * from the file are the English ones. A file for a shipped language words it anew. A key the
  * English catalogue does not have, or a text that drops a placeholder, stops the start.
  */
@@ -35,11 +35,11 @@ function flattened(value: unknown, file: string, prefix = '', into: Record<strin
   return into;
 }
 
-function checked(texts: Readonly<Record<string, string>>, file: string): Record<string, string> {
+function checked(texts: Readonly<Record<string, string>>, locale: string, file: string): Record<string, string> {
   const problems: string[] = [];
   for (const [key, text] of Object.entries(texts)) {
     const refusal =
-      textRefusal(key, text) ??
+      textRefusal(key, text, locale) ??
       (text.length === 0 ? 'must not be empty' : text.length > MAX_TEXT_LENGTH ? `must be at most ${MAX_TEXT_LENGTH} characters` : undefined);
     if (refusal) problems.push(`${key}: ${refusal}`);
   }
@@ -49,7 +49,7 @@ function checked(texts: Readonly<Record<string, string>>, file: string): Record<
 
 /** The catalogue a file describes: its texts over the language's shipped catalogue, else over the English one. */
 export function catalogueOf(locale: string, json: unknown, file = `${locale}.json`): Messages {
-  const texts = checked(flattened(json, file), file);
+  const texts = checked(flattened(json, file), locale, file);
   const base = shippedMessages(locale) ?? { ...en, lang: locale };
   return worded(base, texts);
 }

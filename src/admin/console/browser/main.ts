@@ -20,6 +20,7 @@ import { usePermissions } from './permissions.js';
 import { initialAccessTokensView } from './registration.js';
 import { resourcesView } from './resources.js';
 import { scopesView } from './scopes.js';
+import { textsView } from './texts.js';
 import { completeSignIn, forgetSession, sessionToken, signedInAs, signIn, signOut as endSession } from './session.js';
 import { usersView } from './users.js';
 
@@ -39,6 +40,7 @@ const TABS: Record<string, readonly [label: string, view: View]> = {
   'trusted-issuers': ['Trusted issuers', trustedIssuersView],
   'initial-access-tokens': ['Initial access tokens', initialAccessTokensView],
   keys: ['Signing keys', keysView],
+  texts: ['Texts', textsView],
   events: ['Events', eventsView],
 };
 
