@@ -1,0 +1,24 @@
+/**
+ * The admin console's language picker (CONTRACT.md §16): a labelled `select[name=locale]` in the
+ * header. A choice is kept (i18n.ts) and the console drawn again at once, on the same view.
+ */
+import { h } from './dom.js';
+import { CONSOLE_LOCALES, CONSOLE_LOCALE_NAMES, chooseConsoleLocale, consoleLocale, isConsoleLocale, t } from './i18n.js';
+
+/** The picker, its label in the console's language; `redraw` runs after each choice. */
+export function languagePicker(redraw: () => void): HTMLElement {
+  const select = h(
+    'select',
+    { name: 'locale' },
+    // Each language in its own words, and marked as such for a screen reader.
+    CONSOLE_LOCALES.map((locale) => h('option', { value: locale, lang: locale, selected: locale === consoleLocale() }, CONSOLE_LOCALE_NAMES[locale])),
+  );
+  const label = h('span', {}, t('Language'));
+  select.addEventListener('change', () => {
+    if (!isConsoleLocale(select.value)) return;
+    chooseConsoleLocale(select.value);
+    label.textContent = t('Language');
+    redraw();
+  });
+  return h('label', { class: 'locale' }, label, select);
+}
