@@ -9,16 +9,17 @@ import { CONSOLE_LOCALES, CONSOLE_LOCALE_NAMES, chooseConsoleLocale, consoleLoca
 export function languagePicker(redraw: () => void): HTMLElement {
   const select = h(
     'select',
-    { name: 'locale' },
+    { name: 'locale', id: 'console-locale' },
     // Each language in its own words, and marked as such for a screen reader.
     CONSOLE_LOCALES.map((locale) => h('option', { value: locale, lang: locale, selected: locale === consoleLocale() }, CONSOLE_LOCALE_NAMES[locale])),
   );
-  const label = h('span', {}, t('Language'));
+  // Beside the select rather than around it, so that the label alone names it.
+  const label = h('label', { for: 'console-locale' }, t('Language'));
   select.addEventListener('change', () => {
     if (!isConsoleLocale(select.value)) return;
     chooseConsoleLocale(select.value);
     label.textContent = t('Language');
     redraw();
   });
-  return h('label', { class: 'locale' }, label, select);
+  return h('span', { class: 'locale' }, label, select);
 }
