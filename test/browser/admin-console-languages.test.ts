@@ -90,6 +90,25 @@ describe.skipIf(skipReason !== undefined)(`the admin console's languages in Chro
     await choose('en', 'Create realm');
   });
 
+  it('words the token form in the language chosen there, the keyboard kept on the picker, and keeps it over a reload', async () => {
+    const { context, page: signedOut, problems: itsProblems } = await watchedContext(browser, { javaScriptEnabled: true, locale: 'en-US' });
+    await signedOut.goto(`${t.baseUrl}/admin/console`);
+    await signedOut.getByRole('button', { name: 'Open the console' }).waitFor();
+    // English, German, French: two steps down, the focus never taken by the token's field.
+    await signedOut.locator('select[name=locale]').focus();
+    await signedOut.keyboard.press('ArrowDown');
+    await signedOut.getByRole('button', { name: 'Konsole öffnen' }).waitFor();
+    await signedOut.keyboard.press('ArrowDown');
+    await signedOut.getByRole('button', { name: 'Ouvrir la console' }).waitFor();
+    await expect(signedOut.locator('html').getAttribute('lang')).resolves.toBe('fr');
+    await signedOut.reload();
+    await signedOut.getByLabel('Jeton d’administration', { exact: true }).waitFor();
+    await expect(signedOut.getByLabel('Langue', { exact: true }).inputValue()).resolves.toBe('fr');
+    await expect(signedOut.title()).resolves.toBe('Console d’administration · realmgate');
+    expect(itsProblems).toEqual({ console: [], pageErrors: [], violations: [] });
+    await context.close();
+  });
+
   for (const width of [PHONE, DESKTOP]) {
     it(`walks the realms, a person, the roles, the events and the keys in German at ${width} px, then French, then English`, async () => {
       const realm = `sprachen-${width}`;

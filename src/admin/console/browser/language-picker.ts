@@ -20,6 +20,8 @@ export function languagePicker(redraw: () => void): HTMLElement {
     chooseConsoleLocale(select.value);
     label.textContent = t('Language');
     redraw();
+    // The view drawn again may focus a field of its own (the token's): the keyboard stays here, to go on choosing.
+    select.focus();
   });
   return h('span', { class: 'locale' }, label, select);
 }
