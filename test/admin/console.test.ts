@@ -71,6 +71,16 @@ describe('the admin console at /admin/console', () => {
     }
   });
 
+  it('is worded in English for the script to put in the chosen language, and says it needs JavaScript in every language', async () => {
+    const body = await page();
+    expect(body).toContain('<html lang="en">');
+    expect(body).toContain('<h1 id="console-title">realmgate admin console</h1>');
+    const noscript = /<noscript>([\s\S]*?)<\/noscript>/.exec(body)?.[1] ?? '';
+    expect([...noscript.matchAll(/<p lang="(\w+)">/g)].map((match) => match[1])).toEqual(['en', 'de', 'fr']);
+    expect(noscript).toContain('Die Administrationskonsole benötigt JavaScript.');
+    expect(noscript).toContain('La console d’administration nécessite JavaScript.');
+  });
+
   it('holds no data: the same page with or without the token, naming no realm', async () => {
     const anonymous = await page();
     const withToken = await get('/admin/console', { authorization: `Bearer ${ADMIN_TOKEN}` });
