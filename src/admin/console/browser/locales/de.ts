@@ -112,7 +112,7 @@ export const de: Readonly<Record<string, string>> = {
   'Kind': 'Art',
   'Subject': 'Subjekt',
   'Clients': 'Clients',
-  'Trusted by': 'Vertraut über',
+  'Trusted by': 'Vertrauen über',
   'every client': 'jeder Client',
   'Edit {name}': '{name} bearbeiten',
   'Edit': 'Bearbeiten',

@@ -112,7 +112,7 @@ export const fr: Readonly<Record<string, string>> = {
   'Kind': 'Type',
   'Subject': 'Sujet',
   'Clients': 'Clients',
-  'Trusted by': 'Reconnu par',
+  'Trusted by': 'Confiance via',
   'every client': 'tout client',
   'Edit {name}': 'Modifier {name}',
   'Edit': 'Modifier',
