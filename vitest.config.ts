@@ -22,6 +22,7 @@ const mocking = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
  * directly or through an application, keeps its PostgreSQL run (ARCHITECTURE.md).
  */
 const storeFree = [
+  'test/admin/console-catalogues.test.ts',
   'test/config.test.ts',
   'test/docs/links.test.ts',
   'test/http/errors.test.ts',

@@ -71,6 +71,16 @@ describe('the admin console at /admin/console', () => {
     }
   });
 
+  it('is worded in English for the script to put in the chosen language, and says it needs JavaScript in every language', async () => {
+    const body = await page();
+    expect(body).toContain('<html lang="en">');
+    expect(body).toContain('<h1 id="console-title">realmgate admin console</h1>');
+    const noscript = /<noscript>([\s\S]*?)<\/noscript>/.exec(body)?.[1] ?? '';
+    expect([...noscript.matchAll(/<p lang="(\w+)">/g)].map((match) => match[1])).toEqual(['en', 'de', 'fr']);
+    expect(noscript).toContain('Die Administrationskonsole benötigt JavaScript.');
+    expect(noscript).toContain('La console d’administration nécessite JavaScript.');
+  });
+
   it('holds no data: the same page with or without the token, naming no realm', async () => {
     const anonymous = await page();
     const withToken = await get('/admin/console', { authorization: `Bearer ${ADMIN_TOKEN}` });
@@ -150,15 +160,15 @@ describe('the admin console at /admin/console', () => {
     expect([...texts.keys()].map((path) => path.split('/').at(-1))).toEqual(['main.js']);
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
-    const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z-]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'texts', 'texts-fields', 'user-actions', 'users']);
+    const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z0-9-]+)\.ts$/gm)].map((match) => match[1]);
+    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'i18n', 'issuers', 'journeys', 'keys', 'language-picker', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'user-actions', 'users']);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
-    expect(script).not.toMatch(/document\.cookie|indexedDB/);
     // localStorage keeps the console's language alone (i18n.ts), never a token.
-    const stored = script.match(/localStorage\b[^;]*/g) ?? [];
-    expect(stored.filter((use) => !/^localStorage\.(getItem|setItem)\(STORAGE_KEY\b/.test(use))).toEqual([]);
-    expect(script).toContain('var STORAGE_KEY = "realmgate.console.locale"');
+    const storageUses = [...script.matchAll(/localStorage\.\w+\([^)]*\)/g)].map((match) => match[0]);
+    expect(storageUses.sort()).toEqual(['localStorage.getItem(STORAGE_KEY)', 'localStorage.setItem(STORAGE_KEY, locale)']);
+    expect(script).toContain('STORAGE_KEY = "realmgate.console.locale"');
+    expect(script.replace(/localStorage\.\w+\(STORAGE_KEY[^)]*\)/g, '')).not.toMatch(/localStorage|document\.cookie|indexedDB/);
     // The admin API, and the root realm's token and revocation endpoints (the console signs in through root).
     expect(script).not.toMatch(/https?:\/\/|fetch\((?!"\/admin"|ISSUER_PATH \+ "\/(access_token|token\/revoke)")/);
     expect(script).toContain('sessionStorage.setItem(TOKEN_KEY, token)');

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, type TestApp, startTestApp } from '../support/app.js';
-import { type PageMetrics, measurePage } from './page-metrics.js';
-import { type Problems, browserSkipReason, launchChromium, watchedContext } from './support.js';
+import { type Problems, browserSkipReason, expectReadableInBothSchemes, launchChromium, watchedContext } from './support.js';
 
 /**
  * The admin console's main tasks walked in Chromium on a phone (390 px) and a desktop (1280 px):
@@ -15,7 +14,6 @@ import { type Problems, browserSkipReason, launchChromium, watchedContext } from
  */
 const skipReason = browserSkipReason('test/browser/admin-console-layout.test.ts');
 
-const SCHEMES = ['light', 'dark'] as const;
 const PHONE = 390;
 const DESKTOP = 1280;
 const LONG_NAME = 'Quarterly-Procurement-and-Invoicing-Dashboard-of-the-Northern-Region-Subsidiaries';
@@ -48,17 +46,7 @@ describe.skipIf(skipReason !== undefined)(`the admin console's layout and contra
     // A form's controls are disabled while its call runs (and drawn fainter): measured once it has ended.
     // A locator, not a function evaluated in the page: the console's CSP allows no eval.
     await page.locator('main :disabled').first().waitFor({ state: 'detached' });
-    for (const scheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const metrics: PageMetrics = await measurePage(page);
-      const where = `${name} at ${metrics.innerWidth} px, ${scheme} (${page.url()})`;
-      expect(metrics.unreadable, where).toEqual([]);
-      expect(metrics.scrollWidth, `${where}: sideways scrolling`).toBeLessThanOrEqual(metrics.innerWidth);
-      expect(metrics.overflowing, `${where}: boxes past the window`).toEqual([]);
-      expect(metrics.contrasts.length, `${where}: no text measured`).toBeGreaterThanOrEqual(3);
-      expect(metrics.contrasts.filter((text) => text.ratio < text.required), `${where}: texts below WCAG AA`).toEqual([]);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
+    await expectReadableInBothSchemes(page, name);
     // A file a text names is one the repository has.
     const named = (await page.locator('body').innerText()).match(/[\w./-]+\.md\b/g) ?? [];
     expect(named.filter((file) => !existsSync(file)), `${name}: files named that the repository lacks`).toEqual([]);

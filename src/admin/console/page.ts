@@ -25,7 +25,9 @@ export const CONSOLE_CSP = [
 
 /**
  * The page: a shell that holds no data and loads the console's script; it asks for the
- * admin token. Built once, at start.
+ * admin token. Built once, at start. Its words are English; the script puts them in the
+ * console's language (the one its picker keeps, else the browser's: i18n.ts), with `lang`.
+ * Without a script nothing can be chosen, so the one line shown then is in every language.
  */
 export const CONSOLE_PAGE = html`<!doctype html>
 <html lang="en">
@@ -40,11 +42,15 @@ export const CONSOLE_PAGE = html`<!doctype html>
 </head>
 <body>
 <header>
-<h1>realmgate admin console</h1>
+<h1 id="console-title">realmgate admin console</h1>
 <button type="button" id="sign-out" hidden>Forget the token</button>
 </header>
 <div id="messages"></div>
-<main id="view"><noscript><p>The admin console needs JavaScript.</p></noscript></main>
+<main id="view"><noscript>
+<p lang="en">The admin console needs JavaScript.</p>
+<p lang="de">Die Administrationskonsole benötigt JavaScript.</p>
+<p lang="fr">La console d’administration nécessite JavaScript.</p>
+</noscript></main>
 <datalist id="event-types">
 ${AUDIT_EVENT_TYPES.map((type) => html`<option value="${type}"></option>\n`)}</datalist>
 </body>

@@ -4,6 +4,8 @@ export const CONSOLE_CSS = String.raw`:root { color-scheme: light dark; font-fam
 body { margin: 0; background: Canvas; color: CanvasText; }
 header { display: flex; align-items: center; gap: 1rem; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 1.1rem; margin: 0; flex: 1; }
+header .locale { display: flex; align-items: center; gap: .4rem; }
+header .locale select { width: auto; }
 main, #messages { max-width: 72rem; margin: 0 auto; padding: 0 1.5rem; }
 main { padding-bottom: 3rem; }
 h2 { font-size: 1.4rem; margin: 1rem 0 .5rem; }

@@ -3,15 +3,15 @@
  * when an application asks for an acr value) as rows of an acr value and a journey, the
  * realm's journeys offered as the journey's choices.
  */
-import { field, h } from './dom.js';
+import { field, h, sentence } from './dom.js';
+import { t } from './i18n.js';
 
 export const ACR_JOURNEYS = 'acr_journeys';
-const GROUP = 'acr value ';
 
 function renumber(list: HTMLElement): void {
   list.querySelectorAll<HTMLElement>('.acr-journey').forEach((row, index) => {
-    row.setAttribute('aria-label', GROUP + (index + 1));
-    row.querySelector('button')?.setAttribute('aria-label', 'Remove ' + GROUP + (index + 1));
+    row.setAttribute('aria-label', t('acr value {number}', { number: index + 1 }));
+    row.querySelector('button')?.setAttribute('aria-label', t('Remove acr value {number}', { number: index + 1 }));
   });
 }
 
@@ -19,10 +19,10 @@ function acrRow(list: HTMLElement, acr = '', journey = ''): HTMLElement {
   const row: HTMLElement = h(
     'div',
     { class: 'rows acr-journey', role: 'group' },
-    field('acr value', h('input', { name: 'acr', maxlength: 255, spellcheck: 'false', autocomplete: 'off', value: acr })),
-    field('Journey', h('input', { name: 'acr_journey', list: 'journey-names', maxlength: 64, spellcheck: 'false', autocomplete: 'off', value: journey })),
+    field(t('acr value'), h('input', { name: 'acr', maxlength: 255, spellcheck: 'false', autocomplete: 'off', value: acr })),
+    field(t('Journey'), h('input', { name: 'acr_journey', list: 'journey-names', maxlength: 64, spellcheck: 'false', autocomplete: 'off', value: journey })),
     h('span'),
-    h('button', { type: 'button', onclick: () => (row.remove(), renumber(list)) }, 'Remove'),
+    h('button', { type: 'button', onclick: () => (row.remove(), renumber(list)) }, t('Remove')),
   );
   return row;
 }
@@ -35,8 +35,8 @@ export function acrJourneysControl(value: Record<string, unknown>, journeys: rea
   return h(
     'fieldset',
     { class: 'wide' },
-    h('legend', {}, 'Journeys by acr value'),
-    h('small', {}, h('code', {}, ACR_JOURNEYS), ' · an application that asks for the acr value gets the journey; none: the realm\'s sign-in methods'),
+    h('legend', {}, t('Journeys by acr value')),
+    h('small', {}, sentence(t('{setting} · an application that asks for the acr value gets the journey; none: the realm\'s sign-in methods'), { setting: h('code', {}, ACR_JOURNEYS) })),
     h('datalist', { id: 'journey-names' }, journeys.map((name) => h('option', { value: name }))),
     list,
     h('button', {
@@ -47,7 +47,7 @@ export function acrJourneysControl(value: Record<string, unknown>, journeys: rea
         renumber(list);
         row.querySelector('input')?.focus();
       },
-    }, 'Add an acr value'),
+    }, t('Add an acr value')),
   );
 }
 
@@ -58,7 +58,7 @@ export function acrJourneysOf(form: HTMLFormElement): Record<string, string> {
     const text = (name: string) => row.querySelector<HTMLInputElement>('input[name="' + name + '"]')!.value.trim();
     const [acr, journey] = [text('acr'), text('acr_journey')];
     if (acr === '' && journey === '') return;
-    if (acr === '' || journey === '') throw new Error(GROUP + (index + 1) + ': give both the acr value and its journey.');
+    if (acr === '' || journey === '') throw new Error(t('acr value {number}: give both the acr value and its journey.', { number: index + 1 }));
     value[acr] = journey;
   });
   return value;

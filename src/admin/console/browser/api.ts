@@ -21,6 +21,7 @@ import type {
   UserSession,
 } from './records.js';
 import type { Decision } from './permissions.js';
+import { t } from './i18n.js';
 import { sessionToken } from './session.js';
 
 const TOKEN_KEY = 'realmgate.admin_token';
@@ -61,7 +62,7 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
   try {
     response = await fetch('/admin' + path, init);
   } catch {
-    throw new ApiError(0, 'unreachable', 'The server could not be reached.');
+    throw new ApiError(0, 'unreachable', t('The server could not be reached.'));
   }
   const text = await response.text();
   let answer: { error?: string; error_description?: string } | undefined;
@@ -74,7 +75,7 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
   const error = new ApiError(
     response.status,
     answer?.error ?? 'http_' + response.status,
-    answer?.error_description ?? 'The server answered ' + response.status + '.',
+    answer?.error_description ?? t('The server answered {status}.', { status: response.status }),
   );
   if (response.status === 401) dispatchEvent(new CustomEvent('admin-token-refused', { detail: error }));
   throw error;

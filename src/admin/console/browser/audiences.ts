@@ -5,15 +5,14 @@
  * removes.
  */
 import { field, h } from './dom.js';
+import { t } from './i18n.js';
 import type { IdJagAudience } from './records.js';
-
-const GROUP = 'ID-JAG audience ';
 
 /** Names each row by its place, so that the rows and their Remove buttons stay told apart. */
 function renumber(list: HTMLElement): void {
   list.querySelectorAll<HTMLElement>('.audience').forEach((row, index) => {
-    row.setAttribute('aria-label', GROUP + (index + 1));
-    row.querySelector('button')?.setAttribute('aria-label', 'Remove ' + GROUP + (index + 1));
+    row.setAttribute('aria-label', t('ID-JAG audience {number}', { number: index + 1 }));
+    row.querySelector('button')?.setAttribute('aria-label', t('Remove ID-JAG audience {number}', { number: index + 1 }));
   });
 }
 
@@ -21,16 +20,16 @@ function audienceRow(list: HTMLElement, audience?: IdJagAudience): HTMLElement {
   const row: HTMLElement = h(
     'div',
     { class: 'rows audience', role: 'group' },
-    field('Issuer', h('input', { name: 'id_jag_issuer', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: audience?.issuer ?? '' })),
-    field('Client ID there', h('input', { name: 'id_jag_client_id', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: audience?.client_id ?? '' })),
-    field('Scope there', h('input', { name: 'id_jag_scope', maxlength: 4000, spellcheck: 'false', autocomplete: 'off', value: audience?.scope ?? '' })),
+    field(t('Issuer'), h('input', { name: 'id_jag_issuer', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: audience?.issuer ?? '' })),
+    field(t('Client ID there'), h('input', { name: 'id_jag_client_id', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: audience?.client_id ?? '' })),
+    field(t('Scope there'), h('input', { name: 'id_jag_scope', maxlength: 4000, spellcheck: 'false', autocomplete: 'off', value: audience?.scope ?? '' })),
     h('button', {
       type: 'button',
       onclick: () => {
         row.remove();
         renumber(list);
       },
-    }, 'Remove'),
+    }, t('Remove')),
   );
   return row;
 }
@@ -43,8 +42,8 @@ export function idJagAudienceRows(audiences: readonly IdJagAudience[]): HTMLElem
   return h(
     'div',
     {},
-    h('h4', {}, 'ID-JAG audiences'),
-    h('p', { class: 'note' }, 'The authorization servers of other trust domains this client may get ID-JAGs for by token exchange (confidential clients only): each one\'s issuer, this client\'s client ID there, and the scope it may ask there (empty: any).'),
+    h('h4', {}, t('ID-JAG audiences')),
+    h('p', { class: 'note' }, t('The authorization servers of other trust domains this client may get ID-JAGs for by token exchange (confidential clients only): each one\'s issuer, this client\'s client ID there, and the scope it may ask there (empty: any).')),
     list,
     h('button', {
       type: 'button',
@@ -54,7 +53,7 @@ export function idJagAudienceRows(audiences: readonly IdJagAudience[]): HTMLElem
         renumber(list);
         row.querySelector('input')?.focus();
       },
-    }, 'Add an ID-JAG audience'),
+    }, t('Add an ID-JAG audience')),
   );
 }
 
@@ -66,7 +65,7 @@ export function idJagAudiencesOf(form: HTMLFormElement): IdJagAudience[] {
     const clientId = text('id_jag_client_id');
     const scope = text('id_jag_scope').split(/\s+/).filter(Boolean).join(' ');
     if (issuer === '' && clientId === '' && scope === '') return [];
-    if (issuer === '' || clientId === '') throw new Error(GROUP + (index + 1) + ': give its issuer and this client\'s client ID there.');
+    if (issuer === '' || clientId === '') throw new Error(t('ID-JAG audience {number}: give its issuer and this client\'s client ID there.', { number: index + 1 }));
     return [{ issuer, client_id: clientId, ...(scope ? { scope } : {}) }];
   });
 }

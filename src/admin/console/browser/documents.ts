@@ -4,17 +4,26 @@
  */
 import { api } from './api.js';
 import type { ImportSummary } from './records.js';
-import { checkbox, confirmed, field, guarded, h, isChecked, say, setValue, valueOf } from './dom.js';
+import { checkbox, confirmed, field, guarded, h, isChecked, localNumber, say, setValue, valueOf } from './dom.js';
+import { t } from './i18n.js';
 
-/** What an import did, section by section, in one sentence. */
+/** What an import did, section by section (sections named by their JSON keys), in one sentence. */
 function summaryOf(summary: ImportSummary): string {
   const sections = Object.entries(summary.sections).map(([name, done]) => {
-    const parts = ([['created', done.created.length], ['changed', done.changed.length], ['deleted', done.deleted.length]] as const).filter(([, count]) => count > 0);
-    return name + ' ' + (parts.length === 0 ? 'unchanged' : parts.map(([what, count]) => count + ' ' + what).join(', '));
+    const parts = [
+      done.created.length > 0 ? t('{count} created', { count: localNumber(done.created.length) }) : '',
+      done.changed.length > 0 ? t('{count} changed', { count: localNumber(done.changed.length) }) : '',
+      done.deleted.length > 0 ? t('{count} deleted', { count: localNumber(done.deleted.length) }) : '',
+    ].filter(Boolean);
+    return t('{section} {changes}', { section: name, changes: parts.length === 0 ? t('unchanged') : parts.join(', ') });
   });
-  const secrets = [...summary.secrets_to_set.clients.map((id) => 'client ' + id), ...summary.secrets_to_set.identity_providers.map((alias) => 'identity provider ' + alias)];
-  return 'Realm ' + summary.realm + (summary.realm_created ? ' created' : ' imported') + ': ' + (sections.join('; ') || 'nothing to do') + '.' +
-    (secrets.length === 0 ? '' : ' Without a secret yet: ' + secrets.join(', ') + '.');
+  const secrets = [
+    ...summary.secrets_to_set.clients.map((id) => t('client {id}', { id })),
+    ...summary.secrets_to_set.identity_providers.map((alias) => t('identity provider {alias}', { alias })),
+  ];
+  const done = sections.join('; ') || t('nothing to do');
+  const said = summary.realm_created ? t('Realm {realm} created: {done}.', { realm: summary.realm, done }) : t('Realm {realm} imported: {done}.', { realm: summary.realm, done });
+  return secrets.length === 0 ? said : said + ' ' + t('Without a secret yet: {secrets}.', { secrets: secrets.join(', ') });
 }
 
 /** The realm's document: shown read-only, with a link that saves it as a file. */
@@ -23,11 +32,11 @@ export function exportSection(realm: string): HTMLElement {
   let url: string | undefined;
   const form = h(
     'form',
-    { 'aria-label': 'Export the realm' },
-    h('h3', {}, 'Export'),
-    h('p', {}, 'The realm as one JSON document: its settings, scopes, roles, groups, journeys, clients, identity providers and trusted issuers, never a secret. Import it here or into another server.'),
-    checkbox('With its people (and their password hashes)', 'users', false),
-    h('button', { 'data-operation': 'exportRealm', type: 'submit' }, 'Export realm'),
+    { 'aria-label': t('Export the realm') },
+    h('h3', {}, t('Export')),
+    h('p', {}, t('The realm as one JSON document: its settings, scopes, roles, groups, journeys, clients, identity providers and trusted issuers, never a secret. Import it here or into another server.')),
+    checkbox(t('With its people (and their password hashes)'), 'users', false),
+    h('button', { 'data-operation': 'exportRealm', type: 'submit' }, t('Export realm')),
   );
   form.addEventListener('submit', guarded(async () => {
     const users = isChecked(form, 'users');
@@ -35,11 +44,11 @@ export function exportSection(realm: string): HTMLElement {
     if (url) URL.revokeObjectURL(url);
     url = URL.createObjectURL(new Blob([text + '\n'], { type: 'application/json' }));
     output.replaceChildren(
-      users ? h('p', { class: 'note' }, 'It holds password hashes: keep it as you keep the database.') : '',
-      field('Realm document', h('textarea', { name: 'document', rows: 12, readonly: true, spellcheck: 'false', class: 'code', value: text })),
-      h('a', { href: url, download: realm + '.json' }, 'Download ' + realm + '.json'),
+      users ? h('p', { class: 'note' }, t('It holds password hashes: keep it as you keep the database.')) : '',
+      field(t('Realm document'), h('textarea', { name: 'document', rows: 12, readonly: true, spellcheck: 'false', class: 'code', value: text })),
+      h('a', { href: url, download: realm + '.json' }, t('Download {file}', { file: realm + '.json' })),
     );
-    say('Realm ' + realm + ' exported' + (users ? ' with its people.' : '.'));
+    say(users ? t('Realm {realm} exported with its people.', { realm }) : t('Realm {realm} exported.', { realm }));
   }));
   return h('section', { class: 'documents' }, form, output);
 }
@@ -48,12 +57,12 @@ export function exportSection(realm: string): HTMLElement {
 export function importForm(done: (summary: ImportSummary) => unknown): HTMLFormElement {
   const form = h(
     'form',
-    { 'aria-label': 'Import a realm' },
-    h('h3', {}, 'Import a realm'),
-    field('Realm to import into', h('input', { name: 'realm', required: true, maxlength: 63, autocomplete: 'off' }), 'Made when there is none; what the document describes as it is stays as it is.'),
-    field('Document (JSON)', h('textarea', { name: 'document', rows: 8, required: true, spellcheck: 'false', class: 'code' }), 'A realm\'s export. A section the document leaves out is left alone.'),
-    checkbox('Prune: delete what a section of the document leaves out', 'prune', false),
-    h('button', { 'data-operation': 'importRealm', type: 'submit', class: 'primary' }, 'Import'),
+    { 'aria-label': t('Import a realm') },
+    h('h3', {}, t('Import a realm')),
+    field(t('Realm to import into'), h('input', { name: 'realm', required: true, maxlength: 63, autocomplete: 'off' }), t('Made when there is none; what the document describes as it is stays as it is.')),
+    field(t('Document (JSON)'), h('textarea', { name: 'document', rows: 8, required: true, spellcheck: 'false', class: 'code' }), t('A realm\'s export. A section the document leaves out is left alone.')),
+    checkbox(t('Prune: delete what a section of the document leaves out'), 'prune', false),
+    h('button', { 'data-operation': 'importRealm', type: 'submit', class: 'primary' }, t('Import')),
   );
   form.addEventListener('submit', guarded(async () => {
     const realm = valueOf(form, 'realm').trim();
@@ -61,10 +70,10 @@ export function importForm(done: (summary: ImportSummary) => unknown): HTMLFormE
     try {
       document = JSON.parse(valueOf(form, 'document'));
     } catch (error) {
-      throw new Error('The document is not valid JSON: ' + (error as Error).message);
+      throw new Error(t('The document is not valid JSON: {reason}', { reason: (error as Error).message }));
     }
     const prune = isChecked(form, 'prune');
-    if (prune && !(await confirmed('Import into ' + realm + ' and delete what the document\'s sections leave out? This cannot be undone.', 'Import and prune'))) return;
+    if (prune && !(await confirmed(t('Import into {realm} and delete what the document\'s sections leave out? This cannot be undone.', { realm }), t('Import and prune')))) return;
     const summary = await api.importRealm(realm, document, prune);
     setValue(form, 'document', '');
     await done(summary);

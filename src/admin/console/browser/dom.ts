@@ -3,6 +3,7 @@
  * textContent: the page's Trusted Types policy refuses any HTML string), the message line,
  * and the box that shows a secret once.
  */
+import { consoleLocale, t } from './i18n.js';
 import { refusalOf } from './permissions.js';
 
 /** An attribute's value: absent when undefined, null or false; present and empty when true. */
@@ -32,9 +33,20 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = 
   const refusal = typeof operation === 'string' ? refusalOf(operation) : undefined;
   if (refusal !== undefined) {
     node.setAttribute('disabled', '');
-    node.setAttribute('title', 'Not allowed: ' + refusal + '.');
+    node.setAttribute('title', t('Not allowed: {reason}.', { reason: refusal }));
   }
   return node;
+}
+
+/**
+ * A translated sentence whose `{name}` placeholders are nodes (a <time>, a <code>), each in the
+ * place the language puts it: `sentence(t('retired {when}'), { when: localTime(at) })`.
+ */
+export function sentence(text: string, parts: Readonly<Record<string, Child>>): Child[] {
+  return text.split(/(\{\w+\})/).map((piece) => {
+    const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+    return name !== undefined && Object.hasOwn(parts, name) ? parts[name] : piece;
+  });
 }
 
 /** A named control of a form: a text field, a text area, a select or a checkbox. */
@@ -44,7 +56,7 @@ export type Control = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement
 export function control(form: HTMLFormElement, name: string): Control {
   const found = form.elements.namedItem(name);
   if (found instanceof HTMLInputElement || found instanceof HTMLTextAreaElement || found instanceof HTMLSelectElement) return found;
-  throw new Error('The form has no control ' + name + '.');
+  throw new Error(t('The form has no control {name}.', { name }));
 }
 
 /** The text of the form's control of that name. */
@@ -73,7 +85,7 @@ export const link = (hash: string, text: string) => h('a', { href: hash }, text)
 
 /** A table of rows of cells (nodes or text); an empty one says so. */
 export function table(caption: string, headings: readonly string[], rows: readonly (readonly Child[])[]): HTMLElement {
-  if (rows.length === 0) return h('p', { class: 'empty' }, 'None yet.');
+  if (rows.length === 0) return h('p', { class: 'empty' }, t('None yet.'));
   return h(
     'table',
     {},
@@ -128,7 +140,7 @@ export const quiet = (): void => element('messages').replaceChildren();
 /** An element of the page (src/admin/console/page.ts) by its id. */
 export function element(id: string): HTMLElement {
   const found = document.getElementById(id);
-  if (found === null) throw new Error('The page has no element ' + id + '.');
+  if (found === null) throw new Error(t('The page has no element {id}.', { id }));
   return found;
 }
 
@@ -148,7 +160,7 @@ export function guarded(action: (event: Event) => unknown): (event: Event) => Pr
     try {
       await action(event);
     } catch (error) {
-      say((error as Error).message || 'Something went wrong.', 'error');
+      say((error as Error).message || t('Something went wrong.'), 'error');
     } finally {
       for (const control of enabled) control.disabled = false;
     }
@@ -164,9 +176,9 @@ export function secretBox(title: string, entries: readonly (readonly [string, st
     'section',
     { class: 'secret', 'aria-label': title },
     h('h3', {}, title),
-    h('p', {}, 'Shown only this once: copy it now. The server keeps no readable copy.'),
+    h('p', {}, t('Shown only this once: copy it now. The server keeps no readable copy.')),
     h('dl', {}, entries.map(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', { class: 'secret-value' }, value), ' ', copyButton(value, name))])),
-    h('button', { type: 'button', onclick: () => box.remove() }, 'Done'),
+    h('button', { type: 'button', onclick: () => box.remove() }, t('Done')),
   );
   return box;
 }
@@ -175,10 +187,10 @@ export function secretBox(title: string, entries: readonly (readonly [string, st
  * Asks before what cannot be undone: a modal dialog (the page behind it inert) whose Cancel
  * has the focus, so that Enter or Escape cancels. Answers true once confirmed.
  */
-export function confirmed(question: string, action = 'Delete'): Promise<boolean> {
+export function confirmed(question: string, action = t('Delete')): Promise<boolean> {
   return new Promise((resolve) => {
     let answer = false;
-    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const cancel = h('button', { type: 'button' }, t('Cancel'));
     const confirm = h('button', { type: 'button', class: 'danger' }, action);
     const dialog = h('dialog', { class: 'confirm', role: 'alertdialog', 'aria-label': question }, h('p', {}, question), confirm, cancel);
     confirm.addEventListener('click', () => {
@@ -201,11 +213,11 @@ export const deleteButton = (name: string, question: string, action: () => Promi
   h('button', {
     type: 'button',
     'data-operation': operation,
-    'aria-label': 'Delete ' + name,
+    'aria-label': t('Delete {name}', { name }),
     onclick: guarded(async () => {
       if (await confirmed(question)) await action();
     }),
-  }, 'Delete');
+  }, t('Delete'));
 
 /** A JSON object typed in a textarea; empty: undefined. A problem is named by the field's label. */
 export function jsonObject(text: string, label: string): Record<string, unknown> | undefined {
@@ -214,9 +226,9 @@ export function jsonObject(text: string, label: string): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(label + ': not valid JSON (' + (error as Error).message + ').');
+    throw new Error(t('{label}: not valid JSON ({reason}).', { label, reason: (error as Error).message }));
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(label + ': must be a JSON object.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(t('{label}: must be a JSON object.', { label }));
   return value as Record<string, unknown>;
 }
 
@@ -242,26 +254,36 @@ export function copyButton(value: string, what: string): HTMLButtonElement {
   const button: HTMLButtonElement = h('button', {
     type: 'button',
     class: 'copy',
-    'aria-label': 'Copy ' + what,
+    'aria-label': t('Copy {what}', { what }),
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(value);
       } catch {
-        return say('The browser did not let the console copy ' + what + ': select it and copy it.', 'error');
+        return say(t('The browser did not let the console copy {what}: select it and copy it.', { what }), 'error');
       }
-      button.textContent = 'Copied';
-      setTimeout(() => (button.textContent = 'Copy'), 2000);
+      button.textContent = t('Copied');
+      setTimeout(() => (button.textContent = t('Copy')), 2000);
     },
-  }, 'Copy');
+  }, t('Copy'));
   return button;
 }
 
-const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** Moments as the console's language writes them, made once per language. */
+const LOCAL_TIMES = new Map<string, Intl.DateTimeFormat>();
+function localTimeFormat(): Intl.DateTimeFormat {
+  const locale = consoleLocale();
+  let format = LOCAL_TIMES.get(locale);
+  if (format === undefined) LOCAL_TIMES.set(locale, (format = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' })));
+  return format;
+}
 
-/** A moment in the browser's time zone and language; the exact instant (UTC) as its title. */
+/** A number as the console's language writes it (digit grouping). */
+export const localNumber = (value: number): string => value.toLocaleString(consoleLocale());
+
+/** A moment in the browser's time zone and the console's language; the exact instant (UTC) as its title. */
 export function localTime(iso: string | null | undefined): HTMLElement | string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return h('time', { datetime: iso, title: iso }, LOCAL_TIME.format(date));
+  return h('time', { datetime: iso, title: iso }, localTimeFormat().format(date));
 }

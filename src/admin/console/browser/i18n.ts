@@ -14,7 +14,8 @@ export type ConsoleLocale = (typeof CONSOLE_LOCALES)[number];
 const CATALOGUES: Record<ConsoleLocale, Readonly<Record<string, string>>> = { en: {}, de, fr };
 const STORAGE_KEY = 'realmgate.console.locale';
 
-const isConsoleLocale = (value: unknown): value is ConsoleLocale => CONSOLE_LOCALES.includes(value as ConsoleLocale);
+/** Whether a value names one of the console's languages. */
+export const isConsoleLocale = (value: unknown): value is ConsoleLocale => CONSOLE_LOCALES.includes(value as ConsoleLocale);
 
 function storedLocale(): string | null {
   try {
@@ -46,6 +47,9 @@ export function chooseConsoleLocale(locale: ConsoleLocale): void {
   }
   document.documentElement.lang = locale;
 }
+
+/** Each language by its own name, as a picker offers it. */
+export const CONSOLE_LOCALE_NAMES: Readonly<Record<ConsoleLocale, string>> = { en: 'English', de: 'Deutsch', fr: 'Français' };
 
 /** `english` in the console's language, its `{name}` placeholders filled from `vars`. */
 export function t(english: string, vars: Readonly<Record<string, string | number>> = {}): string {

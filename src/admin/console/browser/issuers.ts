@@ -5,34 +5,38 @@
  */
 import { api } from './api.js';
 import type { TrustedIssuer } from './records.js';
-import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, same, say, setChecked, setValue, table, valueOf } from './dom.js';
+import { checkbox, control, deleteButton, field, guarded, h, isChecked, jsonObject, localNumber, same, say, setChecked, setValue, table, valueOf } from './dom.js';
+import { t } from './i18n.js';
 
-const SUBJECT_MAPPINGS = [
-  ['username', 'username: the subject is a username of the realm'],
-  ['email', 'email: the subject is a person\'s email address'],
-  ['id', 'id: the subject is a person\'s sub'],
+const subjectMappings = () => [
+  ['username', t('username: the subject is a username of the realm')],
+  ['email', t('email: the subject is a person\'s email address')],
+  ['id', t('id: the subject is a person\'s sub')],
 ];
 
 /** What the issuer is trusted by: its keys, where they are published, or its certificate. */
 function trustedBy(issuer: TrustedIssuer): string {
-  if (issuer.jwks) return 'jwks (' + issuer.jwks.keys.length + (issuer.jwks.keys.length === 1 ? ' key)' : ' keys)');
+  if (issuer.jwks) {
+    const count = issuer.jwks.keys.length;
+    return count === 1 ? t('jwks (1 key)') : t('jwks ({count} keys)', { count: localNumber(count) });
+  }
   if (issuer.jwks_uri) return 'jwks_uri ' + issuer.jwks_uri;
-  return issuer.certificate_pem ? 'certificate' : '';
+  return issuer.certificate_pem ? t('certificate') : '';
 }
 
 /** The fields both forms share, filled with the issuer's values. */
 const recordFields = (issuer: Partial<TrustedIssuer> & Pick<TrustedIssuer, 'issuer' | 'subject_mapping'>) => [
-  field('Issuer', h('input', { name: 'issuer', required: true, maxlength: 2000, value: issuer.issuer, spellcheck: 'false' }), 'The JWT\'s iss, or the SAML assertion\'s Issuer, exactly.'),
+  field(t('Issuer'), h('input', { name: 'issuer', required: true, maxlength: 2000, value: issuer.issuer, spellcheck: 'false' }), t('The JWT\'s iss, or the SAML assertion\'s Issuer, exactly.')),
   field(
-    'Subject mapping',
-    h('select', { name: 'subject_mapping' }, SUBJECT_MAPPINGS.map(([value, label]) => h('option', { value, selected: value === issuer.subject_mapping }, label))),
+    t('Subject mapping'),
+    h('select', { name: 'subject_mapping' }, subjectMappings().map(([value, label]) => h('option', { value, selected: value === issuer.subject_mapping }, label))),
   ),
-  field('Client IDs', h('input', { name: 'client_ids', value: (issuer.client_ids ?? []).join(' '), spellcheck: 'false' }), 'The clients that may present its assertions, separated by spaces; empty: every client allowed the grant.'),
-  field('JWKS (JSON)', h('textarea', { name: 'jwks', rows: 4, spellcheck: 'false', class: 'code', value: issuer.jwks ? JSON.stringify(issuer.jwks, null, 2) : '' }), 'A jwt issuer: its public keys, {"keys": [...]}; or give its JWKS URI instead.'),
-  field('JWKS URI', h('input', { name: 'jwks_uri', value: issuer.jwks_uri ?? '', spellcheck: 'false' }), 'A jwt issuer: where it publishes its keys (https).'),
-  field('Certificate (PEM)', h('textarea', { name: 'certificate_pem', rows: 4, spellcheck: 'false', class: 'code', value: issuer.certificate_pem ?? '' }), 'A saml2 issuer: the X.509 certificate it signs with.'),
-  checkbox('Issues ID-JAGs', 'id_jag', issuer.id_jag, 'A jwt issuer: its assertions are identity assertion grants (typ oauth-id-jag+jwt), each for the client its client_id names, and it is trusted for nothing else.'),
-  checkbox('Link by verified email', 'link_by_email', issuer.link_by_email, 'With ID-JAGs: a subject not linked to a person yet is the person whose verified email the ID-JAG names.'),
+  field(t('Client IDs'), h('input', { name: 'client_ids', value: (issuer.client_ids ?? []).join(' '), spellcheck: 'false' }), t('The clients that may present its assertions, separated by spaces; empty: every client allowed the grant.')),
+  field(t('JWKS (JSON)'), h('textarea', { name: 'jwks', rows: 4, spellcheck: 'false', class: 'code', value: issuer.jwks ? JSON.stringify(issuer.jwks, null, 2) : '' }), t('A jwt issuer: its public keys, {example}; or give its JWKS URI instead.', { example: '{"keys": [...]}' })),
+  field(t('JWKS URI'), h('input', { name: 'jwks_uri', value: issuer.jwks_uri ?? '', spellcheck: 'false' }), t('A jwt issuer: where it publishes its keys (https).')),
+  field(t('Certificate (PEM)'), h('textarea', { name: 'certificate_pem', rows: 4, spellcheck: 'false', class: 'code', value: issuer.certificate_pem ?? '' }), t('A saml2 issuer: the X.509 certificate it signs with.')),
+  checkbox(t('Issues ID-JAGs'), 'id_jag', issuer.id_jag, t('A jwt issuer: its assertions are identity assertion grants (typ oauth-id-jag+jwt), each for the client its client_id names, and it is trusted for nothing else.')),
+  checkbox(t('Link by verified email'), 'link_by_email', issuer.link_by_email, t('With ID-JAGs: a subject not linked to a person yet is the person whose verified email the ID-JAG names.')),
 ];
 
 /** What a field the record may lack is when it does: unticked. */
@@ -62,20 +66,20 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
     const issuers = await api.trustedIssuers(realm);
     list.replaceChildren(
       table(
-        'Trusted issuers',
-        ['Issuer', 'Kind', 'Subject', 'Clients', 'Trusted by', 'ID', ''],
+        t('Trusted issuers'),
+        [t('Issuer'), t('Kind'), t('Subject'), t('Clients'), t('Trusted by'), 'ID', ''],
         issuers.map((issuer) => [
           issuer.issuer,
           issuer.id_jag ? issuer.kind + ' (ID-JAG)' : issuer.kind,
           issuer.subject_mapping,
-          issuer.client_ids ? issuer.client_ids.join(', ') : 'every client',
+          issuer.client_ids ? issuer.client_ids.join(', ') : t('every client'),
           trustedBy(issuer),
           h('code', {}, issuer.id),
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'updateTrustedIssuer', type: 'button', 'aria-label': 'Edit ' + issuer.issuer + ' (' + issuer.kind + ')', onclick: () => edit(issuer) }, 'Edit'),
-            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', 'Stop trusting ' + issuer.issuer + '? Its ' + issuer.kind + ' assertions are refused from now on.', () => remove(issuer), 'deleteTrustedIssuer'),
+            h('button', { 'data-operation': 'updateTrustedIssuer', type: 'button', 'aria-label': t('Edit {name}', { name: issuer.issuer + ' (' + issuer.kind + ')' }), onclick: () => edit(issuer) }, t('Edit')),
+            deleteButton(issuer.issuer + ' (' + issuer.kind + ')', t('Stop trusting {issuer}? Its {kind} assertions are refused from now on.', { issuer: issuer.issuer, kind: issuer.kind }), () => remove(issuer), 'deleteTrustedIssuer'),
           ),
         ]),
       ),
@@ -85,26 +89,26 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
   async function remove(issuer: TrustedIssuer) {
     await api.deleteTrustedIssuer(realm, issuer.id);
     editor.replaceChildren();
-    say('Trusted issuer ' + issuer.issuer + ' deleted.');
+    say(t('Trusted issuer {issuer} deleted.', { issuer: issuer.issuer }));
     await refresh();
   }
 
   function edit(issuer: TrustedIssuer) {
     const form = h(
       'form',
-      { 'aria-label': 'Edit trusted issuer ' + issuer.issuer },
-      h('h3', {}, 'Edit trusted issuer (' + issuer.kind + ')'),
+      { 'aria-label': t('Edit trusted issuer {issuer}', { issuer: issuer.issuer }) },
+      h('h3', {}, t('Edit trusted issuer ({kind})', { kind: issuer.kind })),
       recordFields(issuer),
-      h('button', { 'data-operation': 'updateTrustedIssuer', type: 'submit', class: 'primary' }, 'Save trusted issuer'),
-      h('button', { type: 'button', onclick: () => editor.replaceChildren() }, 'Cancel'),
+      h('button', { 'data-operation': 'updateTrustedIssuer', type: 'submit', class: 'primary' }, t('Save trusted issuer')),
+      h('button', { type: 'button', onclick: () => editor.replaceChildren() }, t('Cancel')),
     );
     form.addEventListener('submit', guarded(async () => {
       // PATCH merges: only what changed is sent; null clears an optional field.
       const patch = Object.fromEntries(Object.entries(recordOf(form)).filter(([name, value]) => !same(value, issuer[name] ?? ABSENT[name] ?? null)));
-      if (Object.keys(patch).length === 0) return say('Nothing changed.');
+      if (Object.keys(patch).length === 0) return say(t('Nothing changed.'));
       await api.updateTrustedIssuer(realm, issuer.id, patch);
       editor.replaceChildren();
-      say('Trusted issuer ' + issuer.issuer + ' saved: ' + Object.keys(patch).join(', ') + '.');
+      say(t('Trusted issuer {issuer} saved: {fields}.', { issuer: issuer.issuer, fields: Object.keys(patch).join(', ') }));
       await refresh();
     }));
     editor.replaceChildren(form);
@@ -113,11 +117,11 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
 
   const create = h(
     'form',
-    { 'aria-label': 'New trusted issuer' },
-    h('h3', {}, 'New trusted issuer'),
-    field('Kind', h('select', { name: 'kind' }, h('option', { value: 'jwt' }, 'jwt (JWT bearer grant, token exchange)'), h('option', { value: 'saml2' }, 'saml2 (SAML 2.0 bearer grant)'))),
+    { 'aria-label': t('New trusted issuer') },
+    h('h3', {}, t('New trusted issuer')),
+    field(t('Kind'), h('select', { name: 'kind' }, h('option', { value: 'jwt' }, t('jwt (JWT bearer grant, token exchange)')), h('option', { value: 'saml2' }, t('saml2 (SAML 2.0 bearer grant)')))),
     recordFields({ issuer: '', subject_mapping: 'username' }),
-    h('button', { 'data-operation': 'createTrustedIssuer', type: 'submit', class: 'primary' }, 'Trust issuer'),
+    h('button', { 'data-operation': 'createTrustedIssuer', type: 'submit', class: 'primary' }, t('Trust issuer')),
   );
   create.addEventListener('submit', guarded(async () => {
     const record = recordOf(create);
@@ -128,13 +132,13 @@ export async function trustedIssuersView(realm: string, panel: HTMLElement) {
     });
     for (const name of ['issuer', 'client_ids', 'jwks', 'jwks_uri', 'certificate_pem']) setValue(create, name, '');
     for (const name of Object.keys(ABSENT)) setChecked(create, name, false);
-    say('Trusted issuer ' + issuer.issuer + ' created.');
+    say(t('Trusted issuer {issuer} created.', { issuer: issuer.issuer }));
     await refresh();
   }));
 
   await refresh();
   panel.replaceChildren(
-    h('p', {}, 'The realm accepts the assertions these issuers sign: JWTs (JWT bearer grant, token exchange) and SAML 2.0 assertions (SAML 2.0 bearer grant).'),
+    h('p', {}, t('The realm accepts the assertions these issuers sign: JWTs (JWT bearer grant, token exchange) and SAML 2.0 assertions (SAML 2.0 bearer grant).')),
     list,
     editor,
     create,

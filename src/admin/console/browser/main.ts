@@ -9,9 +9,11 @@ import { adminToken, api, ApiError, call } from './api.js';
 import { clientsView } from './clients.js';
 import { element, field, h, link, quiet, say } from './dom.js';
 import { eventsView } from './events.js';
+import { consoleLocale, t } from './i18n.js';
 import { trustedIssuersView } from './issuers.js';
 import { journeysView } from './journeys.js';
 import { keysView } from './keys.js';
+import { languagePicker } from './language-picker.js';
 import { identityProvidersView } from './providers.js';
 import { realmsView } from './realms.js';
 import { settingsView } from './settings.js';
@@ -27,6 +29,7 @@ import { usersView } from './users.js';
 /** A tab of a realm; `record`: the one its URL names (a person's username), opened at once. */
 type View = (realm: string, panel: HTMLElement, record?: string) => Promise<void>;
 
+/** The tabs by their path; each label is the English key `t` gives in the console's language (test/admin/console-catalogues.test.ts reads them). */
 const TABS: Record<string, readonly [label: string, view: View]> = {
   settings: ['Settings', settingsView],
   clients: ['Clients', clientsView],
@@ -47,24 +50,31 @@ const TABS: Record<string, readonly [label: string, view: View]> = {
 const view = element('view');
 const signOut = element('sign-out');
 
+/** The shell's own words (page.ts renders them in English), in the console's language. */
+function wordShell(): void {
+  document.documentElement.lang = consoleLocale();
+  document.title = t('Admin console · realmgate');
+  element('console-title').textContent = t('realmgate admin console');
+}
+
 /** Signing in through the root realm, or the token form: the token is checked with a harmless call before it is kept. */
 function askForToken(): void {
   signOut.hidden = true;
   const realmSignIn = h(
     'section',
-    { class: 'sign-in', 'aria-label': 'Sign in' },
-    h('h2', {}, 'Sign in'),
-    h('p', {}, 'Administrators sign in through the root realm; what the console shows follows their realmgate-* roles.'),
-    h('button', { type: 'button', class: 'primary', onclick: () => void signIn() }, 'Sign in with realmgate'),
+    { class: 'sign-in', 'aria-label': t('Sign in') },
+    h('h2', {}, t('Sign in')),
+    h('p', {}, t('Administrators sign in through the root realm; what the console shows follows their realmgate-* roles.')),
+    h('button', { type: 'button', class: 'primary', onclick: () => void signIn() }, t('Sign in with realmgate')),
   );
   const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false' });
   const form = h(
     'form',
-    { class: 'token', 'aria-label': 'Open the console' },
-    h('h2', {}, 'Admin token'),
-    h('p', {}, 'The console calls the admin API with the ADMIN_TOKEN of this server. It is kept for this tab only, and forgotten when the tab closes.'),
-    field('Admin token', input),
-    h('button', { type: 'submit', class: 'primary' }, 'Open the console'),
+    { class: 'token', 'aria-label': t('Open the console') },
+    h('h2', {}, t('Admin token')),
+    h('p', {}, t('The console calls the admin API with the ADMIN_TOKEN of this server. It is kept for this tab only, and forgotten when the tab closes.')),
+    field(t('Admin token'), input),
+    h('button', { type: 'submit', class: 'primary' }, t('Open the console')),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -72,7 +82,7 @@ function askForToken(): void {
     try {
       await call('GET', '/realms', undefined, token);
     } catch (error) {
-      say(error instanceof ApiError && error.status === 401 ? 'This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.' : (error as Error).message, 'error');
+      say(error instanceof ApiError && error.status === 401 ? t('This admin token was refused. Check it (it is the ADMIN_TOKEN the server was started with) and try again.') : (error as Error).message, 'error');
       input.select();
       return;
     }
@@ -86,20 +96,21 @@ function askForToken(): void {
 
 /** The realm's heading and tabs, then the tab itself. */
 async function realmPage(realm: string, tab: string, record: string | undefined): Promise<void> {
-  const [title, render] = TABS[tab] ?? TABS.settings!;
+  const [label, render] = TABS[tab] ?? TABS.settings!;
+  const title = t(label);
   const panel = h('section', { class: 'panel', 'aria-label': title });
   const links = () =>
     Object.entries(TABS).map(([name, [label]]) =>
-      h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, label),
+      h('a', { href: '#/realms/' + encodeURIComponent(realm) + '/' + name, 'aria-current': name === tab ? 'page' : null }, t(label)),
     );
   // A row of tabs on a desktop; on a phone, where they would take five rows, a menu that names the open one.
   const tabs = [
-    h('nav', { class: 'tabs', 'aria-label': 'Realm' }, links()),
-    h('nav', { class: 'tab-menu', 'aria-label': 'Realm' }, h('details', {}, h('summary', {}, title), h('div', { class: 'tab-menu-links' }, links()))),
+    h('nav', { class: 'tabs', 'aria-label': t('Realm') }, links()),
+    h('nav', { class: 'tab-menu', 'aria-label': t('Realm') }, h('details', {}, h('summary', {}, title), h('div', { class: 'tab-menu-links' }, links()))),
   ];
   // A signed-in person sees what their roles allow; ADMIN_TOKEN may do everything.
   usePermissions(sessionToken() ? (await api.permissions(realm)).operations : undefined);
-  view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', 'Realms'), ' / '), h('h2', {}, realm), ...tabs, panel);
+  view.replaceChildren(h('p', { class: 'crumbs' }, link('#/realms', t('Realms')), ' / '), h('h2', {}, realm), ...tabs, panel);
   await render(realm, panel, record);
 }
 
@@ -116,7 +127,7 @@ async function show(): Promise<void> {
   if (!sessionToken() && !adminToken.get()) return askForToken();
   signOut.hidden = false;
   const person = signedInAs();
-  signOut.textContent = sessionToken() ? 'Sign out' + (person ? ' ' + person : '') : 'Forget the token';
+  signOut.textContent = !sessionToken() ? t('Forget the token') : person ? t('Sign out {person}', { person }) : t('Sign out');
   const [, section, realm, tab, record] = location.hash.split('/').map(decoded);
   try {
     if (section === 'realms' && realm) await realmPage(realm, tab ?? 'settings', record || undefined);
@@ -143,13 +154,13 @@ addEventListener('admin-token-refused', () => {
   if (sessionToken()) {
     forgetSession();
     askForToken();
-    say('Your session ended or lost its roles: sign in again.', 'error');
+    say(t('Your session ended or lost its roles: sign in again.'), 'error');
     return;
   }
   if (!adminToken.get()) return;
   adminToken.forget();
   askForToken();
-  say('The admin token was refused: enter it again.', 'error');
+  say(t('The admin token was refused: enter it again.'), 'error');
 });
 
 signOut.addEventListener('click', () => {
@@ -162,8 +173,18 @@ signOut.addEventListener('click', () => {
 /** A session that ends (its refresh refused) asks to sign in again. */
 function sessionExpired(): void {
   askForToken();
-  say('Your session ended: sign in again.', 'error');
+  say(t('Your session ended: sign in again.'), 'error');
 }
+
+/** A language chosen: the shell and the view drawn again in it, on the same URL; a message said in the other is dropped. */
+function redraw(): void {
+  wordShell();
+  quiet();
+  void show();
+}
+
+wordShell();
+element('console-title').after(languagePicker(redraw));
 
 completeSignIn(sessionExpired).then(
   () => show(),

@@ -4,19 +4,20 @@
  * the new-user and the person's forms.
  */
 import { checkbox, field, h, isChecked, jsonObject, valueOf } from './dom.js';
+import { t } from './i18n.js';
 
-/** Standard claims (OpenID Connect Core §5.1) that are text, with their names in plain words. */
-const TEXT_CLAIMS: readonly (readonly [claim: string, label: string, type: string])[] = [
-  ['name', 'Full name', 'text'],
-  ['given_name', 'Given name', 'text'],
-  ['family_name', 'Family name', 'text'],
-  ['email', 'Email', 'email'],
-  ['phone_number', 'Phone number', 'tel'],
-  ['locale', 'Language (a tag such as de or fr-CA)', 'text'],
+/** Standard claims (OpenID Connect Core §5.1) that are text, with their names in plain words (in the console's language when drawn). */
+const TEXT_CLAIMS: readonly (readonly [claim: string, label: () => string, type: string])[] = [
+  ['name', () => t('Full name'), 'text'],
+  ['given_name', () => t('Given name'), 'text'],
+  ['family_name', () => t('Family name'), 'text'],
+  ['email', () => t('Email'), 'email'],
+  ['phone_number', () => t('Phone number'), 'tel'],
+  ['locale', () => t('Language (a tag such as de or fr-CA)'), 'text'],
 ];
-const FLAG_CLAIMS: readonly (readonly [claim: string, label: string])[] = [
-  ['email_verified', 'Email verified'],
-  ['phone_number_verified', 'Phone number verified'],
+const FLAG_CLAIMS: readonly (readonly [claim: string, label: () => string])[] = [
+  ['email_verified', () => t('Email verified')],
+  ['phone_number_verified', () => t('Phone number verified')],
 ];
 
 const OTHER = 'other_claims';
@@ -39,18 +40,18 @@ export function claimFields(claims: Record<string, unknown>): HTMLElement {
       'div',
       { class: 'grid' },
       TEXT_CLAIMS.map(([claim, label, type]) =>
-        field(label, h('input', { name: 'claim:' + claim, type, autocomplete: 'off', spellcheck: 'false', value: text(claims[claim]) })),
+        field(label(), h('input', { name: 'claim:' + claim, type, autocomplete: 'off', spellcheck: 'false', value: text(claims[claim]) })),
       ),
     ),
-    FLAG_CLAIMS.map(([claim, label]) => checkbox(label, 'claim:' + claim, claims[claim] === true)),
+    FLAG_CLAIMS.map(([claim, label]) => checkbox(label(), 'claim:' + claim, claims[claim] === true)),
     h(
       'details',
       { open: Object.keys(others).length > 0 },
-      h('summary', {}, 'Other claims (advanced)'),
+      h('summary', {}, t('Other claims (advanced)')),
       field(
-        'Other claims (JSON)',
+        t('Other claims (JSON)'),
         h('textarea', { name: OTHER, rows: 4, spellcheck: 'false', class: 'code', value: Object.keys(others).length > 0 ? JSON.stringify(others, null, 2) : '' }),
-        'A JSON object of any other claims, e.g. {"department": "Sales"}. A claim taken out is removed.',
+        t('A JSON object of any other claims, e.g. {example}. A claim taken out is removed.', { example: '{"department": "Sales"}' }),
       ),
     ),
   );
@@ -70,9 +71,9 @@ export function claimsOf(form: HTMLFormElement, current: Record<string, unknown>
     if (isChecked(form, 'claim:' + claim)) wanted[claim] = true;
     else if (Object.hasOwn(current, claim)) wanted[claim] = false;
   }
-  const others = jsonObject(valueOf(form, OTHER), 'Other claims') ?? {};
+  const others = jsonObject(valueOf(form, OTHER), t('Other claims')) ?? {};
   for (const [claim, value] of Object.entries(others)) {
-    if (Object.hasOwn(wanted, claim) && wanted[claim] !== false) throw new Error('Other claims: ' + claim + ' has a field of its own above; set it there.');
+    if (Object.hasOwn(wanted, claim) && wanted[claim] !== false) throw new Error(t('Other claims: {claim} has a field of its own above; set it there.', { claim }));
     wanted[claim] = value;
   }
   return wanted;

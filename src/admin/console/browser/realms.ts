@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { importForm } from './documents.js';
 import { deleteButton, field, guarded, h, link, localTime, say, table } from './dom.js';
+import { t } from './i18n.js';
 
 const realmHash = (realm: string, tab: string): string => '#/realms/' + encodeURIComponent(realm) + '/' + tab;
 
@@ -12,19 +13,19 @@ export async function realmsView(view: HTMLElement): Promise<void> {
   const name = h('input', { name: 'name', required: true, maxlength: 63, autocomplete: 'off' });
   const form = h(
     'form',
-    { 'aria-label': 'New realm' },
-    h('h3', {}, 'New realm'),
-    field('Realm name', name, 'Lower-case letters, digits and hyphens; its issuer is {BASE_URL}/oauth2/{name}.'),
-    h('button', { 'data-operation': 'createRealm', type: 'submit', class: 'primary' }, 'Create realm'),
+    { 'aria-label': t('New realm') },
+    h('h3', {}, t('New realm')),
+    field(t('Realm name'), name, t('Lower-case letters, digits and hyphens; its issuer is {issuer}.', { issuer: '{BASE_URL}/oauth2/{name}' })),
+    h('button', { 'data-operation': 'createRealm', type: 'submit', class: 'primary' }, t('Create realm')),
   );
   form.addEventListener('submit', guarded(async () => {
     const realm = await api.createRealm(name.value.trim());
     location.hash = realmHash(realm.name, 'settings');
-    say('Realm ' + realm.name + ' created.');
+    say(t('Realm {realm} created.', { realm: realm.name }));
   }));
   view.replaceChildren(
-    h('h2', {}, 'Realms'),
-    table('Realms', ['Realm', 'Issuer', 'Created'], realms.map((realm) => [link(realmHash(realm.name, 'settings'), realm.name), realm.issuer, localTime(realm.created_at)])),
+    h('h2', {}, t('Realms')),
+    table(t('Realms'), [t('Realm'), t('Issuer'), t('Created')], realms.map((realm) => [link(realmHash(realm.name, 'settings'), realm.name), realm.issuer, localTime(realm.created_at)])),
     form,
     importForm(() => realmsView(view)),
   );
@@ -32,16 +33,16 @@ export async function realmsView(view: HTMLElement): Promise<void> {
 
 /** The realm's deletion, asked twice; the root realm always exists. */
 export function realmDeletion(realm: string): HTMLElement {
-  if (realm === 'root') return h('p', { class: 'note' }, 'The root realm always exists: it cannot be deleted.');
+  if (realm === 'root') return h('p', { class: 'note' }, t('The root realm always exists: it cannot be deleted.'));
   return h(
     'section',
-    { class: 'danger-zone', 'aria-label': 'Delete the realm' },
-    h('h3', {}, 'Delete the realm'),
-    h('p', {}, 'Its clients, people, scopes, journeys, providers, keys and tokens go with it, and its issuer stops answering.'),
-    deleteButton(realm, 'Delete the realm ' + realm + ' and everything in it? This cannot be undone.', async () => {
+    { class: 'danger-zone', 'aria-label': t('Delete the realm') },
+    h('h3', {}, t('Delete the realm')),
+    h('p', {}, t('Its clients, people, scopes, journeys, providers, keys and tokens go with it, and its issuer stops answering.')),
+    deleteButton(realm, t('Delete the realm {realm} and everything in it? This cannot be undone.', { realm }), async () => {
       await api.deleteRealm(realm);
       location.hash = '#/realms';
-      say('Realm ' + realm + ' deleted.');
+      say(t('Realm {realm} deleted.', { realm }));
     }, 'deleteRealm'),
   );
 }

@@ -6,8 +6,9 @@
 import { api } from './api.js';
 import type { Group, Role } from './records.js';
 import { checkbox, control, deleteButton, field, guarded, h, isChecked, say, setChecked, setValue, table, valueOf } from './dom.js';
+import { t } from './i18n.js';
 
-const NAME_HINT = 'Letters, digits, ".", "_", ":" and "-", starting with a letter or digit. An existing one of that name is changed.';
+const nameHint = () => t('Letters, digits, ".", "_", ":" and "-", starting with a letter or digit. An existing one of that name is changed.');
 
 export async function rolesView(realm: string, panel: HTMLElement) {
   const list = h('div');
@@ -16,16 +17,16 @@ export async function rolesView(realm: string, panel: HTMLElement) {
     const roles = await api.roles(realm);
     list.replaceChildren(
       table(
-        'Roles',
-        ['Role', 'Description', ''],
+        t('Roles'),
+        [t('Role'), t('Description'), ''],
         roles.map((role) => [
           h('code', {}, role.name),
           role.description,
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'putRole', type: 'button', 'aria-label': 'Edit ' + role.name, onclick: () => edit(role) }, 'Edit'),
-            deleteButton(role.name, 'Delete the role ' + role.name + '? It is taken from every group and person that has it.', () => remove(role.name), 'deleteRole'),
+            h('button', { 'data-operation': 'putRole', type: 'button', 'aria-label': t('Edit {name}', { name: role.name }), onclick: () => edit(role) }, t('Edit')),
+            deleteButton(role.name, t('Delete the role {name}? It is taken from every group and person that has it.', { name: role.name }), () => remove(role.name), 'deleteRole'),
           ),
         ]),
       ),
@@ -34,7 +35,7 @@ export async function rolesView(realm: string, panel: HTMLElement) {
 
   async function remove(name: string) {
     await api.deleteRole(realm, name);
-    say('Role ' + name + ' deleted.');
+    say(t('Role {name} deleted.', { name }));
     await refresh();
   }
 
@@ -46,15 +47,15 @@ export async function rolesView(realm: string, panel: HTMLElement) {
 
   const form = h(
     'form',
-    { 'aria-label': 'Save a role' },
-    h('h3', {}, 'Save a role'),
-    field('Role name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
-    field('Description', h('input', { name: 'description', maxlength: 1000 }), 'What the role allows.'),
-    h('button', { 'data-operation': 'putRole', type: 'submit', class: 'primary' }, 'Save role'),
+    { 'aria-label': t('Save a role') },
+    h('h3', {}, t('Save a role')),
+    field(t('Role name'), h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), nameHint()),
+    field(t('Description'), h('input', { name: 'description', maxlength: 1000 }), t('What the role allows.')),
+    h('button', { 'data-operation': 'putRole', type: 'submit', class: 'primary' }, t('Save role')),
   );
   form.addEventListener('submit', guarded(async () => {
     const role = await api.putRole(realm, valueOf(form, 'name').trim(), { description: valueOf(form, 'description').trim() });
-    say('Role ' + role.name + ' saved.');
+    say(t('Role {name} saved.', { name: role.name }));
     setValue(form, 'name', '');
     setValue(form, 'description', '');
     await refresh();
@@ -62,7 +63,7 @@ export async function rolesView(realm: string, panel: HTMLElement) {
 
   await refresh();
   panel.replaceChildren(
-    h('p', {}, 'A person holds their own roles and those of their groups; a scope\'s claims may carry them into tokens (Scopes tab).'),
+    h('p', {}, t('A person holds their own roles and those of their groups; a scope\'s claims may carry them into tokens (Scopes tab).')),
     list,
     form,
   );
@@ -74,16 +75,16 @@ export async function groupsView(realm: string, panel: HTMLElement) {
   const roleBoxes = h(
     'fieldset',
     {},
-    h('legend', {}, 'Roles its members hold'),
-    roleNames.length === 0 ? h('p', { class: 'empty' }, 'The realm has no roles yet (Roles tab).') : roleNames.map((name) => checkbox(name, 'role:' + name, false)),
+    h('legend', {}, t('Roles its members hold')),
+    roleNames.length === 0 ? h('p', { class: 'empty' }, t('The realm has no roles yet (Roles tab).')) : roleNames.map((name) => checkbox(name, 'role:' + name, false)),
   );
 
   async function refresh() {
     const groups = await api.groups(realm);
     list.replaceChildren(
       table(
-        'Groups',
-        ['Group', 'Roles', 'Description', ''],
+        t('Groups'),
+        [t('Group'), t('Roles'), t('Description'), ''],
         groups.map((group) => [
           h('code', {}, group.name),
           group.roles.join(', '),
@@ -91,8 +92,8 @@ export async function groupsView(realm: string, panel: HTMLElement) {
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'putGroup', type: 'button', 'aria-label': 'Edit ' + group.name, onclick: () => edit(group) }, 'Edit'),
-            deleteButton(group.name, 'Delete the group ' + group.name + '? Its members leave it, and lose the roles it gave them.', () => remove(group.name), 'deleteGroup'),
+            h('button', { 'data-operation': 'putGroup', type: 'button', 'aria-label': t('Edit {name}', { name: group.name }), onclick: () => edit(group) }, t('Edit')),
+            deleteButton(group.name, t('Delete the group {name}? Its members leave it, and lose the roles it gave them.', { name: group.name }), () => remove(group.name), 'deleteGroup'),
           ),
         ]),
       ),
@@ -101,7 +102,7 @@ export async function groupsView(realm: string, panel: HTMLElement) {
 
   async function remove(name: string) {
     await api.deleteGroup(realm, name);
-    say('Group ' + name + ' deleted.');
+    say(t('Group {name} deleted.', { name }));
     await refresh();
   }
 
@@ -114,17 +115,17 @@ export async function groupsView(realm: string, panel: HTMLElement) {
 
   const form = h(
     'form',
-    { 'aria-label': 'Save a group' },
-    h('h3', {}, 'Save a group'),
-    field('Group name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), NAME_HINT),
-    field('Description', h('input', { name: 'description', maxlength: 1000 }), 'Who the group is.'),
+    { 'aria-label': t('Save a group') },
+    h('h3', {}, t('Save a group')),
+    field(t('Group name'), h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' }), nameHint()),
+    field(t('Description'), h('input', { name: 'description', maxlength: 1000 }), t('Who the group is.')),
     roleBoxes,
-    h('button', { 'data-operation': 'putGroup', type: 'submit', class: 'primary' }, 'Save group'),
+    h('button', { 'data-operation': 'putGroup', type: 'submit', class: 'primary' }, t('Save group')),
   );
   form.addEventListener('submit', guarded(async () => {
     const roles = roleNames.filter((name) => isChecked(form, 'role:' + name));
     const group = await api.putGroup(realm, valueOf(form, 'name').trim(), { description: valueOf(form, 'description').trim(), roles });
-    say('Group ' + group.name + ' saved.');
+    say(t('Group {name} saved.', { name: group.name }));
     setValue(form, 'name', '');
     setValue(form, 'description', '');
     for (const name of roleNames) setChecked(form, 'role:' + name, false);
@@ -133,7 +134,7 @@ export async function groupsView(realm: string, panel: HTMLElement) {
 
   await refresh();
   panel.replaceChildren(
-    h('p', {}, 'The members of a group hold its roles. People join groups on the Users tab.'),
+    h('p', {}, t('The members of a group hold its roles. People join groups on the Users tab.')),
     list,
     form,
   );

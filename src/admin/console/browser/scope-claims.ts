@@ -4,29 +4,30 @@
  * removes: a person's roles or groups, their username or email, or one of their claims.
  */
 import { checkbox, field, h } from './dom.js';
+import { t } from './i18n.js';
 import type { MappedClaim } from './records.js';
 
-const SOURCES: readonly (readonly [source: string, label: string])[] = [
-  ['roles', 'their roles'],
-  ['groups', 'their groups'],
-  ['username', 'their username'],
-  ['email', 'their email'],
-  ['attribute', 'one of their claims'],
+/** Where a claim's value comes from, in plain words (in the console's language when drawn). */
+const SOURCES: readonly (readonly [source: string, label: () => string])[] = [
+  ['roles', () => t('their roles')],
+  ['groups', () => t('their groups')],
+  ['username', () => t('their username')],
+  ['email', () => t('their email')],
+  ['attribute', () => t('one of their claims')],
 ];
-const TOKENS: readonly (readonly [token: string, label: string])[] = [
-  ['id_token', 'ID token'],
-  ['access_token', 'Access token'],
-  ['userinfo', 'Userinfo'],
-  ['introspection', 'Introspection'],
+const TOKENS: readonly (readonly [token: string, label: () => string])[] = [
+  ['id_token', () => t('ID token')],
+  ['access_token', () => t('Access token')],
+  ['userinfo', () => t('Userinfo')],
+  ['introspection', () => t('Introspection')],
 ];
 const ATTRIBUTE = 'attribute:';
-const GROUP = 'Claim ';
 
 /** Names each row by its place, so that the rows and their controls stay told apart. */
 function renumber(list: HTMLElement): void {
   list.querySelectorAll<HTMLElement>('.scope-claim').forEach((row, index) => {
-    row.setAttribute('aria-label', GROUP + (index + 1));
-    row.querySelector('button.remove')?.setAttribute('aria-label', 'Remove ' + GROUP.toLowerCase() + (index + 1));
+    row.setAttribute('aria-label', t('Claim {number}', { number: index + 1 }));
+    row.querySelector('button.remove')?.setAttribute('aria-label', t('Remove claim {number}', { number: index + 1 }));
   });
 }
 
@@ -39,12 +40,12 @@ function claimRow(list: HTMLElement, claim?: MappedClaim): HTMLElement {
     h(
       'div',
       { class: 'rows' },
-      field('Claim name', h('input', { name: 'claim_name', maxlength: 255, spellcheck: 'false', autocomplete: 'off', value: claim?.name ?? '' })),
-      field('Its value', h('select', { name: 'claim_source' }, SOURCES.map(([source, label]) => h('option', { value: source, selected: source === chosen }, label)))),
-      field('Their claim', h('input', { name: 'claim_attribute', maxlength: 100, spellcheck: 'false', autocomplete: 'off', value: attribute }), 'For "one of their claims".'),
-      h('button', { type: 'button', class: 'remove', onclick: () => (row.remove(), renumber(list)) }, 'Remove'),
+      field(t('Claim name'), h('input', { name: 'claim_name', maxlength: 255, spellcheck: 'false', autocomplete: 'off', value: claim?.name ?? '' })),
+      field(t('Its value'), h('select', { name: 'claim_source' }, SOURCES.map(([source, label]) => h('option', { value: source, selected: source === chosen }, label())))),
+      field(t('Their claim'), h('input', { name: 'claim_attribute', maxlength: 100, spellcheck: 'false', autocomplete: 'off', value: attribute }), t('For "one of their claims".')),
+      h('button', { type: 'button', class: 'remove', onclick: () => (row.remove(), renumber(list)) }, t('Remove')),
     ),
-    h('div', { class: 'claim-tokens' }, TOKENS.map(([token, label]) => checkbox(label, 'claim_token:' + token, claim?.tokens.includes(token) ?? false))),
+    h('div', { class: 'claim-tokens' }, TOKENS.map(([token, label]) => checkbox(label(), 'claim_token:' + token, claim?.tokens.includes(token) ?? false))),
   );
   return row;
 }
@@ -59,8 +60,8 @@ export function scopeClaimRows(): { element: HTMLElement; fill: (claims: readonl
   const element = h(
     'fieldset',
     {},
-    h('legend', {}, 'Claims in its tokens'),
-    h('p', { class: 'note' }, 'What a token whose scope holds this one says of the person, and in which tokens. None: its tokens say nothing more.'),
+    h('legend', {}, t('Claims in its tokens')),
+    h('p', { class: 'note' }, t('What a token whose scope holds this one says of the person, and in which tokens. None: its tokens say nothing more.')),
     list,
     h('button', {
       type: 'button',
@@ -70,7 +71,7 @@ export function scopeClaimRows(): { element: HTMLElement; fill: (claims: readonl
         renumber(list);
         row.querySelector('input')?.focus();
       },
-    }, 'Add a claim'),
+    }, t('Add a claim')),
   );
   return { element, fill };
 }
@@ -84,10 +85,10 @@ export function scopeClaimsOf(form: HTMLFormElement): MappedClaim[] {
     const attribute = control('claim_attribute').value.trim();
     const tokens = TOKENS.map(([token]) => token).filter((token) => (control('claim_token:' + token) as HTMLInputElement).checked);
     if (name === '' && tokens.length === 0 && attribute === '') return [];
-    const where = GROUP + (index + 1) + ': ';
-    if (name === '') throw new Error(where + 'give the claim a name.');
-    if (tokens.length === 0) throw new Error(where + 'tick the tokens it goes in.');
-    if (source === 'attribute' && attribute === '') throw new Error(where + 'name the claim of theirs it takes its value from.');
+    const number = index + 1;
+    if (name === '') throw new Error(t('Claim {number}: give the claim a name.', { number }));
+    if (tokens.length === 0) throw new Error(t('Claim {number}: tick the tokens it goes in.', { number }));
+    if (source === 'attribute' && attribute === '') throw new Error(t('Claim {number}: name the claim of theirs it takes its value from.', { number }));
     return [{ name, source: source === 'attribute' ? ATTRIBUTE + attribute : source, tokens }];
   });
 }

@@ -8,6 +8,8 @@
  * to the realm until its answer, as they must outlive the page that leaves.
  */
 
+import { consoleLocale, t } from './i18n.js';
+
 const CLIENT_ID = 'realmgate-console';
 /** The root realm's issuer, `{BASE_URL}/oauth2` (CONTRACT.md §2). */
 const ISSUER_PATH = '/oauth2';
@@ -78,6 +80,8 @@ export async function signIn(): Promise<void> {
     code_challenge: await challengeOf(verifier),
     code_challenge_method: 'S256',
     resource: adminResource(),
+    // The root realm's sign-in page in the console's language (CONTRACT.md §16).
+    ui_locales: consoleLocale(),
   });
   location.assign(ISSUER_PATH + '/authorize?' + query);
 }
@@ -93,7 +97,8 @@ async function tokenCall(form: Record<string, string>): Promise<TokenAnswer> {
   });
   const answer = (await response.json().catch(() => ({}))) as Partial<TokenAnswer> & { error?: string; error_description?: string };
   if (!response.ok || typeof answer.access_token !== 'string') {
-    throw new Error('The sign-in was refused: ' + (answer.error_description ?? answer.error ?? 'the server answered ' + response.status) + '.');
+    const reason = answer.error_description ?? answer.error ?? t('the server answered {status}', { status: response.status });
+    throw new Error(t('The sign-in was refused: {reason}.', { reason }));
   }
   return answer as TokenAnswer;
 }
@@ -134,11 +139,11 @@ export async function completeSignIn(onExpired: () => void): Promise<boolean> {
   const pending = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const { verifier, state } = (pending ? JSON.parse(pending) : {}) as { verifier?: string; state?: string };
-  if (!verifier || !state || answer.get('state') !== state) throw new Error('This sign-in was not started here, or was already used: sign in again.');
+  if (!verifier || !state || answer.get('state') !== state) throw new Error(t('This sign-in was not started here, or was already used: sign in again.'));
   const error = answer.get('error');
-  if (error) throw new Error('The sign-in was refused: ' + (answer.get('error_description') ?? error) + '.');
+  if (error) throw new Error(t('The sign-in was refused: {reason}.', { reason: answer.get('error_description') ?? error }));
   const code = answer.get('code');
-  if (!code) throw new Error('The realm answered no code: sign in again.');
+  if (!code) throw new Error(t('The realm answered no code: sign in again.'));
   keep(await tokenCall({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), code_verifier: verifier }), onExpired);
   return true;
 }

@@ -3,7 +3,8 @@
  * filled in: openid-client in the application, the resource-server plugin in its API, and curl.
  * The secret is never written into them: they read it from CLIENT_SECRET (the secret box shows it once).
  */
-import { copyButton, h } from './dom.js';
+import { copyButton, h, sentence } from './dom.js';
+import { t } from './i18n.js';
 import type { Client } from './records.js';
 
 /** What the snippets are made of. */
@@ -31,7 +32,7 @@ export function openidClientSnippet({ issuer, client }: SnippetValues): string {
   if (client.grant_types.includes('authorization_code')) {
     lines.push(
       '',
-      '// Sign a person in: send them to url, keep verifier in their session.',
+      '// ' + t('Sign a person in: send them to url, keep verifier in their session.'),
       'const verifier = oidc.randomPKCECodeVerifier();',
       'const url = oidc.buildAuthorizationUrl(config, {',
       `  redirect_uri: ${literal(client.redirect_uris[0] ?? 'REDIRECT_URI')},`,
@@ -39,12 +40,12 @@ export function openidClientSnippet({ issuer, client }: SnippetValues): string {
       '  code_challenge: await oidc.calculatePKCECodeChallenge(verifier),',
       "  code_challenge_method: 'S256',",
       '});',
-      '// Back at the redirect URI, with the URL the browser came back to:',
+      '// ' + t('Back at the redirect URI, with the URL the browser came back to:'),
       'const tokens = await oidc.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: verifier });',
     );
   }
   if (client.grant_types.includes('client_credentials')) {
-    lines.push('', '// A token for the application itself:', `const own = await oidc.clientCredentialsGrant(config, { scope: ${literal(client.scope)} });`);
+    lines.push('', '// ' + t('A token for the application itself:'), `const own = await oidc.clientCredentialsGrant(config, { scope: ${literal(client.scope)} });`);
   }
   return lines.join('\n');
 }
@@ -57,17 +58,17 @@ export function resourceServerSnippet({ issuer, resource }: SnippetValues): stri
     'const app = Fastify();',
     'await app.register(resourceServer, {',
     `  issuer: ${literal(issuer)},`,
-    `  resource: ${literal(resource ?? 'API_IDENTIFIER')},${resource ? '' : ' // the identifier of your API (a resource of the realm)'}`,
+    `  resource: ${literal(resource ?? 'API_IDENTIFIER')},${resource ? '' : ' // ' + t('the identifier of your API (a resource of the realm)')}`,
     '});',
     "app.get('/me', { onRequest: app.requireToken() }, async (request) => ({ sub: request.token.sub }));",
   ].join('\n');
 }
 
 export function curlSnippet({ issuer, client }: SnippetValues): string {
-  const lines = ['# The realm\'s endpoints and keys:', `curl ${shellWord(issuer + '/.well-known/openid-configuration')}`];
+  const lines = ['# ' + t('The realm\'s endpoints and keys:'), `curl ${shellWord(issuer + '/.well-known/openid-configuration')}`];
   const auth = hasSecret(client) ? `-u ${shellWord(client.client_id + ':')}"$CLIENT_SECRET"` : `-d ${shellWord('client_id=' + client.client_id)}`;
   if (client.grant_types.includes('client_credentials')) {
-    lines.push('', '# A token for the application itself:', `curl ${auth} -d grant_type=client_credentials -d ${shellWord('scope=' + client.scope)} ${shellWord(issuer + '/access_token')}`);
+    lines.push('', '# ' + t('A token for the application itself:'), `curl ${auth} -d grant_type=client_credentials -d ${shellWord('scope=' + client.scope)} ${shellWord(issuer + '/access_token')}`);
   }
   if (client.grant_types.includes('authorization_code')) {
     const query = new URLSearchParams({
@@ -81,9 +82,9 @@ export function curlSnippet({ issuer, client }: SnippetValues): string {
     });
     lines.push(
       '',
-      '# Open in a browser (CHALLENGE: the S256 of a verifier you keep):',
+      '# ' + t('Open in a browser (CHALLENGE: the S256 of a verifier you keep):'),
       `# ${issuer}/authorize?${query}`,
-      '# then exchange the code it brings back:',
+      '# ' + t('then exchange the code it brings back:'),
       `curl ${auth} -d grant_type=authorization_code -d code="$CODE" -d code_verifier="$VERIFIER" -d ${shellWord('redirect_uri=' + (client.redirect_uris[0] ?? ''))} ${shellWord(issuer + '/access_token')}`,
     );
   }
@@ -97,11 +98,11 @@ const block = (title: string, name: string, text: string) =>
 export function integrationSnippets(values: SnippetValues): HTMLElement {
   return h(
     'section',
-    { class: 'integration', 'aria-label': 'Connect ' + values.client.client_id },
-    h('h3', {}, 'Connect ', h('code', {}, values.client.client_id)),
-    h('p', {}, hasSecret(values.client) ? 'The snippets read the secret from CLIENT_SECRET: set it to the secret shown above.' : 'A public client: no secret, PKCE protects the code.'),
-    block('openid-client (the application)', 'the openid-client snippet', openidClientSnippet(values)),
-    block('realmgate/resource-server (its API)', 'the resource-server snippet', resourceServerSnippet(values)),
-    block('curl', 'the curl snippet', curlSnippet(values)),
+    { class: 'integration', 'aria-label': t('Connect {client}', { client: values.client.client_id }) },
+    h('h3', {}, sentence(t('Connect {client}'), { client: h('code', {}, values.client.client_id) })),
+    h('p', {}, hasSecret(values.client) ? t('The snippets read the secret from CLIENT_SECRET: set it to the secret shown above.') : t('A public client: no secret, PKCE protects the code.')),
+    block(t('openid-client (the application)'), t('the openid-client snippet'), openidClientSnippet(values)),
+    block(t('realmgate/resource-server (its API)'), t('the resource-server snippet'), resourceServerSnippet(values)),
+    block('curl', t('the curl snippet'), curlSnippet(values)),
   );
 }

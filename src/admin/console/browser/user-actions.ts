@@ -7,6 +7,7 @@
 import { call } from './api.js';
 import type { User } from './records.js';
 import { confirmed, guarded, h, localTime, say, table } from './dom.js';
+import { t } from './i18n.js';
 
 interface Passkey {
   id: string;
@@ -22,8 +23,6 @@ interface Consent {
   scope: string;
   granted_at: string;
 }
-
-/** An instant in the reader's time zone and language; the ISO form as its machine-readable value and tooltip. */
 
 const userPath = (realm: string, username: string, rest: string) => '/realms/' + encodeURIComponent(realm) + '/users/' + encodeURIComponent(username) + rest;
 
@@ -54,35 +53,35 @@ export async function operatorActions(realm: string, user: User, reload: () => P
   const passkeyRows = passkeys.map((passkey) => [
     passkey.name,
     localTime(passkey.created_at),
-    passkey.last_used_at ? localTime(passkey.last_used_at) : 'never',
-    actionButton('Delete', 'deleteUserPasskey', async () => {
+    passkey.last_used_at ? localTime(passkey.last_used_at) : t('never'),
+    actionButton(t('Delete'), 'deleteUserPasskey', async () => {
       await call('DELETE', path('/passkeys/' + encodeURIComponent(passkey.id)));
       await reload();
-    }, 'The passkey ' + passkey.name + ' of ' + name + ' is deleted.', 'Delete the passkey ' + passkey.name + ' of ' + name + '? It signs no one in any more.', 'Delete the passkey ' + passkey.name),
+    }, t('The passkey {passkey} of {person} is deleted.', { passkey: passkey.name, person: name }), t('Delete the passkey {passkey} of {person}? It signs no one in any more.', { passkey: passkey.name, person: name }), t('Delete the passkey {passkey}', { passkey: passkey.name })),
   ]);
   const consentRows = consents.map((consent) => [
     consent.client_name ? consent.client_name + ' (' + consent.client_id + ')' : consent.client_id,
     consent.scope,
     localTime(consent.granted_at),
-    actionButton('Revoke', 'revokeUserConsent', async () => {
+    actionButton(t('Revoke'), 'revokeUserConsent', async () => {
       await call('DELETE', path('/consents/' + encodeURIComponent(consent.client_id)));
       await reload();
-    }, 'What ' + name + ' allowed ' + consent.client_id + ' is withdrawn; its tokens for them are revoked.', 'Withdraw what ' + name + ' allowed ' + consent.client_id + '? Its tokens for them are revoked, and it must ask again.', 'Revoke the consent to ' + consent.client_id),
+    }, t('What {person} allowed {client} is withdrawn; its tokens for them are revoked.', { person: name, client: consent.client_id }), t('Withdraw what {person} allowed {client}? Its tokens for them are revoked, and it must ask again.', { person: name, client: consent.client_id }), t('Revoke the consent to {client}', { client: consent.client_id })),
   ]);
 
   return h(
     'section',
-    { class: 'operator-actions', 'aria-label': 'Support for ' + name },
-    h('h4', {}, 'Mails'),
-    h('p', { class: 'note' }, email ? 'Sent to ' + email + ', in their language; the limits of the self-service mails apply.' : 'They have no email address: nothing can be mailed.'),
+    { class: 'operator-actions', 'aria-label': t('Support for {person}', { person: name }) },
+    h('h4', {}, t('Mails')),
+    h('p', { class: 'note' }, email ? t('Sent to {email}, in their language; the limits of the self-service mails apply.', { email }) : t('They have no email address: nothing can be mailed.')),
     h('div', { class: 'actions' },
-      actionButton('Send password reset', 'sendPasswordReset', () => call('POST', path('/send-reset'), {}), 'A password reset link is on its way to ' + name + '.'),
-      actionButton('Send verification mail', 'sendEmailVerification', () => call('POST', path('/send-verification'), {}), 'A link that confirms their address is on its way to ' + name + '.'),
+      actionButton(t('Send password reset'), 'sendPasswordReset', () => call('POST', path('/send-reset'), {}), t('A password reset link is on its way to {person}.', { person: name })),
+      actionButton(t('Send verification mail'), 'sendEmailVerification', () => call('POST', path('/send-verification'), {}), t('A link that confirms their address is on its way to {person}.', { person: name })),
     ),
-    h('h4', {}, 'Authenticators'),
-    actionButton('Remove TOTP', 'removeUserTotp', () => call('DELETE', path('/totp')), 'The one-time code generator of ' + name + ' is removed.', 'Remove the one-time code generator of ' + name + '? Its codes stop working; they may set up another.'),
-    table('Passkeys of ' + name, ['Name', 'Added', 'Last used', 'Action'], passkeyRows),
-    h('h4', {}, 'Consents'),
-    table('Consents of ' + name, ['Client', 'Scopes', 'Allowed', 'Action'], consentRows),
+    h('h4', {}, t('Authenticators')),
+    actionButton(t('Remove TOTP'), 'removeUserTotp', () => call('DELETE', path('/totp')), t('The one-time code generator of {person} is removed.', { person: name }), t('Remove the one-time code generator of {person}? Its codes stop working; they may set up another.', { person: name })),
+    table(t('Passkeys of {person}', { person: name }), [t('Name'), t('Added'), t('Last used'), t('Action')], passkeyRows),
+    h('h4', {}, t('Consents')),
+    table(t('Consents of {person}', { person: name }), [t('Client'), t('Scopes'), t('Allowed'), t('Action')], consentRows),
   );
 }
