@@ -72,6 +72,10 @@ textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-wid
 .scope-claim { border-bottom: 1px solid var(--line); margin-bottom: .5rem; }
 .claim-tokens { display: flex; flex-wrap: wrap; gap: 0 1rem; }
 .claim-fields details { margin: .5rem 0; }
+.localised .note { margin: 0; font-size: .9rem; }
+.authorization-type { max-width: 48rem; }
+.authorization-types + button { margin-top: 0; }
+.form-error { background: #fde8e8; color: #8a1c1c; padding: .6rem .8rem; border-radius: .35rem; max-width: 40rem; overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
   header { flex-wrap: wrap; }
