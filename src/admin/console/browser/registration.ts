@@ -56,12 +56,10 @@ export async function initialAccessTokensView(realm: string, panel: HTMLElement)
     say(t('An initial access token for one registration, valid {seconds} s.', { seconds: answer.expires_in }));
   })));
 
+  // The endpoint is code within the sentence: the translated sentence is split at its placeholder.
+  const [before, after] = t('A client registers itself at {endpoint} with the token as its bearer token. Each token serves one registration; the server keeps only its hash.').split('{endpoint}');
   panel.replaceChildren(
-    h(
-      'p',
-      {},
-      t('A client registers itself at {endpoint} with the token as its bearer token. Each token serves one registration; the server keeps only its hash.', { endpoint: issuer + '/connect/register' }),
-    ),
+    h('p', {}, before, h('code', {}, issuer + '/connect/register'), after),
     secrets,
     form,
   );

@@ -103,7 +103,7 @@ export async function settingsView(realm: string, panel: HTMLElement) {
   const form = h(
     'form',
     { class: 'settings', 'aria-label': t('Realm settings') },
-    h('p', { class: 'issuer' }, t('Issuer: {issuer}', { issuer: current.issuer }), ' ', copyButton(current.issuer, t('the issuer'))),
+    h('p', { class: 'issuer' }, t('Issuer: {issuer}').split('{issuer}')[0], h('code', {}, current.issuer), ' ', copyButton(current.issuer, t('the issuer'))),
     groupSettings(names).map(({ section, names: inSection }) =>
       h(
         'section',
