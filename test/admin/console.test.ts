@@ -150,11 +150,22 @@ describe('the admin console at /admin/console', () => {
     expect([...texts.keys()].map((path) => path.split('/').at(-1))).toEqual(['main.js']);
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
-    const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z-]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'issuers', 'journeys', 'keys', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'user-actions', 'users']);
+    const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z0-9-]+)\.ts$/gm)].map((match) => match[1]);
+    expect(bundled.sort()).toEqual([
+      'acr-journeys', 'api', 'audiences', 'authorization-types', 'client-fields', 'clients', 'documents', 'dom', 'events', 'form-errors', 'i18n', 'issuers', 'journeys', 'keys',
+      'localised-fields', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session',
+      'setting-sections', 'settings', 'snippet', 'user-actions', 'users',
+    ]);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
-    expect(script).not.toMatch(/localStorage|document\.cookie|indexedDB/);
+    expect(script).not.toMatch(/document\.cookie|indexedDB/);
+    // localStorage keeps the console's language alone (i18n.ts), never the token.
+    const stored = [...script.matchAll(/localStorage(\.\w+\(([^,)]*))?/g)];
+    expect(stored.length).toBeGreaterThan(0);
+    for (const [call, , key] of stored) {
+      expect(call).toMatch(/^localStorage\.(getItem|setItem)\(/);
+      expect(key).toBe('STORAGE_KEY');
+    }
     // The admin API, and the root realm's token and revocation endpoints (the console signs in through root).
     expect(script).not.toMatch(/https?:\/\/|fetch\((?!"\/admin"|ISSUER_PATH \+ "\/(access_token|token\/revoke)")/);
     expect(script).toContain('sessionStorage.setItem(TOKEN_KEY, token)');
