@@ -11,12 +11,14 @@ import { type Problems, browserSkipReason, launchChromium, startsWith, watchedCo
  * shows), a scope's description in French, the realm's authorization details types as a list
  * of types with their schemas (a schema that is not JSON refused beside the form, before it is
  * sent), and an initial access token limited to one of those types. Each step is checked through
- * the admin API (or the registration endpoint), and the page never scrolls sideways.
+ * the admin API (or the registration endpoint), and the page never scrolls sideways. A
+ * resource's descriptions by language are kept when untouched and cleared once emptied.
  */
 const skipReason = browserSkipReason('test/browser/admin-console-languages-rar.test.ts');
 
 const PASSWORD = 'correct horse battery';
 const REDIRECT = 'https://ledger.example/callback';
+const RESOURCE = 'https://payments.ledger.example';
 const PAYMENT = 'payment_initiation';
 const PAYMENT_SCHEMA = { type: 'object', properties: { amount: { type: 'string', title: 'Amount' } }, required: ['amount'] };
 
@@ -111,6 +113,14 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
         await person.context.close();
       }
 
+      // The German name emptied: the names are cleared.
+      await go(page, `#/realms/${realm}/clients/ledger`);
+      const again = page.getByRole('form', { name: 'Edit client ledger' });
+      await again.getByRole('group', { name: 'Name by language' }).getByRole('textbox', { name: 'German', exact: true }).fill('');
+      await again.getByRole('button', { name: 'Save client' }).click();
+      await said(page, 'Client ledger saved: client_names.');
+      expect(await admin(`/realms/${realm}/clients/ledger`)).not.toHaveProperty('client_names');
+
       // A scope's description in French.
       await go(page, `#/realms/${realm}/scopes`);
       const scopeForm = page.getByRole('form', { name: 'New scope' });
@@ -124,6 +134,31 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
       expect(scopes.find((scope) => scope.name === 'invoices')).toMatchObject({ description: 'Read your invoices', descriptions: { fr: 'Lire vos factures' } });
       await go(page, `#/realms/${realm}/scopes/invoices`);
       await expect.poll(() => scopeForm.getByRole('group', { name: 'Description by language' }).getByRole('textbox', { name: 'French', exact: true }).inputValue()).toBe('Lire vos factures');
+
+      // A resource's description in German, kept when the resource is saved without touching it, cleared once emptied.
+      const resourceOf = async () =>
+        ((await t.admin.request('GET', `/realms/${realm}/resources`)).json() as Array<Record<string, unknown>>).find((resource) => resource.identifier === RESOURCE);
+      await go(page, `#/realms/${realm}/resources`);
+      const resourceForm = page.getByRole('form', { name: 'Save a resource' });
+      await resourceForm.getByRole('textbox', { name: /^Identifier/ }).fill(RESOURCE);
+      await resourceForm.getByRole('textbox', { name: /^Name\b/ }).fill('Payments');
+      const germanDescription = resourceForm.getByRole('group', { name: 'Description by language' }).getByRole('textbox', { name: 'German', exact: true });
+      await germanDescription.fill('Zahlungen');
+      await expectWellLaidOut(page, 'the resource form');
+      await resourceForm.getByRole('button', { name: 'Save resource' }).click();
+      await said(page, `Resource ${RESOURCE} saved.`);
+      expect(await resourceOf()).toEqual({ identifier: RESOURCE, name: 'Payments', descriptions: { de: 'Zahlungen' } });
+      await page.getByRole('button', { name: `Edit ${RESOURCE}`, exact: true }).click();
+      await expect(germanDescription.inputValue()).resolves.toBe('Zahlungen');
+      await resourceForm.getByRole('textbox', { name: /^Name\b/ }).fill('Payments API');
+      await resourceForm.getByRole('button', { name: 'Save resource' }).click();
+      await said(page, `Resource ${RESOURCE} saved.`);
+      expect(await resourceOf()).toEqual({ identifier: RESOURCE, name: 'Payments API', descriptions: { de: 'Zahlungen' } });
+      await page.getByRole('button', { name: `Edit ${RESOURCE}`, exact: true }).click();
+      await germanDescription.fill('');
+      await resourceForm.getByRole('button', { name: 'Save resource' }).click();
+      await said(page, `Resource ${RESOURCE} saved.`);
+      expect(await resourceOf()).toEqual({ identifier: RESOURCE, name: 'Payments API' });
 
       // A RAR type through its fields: a schema that is not JSON is refused beside the form, before it is sent.
       await go(page, `#/realms/${realm}/settings`);
