@@ -189,10 +189,29 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
       expect(JSON.parse(await shown.getByRole('textbox', { name: /^Schema \(JSON\)/ }).inputValue())).toEqual(PAYMENT_SCHEMA);
       await expectWellLaidOut(page, 'the settings form');
 
+      // A second type: a name listed twice is refused beside the form; once added, it can be removed again.
+      const typesNow = page.getByRole('form', { name: 'Realm settings' }).getByRole('group', { name: 'Authorization details types' });
+      await typesNow.getByRole('button', { name: 'Add a type' }).click();
+      const second = typesNow.getByRole('group', { name: 'New type' });
+      await second.getByRole('textbox', { name: /^Type name/ }).fill(PAYMENT);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.locator('.form-error').filter({ hasText: `authorization_details_types: the type ${PAYMENT} is listed twice.` }).waitFor();
+      await second.getByRole('textbox', { name: /^Type name/ }).fill('account_information');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await said(page, 'Settings saved: authorization_details_types.');
+      const typesOf = async () => Object.keys(((await admin(`/realms/${realm}`)).settings as { authorization_details_types: object }).authorization_details_types).sort();
+      expect(await typesOf()).toEqual(['account_information', PAYMENT]);
+      await page.reload();
+      await page.getByRole('button', { name: 'Remove the type account_information', exact: true }).click();
+      await page.getByRole('group', { name: 'Type account_information' }).waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await said(page, 'Settings saved: authorization_details_types.');
+      expect(await typesOf()).toEqual([PAYMENT]);
+
       // An initial access token limited to that type: a registration may list it, one without it may not.
       await go(page, `#/realms/${realm}/initial-access-tokens`);
       const issue = page.getByRole('form', { name: 'New initial access token' });
-      await issue.getByRole('group', { name: 'Authorization details types it may use' }).getByRole('checkbox', { name: PAYMENT, exact: true }).check();
+      await issue.getByRole('group', { name: 'Authorization details types the registered client may use' }).getByRole('checkbox', { name: PAYMENT, exact: true }).check();
       await expectWellLaidOut(page, 'the initial access token form');
       await issue.getByRole('button', { name: 'Issue token' }).click();
       await said(page, 'An initial access token for one registration, valid');

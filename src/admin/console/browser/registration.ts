@@ -16,7 +16,7 @@ function typeBoxes(types: readonly string[]): HTMLElement {
   return h(
     'fieldset',
     {},
-    h('legend', {}, t('Authorization details types it may use')),
+    h('legend', {}, t('Authorization details types the registered client may use')),
     types.length > 0
       ? types.map((type) => checkbox(type, 'type:' + type, false))
       : h('p', { class: 'note' }, t('The realm defines none: add them in its settings (Tokens, Authorization details types).')),

@@ -99,7 +99,7 @@ export const de: Readonly<Record<string, string>> = {
   "Save resource": "Ressource speichern",
   "Resource {identifier} saved.": "Ressource {identifier} gespeichert.",
   "Any client of the realm may ask a token for a registered resource with the resource parameter; the token's aud is the resources asked.": "Jeder Client des Realms kann mit dem Parameter resource ein Token für eine registrierte Ressource anfordern; das aud des Tokens sind die angefragten Ressourcen.",
-  "Authorization details types it may use": "Authorization-Details-Typen, die er verwenden darf",
+  "Authorization details types the registered client may use": "Authorization-Details-Typen, die der registrierte Client verwenden darf",
   "The realm defines none: add them in its settings (Tokens, Authorization details types).": "Der Realm definiert keine: Fügen Sie sie in seinen Einstellungen hinzu (Tokens, Authorization-Details-Typen).",
   "New initial access token": "Neues Initial Access Token",
   "Lifetime (seconds)": "Gültigkeitsdauer (Sekunden)",

@@ -99,7 +99,7 @@ export const fr: Readonly<Record<string, string>> = {
   "Save resource": "Enregistrer la ressource",
   "Resource {identifier} saved.": "Ressource {identifier} enregistrée.",
   "Any client of the realm may ask a token for a registered resource with the resource parameter; the token's aud is the resources asked.": "Tout client du realm peut demander un jeton pour une ressource enregistrée avec le paramètre resource ; l'aud du jeton est l'ensemble des ressources demandées.",
-  "Authorization details types it may use": "Types d'authorization details qu'il peut utiliser",
+  "Authorization details types the registered client may use": "Types d'authorization details que le client enregistré peut utiliser",
   "The realm defines none: add them in its settings (Tokens, Authorization details types).": "Le realm n'en définit aucun : ajoutez-les dans ses paramètres (Jetons, Types d'authorization details).",
   "New initial access token": "Nouveau jeton d'accès initial",
   "Lifetime (seconds)": "Durée de validité (secondes)",
