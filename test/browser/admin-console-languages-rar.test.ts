@@ -236,6 +236,14 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
       const registered = await register(token);
       expect(registered.status, await registered.clone().text()).toBe(201);
       await expect(registered.json()).resolves.toMatchObject({ authorization_details_types: [PAYMENT] });
+      // The client may now ask for the type: ticked on its page, it is saved alone.
+      await go(page, `#/realms/${realm}/clients/ledger`);
+      const client = page.getByRole('form', { name: 'Edit client ledger' });
+      await client.getByRole('group', { name: 'Authorization details it may ask for' }).getByRole('checkbox', { name: PAYMENT, exact: true }).check();
+      await client.getByRole('button', { name: 'Save client' }).click();
+      await said(page, 'Client ledger saved: authorization_details_types.');
+      expect(await admin(`/realms/${realm}/clients/ledger`)).toMatchObject({ authorization_details_types: [PAYMENT] });
+
       // Chromium reports the refused save (400) as a console error: that one is provoked.
       expect({ ...problems, console: problems.console.filter((line) => !line.includes('status of 400')) }).toEqual({ console: [], pageErrors: [], violations: [] });
       expect(problems.console).toHaveLength(1);

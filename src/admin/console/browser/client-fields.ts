@@ -46,8 +46,8 @@ const modeSelect = (chosen: string) =>
 const algSelect = (label: string, name: string, value: string | undefined, hint: string) =>
   field(label, h('select', { name }, ALGS.map((alg) => h('option', { value: alg, selected: alg === (value ?? ABSENT[name]) }, alg))), hint);
 
-/** The controls, filled with the client's values (a new client: none). */
-export const clientFieldControls = (client: Partial<Client>) => [
+/** The controls, filled with the client's values (a new client: none); `realmTypes`: the realm's authorization details types. */
+export const clientFieldControls = (client: Partial<Client>, realmTypes: readonly string[]) => [
   h(
     'fieldset',
     {},
@@ -104,12 +104,22 @@ export const clientFieldControls = (client: Partial<Client>) => [
     ),
     idJagAudienceRows(client.id_jag_audiences ?? []),
   ),
-  field(
-    t('Authorization details it may ask for'),
-    h('input', { name: 'authorization_details_types', spellcheck: 'false', autocomplete: 'off', value: (client.authorization_details_types ?? []).join(', ') }),
-    t('The kinds of RFC 9396 authorization details it may ask for, by their names among those the realm defines; separated by commas. Empty: none.'),
-  ),
+  typeBoxes(client.authorization_details_types ?? [], realmTypes),
 ];
+
+const TYPE_BOX = 'authorization_details_type:';
+
+/** A box for each RFC 9396 type: those the client has first (in its order), then the realm's others. */
+function typeBoxes(chosen: readonly string[], realmTypes: readonly string[]): HTMLElement {
+  const types = [...chosen, ...realmTypes.filter((type) => !chosen.includes(type))];
+  return h(
+    'fieldset',
+    {},
+    h('legend', {}, t('Authorization details it may ask for')),
+    h('p', { class: 'note' }, t('The kinds of RFC 9396 authorization details it may ask for, among those the realm defines in its settings. None ticked: none.')),
+    types.map((type) => checkbox(type, TYPE_BOX + type, chosen.includes(type))),
+  );
+}
 
 /** What the controls say, as the record names it; an empty URI is null (none). */
 function valuesOf(form: HTMLFormElement): Record<string, unknown> {
@@ -128,7 +138,7 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     id_jag_audiences: idJagAudiencesOf(form),
     subject_type: valueOf(form, 'subject_type'),
     sector_identifier_uri: uri('sector_identifier_uri'),
-    authorization_details_types: valueOf(form, 'authorization_details_types').split(',').map((type) => type.trim()).filter(Boolean),
+    authorization_details_types: [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((box) => box.checked && box.name.startsWith(TYPE_BOX)).map((box) => box.name.slice(TYPE_BOX.length)),
   };
 }
 

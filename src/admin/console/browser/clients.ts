@@ -73,6 +73,8 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
   };
   const list = h('div');
   const editor = h('div');
+  // The realm's authorization details types, offered as boxes; one who may not read the realm sees the client's own.
+  const realmTypes = await api.realm(realm).then(({ settings }) => Object.keys((settings.authorization_details_types ?? {}) as object), () => []);
 
   const showSecret = (clientId: string, secret: string) =>
     secrets.replaceChildren(secretBox(t('Client secret of {client_id}', { client_id: clientId }), [['client_id', clientId], ['client_secret', secret]]));
@@ -127,7 +129,7 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
       uriList(t('Post-logout redirect URIs'), 'post_logout_redirect_uris', client.post_logout_redirect_uris),
       checkbox(t('Require PKCE'), 'require_pkce', client.require_pkce),
       checkbox(t('Skip consent (when the realm allows bypass)'), 'skip_consent', client.skip_consent),
-      clientFieldControls(client),
+      clientFieldControls(client, realmTypes),
       field(
         t('More fields (JSON)'),
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
@@ -172,7 +174,7 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
     field(t('Client ID'), h('input', { name: 'client_id', autocomplete: 'off' }), t('Empty: one is generated.')),
     field(t('Type'), h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, t('confidential (has a secret)')), h('option', { value: 'public' }, t('public (PKCE, no secret)')))),
     recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
-    clientFieldControls({}),
+    clientFieldControls({}, realmTypes),
     h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, t('Create client')),
   );
   create.addEventListener('submit', guarded(shownBeside(create, async () => {

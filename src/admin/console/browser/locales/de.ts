@@ -72,7 +72,7 @@ export const de: Readonly<Record<string, string>> = {
   "Transaction token service": "Transaction-Token-Dienst",
   "It may exchange any live access token of the realm for a transaction token: a workload of the trust domain, such as its API gateway (confidential clients only; the realm setting transaction_tokens turns them on).": "Er darf jedes gültige Zugriffstoken des Realms gegen ein Transaction-Token tauschen: ein Workload der Vertrauensdomäne, etwa ihr API-Gateway (nur vertrauliche Clients; die Realm-Einstellung transaction_tokens schaltet sie ein).",
   "Authorization details it may ask for": "Authorization Details, die er anfordern darf",
-  "The kinds of RFC 9396 authorization details it may ask for, by their names among those the realm defines; separated by commas. Empty: none.": "Die Arten von Authorization Details (RFC 9396), die er anfordern darf, mit ihren Namen unter denen, die der Realm definiert; durch Kommas getrennt. Leer: keine.",
+  "The kinds of RFC 9396 authorization details it may ask for, among those the realm defines in its settings. None ticked: none.": "Die Arten von Authorization Details (RFC 9396), die er anfordern darf, unter denen, die der Realm in seinen Einstellungen definiert. Keine angekreuzt: keine.",
   "Scopes": "Scopes",
   "Description": "Beschreibung",
   "Claims": "Claims",

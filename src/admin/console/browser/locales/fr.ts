@@ -72,7 +72,7 @@ export const fr: Readonly<Record<string, string>> = {
   "Transaction token service": "Service de jetons de transaction",
   "It may exchange any live access token of the realm for a transaction token: a workload of the trust domain, such as its API gateway (confidential clients only; the realm setting transaction_tokens turns them on).": "Il peut échanger tout jeton d'accès valide du realm contre un jeton de transaction : une charge de travail du domaine de confiance, comme sa passerelle d'API (clients confidentiels uniquement ; le paramètre transaction_tokens du realm les active).",
   "Authorization details it may ask for": "Authorization details qu'il peut demander",
-  "The kinds of RFC 9396 authorization details it may ask for, by their names among those the realm defines; separated by commas. Empty: none.": "Les types d'authorization details (RFC 9396) qu'il peut demander, par leur nom parmi ceux que définit le realm ; séparés par des virgules. Vide : aucun.",
+  "The kinds of RFC 9396 authorization details it may ask for, among those the realm defines in its settings. None ticked: none.": "Les types d'authorization details (RFC 9396) qu'il peut demander, parmi ceux que le realm définit dans ses paramètres. Aucun coché : aucun.",
   "Scopes": "Scopes",
   "Description": "Description",
   "Claims": "Claims",
