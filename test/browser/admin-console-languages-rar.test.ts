@@ -38,15 +38,19 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
   const admin = (path: string) => t.admin.request('GET', path).then((answer) => answer.json() as Record<string, unknown>);
   const said = (page: Page, text: string) => page.locator('#messages p').filter({ hasText: text }).first().waitFor();
 
-  /** Nothing wider than the window and every text at WCAG AA contrast, once the form's controls are enabled again (its call has ended). */
+  /** In each scheme, nothing wider than the window and every text at WCAG AA contrast, once the form's controls are enabled again (its call has ended). */
   async function expectWellLaidOut(page: Page, where: string): Promise<void> {
     await page.locator('main :disabled').first().waitFor({ state: 'detached' });
-    const metrics = await measurePage(page);
-    expect(metrics.innerWidth).toBe(page.viewportSize()!.width);
-    expect(metrics.scrollWidth, `${where} at ${metrics.innerWidth} px: sideways scrolling`).toBeLessThanOrEqual(metrics.innerWidth);
-    expect(metrics.overflowing, `${where} at ${metrics.innerWidth} px: boxes past the window`).toEqual([]);
-    expect(metrics.unreadable, where).toEqual([]);
-    expect(metrics.contrasts.filter((text) => text.ratio < text.required), `${where} at ${metrics.innerWidth} px: texts below WCAG AA`).toEqual([]);
+    for (const scheme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const metrics = await measurePage(page);
+      const at = `${where} at ${metrics.innerWidth} px, ${scheme}`;
+      expect(metrics.innerWidth).toBe(page.viewportSize()!.width);
+      expect(metrics.scrollWidth, `${at}: sideways scrolling`).toBeLessThanOrEqual(metrics.innerWidth);
+      expect(metrics.overflowing, `${at}: boxes past the window`).toEqual([]);
+      expect(metrics.unreadable, at).toEqual([]);
+      expect(metrics.contrasts.filter((text) => text.ratio < text.required), `${at}: texts below WCAG AA`).toEqual([]);
+    }
   }
 
   /** Opens the console in English at `width` px, signed in with the admin token. */
