@@ -94,6 +94,10 @@ textarea.code { font-family: ui-monospace, monospace; font-size: .85rem; max-wid
 .journey-json summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
 @media (prefers-color-scheme: dark) { .journey-form { --problem: #ff9e96; } }
 @media (max-width: 40rem) { .journey-add { grid-template-columns: 1fr; } .journey-nodes { grid-template-columns: 1fr; } }
+.localised .note { margin: 0; font-size: .9rem; }
+.authorization-type { max-width: 48rem; }
+.authorization-types + button { margin-top: 0; }
+.form-error { background: #fde8e8; color: #8a1c1c; padding: .6rem .8rem; border-radius: .35rem; max-width: 40rem; overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   header, main, #messages { padding-left: .75rem; padding-right: .75rem; }
   header { flex-wrap: wrap; }

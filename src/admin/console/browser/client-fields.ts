@@ -7,6 +7,7 @@
 import { idJagAudienceRows, idJagAudiencesOf } from './audiences.js';
 import { checkbox, field, h, isChecked, same, valueOf } from './dom.js';
 import type { Client } from './records.js';
+import { t } from './i18n.js';
 
 const ALGS = ['RS256', 'ES256'] as const;
 
@@ -31,10 +32,10 @@ const ABSENT: Record<string, unknown> = {
 /** The names of the fields this module's controls edit. */
 export const CLIENT_FIELDS: readonly string[] = Object.keys(ABSENT);
 
-const LOOPBACK_NOTE = 'https, or http on a loopback host. Empty: none.';
+const LOOPBACK_NOTE = () => t('https, or http on a loopback host. Empty: none.');
 
 const uriField = (label: string, name: string, value: string | undefined, hint: string) =>
-  field(label, h('input', { name, maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: value ?? '' }), hint + ' ' + LOOPBACK_NOTE);
+  field(label, h('input', { name, maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: value ?? '' }), hint + ' ' + LOOPBACK_NOTE());
 
 const DELIVERY_MODES = ['poll', 'ping', 'push'] as const;
 
@@ -45,70 +46,80 @@ const modeSelect = (chosen: string) =>
 const algSelect = (label: string, name: string, value: string | undefined, hint: string) =>
   field(label, h('select', { name }, ALGS.map((alg) => h('option', { value: alg, selected: alg === (value ?? ABSENT[name]) }, alg))), hint);
 
-/** The controls, filled with the client's values (a new client: none). */
-export const clientFieldControls = (client: Partial<Client>) => [
+/** The controls, filled with the client's values (a new client: none); `realmTypes`: the realm's authorization details types. */
+export const clientFieldControls = (client: Partial<Client>, realmTypes: readonly string[]) => [
   h(
     'fieldset',
     {},
-    h('legend', {}, 'Logout (OpenID Connect)'),
-    uriField('Back-channel logout URI', 'backchannel_logout_uri', client.backchannel_logout_uri, 'Where a logout token is POSTed when a session it was given a code or tokens in ends.'),
-    checkbox('Back-channel logout needs the session ID', 'backchannel_logout_session_required', client.backchannel_logout_session_required, 'Its logout tokens must carry sid (they always do).'),
-    uriField('Front-channel logout URI', 'frontchannel_logout_uri', client.frontchannel_logout_uri, 'The page the end-session page frames, with iss and sid, after a logout of a session it was given a code or tokens in.'),
-    checkbox('Front-channel logout needs the issuer and session ID', 'frontchannel_logout_session_required', client.frontchannel_logout_session_required, 'Its front-channel logout URI must receive iss and sid (it always does).'),
+    h('legend', {}, t('Logout (OpenID Connect)')),
+    uriField(t('Back-channel logout URI'), 'backchannel_logout_uri', client.backchannel_logout_uri, t('Where a logout token is POSTed when a session it was given a code or tokens in ends.')),
+    checkbox(t('Back-channel logout needs the session ID'), 'backchannel_logout_session_required', client.backchannel_logout_session_required, t('Its logout tokens must carry sid (they always do).')),
+    uriField(t('Front-channel logout URI'), 'frontchannel_logout_uri', client.frontchannel_logout_uri, t('The page the end-session page frames, with iss and sid, after a logout of a session it was given a code or tokens in.')),
+    checkbox(t('Front-channel logout needs the issuer and session ID'), 'frontchannel_logout_session_required', client.frontchannel_logout_session_required, t('Its front-channel logout URI must receive iss and sid (it always does).')),
   ),
   h(
     'fieldset',
     {},
-    h('legend', {}, 'Signed responses'),
-    algSelect('ID token algorithm', 'id_token_signed_response_alg', client.id_token_signed_response_alg, 'The realm key its ID tokens and logout tokens are signed with.'),
-    algSelect('Authorization response algorithm (JARM)', 'authorization_signed_response_alg', client.authorization_signed_response_alg, 'Signs its JWT authorization responses (response_mode=jwt, query.jwt, form_post.jwt).'),
-    algSelect('Introspection response algorithm', 'introspection_signed_response_alg', client.introspection_signed_response_alg, 'Signs its JWT introspection responses (RFC 9701, asked with Accept: application/token-introspection+jwt).'),
+    h('legend', {}, t('Signed responses')),
+    algSelect(t('ID token algorithm'), 'id_token_signed_response_alg', client.id_token_signed_response_alg, t('The realm key its ID tokens and logout tokens are signed with.')),
+    algSelect(t('Authorization response algorithm (JARM)'), 'authorization_signed_response_alg', client.authorization_signed_response_alg, t('Signs its JWT authorization responses (response_mode=jwt, query.jwt, form_post.jwt).')),
+    algSelect(t('Introspection response algorithm'), 'introspection_signed_response_alg', client.introspection_signed_response_alg, t('Signs its JWT introspection responses (RFC 9701, asked with Accept: application/token-introspection+jwt).')),
   ),
   h(
     'fieldset',
     {},
-    h('legend', {}, 'Subject identifiers'),
+    h('legend', {}, t('Subject identifiers')),
     field(
-      'Subject identifiers',
-      h('select', { name: 'subject_type' }, [['public', 'public: every client sees the same sub'], ['pairwise', 'pairwise: a sub of its sector alone']].map(([value, label]) =>
+      t('Subject identifiers'),
+      h('select', { name: 'subject_type' }, [['public', t('public: every client sees the same sub')], ['pairwise', t('pairwise: a sub of its sector alone')]].map(([value, label]) =>
         h('option', { value, selected: value === (client.subject_type ?? 'public') }, label))),
-      'OpenID Connect Core §8: a pairwise client cannot link a person to the sub other sectors see.',
+      t('OpenID Connect Core §8: a pairwise client cannot link a person to the sub other sectors see.'),
     ),
     field(
-      'Sector identifier URI',
+      t('Sector identifier URI'),
       h('input', { name: 'sector_identifier_uri', maxlength: 2000, spellcheck: 'false', autocomplete: 'off', value: client.sector_identifier_uri ?? '' }),
-      'An https JSON array listing every redirect URI; its host is the sector. Empty: the one host all its redirects share.',
+      t('An https JSON array listing every redirect URI; its host is the sector. Empty: the one host all its redirects share.'),
     ),
   ),
   h(
     'fieldset',
     {},
-    h('legend', {}, 'Backchannel authentication (CIBA)'),
+    h('legend', {}, t('Backchannel authentication (CIBA)')),
     field(
-      'Token delivery mode',
+      t('Token delivery mode'),
       modeSelect(client.backchannel_token_delivery_mode ?? 'poll'),
-      'poll: it asks the token endpoint; ping: it is told the request was answered, then asks; push: it is sent the tokens.',
+      t('poll: it asks the token endpoint; ping: it is told the request was answered, then asks; push: it is sent the tokens.'),
     ),
-    uriField('Client notification endpoint', 'backchannel_client_notification_endpoint', client.backchannel_client_notification_endpoint, 'Where pings and pushed tokens are POSTed (ping and push modes need it).'),
+    uriField(t('Client notification endpoint'), 'backchannel_client_notification_endpoint', client.backchannel_client_notification_endpoint, t('Where pings and pushed tokens are POSTed (ping and push modes need it).')),
   ),
   h(
     'fieldset',
     {},
-    h('legend', {}, 'Delegation across trust domains'),
+    h('legend', {}, t('Delegation across trust domains')),
     checkbox(
-      'Transaction token service',
+      t('Transaction token service'),
       'transaction_token_service',
       client.transaction_token_service,
-      'It may exchange any live access token of the realm for a transaction token: a workload of the trust domain, such as its API gateway (confidential clients only; the realm setting transaction_tokens turns them on).',
+      t('It may exchange any live access token of the realm for a transaction token: a workload of the trust domain, such as its API gateway (confidential clients only; the realm setting transaction_tokens turns them on).'),
     ),
     idJagAudienceRows(client.id_jag_audiences ?? []),
   ),
-  field(
-    'Authorization details it may ask for',
-    h('input', { name: 'authorization_details_types', spellcheck: 'false', autocomplete: 'off', value: (client.authorization_details_types ?? []).join(', ') }),
-    'The kinds of RFC 9396 authorization details it may ask for, by their names among those the realm defines; separated by commas. Empty: none.',
-  ),
+  typeBoxes(client.authorization_details_types ?? [], realmTypes),
 ];
+
+const TYPE_BOX = 'authorization_details_type:';
+
+/** A box for each RFC 9396 type: those the client has first (in its order), then the realm's others. */
+function typeBoxes(chosen: readonly string[], realmTypes: readonly string[]): HTMLElement {
+  const types = [...chosen, ...realmTypes.filter((type) => !chosen.includes(type))];
+  return h(
+    'fieldset',
+    {},
+    h('legend', {}, t('Authorization details it may ask for')),
+    h('p', { class: 'note' }, t('The kinds of RFC 9396 authorization details it may ask for, among those the realm defines in its settings. None ticked: none.')),
+    types.map((type) => checkbox(type, TYPE_BOX + type, chosen.includes(type))),
+  );
+}
 
 /** What the controls say, as the record names it; an empty URI is null (none). */
 function valuesOf(form: HTMLFormElement): Record<string, unknown> {
@@ -127,7 +138,7 @@ function valuesOf(form: HTMLFormElement): Record<string, unknown> {
     id_jag_audiences: idJagAudiencesOf(form),
     subject_type: valueOf(form, 'subject_type'),
     sector_identifier_uri: uri('sector_identifier_uri'),
-    authorization_details_types: valueOf(form, 'authorization_details_types').split(',').map((type) => type.trim()).filter(Boolean),
+    authorization_details_types: [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((box) => box.checked && box.name.startsWith(TYPE_BOX)).map((box) => box.name.slice(TYPE_BOX.length)),
   };
 }
 

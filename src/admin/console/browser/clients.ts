@@ -7,6 +7,9 @@ import { api } from './api.js';
 import { CLIENT_FIELDS, changedClientFields, clientFieldControls } from './client-fields.js';
 import type { Client } from './records.js';
 import { integrationSnippets } from './snippet.js';
+import { shownBeside } from './form-errors.js';
+import { t } from './i18n.js';
+import { localisedFields, localisedOf } from './localised-fields.js';
 import { checkbox, control, copyButton, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 export const GRANTS: readonly (readonly [grant: string, label: string])[] = [
@@ -23,16 +26,17 @@ export const GRANTS: readonly (readonly [grant: string, label: string])[] = [
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 
 export const grantBoxes = (chosen: readonly string[]) =>
-  h('fieldset', {}, h('legend', {}, 'Grant types'), GRANTS.map(([grant, label]) => checkbox(label, 'grant:' + grant, chosen.includes(grant))));
+  h('fieldset', {}, h('legend', {}, t('Grant types')), GRANTS.map(([grant, label]) => checkbox(t(label), 'grant:' + grant, chosen.includes(grant))));
 export const chosenGrants = (form: HTMLFormElement): string[] => GRANTS.map(([grant]) => grant).filter((grant) => isChecked(form, 'grant:' + grant));
-const uriList = (label: string, name: string, uris: readonly string[]) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), 'One per line.');
+const uriList = (label: string, name: string, uris: readonly string[]) => field(label, h('textarea', { name, rows: 2, value: uris.join('\n') }), t('One per line.'));
 
 /** The fields of a client both forms share, filled with the client's values. */
-const recordFields = (client: Pick<Client, 'client_name' | 'redirect_uris' | 'grant_types' | 'scope'>) => [
-  field('Name', h('input', { name: 'client_name', value: client.client_name })),
-  uriList('Redirect URIs', 'redirect_uris', client.redirect_uris),
+const recordFields = (client: Pick<Client, 'client_name' | 'redirect_uris' | 'grant_types' | 'scope'> & { client_names?: Record<string, string> }) => [
+  field(t('Name'), h('input', { name: 'client_name', value: client.client_name })),
+  localisedFields(t('Name by language'), 'client_names', client.client_names, t('What the sign-in and consent pages call it in each language; empty: its name above.'), 200),
+  uriList(t('Redirect URIs'), 'redirect_uris', client.redirect_uris),
   grantBoxes(client.grant_types),
-  field('Scope', h('input', { name: 'scope', value: client.scope }), 'Scope names separated by spaces; each must exist in the realm.'),
+  field(t('Scope'), h('input', { name: 'scope', value: client.scope }), t('Scope names separated by spaces; each must exist in the realm.')),
 ];
 
 /** What the shared fields say, as the record names it. */
@@ -43,8 +47,15 @@ const recordOf = (form: HTMLFormElement) => ({
   scope: valueOf(form, 'scope').trim().split(/\s+/).filter(Boolean).join(' '),
 });
 
+/** The names by language, when they differ from the client's (a new client: from none); all emptied: null, cleared. */
+function changedNames(form: HTMLFormElement, client: Partial<Client> = {}): { client_names?: Record<string, string> | null } {
+  const names = localisedOf(form, 'client_names');
+  if (same(names, client.client_names ?? {})) return {};
+  return { client_names: Object.keys(names).length > 0 ? names : null };
+}
+
 /** Fields the edit form has controls for, and those no one edits (the id and its issue time). */
-const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent', ...CLIENT_FIELDS];
+const FORM_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'client_names', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'scope', 'require_pkce', 'skip_consent', ...CLIENT_FIELDS];
 
 /** The record's other fields, edited as JSON: any the server adds later shows too. */
 const otherFields = (client: Client): Record<string, unknown> => Object.fromEntries(Object.entries(client).filter(([name]) => !FORM_FIELDS.includes(name)));
@@ -62,16 +73,18 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
   };
   const list = h('div');
   const editor = h('div');
+  // The realm's authorization details types, offered as boxes; one who may not read the realm sees the client's own.
+  const realmTypes = await api.realm(realm).then(({ settings }) => Object.keys((settings.authorization_details_types ?? {}) as object), () => []);
 
   const showSecret = (clientId: string, secret: string) =>
-    secrets.replaceChildren(secretBox('Client secret of ' + clientId, [['client_id', clientId], ['client_secret', secret]]));
+    secrets.replaceChildren(secretBox(t('Client secret of {client_id}', { client_id: clientId }), [['client_id', clientId], ['client_secret', secret]]));
 
   async function refresh() {
     const clients = await api.clients(realm);
     list.replaceChildren(
       table(
-        'Clients',
-        ['Client ID', 'Name', 'Type', 'Authentication', 'Grant types', 'Redirect URIs', ''],
+        t('Clients'),
+        [t('Client ID'), t('Name'), t('Type'), t('Authentication'), t('Grant types'), t('Redirect URIs'), ''],
         clients.map((client) => [
           h('a', { href: urlOf(client.client_id) }, h('code', {}, client.client_id)),
           client.client_name,
@@ -82,11 +95,11 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': 'Edit ' + client.client_id, onclick: () => open(client) }, 'Edit'),
+            h('button', { 'data-operation': 'updateClient', type: 'button', 'aria-label': t('Edit {name}', { name: client.client_id }), onclick: () => open(client) }, t('Edit')),
             SECRET_METHODS.includes(client.token_endpoint_auth_method)
-              ? h('button', { 'data-operation': 'rotateClientSecret', type: 'button', 'aria-label': 'Rotate the secret of ' + client.client_id, onclick: guarded(() => rotate(client.client_id)) }, 'Rotate secret')
+              ? h('button', { 'data-operation': 'rotateClientSecret', type: 'button', 'aria-label': t('Rotate the secret of {client_id}', { client_id: client.client_id }), onclick: guarded(() => rotate(client.client_id)) }, t('Rotate secret'))
               : null,
-            deleteButton(client.client_id, 'Delete the client ' + client.client_id + '? Its tokens stop working at once.', () => remove(client.client_id), 'deleteClient'),
+            deleteButton(client.client_id, t('Delete the client {client_id}? Its tokens stop working at once.', { client_id: client.client_id }), () => remove(client.client_id), 'deleteClient'),
           ),
         ]),
       ),
@@ -96,13 +109,13 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
   async function rotate(clientId: string) {
     const answer = await api.rotateSecret(realm, clientId);
     showSecret(clientId, answer.client_secret);
-    say('A new secret for ' + clientId + ': the old one no longer works.');
+    say(t('A new secret for {client_id}: the old one no longer works.', { client_id: clientId }));
   }
 
   async function remove(clientId: string) {
     await api.deleteClient(realm, clientId);
     close();
-    say('Client ' + clientId + ' deleted.');
+    say(t('Client {client_id} deleted.', { client_id: clientId }));
     await refresh();
   }
 
@@ -110,74 +123,76 @@ export async function clientsView(realm: string, panel: HTMLElement, record?: st
     const others = otherFields(client);
     const form = h(
       'form',
-      { 'aria-label': 'Edit client ' + client.client_id },
-      h('h3', {}, 'Edit client ', h('code', {}, client.client_id), ' ', copyButton(client.client_id, 'the client ID')),
+      { 'aria-label': t('Edit client {client_id}', { client_id: client.client_id }) },
+      h('h3', {}, t('Edit client {client_id}', { client_id: client.client_id }), ' ', copyButton(client.client_id, t('the client ID'))),
       recordFields(client),
-      uriList('Post-logout redirect URIs', 'post_logout_redirect_uris', client.post_logout_redirect_uris),
-      checkbox('Require PKCE', 'require_pkce', client.require_pkce),
-      checkbox('Skip consent (when the realm allows bypass)', 'skip_consent', client.skip_consent),
-      clientFieldControls(client),
+      uriList(t('Post-logout redirect URIs'), 'post_logout_redirect_uris', client.post_logout_redirect_uris),
+      checkbox(t('Require PKCE'), 'require_pkce', client.require_pkce),
+      checkbox(t('Skip consent (when the realm allows bypass)'), 'skip_consent', client.skip_consent),
+      clientFieldControls(client, realmTypes),
       field(
-        'More fields (JSON)',
+        t('More fields (JSON)'),
         h('textarea', { name: 'more', rows: 8, spellcheck: 'false', class: 'code', value: JSON.stringify(others, null, 2) }),
-        'The rest of the record (docs/configuration.md, Client records), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.',
+        t('The rest of the record (docs/configuration.md, Client records), e.g. token_endpoint_auth_method, jwks_uri, journey, allowed_audiences. A field taken out is cleared where the record allows it.'),
       ),
-      h('button', { 'data-operation': 'updateClient', type: 'submit', class: 'primary' }, 'Save client'),
-      h('button', { type: 'button', onclick: close }, 'Cancel'),
+      h('button', { 'data-operation': 'updateClient', type: 'submit', class: 'primary' }, t('Save client')),
+      h('button', { type: 'button', onclick: close }, t('Cancel')),
     );
-    form.addEventListener('submit', guarded(async () => {
+    form.addEventListener('submit', guarded(shownBeside(form, async () => {
       const wanted: Record<string, unknown> = {
         ...recordOf(form),
         post_logout_redirect_uris: lines(valueOf(form, 'post_logout_redirect_uris')),
         require_pkce: isChecked(form, 'require_pkce'),
         skip_consent: isChecked(form, 'skip_consent'),
       };
-      const more = jsonObject(valueOf(form, 'more'), 'More fields') ?? {};
+      const more = jsonObject(valueOf(form, 'more'), t('More fields')) ?? {};
       const owned = Object.keys(more).find((name) => FORM_FIELDS.includes(name));
-      if (owned) throw new Error('More fields: ' + owned + ' is set above, not here.');
+      if (owned) throw new Error(t('More fields: {field} is set above, not here.', { field: owned }));
       // PATCH merges: only what changed is sent; a field taken out is cleared with null.
       for (const name of Object.keys(others)) wanted[name] = null;
       Object.assign(wanted, more);
       const patch = {
         ...Object.fromEntries(Object.entries(wanted).filter(([name, value]) => !same(value, client[name] ?? null))),
         ...changedClientFields(form, client),
+        ...changedNames(form, client),
       };
-      if (Object.keys(patch).length === 0) return say('Nothing changed.');
+      if (Object.keys(patch).length === 0) return say(t('Nothing changed.'));
       const saved = await api.updateClient(realm, client.client_id, patch);
       if (saved.client_secret) showSecret(saved.client_id, saved.client_secret);
       close();
-      say('Client ' + saved.client_id + ' saved: ' + Object.keys(patch).join(', ') + '.');
+      say(t('Client {client_id} saved: {fields}.', { client_id: saved.client_id, fields: Object.keys(patch).join(', ') }));
       await refresh();
-    }));
+    })));
     editor.replaceChildren(form);
     control(form, 'client_name').focus();
   }
 
   const create = h(
     'form',
-    { 'aria-label': 'New client' },
-    h('h3', {}, 'New client'),
-    field('Client ID', h('input', { name: 'client_id', autocomplete: 'off' }), 'Empty: one is generated.'),
-    field('Type', h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, 'confidential (has a secret)'), h('option', { value: 'public' }, 'public (PKCE, no secret)'))),
+    { 'aria-label': t('New client') },
+    h('h3', {}, t('New client')),
+    field(t('Client ID'), h('input', { name: 'client_id', autocomplete: 'off' }), t('Empty: one is generated.')),
+    field(t('Type'), h('select', { name: 'client_type' }, h('option', { value: 'confidential' }, t('confidential (has a secret)')), h('option', { value: 'public' }, t('public (PKCE, no secret)')))),
     recordFields({ client_name: '', redirect_uris: [], grant_types: ['authorization_code'], scope: 'openid' }),
-    clientFieldControls({}),
-    h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, 'Create client'),
+    clientFieldControls({}, realmTypes),
+    h('button', { 'data-operation': 'createClient', type: 'submit', class: 'primary' }, t('Create client')),
   );
-  create.addEventListener('submit', guarded(async () => {
+  create.addEventListener('submit', guarded(shownBeside(create, async () => {
     const clientId = valueOf(create, 'client_id').trim();
     const client = await api.createClient(realm, {
       ...(clientId ? { client_id: clientId } : {}),
       client_type: valueOf(create, 'client_type'),
       ...recordOf(create),
       ...changedClientFields(create),
+      ...changedNames(create),
     });
     if (client.client_secret) showSecret(client.client_id, client.client_secret);
     const [{ issuer }, resources] = await Promise.all([api.realm(realm), api.resources(realm).catch(() => [])]);
     secrets.append(integrationSnippets({ issuer, client, resource: resources[0]?.identifier }));
-    say('Client ' + client.client_id + ' created.');
+    say(t('Client {client_id} created.', { client_id: client.client_id }));
     setValue(create, 'client_id', '');
     await refresh();
-  }));
+  })));
 
   /** Opens a client by its id, from the server: what the URL names may have changed since the list. */
   async function open(client: Client | string) {

@@ -6,6 +6,12 @@ import { api } from './api.js';
 import type { MappedClaim, Scope } from './records.js';
 import { control, deleteButton, field, guarded, h, say, setValue, table, valueOf } from './dom.js';
 import { scopeClaimRows, scopeClaimsOf } from './scope-claims.js';
+import { shownBeside } from './form-errors.js';
+import { t } from './i18n.js';
+import { type LocalisedTexts, localisedFields, localisedOf, setLocalised } from './localised-fields.js';
+
+/** A scope as the admin API answers it, with its descriptions by language when it has them. */
+type DescribedScope = Scope & { descriptions?: LocalisedTexts };
 
 /** A mapped claim: its name, where its value comes from, where it goes. */
 const claimLine = (claim: MappedClaim): string => claim.name + ' ← ' + claim.source + ' → ' + claim.tokens.join(', ');
@@ -16,17 +22,19 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
   // Opening a scope adds its URL to the history (back shows the list again, through main.ts's hashchange).
   const listUrl = '#/realms/' + encodeURIComponent(realm) + '/scopes';
   const urlOf = (name: string) => listUrl + '/' + encodeURIComponent(name);
-  let scopes: Scope[] = [];
+  let scopes: DescribedScope[] = [];
   const claimRows = scopeClaimRows();
   /** The claims of the scope being edited: rows all removed clear them; a scope not opened keeps its own. */
   let opened: readonly MappedClaim[] = [];
+  /** Whether the scope being edited has descriptions by language: emptied, they are cleared. */
+  let openedDescriptions = false;
 
   async function refresh() {
     scopes = await api.scopes(realm);
     list.replaceChildren(
       table(
-        'Scopes',
-        ['Scope', 'Description', 'Claims', ''],
+        t('Scopes'),
+        [t('Scope'), t('Description'), t('Claims'), ''],
         scopes.map((scope) => [
           h('a', { href: urlOf(scope.name) }, h('code', {}, scope.name)),
           scope.description,
@@ -34,8 +42,8 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
           h(
             'div',
             { class: 'actions' },
-            h('button', { 'data-operation': 'putScope', type: 'button', 'aria-label': 'Edit ' + scope.name, onclick: () => edit(scope) }, 'Edit'),
-            deleteButton(scope.name, 'Delete the scope ' + scope.name + '? Clients that list it must let go of it first.', () => remove(scope.name), 'deleteScope'),
+            h('button', { 'data-operation': 'putScope', type: 'button', 'aria-label': t('Edit {name}', { name: scope.name }), onclick: () => edit(scope) }, t('Edit')),
+            deleteButton(scope.name, t('Delete the scope {name}? Clients that list it must let go of it first.', { name: scope.name }), () => remove(scope.name), 'deleteScope'),
           ),
         ]),
       ),
@@ -44,13 +52,15 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
 
   async function remove(name: string) {
     await api.deleteScope(realm, name);
-    say('Scope ' + name + ' deleted.');
+    say(t('Scope {name} deleted.', { name }));
     await refresh();
   }
 
-  function edit(scope: Scope) {
+  function edit(scope: DescribedScope) {
     setValue(form, 'name', scope.name);
     setValue(form, 'description', scope.description);
+    setLocalised(form, 'descriptions', scope.descriptions);
+    openedDescriptions = Object.keys(scope.descriptions ?? {}).length > 0;
     opened = scope.claims ?? [];
     claimRows.fill(opened);
     control(form, 'description').focus();
@@ -59,30 +69,38 @@ export async function scopesView(realm: string, panel: HTMLElement, record?: str
 
   const form = h(
     'form',
-    { 'aria-label': 'New scope' },
-    h('h3', {}, 'New scope'),
-    field('Scope name', h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off' })),
-    field('Description', h('input', { name: 'description', required: true, maxlength: 1000 }), 'Shown on the consent page. An existing scope keeps its name and takes this description.'),
+    { 'aria-label': t('New scope') },
+    h('h3', {}, t('New scope')),
+    field(t('Scope name'), h('input', { name: 'name', required: true, maxlength: 128, autocomplete: 'off' })),
+    field(t('Description'), h('input', { name: 'description', required: true, maxlength: 1000 }), t('Shown on the consent page. An existing scope keeps its name and takes this description.')),
+    localisedFields(t('Description by language'), 'descriptions', undefined, t('What the consent page says in each language; empty: the description above.'), 1000),
     claimRows.element,
-    h('button', { 'data-operation': 'putScope', type: 'submit', class: 'primary' }, 'Save scope'),
+    h('button', { 'data-operation': 'putScope', type: 'submit', class: 'primary' }, t('Save scope')),
   );
-  form.addEventListener('submit', guarded(async () => {
+  form.addEventListener('submit', guarded(shownBeside(form, async () => {
     const claims = scopeClaimsOf(form);
-    const body = { description: valueOf(form, 'description').trim(), ...(claims.length > 0 || opened.length > 0 ? { claims } : {}) };
+    const descriptions = localisedOf(form, 'descriptions');
+    const body = {
+      description: valueOf(form, 'description').trim(),
+      ...(Object.keys(descriptions).length > 0 || openedDescriptions ? { descriptions } : {}),
+      ...(claims.length > 0 || opened.length > 0 ? { claims } : {}),
+    };
     const scope = await api.putScope(realm, valueOf(form, 'name').trim(), body);
-    say('Scope ' + scope.name + ' saved.');
+    say(t('Scope {name} saved.', { name: scope.name }));
     if (!location.href.endsWith(listUrl)) history.pushState(null, '', listUrl);
     for (const name of ['name', 'description']) setValue(form, name, '');
+    setLocalised(form, 'descriptions', undefined);
     opened = [];
+    openedDescriptions = false;
     claimRows.fill([]);
     await refresh();
-  }));
+  })));
 
   await refresh();
   panel.replaceChildren(list, form);
   if (record !== undefined) {
     const named = scopes.find((scope) => scope.name === record);
-    if (named === undefined) throw new Error('The realm has no scope ' + record + '.');
+    if (named === undefined) throw new Error(t('The realm has no scope {name}.', { name: record }));
     edit(named);
   }
 }

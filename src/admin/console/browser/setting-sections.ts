@@ -2,7 +2,9 @@
  * The admin console's setting-sections module: a realm's settings grouped as an operator thinks
  * of them, each group with a line of help, and each setting with a name in plain words. A
  * setting this table does not name (one the server adds later) shows under "Other settings".
+ * The texts are in English here and translated when shown: the console's language may change.
  */
+import { t } from './i18n.js';
 
 export interface SettingSection {
   readonly id: string;
@@ -143,19 +145,23 @@ const RATE_LIMIT = /^rate_limit_(.+)$/;
 /** A setting's name in plain words. */
 export function settingLabel(name: string): string {
   const label = LABELS[name];
-  if (label !== undefined) return label;
+  if (label !== undefined) return t(label);
   const limit = RATE_LIMIT.exec(name);
-  const words = (limit ? limit[1]! + ' requests per minute' : name).replaceAll('_', ' ');
+  if (limit) return t('{endpoint} requests per minute', { endpoint: limit[1]!.replaceAll('_', ' ') });
+  const words = name.replaceAll('_', ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The settings grouped by section, in the sections' order; those no section names last, as "Other settings". */
+/** The settings grouped by section, in the sections' order, titles and help in the console's language; those no section names last, as "Other settings". */
 export function groupSettings(names: readonly string[]): { section: SettingSection; names: string[] }[] {
   const placed = new Set(SETTING_SECTIONS.flatMap((section) => section.settings));
-  const groups = SETTING_SECTIONS.map((section) => ({ section, names: section.settings.filter((name) => names.includes(name)) }));
+  const groups = SETTING_SECTIONS.map((section) => ({
+    section: { ...section, title: t(section.title), help: t(section.help) },
+    names: section.settings.filter((name) => names.includes(name)),
+  }));
   const others = names.filter((name) => !placed.has(name));
   if (others.length > 0) {
-    groups.push({ section: { id: 'other', title: 'Other settings', help: 'Settings of this server the console has no section for yet.', settings: others }, names: others });
+    groups.push({ section: { id: 'other', title: t('Other settings'), help: t('Settings of this server the console has no section for yet.'), settings: others }, names: others });
   }
   return groups.filter((group) => group.names.length > 0);
 }
