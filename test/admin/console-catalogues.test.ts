@@ -8,7 +8,8 @@ import { fr } from '../../src/admin/console/browser/locales/fr.js';
  * The admin console's catalogues (src/admin/console/browser/locales/) are exact: every English
  * text a console source passes to `t` as a literal has a German and a French entry, and neither
  * catalogue holds an entry that no source uses. The tab labels of main.ts's TABS are keys too
- * (main.ts gives them to `t` as it draws the tabs).
+ * (main.ts gives them to `t` as it draws the tabs), and so are the texts marked where they are
+ * written with `translatable('…')` (lists of labels that are given to `t` as they are drawn).
  */
 const BROWSER = 'src/admin/console/browser';
 const CATALOGUES = { de, fr } as const;
@@ -19,6 +20,12 @@ const CATALOGUES = { de, fr } as const;
  */
 const NON_LITERAL_CALLS: readonly (readonly [file: string, call: string, reason: string])[] = [
   ['main.ts', 't(label)', "a TABS label, a literal of the list that the scan reads"],
+  ['clients.ts', 't(label)', 'a grant type\'s label, marked translatable in GRANTS'],
+  ['registration.ts', 't(label)', 'a grant type\'s label, marked translatable in GRANTS (clients.ts)'],
+  ['localised-fields.ts', 't(language)', 'a language\'s name, marked translatable in LANGUAGES'],
+  ['setting-sections.ts', 't(label)', 'a setting\'s label, marked translatable in LABELS'],
+  ['setting-sections.ts', 't(section.title)', 'a section\'s title, marked translatable in SETTING_SECTIONS'],
+  ['setting-sections.ts', 't(section.help)', 'a section\'s help, marked translatable in SETTING_SECTIONS'],
 ];
 
 const sources = (): { file: string; text: string }[] =>
@@ -37,10 +44,10 @@ const unescaped = (body: string): string => body.replace(/\\(.)/g, '$1');
 function scan(text: string): { keys: string[]; others: string[] } {
   const keys: string[] = [];
   const others: string[] = [];
-  for (const match of text.matchAll(/(?<![\w.$])t\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|([^,)]*))/g)) {
-    const literal = match[1] ?? match[2];
+  for (const match of text.matchAll(/(?<![\w.$])(t|translatable)\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|([^,)]*))/g)) {
+    const literal = match[2] ?? match[3];
     if (literal !== undefined) keys.push(unescaped(literal));
-    else others.push('t(' + match[3]!.trim() + ')');
+    else others.push(match[1] + '(' + match[4]!.trim() + ')');
   }
   return { keys, others };
 }
@@ -69,8 +76,8 @@ const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)
 
 describe("the admin console's catalogues", () => {
   it('finds the keys of literal calls, escapes undone, and tells other calls apart', () => {
-    const { keys, others } = scan("t('It\\'s {name}', { name }) + t(\"Said \\\"so\\\"\") + format(x) + it('x') + t(label) + t(`x${y}`)");
-    expect(keys).toEqual(["It's {name}", 'Said "so"']);
+    const { keys, others } = scan("t('It\\'s {name}', { name }) + t(\"Said \\\"so\\\"\") + format(x) + it('x') + t(label) + t(`x${y}`) + translatable('Marked')");
+    expect(keys).toEqual(["It's {name}", 'Said "so"', 'Marked']);
     expect(others).toEqual(['t(label)', 't(`x${y}`)']);
     expect(tabLabels("const TABS: X = {\n  settings: ['Settings', settingsView],\n  'trusted-issuers': ['Trusted issuers', trustedIssuersView],\n};")).toEqual(['Settings', 'Trusted issuers']);
   });

@@ -161,7 +161,7 @@ describe('the admin console at /admin/console', () => {
     const script = [...texts.values()][0]!;
     // One bundle of the console's TypeScript modules (src/admin/console/browser/), each named in it by esbuild.
     const bundled = [...script.matchAll(/^\s*\/\/ src\/admin\/console\/browser\/([a-z0-9-]+)\.ts$/gm)].map((match) => match[1]);
-    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'client-fields', 'clients', 'documents', 'dom', 'events', 'i18n', 'issuers', 'journeys', 'keys', 'language-picker', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'user-actions', 'users']);
+    expect(bundled.sort()).toEqual(['acr-journeys', 'api', 'audiences', 'authorization-types', 'client-fields', 'clients', 'documents', 'dom', 'events', 'form-errors', 'i18n', 'issuers', 'journey-editor', 'journey-graph', 'journey-node-fields', 'journeys', 'keys', 'language-picker', 'localised-fields', 'main', 'permissions', 'person-claims', 'providers', 'realms', 'registration', 'resources', 'roles', 'scope-claims', 'scopes', 'session', 'setting-sections', 'settings', 'snippet', 'texts', 'texts-fields', 'user-actions', 'users']);
     expect(script).not.toMatch(/^\s*(import|export)\b/m);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|srcdoc/);
     // localStorage keeps the console's language alone (i18n.ts), never a token.

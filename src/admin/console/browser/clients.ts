@@ -8,20 +8,20 @@ import { CLIENT_FIELDS, changedClientFields, clientFieldControls } from './clien
 import type { Client } from './records.js';
 import { integrationSnippets } from './snippet.js';
 import { shownBeside } from './form-errors.js';
-import { t } from './i18n.js';
+import { t, translatable } from './i18n.js';
 import { localisedFields, localisedOf } from './localised-fields.js';
 import { checkbox, control, copyButton, deleteButton, field, guarded, h, isChecked, jsonObject, lines, same, say, secretBox, setValue, table, valueOf } from './dom.js';
 
 export const GRANTS: readonly (readonly [grant: string, label: string])[] = [
-  ['authorization_code', 'Authorization code'],
-  ['refresh_token', 'Refresh token'],
-  ['client_credentials', 'Client credentials'],
-  ['urn:ietf:params:oauth:grant-type:device_code', 'Device code'],
-  ['urn:openid:params:grant-type:ciba', 'CIBA'],
-  ['urn:ietf:params:oauth:grant-type:token-exchange', 'Token exchange'],
-  ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'JWT bearer'],
-  ['urn:ietf:params:oauth:grant-type:saml2-bearer', 'SAML 2.0 bearer'],
-  ['password', 'Password'],
+  ['authorization_code', translatable('Authorization code')],
+  ['refresh_token', translatable('Refresh token')],
+  ['client_credentials', translatable('Client credentials')],
+  ['urn:ietf:params:oauth:grant-type:device_code', translatable('Device code')],
+  ['urn:openid:params:grant-type:ciba', translatable('CIBA')],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', translatable('Token exchange')],
+  ['urn:ietf:params:oauth:grant-type:jwt-bearer', translatable('JWT bearer')],
+  ['urn:ietf:params:oauth:grant-type:saml2-bearer', translatable('SAML 2.0 bearer')],
+  ['password', translatable('Password')],
 ];
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 

@@ -51,6 +51,13 @@ export function chooseConsoleLocale(locale: ConsoleLocale): void {
 /** Each language by its own name, as a picker offers it. */
 export const CONSOLE_LOCALE_NAMES: Readonly<Record<ConsoleLocale, string>> = { en: 'English', de: 'Deutsch', fr: 'Français' };
 
+/**
+ * Marks an English text written where `t` cannot take it as a literal (a list of labels that is
+ * translated as it is drawn, `t(label)`), so that the catalogues' check finds it; it returns it
+ * unchanged, as gettext's `gettext_noop` does.
+ */
+export const translatable = (english: string): string => english;
+
 /** `english` in the console's language, its `{name}` placeholders filled from `vars`. */
 export function t(english: string, vars: Readonly<Record<string, string | number>> = {}): string {
   const text = CATALOGUES[current][english] ?? english;

@@ -5,15 +5,15 @@
  * back to the record's plain text.
  */
 import { field, h, valueOf } from './dom.js';
-import { t } from './i18n.js';
+import { t, translatable } from './i18n.js';
 
 export type LocalisedTexts = Readonly<Record<string, string>>;
 
 /** The languages the pages ship in, with their names (translated where they are shown). */
 const LANGUAGES = [
-  ['en', 'English'],
-  ['de', 'German'],
-  ['fr', 'French'],
+  ['en', translatable('English')],
+  ['de', translatable('German')],
+  ['fr', translatable('French')],
 ] as const;
 
 const nameOf = (prefix: string, locale: string) => prefix + '#' + locale;
