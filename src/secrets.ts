@@ -6,16 +6,26 @@ const BLOCK_BYTES = SECRET_BYTES * 128;
 let block = Buffer.alloc(0);
 let offset = 0;
 
-/** 256 bits of randomness, base64url: opaque tokens, client secrets, generated admin tokens. */
-export function randomSecret(): string {
-  if (offset + SECRET_BYTES > block.length) {
+/** `length` bytes of the current block, read by `read`, then zeroed there: bytes handed out are not kept. */
+function draw<T>(length: number, read: (source: Buffer, start: number) => T): T {
+  if (offset + length > block.length) {
     block = randomBytes(BLOCK_BYTES);
     offset = 0;
   }
-  const secret = block.toString('base64url', offset, offset + SECRET_BYTES);
-  block.fill(0, offset, offset + SECRET_BYTES); // a secret handed out is not kept
-  offset += SECRET_BYTES;
-  return secret;
+  const value = read(block, offset);
+  block.fill(0, offset, offset + length);
+  offset += length;
+  return value;
+}
+
+/** 256 bits of randomness, base64url: opaque tokens, client secrets, generated admin tokens. */
+export function randomSecret(): string {
+  return draw(SECRET_BYTES, (source, start) => source.toString('base64url', start, start + SECRET_BYTES));
+}
+
+/** `length` (at most a block's) random bytes, drawn as randomSecret draws them: a call to the CSPRNG per block, not per call. */
+export function drawnRandomBytes(length: number): Buffer {
+  return draw(length, (source, start) => Buffer.from(source.subarray(start, start + length)));
 }
 
 /** One-shot `crypto.hash`: on the token endpoint's path, about half the cost of a `createHash` object. */

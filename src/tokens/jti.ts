@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { drawnRandomBytes } from '../secrets.js';
 
 const TIME_ORDERED = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -9,7 +9,7 @@ const TIME_ORDERED = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3
  * it (src/store/revoked-jwts.ts).
  */
 export function timeOrderedJti(atMs: number): string {
-  const bytes = randomBytes(16);
+  const bytes = drawnRandomBytes(16);
   bytes.writeUIntBE(Math.floor(atMs), 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

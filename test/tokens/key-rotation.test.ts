@@ -79,6 +79,8 @@ describe('signing key rotation', () => {
       ['retire', kid],
     );
     expect(kept.rows[0]!.seconds).toBe(600 + 300); // the access token lifetime, plus clock skew
+    // Introspected while its key is published: an instance that verified it once must not go on trusting it after.
+    expect((await introspect(t.app, 'retire', client, token)).json()).toMatchObject({ active: true });
 
     // As if that time had passed; a rotation (here a second one) makes instances read the keys again.
     await t.store.db.query("UPDATE signing_keys SET expires_at = now() - interval '1 second' WHERE realm = $1 AND kid = $2", ['retire', kid]);

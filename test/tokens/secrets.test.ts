@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { matchesHash, randomSecret, sha256 } from '../../src/secrets.js';
+import { drawnRandomBytes, matchesHash, randomSecret, sha256 } from '../../src/secrets.js';
+import { jtiTime, timeOrderedJti } from '../../src/tokens/jti.js';
 
 describe('secrets and their hashes', () => {
   it('makes secrets of 256 bits, never twice the same, across many entropy blocks', () => {
@@ -10,6 +11,23 @@ describe('secrets and their hashes', () => {
     // Every byte value shows up: the blocks are not zeroed before they are handed out.
     const bytes = new Set(secrets.flatMap((secret) => [...Buffer.from(secret, 'base64url')]));
     expect(bytes.size).toBe(256);
+  });
+
+  it('draws random bytes from the same blocks, never the same twice, the secrets between them', () => {
+    const drawn = Array.from({ length: 3000 }, (_, index) => (index % 3 === 0 ? Buffer.from(randomSecret(), 'base64url') : drawnRandomBytes(16)));
+    expect(new Set(drawn.map((bytes) => bytes.toString('hex'))).size).toBe(3000);
+    expect(drawn[1]).toHaveLength(16);
+    // A copy: drawing more (which zeroes what was handed out in the block) leaves it as it was.
+    const kept = Buffer.from(drawn[1]!);
+    drawnRandomBytes(16);
+    expect(drawn[1]).toEqual(kept);
+  });
+
+  it('makes JWT ids of version 7 that carry their moment, never twice the same', () => {
+    const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const jtis = Array.from({ length: 3000 }, () => timeOrderedJti(at));
+    expect(new Set(jtis).size).toBe(3000);
+    for (const jti of jtis.slice(0, 100)) expect(jtiTime(jti)).toBe(at);
   });
 
   it('compares a presented secret with a stored SHA-256', () => {

@@ -1,6 +1,7 @@
 import { type KeyObject, constants, createHash, createPublicKey, verify } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DpopSigningAlg } from './dpop-algorithms.js';
+import { joseToDer } from './ecdsa-der.js';
 
 /**
  * The public keys of DPoP proofs, imported once and kept by their RFC 7638 thumbprint. A client
@@ -43,27 +44,35 @@ export function proofKey(jwk: Record<string, unknown>): ProofKey | undefined {
   return { thumbprint, members };
 }
 
-/** What each algorithm needs of the key (RFC 7518 §3; 2048 bits at least for RSA, as jose demands) and how node:crypto checks it. */
+/**
+ * What each algorithm needs of the key (RFC 7518 §3; 2048 bits at least for RSA, as jose demands)
+ * and how node:crypto checks it. The key is passed bare wherever node:crypto's defaults are the
+ * algorithm's (PKCS #1 v1.5 padding, DER ECDSA signatures, converted from r || s here: ./ecdsa-der.ts):
+ * a key inside an options object is prepared anew at every call, which cost a third of a proof's check.
+ */
 interface Verifier {
   keyType: string;
   namedCurve?: string;
   digest: string | null;
-  options: { dsaEncoding?: 'ieee-p1363'; padding?: number; saltLength?: number };
+  /** ECDSA: the length of r and of s in the proof's signature. */
+  integerBytes?: number;
+  /** RSASSA-PSS: its padding, which a bare key would not select. */
+  options?: { padding: number; saltLength: number };
 }
 
-const ecdsa = (namedCurve: string, digest: string): Verifier => ({ keyType: 'ec', namedCurve, digest, options: { dsaEncoding: 'ieee-p1363' } });
-const pkcs1 = (digest: string): Verifier => ({ keyType: 'rsa', digest, options: { padding: constants.RSA_PKCS1_PADDING } });
+const ecdsa = (namedCurve: string, digest: string, integerBytes: number): Verifier => ({ keyType: 'ec', namedCurve, digest, integerBytes });
+const pkcs1 = (digest: string): Verifier => ({ keyType: 'rsa', digest });
 const pss = (digest: string): Verifier => ({
   keyType: 'rsa',
   digest,
   options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST },
 });
-const eddsa: Verifier = { keyType: 'ed25519', digest: null, options: {} };
+const eddsa: Verifier = { keyType: 'ed25519', digest: null };
 
 const VERIFIERS: Readonly<Record<DpopSigningAlg, Verifier>> = {
-  ES256: ecdsa('prime256v1', 'sha256'),
-  ES384: ecdsa('secp384r1', 'sha384'),
-  ES512: ecdsa('secp521r1', 'sha512'),
+  ES256: ecdsa('prime256v1', 'sha256', 32),
+  ES384: ecdsa('secp384r1', 'sha384', 48),
+  ES512: ecdsa('secp521r1', 'sha512', 66),
   RS256: pkcs1('sha256'),
   RS384: pkcs1('sha384'),
   RS512: pkcs1('sha512'),
@@ -109,8 +118,11 @@ export function verifiesWith(key: ProofKey, alg: DpopSigningAlg, signingInput: s
   const imported = importKey(key);
   const verifier = VERIFIERS[alg];
   if (!imported || !fits(imported, verifier)) return false;
+  const native = verifier.integerBytes === undefined ? signature : joseToDer(signature, verifier.integerBytes);
+  if (!native) return false;
   try {
-    return verify(verifier.digest, Buffer.from(signingInput, 'ascii'), { key: imported, ...verifier.options }, signature);
+    const input = Buffer.from(signingInput, 'ascii');
+    return verifier.options ? verify(verifier.digest, input, { key: imported, ...verifier.options }, native) : verify(verifier.digest, input, imported, native);
   } catch {
     return false;
   }

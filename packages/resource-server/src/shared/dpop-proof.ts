@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { DPOP_SIGNING_ALGS, isDpopSigningAlg } from './dpop-algorithms.js';
-import { proofKey, verifiesWith } from './dpop-keys.js';
+import { LRUCache } from 'lru-cache';
+import { DPOP_SIGNING_ALGS, type DpopSigningAlg, isDpopSigningAlg } from './dpop-algorithms.js';
+import { type ProofKey, proofKey, verifiesWith } from './dpop-keys.js';
 
 /**
  * Verifying a DPoP proof (RFC 9449 §4.3), whoever receives it: the token endpoint, UserInfo,
@@ -95,15 +96,23 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** What a proof's header says once checked: its algorithm, and its key with the key's thumbprint. */
+interface ProofHeader {
+  alg: DpopSigningAlg;
+  key: ProofKey;
+}
+
 /**
- * RFC 9449 §4.3: the checks of a proof, in its order. The header first (one compact JWS, `typ`,
- * an asymmetric `alg`, a public `jwk`), then its signature with that key, then what the payload
- * says of the request (`htm`, `htu`), its age (`iat`), the access token (`ath`) and the nonce.
- * A refusal names the check that failed and nothing the proof carried.
+ * Headers checked lately, by their encoded form: a client sends the same header (`typ`, `alg`,
+ * `jwk`) with each of its proofs, and reading it (base64url, JSON, the key's members and their
+ * thumbprint) is then done once. Only headers that passed are kept.
  */
-export async function verifyDpopProof(proof: string, expect: ProofExpectation): Promise<VerifiedProof> {
-  if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) refuse('the DPoP proof is not a compact JWS');
-  const [encodedHeader, encodedPayload, encodedSignature] = proof.split('.') as [string, string, string];
+const checkedHeaders = new LRUCache<string, ProofHeader>({ max: 1000 });
+
+/** The header checks of RFC 9449 §4.3 (one `typ`, an asymmetric `alg`, a public `jwk` fit for it), in that order. */
+function proofHeader(encodedHeader: string): ProofHeader {
+  const known = checkedHeaders.get(encodedHeader);
+  if (known !== undefined) return known;
   const header = jsonObjectOf(encodedHeader);
   if (!header) return refuse('the DPoP proof header is not valid JSON');
   if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== DPOP_JWT) {
@@ -126,7 +135,23 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
     refuse("the DPoP proof's jwk is not a key for this signature (alg, use or key_ops)");
   }
   const key = proofKey(members);
-  if (!key || !verifiesWith(key, alg, `${encodedHeader}.${encodedPayload}`, Buffer.from(encodedSignature, 'base64url'))) {
+  if (!key) return refuse("the DPoP proof's signature does not verify with its jwk");
+  const checked = { alg, key };
+  checkedHeaders.set(encodedHeader, checked);
+  return checked;
+}
+
+/**
+ * RFC 9449 §4.3: the checks of a proof, in its order. The header first (one compact JWS, `typ`,
+ * an asymmetric `alg`, a public `jwk`), then its signature with that key, then what the payload
+ * says of the request (`htm`, `htu`), its age (`iat`), the access token (`ath`) and the nonce.
+ * A refusal names the check that failed and nothing the proof carried.
+ */
+export async function verifyDpopProof(proof: string, expect: ProofExpectation): Promise<VerifiedProof> {
+  if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) refuse('the DPoP proof is not a compact JWS');
+  const [encodedHeader, encodedPayload, encodedSignature] = proof.split('.') as [string, string, string];
+  const { alg, key } = proofHeader(encodedHeader);
+  if (!verifiesWith(key, alg, `${encodedHeader}.${encodedPayload}`, Buffer.from(encodedSignature, 'base64url'))) {
     refuse("the DPoP proof's signature does not verify with its jwk");
   }
   const payload = jsonObjectOf(encodedPayload);
@@ -136,7 +161,10 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('the DPoP proof needs a jti');
   if (htm !== expect.method) refuse(`the DPoP proof's htm must be ${expect.method}`);
   const expectedUri = targetUri(expect.url);
-  if (expectedUri === undefined || typeof htu !== 'string' || targetUri(htu) !== expectedUri) refuse(`the DPoP proof's htu must be ${expectedUri}`);
+  // The same string as the expected URL is the same URI; any other is compared once normalized.
+  if (expectedUri === undefined || typeof htu !== 'string' || (htu !== expect.url && targetUri(htu) !== expectedUri)) {
+    refuse(`the DPoP proof's htu must be ${expectedUri}`);
+  }
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('the DPoP proof needs an iat');
   const now = (expect.now ?? Date.now()) / 1000;
   if (iat > now + expect.clockSkewSeconds) refuse('the DPoP proof was issued in the future (iat)');
@@ -151,7 +179,7 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
   }
 
   return {
-    thumbprint: key!.thumbprint,
+    thumbprint: key.thumbprint,
     jti: jti as string,
     acceptableUntil: new Date((iat + PROOF_LIFETIME_SECONDS + expect.clockSkewSeconds) * 1000),
   };
