@@ -33,8 +33,6 @@ describe.skipIf(skipReason !== undefined)(`the admin console's records in Chromi
     expect((await t.admin.request('PUT', `/realms/${REALM}/resources`, { identifier: RESOURCE, name: 'Payments' })).statusCode).toBe(201);
     expect((await t.admin.request('POST', `/realms/${REALM}/users`, { username: 'alice', password: 'correct horse battery' })).statusCode).toBe(201);
     admin = await watchedContext(browser, { javaScriptEnabled: true, locale: LOCALE, timezoneId: ZONE });
-    // The browser's language is German (for the times' format); the console is told to speak English, the words these tests look for.
-    await admin.context.addInitScript({ content: "try { localStorage.setItem('realmgate.console.locale', 'en'); } catch {}" });
     await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     const { page } = admin;
     await page.goto(`${t.baseUrl}/admin/console#/realms/${REALM}/clients`);

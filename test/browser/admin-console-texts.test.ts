@@ -137,7 +137,7 @@ describe.skipIf(skipReason !== undefined)(`the console's texts in Chromium${skip
   it('removes every text of a language once confirmed, and changes language by the picker', async () => {
     const { page } = admin;
     expect((await t.admin.request('PUT', `/realms/${REALM}/texts/fr`, { 'signIn.username': 'Identifiant' })).statusCode).toBe(200);
-    await page.getByRole('combobox', { name: 'Language' }).selectOption('fr');
+    await page.getByRole('combobox', { name: 'Language of the texts' }).selectOption('fr');
     const form = page.getByRole('form', { name: 'Texts in Français' });
     await form.waitFor();
     await expect(form.getByRole('textbox', { name: /^signIn\.username\b/ }).inputValue()).resolves.toBe('Identifiant');

@@ -32,7 +32,7 @@ export async function textsView(realm: string, panel: HTMLElement, record?: stri
   const picker = h(
     'select',
     {
-      name: 'locale',
+      name: 'texts-locale',
       onchange: (event: Event) => {
         location.hash = '#/realms/' + encodeURIComponent(realm) + '/texts/' + (event.currentTarget as HTMLSelectElement).value;
       },
@@ -116,7 +116,7 @@ export async function textsView(realm: string, panel: HTMLElement, record?: stri
         categories: catalogue.plural_categories.join(', '),
       }),
     ),
-    h('div', { class: 'grid' }, field(t('Language'), picker), field(t('Filter'), filter, t('Shows the texts whose key or words hold it.'))),
+    h('div', { class: 'grid' }, field(t('Language of the texts'), picker), field(t('Filter'), filter, t('Shows the texts whose key or words hold it.'))),
     count,
     form,
   );

@@ -721,4 +721,5 @@ export const de: Readonly<Record<string, string>> = {
   "French": "Französisch",
   // the Texts tab's label (main.ts)
   'Texts': 'Texte',
+  'Language of the texts': 'Sprache der Texte',
 };

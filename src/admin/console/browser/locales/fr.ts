@@ -721,4 +721,5 @@ export const fr: Readonly<Record<string, string>> = {
   "French": "Français",
   // the Texts tab's label (main.ts)
   'Texts': 'Textes',
+  'Language of the texts': 'Langue des textes',
 };
