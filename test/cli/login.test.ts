@@ -38,12 +38,14 @@ describe('realmgate login and logout', () => {
     const cli = new ServerProcess(process.execPath, [CLI, 'login', '--server', server.baseUrl], cliEnv(env()));
     const deadline = Date.now() + 20_000;
     let address: string | undefined;
-    while (!address && Date.now() < deadline && !cli.exit) {
+    let code: string | undefined;
+    // The address and the code are two writes of the command: both are waited for.
+    while (!(address && code) && Date.now() < deadline && !cli.exit) {
       address = /open (http\S+\?user_code=\S+)/.exec(cli.stderr)?.[1];
-      if (!address) await delay(50);
+      code = /the code (\S+)/.exec(cli.stderr)?.[1];
+      if (!(address && code)) await delay(50);
     }
     expect(address, cli.output).toBeDefined();
-    const code = /the code (\S+)/.exec(cli.stderr)?.[1];
     expect(new URL(address!).searchParams.get('user_code')).toBe(code);
     expect(address!.startsWith(`${server.baseUrl}/oauth2/device/user`)).toBe(true);
 

@@ -13,8 +13,9 @@ import { prepare } from '../../src/bootstrap.js';
 import { ClientJwks } from '../../src/client-auth/client-jwks.js';
 import { OutboundFetcher } from '../../src/http/outbound-fetch.js';
 import { parseRfc4514, subjectMatches } from '../../src/client-auth/distinguished-name.js';
-import { ADMIN_TOKEN, AdminClient, freePort } from '../support/app.js';
+import { ADMIN_TOKEN, AdminClient, TEST_PASSWORD_HASHING, freePort } from '../support/app.js';
 import { type ServiceClient, introspect, postForm } from '../support/oauth.js';
+import { rootKeyPairs, testKeyPairs } from '../support/realm-key-pairs.js';
 import { createTestDb } from '../support/store.js';
 import { createUser } from '../support/users.js';
 
@@ -79,8 +80,8 @@ async function start(options: {
   clientCa?: string;
   clientJwks?: ClientJwks;
 }): Promise<Started> {
-  const testDb = await createTestDb();
-  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
+  const testDb = await createTestDb({ migrated: true });
+  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN, keyPairs: rootKeyPairs() });
   const port = await freePort();
   const app = await buildApp({
     config: {
@@ -92,6 +93,8 @@ async function start(options: {
     encryption,
     adminTokenHash: adminToken.hash,
     cleanup: false,
+    passwordHashing: TEST_PASSWORD_HASHING,
+    keyPairs: testKeyPairs(),
     ...(options.https ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false } } : {}),
     ...(options.clientCa ? { clientCa: options.clientCa } : {}),
     ...(options.clientJwks ? { clientJwks: options.clientJwks } : {}),

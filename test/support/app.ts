@@ -16,7 +16,7 @@ import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
 import type { Db } from '../../src/store/db.js';
 import { createTestDb } from './store.js';
-import { testKeyPairs } from './realm-key-pairs.js';
+import { rootKeyPairs, testKeyPairs } from './realm-key-pairs.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BASE_URL = 'https://auth.test';
@@ -81,7 +81,7 @@ export async function startTestApp(
   } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDb({ migrated: true });
-  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
+  const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN, keyPairs: rootKeyPairs() });
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
   const { app, audit, outbox } = await assembleApp({
@@ -187,7 +187,7 @@ export async function startTwoInstances(options: { baseUrl?: string; outboundAll
 }> {
   const testDb = await createTestDb({ migrated: true });
   const masterKey = randomBytes(32);
-  const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN });
+  const first = await prepare(testDb.db, { masterKey, adminToken: ADMIN_TOKEN, keyPairs: rootKeyPairs() });
   const secondDb = testDb.databaseUrl ? createPgDb(testDb.databaseUrl, { searchPath: testDb.searchPath, poolSize: 2 }) : testDb.db;
   const second = await prepare(secondDb, { masterKey, adminToken: ADMIN_TOKEN });
   const config = { baseUrl: options.baseUrl ?? BASE_URL, trustProxy: false as const, ...(options.outboundAllow ? { outboundAllow: options.outboundAllow } : {}) };

@@ -6,6 +6,7 @@ import type { Db } from '../../src/store/db.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { initdbCopy } from '../../src/store/pglite-initdb.js';
+import { leaseMigratedPglite } from './pglite-pool.js';
 
 export const testStoreKind = (): 'pglite' | 'postgres' => (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'pglite');
 
@@ -25,12 +26,13 @@ let migratedCluster: Blob | undefined;
  * A fresh, empty database: an in-memory PGlite (a copy of the cluster that the PGlite project's
  * global setup made with initdb, test/support/pglite-template.ts), or a new schema of
  * TEST_DATABASE_URL. `migrated`: on PGlite, the copy that the global setup migrated, for
- * databases that `prepare` would migrate anyway (on PostgreSQL, `prepare` migrates the schema).
+ * databases that `prepare` would migrate anyway (on PostgreSQL, `prepare` migrates the schema);
+ * the worker's earlier ones are emptied and handed out again (./pglite-pool.ts).
  */
 export async function createTestDb(options: { migrated?: boolean } = {}): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (testStoreKind() === 'pglite' || !url) {
-    const db = await createPgliteDb('memory://', options.migrated ? migratedTemplate() : initdbTemplate());
+    const db = options.migrated ? await leaseMigratedPglite(migratedTemplate()) : await createPgliteDb('memory://', initdbTemplate());
     return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
