@@ -20,6 +20,8 @@ export interface Measurement {
   /** Server CPU per answered request, and cores it kept busy (with `serverPid`). */
   readonly serverCpuMsPerRequest?: number;
   readonly serverCores?: number;
+  /** CPU per answered request of the PostgreSQL backends serving the server (with `backendPids`). */
+  readonly databaseCpuMsPerRequest?: number;
   /** Cores busy on the whole machine: the server, PostgreSQL, autocannon, and whatever else runs. */
   readonly machineCores: number;
   /** The machine's load average over the last minute as the run began: how many others wanted the cores. */
@@ -43,9 +45,31 @@ export interface LoadOptions {
   readonly check?: (body: string) => boolean;
   /** The server's pid, for its CPU time. */
   readonly serverPid?: number;
+  /** The pids of the PostgreSQL backends of the server's pool, for theirs. */
+  readonly backendPids?: readonly number[];
 }
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+/** CPU seconds of each of `pids` so far (a process that has ended is left out). */
+function cpuByPid(pids: readonly number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      seconds.set(pid, processCpuSeconds(pid));
+    } catch {
+      // ended
+    }
+  }
+  return seconds;
+}
+
+/** CPU seconds since `before` of the processes read then and still there: one that ended took its seconds with it. */
+function cpuSince(before: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, cpu] of cpuByPid([...before.keys()])) seconds += cpu - before.get(pid)!;
+  return seconds;
+}
 
 /** Starts autocannon; `done` resolves when it ends, after `seconds`, `amount` or `stop()`. */
 export function startLoad(options: LoadOptions): { done: Promise<Measurement>; stop(): void } {
@@ -69,6 +93,7 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
   let instance: autocannon.Instance | undefined;
   const { serverPid } = options;
   const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
+  const backendsBefore = options.backendPids === undefined ? undefined : cpuByPid(options.backendPids);
   const machineBefore = machineBusySeconds();
   const loadAtStart = round(loadavg()[0]!);
   const done = new Promise<Measurement>((resolve, reject) => {
@@ -85,6 +110,7 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
         for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
         const seconds = result.duration;
         const serverCpu = serverPid === undefined ? undefined : processCpuSeconds(serverPid) - cpuBefore;
+        const backendsCpu = backendsBefore === undefined ? undefined : cpuSince(backendsBefore);
         resolve({
           requestsPerSecond: round(result.requests.total / seconds),
           p50Ms: result.latency.p50,
@@ -98,6 +124,7 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
           ...(serverCpu === undefined
             ? {}
             : { serverCpuMsPerRequest: round((serverCpu * 1000) / Math.max(1, result.requests.total), 3), serverCores: round(serverCpu / seconds, 2) }),
+          ...(backendsCpu === undefined ? {} : { databaseCpuMsPerRequest: round((backendsCpu * 1000) / Math.max(1, result.requests.total), 3) }),
           machineCores: round((machineBusySeconds() - machineBefore) / seconds, 2),
           loadAtStart,
         });
@@ -122,9 +149,10 @@ export function randomPicks<T>(items: readonly T[], count: number): T[] {
 
 export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** What the rounds of one setup cost the server: its mean CPU per request (ms), and their timeouts. */
-export const serverCost = (runs: readonly Measurement[]): { cpuMsPerRequest: number; timeouts: number } => ({
+/** What the rounds of one setup cost: the server's and its PostgreSQL backends' mean CPU per request (ms), and their timeouts. */
+export const serverCost = (runs: readonly Measurement[]): { cpuMsPerRequest: number; databaseCpuMsPerRequest: number; timeouts: number } => ({
   cpuMsPerRequest: Number(mean(runs.map((m) => m.serverCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
+  databaseCpuMsPerRequest: Number(mean(runs.map((m) => m.databaseCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
   timeouts: runs.reduce((sum, m) => sum + m.timeouts, 0),
 });
 

@@ -56,7 +56,12 @@ export function favour(servers: readonly number[]): void {
  * server's pool opens them as load comes, so this runs before each measured run).
  */
 export async function favourWithBackends(watcher: pg.Client, databases: readonly string[], servers: readonly number[]): Promise<void> {
-  const { rows } = await watcher.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])', [databases]);
   favour(servers);
-  for (const { pid } of rows) favourProcess(pid, false);
+  for (const pid of await backendsOf(watcher, databases)) favourProcess(pid, false);
+}
+
+/** The PostgreSQL backends connected to any of `databases` now. */
+export async function backendsOf(watcher: pg.Client, databases: readonly string[]): Promise<number[]> {
+  const { rows } = await watcher.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])', [databases]);
+  return rows.map((row) => row.pid);
 }

@@ -4,7 +4,7 @@ import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase } from '../database.js';
 import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, serverCost } from '../load.js';
 import { UNLIMITED, obtainAccessToken, provisionRealm, tokenRequest } from '../provision.js';
-import { favourWithBackends } from '../priority.js';
+import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, mb, perSecond, ratio, row } from '../report.js';
 import { type ScaleServer, newMasterKey, startServer } from '../server.js';
 import type { ClientCredentials } from '../token-rows.js';
@@ -79,13 +79,13 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
     const heapAfterWarmPass = await manyServer.heap();
 
     const rounds = await alternate(config.rounds, {
-      one: () => {
+      one: async () => {
         log(`realms: 1 realm, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds });
+        return runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds, backendPids: await backendsOf(watcher, [oneDatabase.name]) });
       },
-      many: () => {
+      many: async () => {
         log(`realms: ${config.realms} realms, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds });
+        return runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds, backendPids: await backendsOf(watcher, [manyDatabase.name]) });
       },
     }, favourBoth);
     const memory = manyServer.memory();
@@ -126,6 +126,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
         requests_per_s: { many_realms_mean: Math.round(manyPerSecond), one_realm_mean: Math.round(onePerSecond) },
         throughput_ratio: throughput,
         server_cpu_ms_per_request: { many_realms_mean: cost.many.cpuMsPerRequest, one_realm_mean: cost.one.cpuMsPerRequest },
+        database_cpu_ms_per_request: { many_realms_mean: cost.many.databaseCpuMsPerRequest, one_realm_mean: cost.one.databaseCpuMsPerRequest },
         errors,
         timeouts: warmPass.timeouts + cost.one.timeouts + cost.many.timeouts,
         rss_mb: {
@@ -145,7 +146,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
           `round ${i + 1}, 1 realm:        ${describe(r.one)}`,
           `round ${i + 1}, ${`${config.realms} realms:`.padEnd(15)} ${describe(r.many)}`,
         ]),
-        `means: ${perSecond(manyPerSecond)} over ${config.realms} realms, ${perSecond(onePerSecond)} on 1 realm; server CPU ${cost.many.cpuMsPerRequest} against ${cost.one.cpuMsPerRequest} ms a request; timeouts ${cost.many.timeouts} and ${cost.one.timeouts}`,
+        `means: ${perSecond(manyPerSecond)} over ${config.realms} realms, ${perSecond(onePerSecond)} on 1 realm; server CPU ${cost.many.cpuMsPerRequest} against ${cost.one.cpuMsPerRequest} ms a request, PostgreSQL's ${cost.many.databaseCpuMsPerRequest} against ${cost.one.databaseCpuMsPerRequest}; timeouts ${cost.many.timeouts} and ${cost.one.timeouts}`,
         `RSS of the ${config.realms}-realm server: ${mb(memoryBeforeLoad.rssMb)} before load, ${mb(memoryAfterWarmPass.rssMb)} after the warm pass, ${mb(memory.rssMb)} at the end, peak ${mb(memory.peakRssMb)} (1-realm server: peak ${mb(oneServer.memory().peakRssMb)})`,
         `V8 heap used / total, external: ${config.realms}-realm server ${heap.many.usedMb} / ${heap.many.totalMb} MB, ${heap.many.externalMb} MB at the end (${heapAfterWarmPass.usedMb} / ${heapAfterWarmPass.totalMb} MB after the warm pass); 1-realm server ${heap.one.usedMb} / ${heap.one.totalMb} MB, ${heap.one.externalMb} MB`,
       ],

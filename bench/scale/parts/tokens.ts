@@ -5,7 +5,7 @@ import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase, tokensTableMb } from '../database.js';
 import { type LoadOptions, alternate, mean, runLoad, serverCost } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
-import { favourWithBackends } from '../priority.js';
+import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
 import { type ScaleServer, newMasterKey, startServer } from '../server.js';
 import { type ClientCredentials, insertTokenRows, isClientCredentialsToken, ownerOf, tokenValue } from '../token-rows.js';
@@ -89,13 +89,13 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     }
     const fmt = (n: number) => n.toLocaleString('en');
     const rounds = await alternate(config.rounds, {
-      small: () => {
+      small: async () => {
         log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...small.load, seconds: config.durationSeconds });
+        return runLoad({ ...small.load, seconds: config.durationSeconds, backendPids: await backendsOf(watcher!, [small.database.name]) });
       },
-      large: () => {
+      large: async () => {
         log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...large.load, seconds: config.durationSeconds });
+        return runLoad({ ...large.load, seconds: config.durationSeconds, backendPids: await backendsOf(watcher!, [large.database.name]) });
       },
     }, favourBoth);
 
@@ -131,6 +131,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
         requests_per_s: { large_table_mean: Math.round(largePerSecond), small_table_mean: Math.round(smallPerSecond) },
         throughput_ratio: throughput,
         server_cpu_ms_per_request: { large_table_mean: cost.large.cpuMsPerRequest, small_table_mean: cost.small.cpuMsPerRequest },
+        database_cpu_ms_per_request: { large_table_mean: cost.large.databaseCpuMsPerRequest, small_table_mean: cost.small.databaseCpuMsPerRequest },
         errors,
         timeouts: cost.small.timeouts + cost.large.timeouts,
       },
@@ -141,7 +142,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
           `round ${i + 1}, small table: ${describe(r.small)}`,
           `round ${i + 1}, large table: ${describe(r.large)}`,
         ]),
-        `means: ${perSecond(largePerSecond)} on the large table, ${perSecond(smallPerSecond)} on the small one; server CPU ${cost.large.cpuMsPerRequest} against ${cost.small.cpuMsPerRequest} ms a request; timeouts ${cost.large.timeouts} and ${cost.small.timeouts}`,
+        `means: ${perSecond(largePerSecond)} on the large table, ${perSecond(smallPerSecond)} on the small one; server CPU ${cost.large.cpuMsPerRequest} against ${cost.small.cpuMsPerRequest} ms a request, PostgreSQL's ${cost.large.databaseCpuMsPerRequest} against ${cost.small.databaseCpuMsPerRequest}; timeouts ${cost.large.timeouts} and ${cost.small.timeouts}`,
       ],
     };
   } finally {
