@@ -20,7 +20,7 @@ export interface Measurement {
   /** Server CPU per answered request, and cores it kept busy (with `serverPid`). */
   readonly serverCpuMsPerRequest?: number;
   readonly serverCores?: number;
-  /** CPU per answered request of the PostgreSQL backends serving the server (with `backendPids`). */
+  /** CPU per answered request of the PostgreSQL backends serving the server (`withDatabaseCpu`). */
   readonly databaseCpuMsPerRequest?: number;
   /** Cores busy on the whole machine: the server, PostgreSQL, autocannon, and whatever else runs. */
   readonly machineCores: number;
@@ -45,8 +45,6 @@ export interface LoadOptions {
   readonly check?: (body: string) => boolean;
   /** The server's pid, for its CPU time. */
   readonly serverPid?: number;
-  /** The pids of the PostgreSQL backends of the server's pool, for theirs. */
-  readonly backendPids?: readonly number[];
 }
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
@@ -64,11 +62,17 @@ function cpuByPid(pids: readonly number[]): Map<number, number> {
   return seconds;
 }
 
-/** CPU seconds since `before` of the processes read then and still there: one that ended took its seconds with it. */
-function cpuSince(before: Map<number, number>): number {
+/**
+ * `run`, with the CPU per request of the PostgreSQL backends that `backends` lists, read before
+ * and after it: a backend the pool opened during the run counts from its start, one it closed
+ * takes its seconds with it.
+ */
+export async function withDatabaseCpu(run: () => Promise<Measurement>, backends: () => Promise<number[]>): Promise<Measurement> {
+  const before = cpuByPid(await backends());
+  const measurement = await run();
   let seconds = 0;
-  for (const [pid, cpu] of cpuByPid([...before.keys()])) seconds += cpu - before.get(pid)!;
-  return seconds;
+  for (const [pid, cpu] of cpuByPid(await backends())) seconds += cpu - (before.get(pid) ?? 0);
+  return { ...measurement, databaseCpuMsPerRequest: round((seconds * 1000) / Math.max(1, measurement.requests), 3) };
 }
 
 /** Starts autocannon; `done` resolves when it ends, after `seconds`, `amount` or `stop()`. */
@@ -93,7 +97,6 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
   let instance: autocannon.Instance | undefined;
   const { serverPid } = options;
   const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
-  const backendsBefore = options.backendPids === undefined ? undefined : cpuByPid(options.backendPids);
   const machineBefore = machineBusySeconds();
   const loadAtStart = round(loadavg()[0]!);
   const done = new Promise<Measurement>((resolve, reject) => {
@@ -110,7 +113,6 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
         for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
         const seconds = result.duration;
         const serverCpu = serverPid === undefined ? undefined : processCpuSeconds(serverPid) - cpuBefore;
-        const backendsCpu = backendsBefore === undefined ? undefined : cpuSince(backendsBefore);
         resolve({
           requestsPerSecond: round(result.requests.total / seconds),
           p50Ms: result.latency.p50,
@@ -124,7 +126,6 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
           ...(serverCpu === undefined
             ? {}
             : { serverCpuMsPerRequest: round((serverCpu * 1000) / Math.max(1, result.requests.total), 3), serverCores: round(serverCpu / seconds, 2) }),
-          ...(backendsCpu === undefined ? {} : { databaseCpuMsPerRequest: round((backendsCpu * 1000) / Math.max(1, result.requests.total), 3) }),
           machineCores: round((machineBusySeconds() - machineBefore) / seconds, 2),
           loadAtStart,
         });

@@ -1,4 +1,7 @@
-import type pg from 'pg';
+/** A connection, or the store's pool (`Db` of src/store/db.ts): what the functions here query through. */
+export interface Sql {
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
 
 /**
  * A table's indexes as its migrations made them: the constraints that own one (primary key,
@@ -9,13 +12,15 @@ interface IndexDefinitions {
   readonly indexes: ReadonlyArray<{ name: string; definition: string }>;
 }
 
-async function readIndexes(client: pg.Client, table: string): Promise<IndexDefinitions> {
-  const constraints = await client.query<{ name: string; definition: string }>(
+type Definition = { name: string; definition: string };
+
+async function readIndexes(client: Sql, table: string): Promise<IndexDefinitions> {
+  const constraints = await client.query(
     `SELECT conname AS name, pg_get_constraintdef(oid) AS definition
        FROM pg_constraint WHERE conrelid = $1::regclass AND conindid <> 0 ORDER BY conname`,
     [table],
   );
-  const indexes = await client.query<{ name: string; definition: string }>(
+  const indexes = await client.query(
     `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition
        FROM pg_index
       WHERE indrelid = $1::regclass
@@ -23,7 +28,7 @@ async function readIndexes(client: pg.Client, table: string): Promise<IndexDefin
       ORDER BY 1`,
     [table],
   );
-  return { constraints: constraints.rows, indexes: indexes.rows };
+  return { constraints: constraints.rows as Definition[], indexes: indexes.rows as Definition[] };
 }
 
 const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
@@ -35,7 +40,7 @@ const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  * an index built after the load is sorted once and written in order. The indexes built are
  * checked to be exactly those there were.
  */
-export async function withIndexesBuiltAfter<T>(client: pg.Client, table: string, load: () => Promise<T>): Promise<{ result: T; indexSeconds: number }> {
+export async function withIndexesBuiltAfter<T>(client: Sql, table: string, load: () => Promise<T>): Promise<{ result: T; indexSeconds: number }> {
   const before = await readIndexes(client, table);
   for (const { name } of before.constraints) await client.query(`ALTER TABLE ${quoted(table)} DROP CONSTRAINT ${quoted(name)}`);
   for (const { name } of before.indexes) await client.query(`DROP INDEX ${name}`);

@@ -2,7 +2,7 @@ import { log } from '../../processes.js';
 import { createBulkRealms } from '../bulk-realms.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase } from '../database.js';
-import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, serverCost } from '../load.js';
+import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, serverCost, withDatabaseCpu } from '../load.js';
 import { UNLIMITED, obtainAccessToken, provisionRealm, tokenRequest } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, mb, perSecond, ratio, row } from '../report.js';
@@ -79,13 +79,13 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
     const heapAfterWarmPass = await manyServer.heap();
 
     const rounds = await alternate(config.rounds, {
-      one: async () => {
+      one: () => {
         log(`realms: 1 realm, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds, backendPids: await backendsOf(watcher, [oneDatabase.name]) });
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds }), () => backendsOf(watcher, [oneDatabase.name]));
       },
-      many: async () => {
+      many: () => {
         log(`realms: ${config.realms} realms, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds, backendPids: await backendsOf(watcher, [manyDatabase.name]) });
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds }), () => backendsOf(watcher, [manyDatabase.name]));
       },
     }, favourBoth);
     const memory = manyServer.memory();

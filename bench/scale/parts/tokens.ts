@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase, tokensTableMb } from '../database.js';
-import { type LoadOptions, alternate, mean, runLoad, serverCost } from '../load.js';
+import { type LoadOptions, alternate, mean, runLoad, serverCost, withDatabaseCpu } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
@@ -89,13 +89,13 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     }
     const fmt = (n: number) => n.toLocaleString('en');
     const rounds = await alternate(config.rounds, {
-      small: async () => {
+      small: () => {
         log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...small.load, seconds: config.durationSeconds, backendPids: await backendsOf(watcher!, [small.database.name]) });
+        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]));
       },
-      large: async () => {
+      large: () => {
         log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...large.load, seconds: config.durationSeconds, backendPids: await backendsOf(watcher!, [large.database.name]) });
+        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]));
       },
     }, favourBoth);
 
