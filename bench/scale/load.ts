@@ -151,7 +151,7 @@ export function randomPicks<T>(items: readonly T[], count: number): T[] {
 export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** What the rounds of one setup cost: the server's and its PostgreSQL backends' mean CPU per request (ms), and their timeouts. */
-export const serverCost = (runs: readonly Measurement[]): { cpuMsPerRequest: number; databaseCpuMsPerRequest: number; timeouts: number } => ({
+export const setupCost = (runs: readonly Measurement[]): { cpuMsPerRequest: number; databaseCpuMsPerRequest: number; timeouts: number } => ({
   cpuMsPerRequest: Number(mean(runs.map((m) => m.serverCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
   databaseCpuMsPerRequest: Number(mean(runs.map((m) => m.databaseCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
   timeouts: runs.reduce((sum, m) => sum + m.timeouts, 0),

@@ -2,7 +2,7 @@ import { log } from '../../processes.js';
 import { createBulkRealms } from '../bulk-realms.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase } from '../database.js';
-import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, serverCost, withDatabaseCpu } from '../load.js';
+import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { UNLIMITED, obtainAccessToken, provisionRealm, tokenRequest } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, mb, perSecond, ratio, row } from '../report.js';
@@ -98,7 +98,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
     const manyPerSecond = mean(rounds.map((r) => r.many.requestsPerSecond));
     const onePerSecond = mean(rounds.map((r) => r.one.requestsPerSecond));
     const throughput = ratio(manyPerSecond, onePerSecond);
-    const cost = { one: serverCost(rounds.map((r) => r.one)), many: serverCost(rounds.map((r) => r.many)) };
+    const cost = { one: setupCost(rounds.map((r) => r.one)), many: setupCost(rounds.map((r) => r.many)) };
     const errors = [warmPass, ...rounds.flatMap((r) => [r.one, r.many])].reduce((sum, m: Measurement) => sum + m.errors, 0);
     return {
       part: 'realms',

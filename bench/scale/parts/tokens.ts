@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase, tokensTableMb } from '../database.js';
-import { type LoadOptions, alternate, mean, runLoad, serverCost, withDatabaseCpu } from '../load.js';
+import { type LoadOptions, alternate, mean, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
@@ -103,7 +103,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     const smallPerSecond = mean(rounds.map((r) => r.small.requestsPerSecond));
     const throughput = ratio(largePerSecond, smallPerSecond);
     const errors = rounds.reduce((sum, r) => sum + r.small.errors + r.large.errors, 0);
-    const cost = { small: serverCost(rounds.map((r) => r.small)), large: serverCost(rounds.map((r) => r.large)) };
+    const cost = { small: setupCost(rounds.map((r) => r.small)), large: setupCost(rounds.map((r) => r.large)) };
     const table = (setup: typeof small) => ({
       rows: setup.rows,
       table_and_indexes_mb: setup.tableMb,
