@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import type { HttpRequest } from './http.js';
 import { machineBusySeconds, processCpuSeconds } from './procfs.js';
@@ -13,12 +14,18 @@ export interface Measurement {
   readonly seconds: number;
   /** Non-2xx answers, connection errors and timeouts, and answers `check` refused. */
   readonly errors: number;
+  /** Of the errors, requests unanswered after autocannon's 10 s. */
+  readonly timeouts: number;
   readonly statusCodes: Record<string, number>;
   /** Server CPU per answered request, and cores it kept busy (with `serverPid`). */
   readonly serverCpuMsPerRequest?: number;
   readonly serverCores?: number;
+  /** CPU per answered request of the PostgreSQL backends serving the server (`withDatabaseCpu`). */
+  readonly databaseCpuMsPerRequest?: number;
   /** Cores busy on the whole machine: the server, PostgreSQL, autocannon, and whatever else runs. */
   readonly machineCores: number;
+  /** The machine's load average over the last minute as the run began: how many others wanted the cores. */
+  readonly loadAtStart: number;
 }
 
 export interface LoadOptions {
@@ -41,6 +48,32 @@ export interface LoadOptions {
 }
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+/** CPU seconds of each of `pids` so far (a process that has ended is left out). */
+function cpuByPid(pids: readonly number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      seconds.set(pid, processCpuSeconds(pid));
+    } catch {
+      // ended
+    }
+  }
+  return seconds;
+}
+
+/**
+ * `run`, with the CPU per request of the PostgreSQL backends that `backends` lists, read before
+ * and after it: a backend the pool opened during the run counts from its start, one it closed
+ * takes its seconds with it.
+ */
+export async function withDatabaseCpu(run: () => Promise<Measurement>, backends: () => Promise<number[]>): Promise<Measurement> {
+  const before = cpuByPid(await backends());
+  const measurement = await run();
+  let seconds = 0;
+  for (const [pid, cpu] of cpuByPid(await backends())) seconds += cpu - (before.get(pid) ?? 0);
+  return { ...measurement, databaseCpuMsPerRequest: round((seconds * 1000) / Math.max(1, measurement.requests), 3) };
+}
 
 /** Starts autocannon; `done` resolves when it ends, after `seconds`, `amount` or `stop()`. */
 export function startLoad(options: LoadOptions): { done: Promise<Measurement>; stop(): void } {
@@ -65,6 +98,7 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
   const { serverPid } = options;
   const cpuBefore = serverPid === undefined ? 0 : processCpuSeconds(serverPid);
   const machineBefore = machineBusySeconds();
+  const loadAtStart = round(loadavg()[0]!);
   const done = new Promise<Measurement>((resolve, reject) => {
     instance = autocannon(
       {
@@ -87,11 +121,13 @@ export function startLoad(options: LoadOptions): { done: Promise<Measurement>; s
           requests: result.requests.total,
           seconds: round(seconds),
           errors: result.non2xx + result.errors + refused,
+          timeouts: result.timeouts,
           statusCodes,
           ...(serverCpu === undefined
             ? {}
             : { serverCpuMsPerRequest: round((serverCpu * 1000) / Math.max(1, result.requests.total), 3), serverCores: round(serverCpu / seconds, 2) }),
           machineCores: round((machineBusySeconds() - machineBefore) / seconds, 2),
+          loadAtStart,
         });
       },
     );
@@ -114,15 +150,31 @@ export function randomPicks<T>(items: readonly T[], count: number): T[] {
 
 export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
+/** What the rounds of one setup cost: the server's and its PostgreSQL backends' mean CPU per request (ms), and their timeouts. */
+export const setupCost = (runs: readonly Measurement[]): { cpuMsPerRequest: number; databaseCpuMsPerRequest: number; timeouts: number } => ({
+  cpuMsPerRequest: Number(mean(runs.map((m) => m.serverCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
+  databaseCpuMsPerRequest: Number(mean(runs.map((m) => m.databaseCpuMsPerRequest ?? Number.NaN)).toFixed(3)),
+  timeouts: runs.reduce((sum, m) => sum + m.timeouts, 0),
+});
+
 /**
- * `rounds` runs of each setup, one after the other (a, b, a, b…), so that the machine's
- * drift (other work on it, tables growing) falls on both alike.
+ * `rounds` runs of each setup, in alternation and in mirrored order (a, b, b, a, a, b…), so
+ * that the machine's drift (other work on it, tables growing) falls on both alike and neither
+ * always runs first. `before` runs ahead of each run (e.g. to favour the processes it loads).
  */
-export async function alternate<K extends string>(rounds: number, runs: Record<K, () => Promise<Measurement>>): Promise<Array<Record<K, Measurement>>> {
+export async function alternate<K extends string>(
+  rounds: number,
+  runs: Record<K, () => Promise<Measurement>>,
+  before: () => Promise<void> = async () => {},
+): Promise<Array<Record<K, Measurement>>> {
   const results: Array<Record<K, Measurement>> = [];
+  const entries = Object.entries(runs) as Array<[K, () => Promise<Measurement>]>;
   for (let round = 0; round < rounds; round++) {
     const result = {} as Record<K, Measurement>;
-    for (const [name, run] of Object.entries(runs) as Array<[K, () => Promise<Measurement>]>) result[name] = await run();
+    for (const [name, run] of round % 2 === 0 ? entries : [...entries].reverse()) {
+      await before();
+      result[name] = await run();
+    }
     results.push(result);
   }
   return results;

@@ -53,12 +53,15 @@ export const row = (m: Measurement) => ({
   requests: m.requests,
   seconds: m.seconds,
   errors: m.errors,
+  timeouts: m.timeouts,
   status: m.statusCodes,
   server_cpu_ms_per_request: m.serverCpuMsPerRequest ?? null,
   server_cores: m.serverCores ?? null,
+  database_cpu_ms_per_request: m.databaseCpuMsPerRequest ?? null,
   machine_cores: m.machineCores,
+  load_at_start: m.loadAtStart,
 });
 
 /** A measurement on one line of the notes. */
 export const describe = (m: Measurement): string =>
-  `${perSecond(m.requestsPerSecond)}, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors; server ${m.serverCpuMsPerRequest ?? '?'} ms CPU/request, ${m.serverCores ?? '?'} cores; machine ${m.machineCores} cores busy`;
+  `${perSecond(m.requestsPerSecond)}, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors (${m.timeouts} timeouts); server ${m.serverCpuMsPerRequest ?? '?'} ms CPU/request, ${m.serverCores ?? '?'} cores; PostgreSQL ${m.databaseCpuMsPerRequest ?? '?'} ms CPU/request; machine ${m.machineCores} cores busy, load ${m.loadAtStart}`;

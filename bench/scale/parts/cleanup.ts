@@ -59,7 +59,7 @@ export async function cleanupPart(config: ScaleConfig): Promise<PartResult> {
     const clients = await provisionRealm(setup, 'cleanup', {}, CLIENTS).finally(() => setup.stop());
 
     log(`cleanup: inserting ${config.expired.toLocaleString('en')} expired token rows`);
-    const insertSeconds = await insertTokenRows(watcher, {
+    const { seconds: insertSeconds } = await insertTokenRows(watcher, {
       from: 1,
       to: config.expired,
       seed: randomBytes(12).toString('base64url'),

@@ -2,8 +2,9 @@ import { log } from '../../processes.js';
 import { createBulkRealms } from '../bulk-realms.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase } from '../database.js';
-import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad } from '../load.js';
+import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { UNLIMITED, obtainAccessToken, provisionRealm, tokenRequest } from '../provision.js';
+import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, mb, perSecond, ratio, row } from '../report.js';
 import { type ScaleServer, newMasterKey, startServer } from '../server.js';
 import type { ClientCredentials } from '../token-rows.js';
@@ -33,11 +34,13 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
   const manyDatabase = await partDatabase(config.serverUrl);
   const manyKey = newMasterKey();
   const servers: ScaleServer[] = [];
+  const watcher = await connect(config.serverUrl);
   try {
     const oneServer = await startServer('realmgate-one-realm', oneDatabase.url, newMasterKey(), config.cpuProfile);
     servers.push(oneServer);
     const manyServer = await startServer('realmgate-many-realms', manyDatabase.url, manyKey, config.cpuProfile);
     servers.push(manyServer);
+    const favourBoth = () => favourWithBackends(watcher, [oneDatabase.name, manyDatabase.name], [oneServer.pid, manyServer.pid]);
     const spreadOver = (server: ScaleServer, clients: readonly ClientCredentials[]): Omit<LoadOptions, 'seconds' | 'amount'> => ({
       baseUrl: server.baseUrl,
       connections: config.connections,
@@ -62,6 +65,7 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
 
     // Each client once, so that the measured runs find the caches as in a server that has run a while.
     log(`realms: warm pass, one request of each of the ${bulk.clients.length} clients`);
+    await favourBoth();
     const order = shuffled(bulk.clients);
     const connections = Math.min(config.connections, order.length);
     const warmPass = await runLoad({
@@ -77,23 +81,24 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
     const rounds = await alternate(config.rounds, {
       one: () => {
         log(`realms: 1 realm, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds });
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds }), () => backendsOf(watcher, [oneDatabase.name]));
       },
       many: () => {
         log(`realms: ${config.realms} realms, ${config.durationSeconds} s`);
-        return runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds });
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds }), () => backendsOf(watcher, [manyDatabase.name]));
       },
-    });
+    }, favourBoth);
     const memory = manyServer.memory();
     const heap = { many: await manyServer.heap(), one: await oneServer.heap() };
-    const watcher = await connect(manyDatabase.url);
-    const counts = await watcher
+    const counter = await connect(manyDatabase.url);
+    const counts = await counter
       .query<{ realms: number; clients: number }>('SELECT (SELECT count(*) FROM realms)::int AS realms, (SELECT count(*) FROM clients)::int AS clients')
-      .finally(() => watcher.end());
+      .finally(() => counter.end());
 
     const manyPerSecond = mean(rounds.map((r) => r.many.requestsPerSecond));
     const onePerSecond = mean(rounds.map((r) => r.one.requestsPerSecond));
     const throughput = ratio(manyPerSecond, onePerSecond);
+    const cost = { one: setupCost(rounds.map((r) => r.one)), many: setupCost(rounds.map((r) => r.many)) };
     const errors = [warmPass, ...rounds.flatMap((r) => [r.one, r.many])].reduce((sum, m: Measurement) => sum + m.errors, 0);
     return {
       part: 'realms',
@@ -120,7 +125,10 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
         rounds: rounds.map((r) => ({ one_realm: row(r.one), many_realms: row(r.many) })),
         requests_per_s: { many_realms_mean: Math.round(manyPerSecond), one_realm_mean: Math.round(onePerSecond) },
         throughput_ratio: throughput,
+        server_cpu_ms_per_request: { many_realms_mean: cost.many.cpuMsPerRequest, one_realm_mean: cost.one.cpuMsPerRequest },
+        database_cpu_ms_per_request: { many_realms_mean: cost.many.databaseCpuMsPerRequest, one_realm_mean: cost.one.databaseCpuMsPerRequest },
         errors,
+        timeouts: warmPass.timeouts + cost.one.timeouts + cost.many.timeouts,
         rss_mb: {
           one_realm_server_peak: oneServer.memory().peakRssMb,
           many_realms_before_load: memoryBeforeLoad.rssMb,
@@ -138,12 +146,13 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
           `round ${i + 1}, 1 realm:        ${describe(r.one)}`,
           `round ${i + 1}, ${`${config.realms} realms:`.padEnd(15)} ${describe(r.many)}`,
         ]),
-        `means: ${perSecond(manyPerSecond)} over ${config.realms} realms, ${perSecond(onePerSecond)} on 1 realm`,
+        `means: ${perSecond(manyPerSecond)} over ${config.realms} realms, ${perSecond(onePerSecond)} on 1 realm; server CPU ${cost.many.cpuMsPerRequest} against ${cost.one.cpuMsPerRequest} ms a request, PostgreSQL's ${cost.many.databaseCpuMsPerRequest} against ${cost.one.databaseCpuMsPerRequest}; timeouts ${cost.many.timeouts} and ${cost.one.timeouts}`,
         `RSS of the ${config.realms}-realm server: ${mb(memoryBeforeLoad.rssMb)} before load, ${mb(memoryAfterWarmPass.rssMb)} after the warm pass, ${mb(memory.rssMb)} at the end, peak ${mb(memory.peakRssMb)} (1-realm server: peak ${mb(oneServer.memory().peakRssMb)})`,
         `V8 heap used / total, external: ${config.realms}-realm server ${heap.many.usedMb} / ${heap.many.totalMb} MB, ${heap.many.externalMb} MB at the end (${heapAfterWarmPass.usedMb} / ${heapAfterWarmPass.totalMb} MB after the warm pass); 1-realm server ${heap.one.usedMb} / ${heap.one.totalMb} MB, ${heap.one.externalMb} MB`,
       ],
     };
   } finally {
+    await watcher.end();
     for (const server of servers) await server.stop();
     await oneDatabase.drop();
     await manyDatabase.drop();

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
 import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
 import { connect, partDatabase, tokensTableMb } from '../database.js';
-import { type LoadOptions, alternate, mean, runLoad } from '../load.js';
+import { type LoadOptions, alternate, mean, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
+import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
 import { type ScaleServer, newMasterKey, startServer } from '../server.js';
 import { type ClientCredentials, insertTokenRows, isClientCredentialsToken, ownerOf, tokenValue } from '../token-rows.js';
@@ -33,8 +35,9 @@ async function tokenSetup(config: ScaleConfig, name: string, rows: number, profi
   const seed = randomBytes(12).toString('base64url');
   const bulk = await connect(database.url);
   try {
+    await favourWithBackends(bulk, [database.name], [server.pid]);
     log(`tokens: inserting ${rows.toLocaleString('en')} rows`);
-    const insertSeconds = await insertTokenRows(bulk, { from: 1, to: rows, seed, owners, expiresFrom: '1 hour' });
+    const { seconds: insertSeconds, indexSeconds } = await insertTokenRows(bulk, { from: 1, to: rows, seed, owners, expiresFrom: '1 hour' });
     // What autovacuum does to a table that grew over days (hint bits, visibility map, statistics),
     // done now rather than by autovacuum during the measured runs.
     const vacuumStarted = performance.now();
@@ -51,7 +54,7 @@ async function tokenSetup(config: ScaleConfig, name: string, rows: number, profi
       check: isActive,
       requestsFor: () => knownTokens(rows, TOKENS_PER_CONNECTION).map(request),
     };
-    return { database, server, load, rows: count, tableMb, insertSeconds, vacuumSeconds };
+    return { database, server, load, rows: count, tableMb, insertSeconds, indexSeconds, vacuumSeconds };
   } finally {
     await bulk.end();
   }
@@ -68,6 +71,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
   const smallRows = Math.min(config.tokensSmall, config.tokens);
   const servers: ScaleServer[] = [];
   const drops: Array<() => Promise<void>> = [];
+  let watcher: pg.Client | undefined;
   try {
     const small = await tokenSetup(config, 'realmgate-small-table', smallRows, config.cpuProfile);
     servers.push(small.server);
@@ -76,6 +80,9 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     servers.push(large.server);
     drops.push(large.database.drop);
 
+    watcher = await connect(config.serverUrl);
+    const favourBoth = () => favourWithBackends(watcher!, [small.database.name, large.database.name], [small.server.pid, large.server.pid]);
+    await favourBoth();
     if (config.warmupSeconds > 0) {
       await runLoad({ ...small.load, seconds: config.warmupSeconds });
       await runLoad({ ...large.load, seconds: config.warmupSeconds });
@@ -84,23 +91,25 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     const rounds = await alternate(config.rounds, {
       small: () => {
         log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...small.load, seconds: config.durationSeconds });
+        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]));
       },
       large: () => {
         log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
-        return runLoad({ ...large.load, seconds: config.durationSeconds });
+        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]));
       },
-    });
+    }, favourBoth);
 
     const largePerSecond = mean(rounds.map((r) => r.large.requestsPerSecond));
     const smallPerSecond = mean(rounds.map((r) => r.small.requestsPerSecond));
     const throughput = ratio(largePerSecond, smallPerSecond);
     const errors = rounds.reduce((sum, r) => sum + r.small.errors + r.large.errors, 0);
+    const cost = { small: setupCost(rounds.map((r) => r.small)), large: setupCost(rounds.map((r) => r.large)) };
     const table = (setup: typeof small) => ({
       rows: setup.rows,
       table_and_indexes_mb: setup.tableMb,
       insert_seconds: Math.round(setup.insertSeconds),
       insert_rows_per_s: Math.round(setup.rows / setup.insertSeconds),
+      of_which_index_build_seconds: Math.round(setup.indexSeconds),
       vacuum_analyze_seconds: Number(setup.vacuumSeconds.toFixed(1)),
     });
     return {
@@ -121,19 +130,23 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
         rounds: rounds.map((r) => ({ small_table: row(r.small), large_table: row(r.large) })),
         requests_per_s: { large_table_mean: Math.round(largePerSecond), small_table_mean: Math.round(smallPerSecond) },
         throughput_ratio: throughput,
+        server_cpu_ms_per_request: { large_table_mean: cost.large.cpuMsPerRequest, small_table_mean: cost.small.cpuMsPerRequest },
+        database_cpu_ms_per_request: { large_table_mean: cost.large.databaseCpuMsPerRequest, small_table_mean: cost.small.databaseCpuMsPerRequest },
         errors,
+        timeouts: cost.small.timeouts + cost.large.timeouts,
       },
       notes: [
         `small table: ${fmt(small.rows)} rows, ${small.tableMb} MB with indexes`,
-        `large table: ${fmt(large.rows)} rows, ${large.tableMb} MB with indexes, inserted in ${Math.round(large.insertSeconds)} s (${fmt(Math.round(large.rows / large.insertSeconds))} rows/s), VACUUM (ANALYZE) ${large.vacuumSeconds.toFixed(1)} s`,
+        `large table: ${fmt(large.rows)} rows, ${large.tableMb} MB with indexes, inserted in ${Math.round(large.insertSeconds)} s with its indexes (${fmt(Math.round(large.rows / large.insertSeconds))} rows/s; the indexes ${Math.round(large.indexSeconds)} s of it), VACUUM (ANALYZE) ${large.vacuumSeconds.toFixed(1)} s`,
         ...rounds.flatMap((r, i) => [
           `round ${i + 1}, small table: ${describe(r.small)}`,
           `round ${i + 1}, large table: ${describe(r.large)}`,
         ]),
-        `means: ${perSecond(largePerSecond)} on the large table, ${perSecond(smallPerSecond)} on the small one`,
+        `means: ${perSecond(largePerSecond)} on the large table, ${perSecond(smallPerSecond)} on the small one; server CPU ${cost.large.cpuMsPerRequest} against ${cost.small.cpuMsPerRequest} ms a request, PostgreSQL's ${cost.large.databaseCpuMsPerRequest} against ${cost.small.databaseCpuMsPerRequest}; timeouts ${cost.large.timeouts} and ${cost.small.timeouts}`,
       ],
     };
   } finally {
+    await watcher?.end();
     for (const server of servers) await server.stop();
     for (const drop of drops) await drop();
   }
