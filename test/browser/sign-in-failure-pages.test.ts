@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import { pkce } from '../support/flow.js';
@@ -49,18 +49,23 @@ describe.skipIf(skipReason !== undefined)(`the disabled-account page in Chromium
     await closeCallbackServer(callback);
   });
 
+  /** Ledger's authorization request, answered by the sign-in page. */
+  async function openSignIn(page: Page): Promise<void> {
+    const query = new URLSearchParams({
+      client_id: 'ledger', response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 's',
+      code_challenge: pkce().challenge, code_challenge_method: 'S256',
+    });
+    await page.goto(`${issuer}/authorize?${query}`);
+    await page.waitForURL(startsWith(`${issuer}/login`));
+  }
+
   for (const language of ['en', 'de', 'fr'] as const) {
     it(`shows the reference and the way back at 390 and 1280 px, in ${language}`, async () => {
       const texts = TEXTS[language];
       const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
       await context.setExtraHTTPHeaders({ 'accept-language': language });
       try {
-        const query = new URLSearchParams({
-          client_id: 'ledger', response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 's',
-          code_challenge: pkce().challenge, code_challenge_method: 'S256',
-        });
-        await page.goto(`${issuer}/authorize?${query}`);
-        await page.waitForURL(startsWith(`${issuer}/login`));
+        await openSignIn(page);
         await page.getByLabel(texts.username).fill('dora');
         await page.getByLabel(texts.password, { exact: true }).fill(user.password);
         await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: texts.signIn, exact: true }).click()]);
@@ -78,12 +83,7 @@ describe.skipIf(skipReason !== undefined)(`the disabled-account page in Chromium
       const { context, page, problems } = await watchedContext(browser, { javaScriptEnabled: true });
       await context.setExtraHTTPHeaders({ 'accept-language': language });
       try {
-        const query = new URLSearchParams({
-          client_id: 'ledger', response_type: 'code', redirect_uri: callback.redirectUri, scope: 'openid profile', state: 's',
-          code_challenge: pkce().challenge, code_challenge_method: 'S256',
-        });
-        await page.goto(`${issuer}/authorize?${query}`);
-        await page.waitForURL(startsWith(`${issuer}/login`));
+        await openSignIn(page);
         const transaction = new URL(page.url()).searchParams.get('transaction');
         expect(transaction).toBeTruthy();
         const answer = await page.goto(`${issuer}/register?transaction=${transaction}`);
