@@ -1,8 +1,9 @@
 /**
- * The admin console (English only) at a phone's and a desktop's width, signed in with the admin
- * token: the realm's settings in their sections (the page's top, then the tokens section), a
- * client just made with its secret and its integration snippets, then opened by its own URL, and
- * a person's page, as PNG; and the lowest contrast of each view in the light and the dark scheme.
+ * The admin console at a phone's and a desktop's width, signed in with the admin token: the
+ * realm's settings in their sections (the page's top, then the tokens section), a client just made
+ * with its secret and its integration snippets, then opened by its own URL, a person's page, the
+ * journey editor, the realm's texts in German, and the settings again with the console in German,
+ * as PNG; and the lowest contrast of each view in the light and the dark scheme.
  */
 import type { Browser, Locator } from 'playwright-core';
 import { type TextContrast, lowestContrast, measurePage } from '../../test/browser/page-metrics.js';
@@ -61,6 +62,24 @@ export async function consoleScreenshots(browser: Browser, server: Server, out: 
     const person = page.getByRole('region', { name: `User ${PERSON.username}` });
     await person.waitFor();
     await take('user', person);
+
+    await page.goto(consoleUrl('journeys'));
+    const journey = page.getByRole('form', { name: 'Store a journey' });
+    await journey.waitFor();
+    await page.getByRole('button', { name: 'Edit default' }).click();
+    await journey.getByRole('region', { name: 'Node password' }).waitFor();
+    await take('journeys', journey);
+
+    await page.goto(consoleUrl('texts/de'));
+    const texts = page.getByRole('form', { name: 'Texts in Deutsch' });
+    await texts.waitFor();
+    await take('texts', texts);
+
+    await page.goto(consoleUrl('settings'));
+    await settings.waitFor();
+    await page.locator('select[name=locale]').selectOption('de');
+    await page.getByRole('form', { name: 'Realmeinstellungen' }).waitFor();
+    await take('settings-de');
     await context.close();
   }
   return files;

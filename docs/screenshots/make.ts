@@ -7,7 +7,7 @@
  * asks for consent, a CIBA client, a person; server.ts), and visits its pages in Chromium
  * (/usr/bin/chromium, or CHROMIUM): the pages a person meets (sign-in, consent, error, account,
  * CIBA approval; person-pages.ts) at 390 and 1280 px in each language, and the admin console
- * (console.ts) at both widths in English, as PNG; and every page in the light and dark colour
+ * (console.ts) at both widths, in English and partly in German, as PNG; and every page in the light and dark colour
  * schemes, measuring the contrast of each text with what is behind it
  * (test/browser/page-metrics.ts, as test/browser/layout-contrast.test.ts does), of which
  * README.md lists the lowest per page.
@@ -81,7 +81,7 @@ function readme(files: readonly string[], consoleFiles: readonly string[], lowes
   return `# Screenshots
 
 The pages a person meets in a realm ("Acme Corp", its client "${CLIENT.name}", the CIBA client
-"${CIBA_CLIENT.name}"), in each language, and the admin console, in English, at a phone's width
+"${CIBA_CLIENT.name}"), in each language, and the admin console, at a phone's width
 (390 px) and a desktop's (1280 px), in the light colour scheme.
 \`npx tsx docs/screenshots/make.ts\` makes them, and this page, again.
 
@@ -97,7 +97,8 @@ ${pages.join('\n')}
 
 Signed in with the admin token: the realm's settings (the first sections, then the tokens
 section), a client just made (its secret shown once, then its integration snippets), the client
-opened at its own URL, and a person's page.
+opened at its own URL, a person's page, the journey editor, the realm's own texts in German, and
+the settings with the console switched to German (settings-de).
 
 | View | Widths |
 |---|---|
