@@ -83,13 +83,7 @@ describe('the person cancelling at the provider', () => {
     const clientId = await appClient(t, 'denied');
     const browser = new TestBrowser(t.app, t.baseUrl);
     const started = await startAtProvider(browser, 'denied', clientId);
-    upstream.refuseNext = true;
-    let callback: string;
-    try {
-      callback = await upstream.browse(location(started.response));
-    } finally {
-      upstream.refuseNext = false;
-    }
+    const callback = await upstream.browseRefused(location(started.response));
     expect(new URL(callback).searchParams.get('error')).toBe('access_denied');
     expectPage(await browser.get(callback), 403, /Signing in with Upstream Corp was cancelled or refused/);
     expect(await usersOf('denied')).toBe(0);

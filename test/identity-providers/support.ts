@@ -120,6 +120,16 @@ export class Upstream {
     throw new Error('the upstream kept redirecting');
   }
 
+  /** `browse`, the person refusing at the upstream (`access_denied`) this once. */
+  async browseRefused(authorizationUrl: string): Promise<string> {
+    this.refuseNext = true;
+    try {
+      return await this.browse(authorizationUrl);
+    } finally {
+      this.refuseNext = false;
+    }
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

@@ -1,11 +1,11 @@
-import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
 import { codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, hiddenInputs, location, unescape } from '../support/flow.js';
+import { backLink, loggedReference, referenceOf } from '../support/failure-pages.js';
 import { realmPath } from '../support/oauth.js';
+import { capturedLog } from '../support/self-service.js';
 
 /**
  * The error page (CONTRACT.md §16): it names a reference that a line of the server's log holds
@@ -16,16 +16,10 @@ describe('the error page', () => {
   let t: TestApp;
   let realm: string;
   let clientId: string;
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
+  const log = capturedLog();
 
   beforeAll(async () => {
-    t = await startTestApp({ logger: createLogger('info', sink) });
+    t = await startTestApp({ logger: log.logger });
     realm = 'error-pages';
     await t.admin.createRealm(realm, {});
     clientId = (
@@ -40,23 +34,11 @@ describe('the error page', () => {
   });
   afterAll(() => t?.close());
 
-  const referenceOf = (page: string): string => {
-    const reference = /<p class="reference">[^<]*<code>([0-9a-f]{12})<\/code><\/p>/.exec(page)?.[1];
-    if (!reference) throw new Error(`no reference on: ${page.slice(0, 400)}`);
-    return reference;
-  };
   const hrefs = (page: string): string[] => [...page.matchAll(/<a [^>]*href="([^"]*)"/g)].map(([, href]) => unescape(href!));
-  const backLink = (page: string) => /<a class="back-to-application" href="([^"]*)">([^<]*)<\/a>/.exec(page);
 
   /** The log line that holds the reference, and the request line of the same request. */
-  function logged(reference: string): { line: Record<string, unknown>; request: Record<string, unknown> } {
-    const entries = lines.flatMap((text) => text.split('\n')).filter((text) => text !== '').map((text) => JSON.parse(text) as Record<string, unknown>);
-    const line = entries.find((entry) => entry.reference === reference);
-    if (!line) throw new Error(`no log line holds ${reference}`);
-    const request = entries.find((entry) => entry.msg === 'request' && entry.reqId === line.reqId);
-    if (!request) throw new Error(`no request line of ${String(line.reqId)}`);
-    return { line, request };
-  }
+  const logged = (reference: string) => loggedReference(log.entries(), reference);
+
 
   const authorize = (browser: TestBrowser, params: ReturnType<typeof codeRequest>): Promise<LightMyRequestResponse> =>
     browser.get(`${realmPath(realm)}/authorize?${new URLSearchParams(params as Record<string, string>)}`);

@@ -1,11 +1,11 @@
-import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { authorize, codeRequest } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, location, pkce } from '../support/flow.js';
+import { backLink, loggedReference, referenceOf } from '../support/failure-pages.js';
 import { realmPath } from '../support/oauth.js';
+import { capturedLog } from '../support/self-service.js';
 import { createUser } from '../support/users.js';
 import { Upstream, addProvider, callbackOf, startAtProvider } from '../identity-providers/support.js';
 
@@ -17,17 +17,11 @@ import { Upstream, addProvider, callbackOf, startAtProvider } from '../identity-
 describe('pages that end a sign-in', () => {
   let t: TestApp;
   let upstream: Upstream;
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
+  const log = capturedLog();
 
   beforeAll(async () => {
     upstream = await Upstream.start([callbackOf('failure-pages', 'up')]);
-    t = await startTestApp({ logger: createLogger('info', sink), outboundAllow: ['127.0.0.1'] });
+    t = await startTestApp({ logger: log.logger, outboundAllow: ['127.0.0.1'] });
     await t.admin.createRealm('failure-pages', NO_RATE_LIMITS);
     await t.admin.createClient('failure-pages', {
       client_id: 'orders',
@@ -44,20 +38,9 @@ describe('pages that end a sign-in', () => {
     await upstream?.close();
   });
 
-  const referenceOf = (page: string): string => {
-    const reference = /<p class="reference">[^<]*<code>([0-9a-f]{12})<\/code><\/p>/.exec(page)?.[1];
-    if (!reference) throw new Error(`no reference on: ${page.slice(0, 400)}`);
-    return reference;
-  };
-  const backLink = (page: string) => /<a class="back-to-application" href="([^"]*)">([^<]*)<\/a>/.exec(page);
 
-  function loggedLine(reference: string): Record<string, unknown> {
-    const entries = lines.flatMap((text) => text.split('\n')).filter((text) => text !== '').map((text) => JSON.parse(text) as Record<string, unknown>);
-    const line = entries.find((entry) => entry.reference === reference);
-    if (!line) throw new Error(`no log line holds ${reference}`);
-    expect(entries.some((entry) => entry.msg === 'request' && entry.reqId === line.reqId)).toBe(true);
-    return line;
-  }
+  /** The log line that holds the reference (beside its request's line). */
+  const loggedLine = (reference: string) => loggedReference(log.entries(), reference).line;
 
   function expectFailurePage(page: LightMyRequestResponse, status: number, words: string, error: string) {
     expect(page.statusCode, page.body.slice(0, 400)).toBe(status);
@@ -84,13 +67,7 @@ describe('pages that end a sign-in', () => {
       const browser = new TestBrowser(t.app, t.baseUrl);
       browser.headers = { 'accept-language': language };
       const started = await startAtProvider(browser, 'failure-pages', 'orders');
-      upstream.refuseNext = true;
-      let callback: string;
-      try {
-        callback = await upstream.browse(location(started.response));
-      } finally {
-        upstream.refuseNext = false;
-      }
+      const callback = await upstream.browseRefused(location(started.response));
       const page = await browser.get(callback);
       if (language === 'en') {
         expectFailurePage(page, 403, 'Signing in with Upstream Corp was cancelled or refused', 'upstream_denied');

@@ -97,6 +97,10 @@ export function capturedLog() {
       }
       return secret;
     },
+    /** The lines written so far, each parsed (the logger writes JSON, one object a line). */
+    entries(): Record<string, unknown>[] {
+      return lines.flatMap((text) => text.split('\n')).filter((text) => text !== '').map((text) => JSON.parse(text) as Record<string, unknown>);
+    },
     expectNoSecrets(): void {
       expect(lines.length).toBeGreaterThan(0);
       const log = lines.join('');
