@@ -265,6 +265,8 @@ describe.skipIf(skipReason !== undefined)(`the admin console's language and RAR 
       await go(page, `#/realms/${realm}/scopes`);
       await page.reload();
       const scopeForm = page.getByRole('form', { name: 'Neuer Scope' });
+      // The reloaded page draws the view once its calls have ended: wait for the form before counting in it.
+      await scopeForm.waitFor();
       await expect(scopeForm.getByRole('group', { name: 'Beschreibung nach Sprache' }).getByRole('textbox', { name: 'Französisch', exact: true }).count()).resolves.toBe(1);
       await go(page, `#/realms/${realm}/settings`);
       const settings = page.getByRole('form', { name: 'Realmeinstellungen' });
