@@ -1,38 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { dpopProofOf } from './shared/dpop-header.js';
 import { DpopProofError, verifyDpopProof } from './shared/dpop-proof.js';
 import type { AccessTokenClaims } from './claims.js';
 import { BearerError } from './errors.js';
 import type { Settings } from './options.js';
-
-/** Where the plugin remembers the `jti` of each DPoP proof it accepted, so that a proof is accepted once. */
-export interface DpopReplayStore {
-  /** Spends the proof's `jti` (per key); false when it was spent before `expiresAt` came. */
-  use(thumbprint: string, jti: string, expiresAt: Date): boolean | Promise<boolean>;
-}
-
-/**
- * The plugin's own memory of spent proofs: per process, and bounded (least recently used go
- * first). Behind a load balancer, a proof accepted by one process may be replayed at another
- * within its lifetime (two minutes with the clock skew); `dpop.replay` shares one store
- * between them (a table, Redis…). `max` must exceed the proofs one process accepts in two
- * minutes, or the oldest are forgotten before their time.
- */
-export class MemoryReplayStore implements DpopReplayStore {
-  private readonly spent: LRUCache<string, true>;
-
-  constructor(max = 100_000) {
-    this.spent = new LRUCache<string, true>({ max });
-  }
-
-  use(thumbprint: string, jti: string, expiresAt: Date): boolean {
-    const key = `${thumbprint} ${jti}`;
-    if (this.spent.has(key)) return false;
-    this.spent.set(key, true, { ttl: Math.max(1, expiresAt.getTime() - Date.now()) });
-    return true;
-  }
-}
 
 /** The URL the client sent the request to, as its proof's `htu` must name it (RFC 9449 §4.3 item 9). */
 function requestUrl(request: FastifyRequest, settings: Settings): string {

@@ -15,7 +15,7 @@ import { type TransactionTokenClaims, TransactionTokenError, sendTransactionToke
 export { type AccessTokenClaims, type AuthorizationDetail, authorizationDetailsOf } from './claims.js';
 export type { TransactionTokenClaims } from './transaction-token.js';
 export type { CertificateOf, ResourceServerOptions } from './options.js';
-export { type DpopReplayStore, MemoryReplayStore } from './dpop.js';
+export { type DpopReplayStore, MemoryReplayStore } from './dpop-replay.js';
 export { certificateFromHeader, tlsClientCertificate } from './certificate.js';
 export type { CertificateHeaderOptions } from './certificate.js';
 

@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { type DpopReplayStore, MemoryReplayStore } from './dpop.js';
+import { type DpopReplayStore, MemoryReplayStore } from './dpop-replay.js';
 
 /** Returns the client certificate of a request (RFC 8705), or undefined when it has none. */
 export type CertificateOf = (request: FastifyRequest) => X509Certificate | undefined;
