@@ -8,6 +8,7 @@ import { BASE_URL, type TestApp, freePort } from '../support/app.js';
 import { REDIRECT_URI, type TestBrowser, location, pkce } from '../support/flow.js';
 import { query } from '../support/flow-helpers.js';
 import { postForm, realmPath } from '../support/oauth.js';
+import { memoryAdapter } from './upstream-adapter.js';
 
 export const UPSTREAM_CLIENT = { id: 'realmgate', secret: 'upstream-client-secret-0123456789' };
 
@@ -43,6 +44,7 @@ export class Upstream {
     const kid = 'upstream-rs256';
     let self: Upstream | undefined;
     const provider = new Provider(issuer, {
+      adapter: memoryAdapter(),
       clients: [
         {
           client_id: UPSTREAM_CLIENT.id,
