@@ -3,7 +3,8 @@
  * database's microseconds per request, and realmgate's efficiency against node-oidc-provider
  * (requests per CPU-second, realmgate's over the peer's), per server core and with the database
  * counted (the peer pays none). JWT introspection is set against the peer's introspection of its
- * opaque tokens, as it introspects no JWT.
+ * opaque tokens, as it introspects no JWT. Where the run measured the bare Fastify ceiling, its
+ * row gives the HTTP work that any server pays per request.
  *
  *   npx tsx bench/per-request.ts before-1=/tmp/a.json after-1=/tmp/b.json
  *
@@ -19,6 +20,8 @@ interface ServerResult {
   errors: number;
   p50_ms: number;
   p99_ms: number;
+  /** The scenario whose run this result repeats (the ceiling's client credentials, for its JWT and DPoP rows). */
+  same_as?: string;
 }
 
 interface Run {
@@ -26,6 +29,7 @@ interface Run {
 }
 
 const PEER = 'oidc-provider';
+const CEILING = 'ceiling';
 /** The scenario whose peer row stands for the peer in another (JWT introspection). */
 const PEER_OF: Readonly<Record<string, string>> = { introspection_jwt: 'introspection' };
 
@@ -56,6 +60,11 @@ for (const scenario of scenarios) {
     if (peer && peerServer !== undefined) {
       const name = peerScenario === scenario ? PEER : `${PEER} (its ${peerScenario})`;
       console.log(`|  | ${name} | ${format(peer.rate)} req/s | ${peer.p50_ms} / ${peer.p99_ms} | ${format(peerServer)} |  |  |  |`);
+    }
+    const ceiling = run.scenarios[scenario]?.servers[CEILING];
+    if (ceiling?.count) {
+      const name = ceiling.same_as ? `${CEILING} (its ${ceiling.same_as})` : CEILING;
+      console.log(`|  | ${name} | ${format(ceiling.rate)} req/s | ${ceiling.p50_ms} / ${ceiling.p99_ms} | ${format(microseconds(ceiling.cpu_s, ceiling.count))} |  |  |  |`);
     }
   }
 }
