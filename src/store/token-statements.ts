@@ -114,14 +114,20 @@ const HOLD_PEOPLE = `
 export const ROTATION_ARITY = Math.max(...[...ROTATE_MANY.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
 
 /**
- * The body of the function `rotate_refresh_tokens` (migrations/044_refresh_rotation.sql, which
- * holds a copy of it: test/store/rotation-function.test.ts checks that the database's is this
- * one): the lock of the people behind the tokens, then the rotation, in two statements of one
- * call. The lock comes first, in a statement of its own, so that the rotation starts after
- * whatever ended their grants meanwhile, and sees it (insertTokens): in a VOLATILE function
- * under READ COMMITTED, each statement takes a snapshot of its own, as a statement sent alone
- * does; the function's parameters are the rotation's, by number. PL/pgSQL keeps both plans
- * for the session, and the call is one round trip and one commit, outside any BEGIN.
+ * The body of the function `rotate_refresh_tokens`: the lock of the people behind the tokens,
+ * then the rotation, two statements of one call, which is one round trip and one commit,
+ * outside any BEGIN. The lock comes first, in a statement of its own, for two reasons: whatever
+ * ends a person's grants locks the person, then their tokens, and the rotation takes them in
+ * that order too (otherwise it holds the token's row while its successors wait for the person,
+ * and deadlocks with the end, which waits for that row); and the rotation then starts after
+ * whatever ended their grants while the lock waited, and sees it (insertTokens): in a VOLATILE
+ * function under READ COMMITTED, each statement takes a snapshot of its own, as one sent alone
+ * does. The function's parameters are the rotation's, by number. PL/pgSQL keeps the plans of
+ * both statements for the session.
+ *
+ * migrations/044_refresh_rotation.sql holds a copy of it, and test/store/rotation-function.test.ts
+ * checks that the database's function is this one: a change to ROTATE_MANY, insertTokens or
+ * insertAuditEvents needs a migration that replaces the function.
  */
 export const ROTATION_FUNCTION_BODY = `
 #variable_conflict use_column
