@@ -82,14 +82,14 @@ export const INSERT_MANY_SPENDING = `
  * The UPDATE decides between concurrent uses: only one `UPDATE … WHERE used_at IS NULL`
  * marks the row, and only a marked token's successors are inserted, in the same statement,
  * so that a token is never used without its successors written, nor the reverse. A token
- * whose person is gone or disabled is not used. The statement answers which presented tokens it used,
- * with their person, for the ID tokens.
+ * whose person is gone or disabled is not used. The statement answers which presented tokens it used
+ * (`n`), with their person's row (`person`), for the ID tokens.
  *
  * The realm and client are compared with IS NOT DISTINCT FROM, which no index serves, so that
  * the token is always found by its hash (the primary key): on a table without statistics yet
  * (a new database), the planner would otherwise as soon walk the client's every token.
  */
-export const ROTATE_MANY = `
+const ROTATE_MANY = `
   WITH used AS (
     UPDATE tokens t SET used_at = now()
       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS p(hash, realm, client_id, n), users u
@@ -97,18 +97,50 @@ export const ROTATE_MANY = `
        AND t.kind = 'refresh_token'
        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND ${CLIENT_EXISTS}
        AND u.realm = t.realm AND u.id = t.user_id AND u.enabled
-    RETURNING p.n::int AS n, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
+    RETURNING p.n::int AS n, u AS person
   ),
   successors AS (${insertTokens(4, ['successor_of'], 'successor_of::int IN (SELECT n FROM used)')}),
   events AS (${insertAuditEvents(4 + INSERTED_COLUMNS.length + 1, ['event_of'], 'WHERE event_of::int IN (SELECT n FROM used)')})
-  SELECT * FROM used`;
+  SELECT n, person FROM used`;
 
 /** Locks (FOR KEY SHARE) the people behind the tokens of these hashes ($1, hex), as insertTokens explains. */
-export const HOLD_PEOPLE = `
+const HOLD_PEOPLE = `
   SELECT 1 FROM users u
    WHERE (u.realm, u.id) IN (SELECT t.realm, t.user_id FROM tokens t
                               WHERE t.token_hash = ANY (ARRAY(SELECT decode(h, 'hex') FROM unnest($1::text[]) AS h)))
      FOR KEY SHARE OF u`;
+
+/** How many arrays the rotation takes: ROTATE_MANY's parameters. */
+export const ROTATION_ARITY = Math.max(...[...ROTATE_MANY.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+
+/**
+ * The body of the function `rotate_refresh_tokens`: the lock of the people behind the tokens,
+ * then the rotation, two statements of one call, which is one round trip and one commit,
+ * outside any BEGIN. The lock comes first, in a statement of its own, for two reasons: whatever
+ * ends a person's grants locks the person, then their tokens, and the rotation takes them in
+ * that order too (otherwise it holds the token's row while its successors wait for the person,
+ * and deadlocks with the end, which waits for that row); and the rotation then starts after
+ * whatever ended their grants while the lock waited, and sees it (insertTokens): in a VOLATILE
+ * function under READ COMMITTED, each statement takes a snapshot of its own, as one sent alone
+ * does. The function's parameters are the rotation's, by number. PL/pgSQL keeps the plans of
+ * both statements for the session.
+ *
+ * migrations/044_refresh_rotation.sql holds a copy of it, and test/store/rotation-function.test.ts
+ * checks that the database's function is this one: a change to ROTATE_MANY, insertTokens or
+ * insertAuditEvents needs a migration that replaces the function.
+ */
+export const ROTATION_FUNCTION_BODY = `
+#variable_conflict use_column
+BEGIN
+  ${HOLD_PEOPLE.trim().replace(/^SELECT/, 'PERFORM')};
+  RETURN QUERY ${ROTATE_MANY.trim()};
+END;
+`;
+
+/** The call of rotate_refresh_tokens with ROTATE_MANY's parameters; the people's columns as USER_COLUMNS. */
+export const ROTATE = `
+  SELECT r.n, ${USER_COLUMNS.map((column) => `(r.person).${column}`).join(', ')}
+    FROM rotate_refresh_tokens(${Array.from({ length: ROTATION_ARITY }, (_, i) => `$${i + 1}::text[]`).join(', ')}) AS r`;
 
 /** $1: the grant id, $2: its realm when known. */
 export const REVOKE_GRANT = denyGrantsStatement(`

@@ -5,7 +5,7 @@ import type { DenialMemory, DenialRow } from './revoked-jwts.js';
 import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
 import { type NewToken, type StoredToken, TOKEN_COLUMNS, type TokenRow, CLIENT_EXISTS, toToken } from './token-records.js';
 import { type AssertionSpend, orderedSpends, spendColumns, spendKey } from './spent-assertions.js';
-import { FIND_MANY, HOLD_PEOPLE, INSERT_MANY, INSERT_MANY_SPENDING, REVOKE_GRANT, ROTATE_MANY, insertedColumns } from './token-statements.js';
+import { FIND_MANY, INSERT_MANY, INSERT_MANY_SPENDING, REVOKE_GRANT, ROTATE, insertedColumns } from './token-statements.js';
 import { type User, type UserRow, toUser } from './users.js';
 
 export { type Actor, type NewToken, type SignIn, type StoredToken, type TokenKind, type TokenRecord, isLive } from './token-records.js';
@@ -180,21 +180,17 @@ export class TokenStore {
     const rotations = [...batch].sort((a, b) => (a.presented < b.presented ? -1 : a.presented > b.presented ? 1 : 0));
     const successors = rotations.flatMap((rotation, i) => rotation.successors.map((token) => ({ token, of: String(i + 1) })));
     const events = rotations.flatMap((rotation, i) => (rotation.event ? [{ event: rotation.event, of: String(i + 1) }] : []));
-    const presented = rotations.map((rotation) => rotation.presented);
-    const result = await this.db.transaction(async (tx) => {
-      // The people behind the tokens first, in a statement of its own, so that the rotation's
-      // statement starts after whatever ended their grants meanwhile, and sees it (insertTokens).
-      await tx.query(HOLD_PEOPLE, [presented]);
-      return tx.query<UserRow & { n: number }>(ROTATE_MANY, [
-        presented,
-        rotations.map((rotation) => rotation.realm),
-        rotations.map((rotation) => rotation.clientId),
-        ...insertedColumns(successors.map((successor) => successor.token)),
-        successors.map((successor) => successor.of),
-        ...auditEventColumns(events.map(({ event }) => event)),
-        events.map(({ of }) => of),
-      ]);
-    });
+    // One call, outside any transaction: the function locks the people behind the tokens, then
+    // rotates them, in statements of their own (ROTATION_FUNCTION_BODY), committed together.
+    const result = await this.db.query<UserRow & { n: number }>(ROTATE, [
+      rotations.map((rotation) => rotation.presented),
+      rotations.map((rotation) => rotation.realm),
+      rotations.map((rotation) => rotation.clientId),
+      ...insertedColumns(successors.map((successor) => successor.token)),
+      successors.map((successor) => successor.of),
+      ...auditEventColumns(events.map(({ event }) => event)),
+      events.map(({ of }) => of),
+    ]);
     for (const row of result.rows) rotations[row.n - 1]!.user = toUser(row);
   }
 

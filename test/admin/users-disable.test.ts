@@ -7,6 +7,7 @@ import { SignJWT } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedXml } from 'xml-crypto';
+import { sha256 } from '../../src/secrets.js';
 import { NO_RATE_LIMITS, type TestApp, startTestApp } from '../support/app.js';
 import { selfSigned } from '../support/certificates.js';
 import { authorize, codeRequest, freshRealm, issuerOf, redirectPath } from '../support/flow-helpers.js';
@@ -558,6 +559,20 @@ describe('admin API: disabling a person', () => {
       const answer = await disableFirst(s, earlier.refresh_token, () => browser.submit(url, page, { username: 'alice', password: s.user.password }));
       await expectSignInRefused(s, answer);
       expect(await liveTokens(s)).toBe(0);
+    });
+
+    it('a refresh that waited for the disable issues nothing, and does not use its token', async () => {
+      const s = await setup();
+      const earlier = await signIn(s);
+      const { tokens } = await signIn(s);
+      // Looked up before the disable, live; its rotation then waits on the person the disable holds.
+      const answer = await disableFirst(s, earlier.tokens.refresh_token, () =>
+        postForm(t.app, `${realmPath(s.realm)}/access_token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'web' }),
+      );
+      expectGrantError(answer, 'invalid_grant');
+      expect(await liveTokens(s)).toBe(0);
+      const used = await t.store.db.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM tokens WHERE token_hash = $1', [sha256(tokens.refresh_token)]);
+      expect(used.rows).toEqual([{ used: false }]);
     });
 
     it('a refresh written before the disable is revoked by it', async () => {
