@@ -45,11 +45,18 @@ export class AuditTrail implements AuditLog {
         if (this.dropped++ === 0) this.deps.logger.warn('audit events are not being stored: the database is behind');
         return;
       }
-      const written = this.write(event, occurredAt, details, lifetime).catch((error: unknown) => {
+      if (this.dropped > 0) {
+        this.deps.logger.warn({ dropped: this.dropped }, 'audit events dropped while the database was behind');
+        this.dropped = 0;
+      }
+      // With the lifetime at hand (every token issued), the row goes to the store at once, with
+      // no async step's promise between: each was garbage of the token endpoint's.
+      const stored = lifetime === undefined ? this.write(event, occurredAt, details) : this.deps.events.append(rowOf(event, occurredAt, details, lifetime));
+      const written = stored.then(undefined, (error: unknown) => {
         this.deps.logger.warn({ err: error, audit: fields }, 'audit event not stored');
       });
       this.pending.add(written);
-      void written.finally(() => this.pending.delete(written));
+      void written.then(() => this.pending.delete(written));
     } catch (error) {
       this.deps.logger.warn({ err: error, audit: { type: event.type, realm: event.realm } }, 'audit event not recorded');
     }
@@ -77,13 +84,10 @@ export class AuditTrail implements AuditLog {
     await Promise.all(this.pending);
   }
 
-  private async write(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>, lifetime: number | undefined): Promise<void> {
-    if (this.dropped > 0) {
-      this.deps.logger.warn({ dropped: this.dropped }, 'audit events dropped while the database was behind');
-      this.dropped = 0;
-    }
+  /** The event's row, once its realm's lifetime is looked up. */
+  private async write(event: AuditEvent, occurredAt: Date, details: Record<string, unknown>): Promise<void> {
     // A deleted realm's last events are kept for the default lifetime.
-    const kept = lifetime ?? (await this.deps.realms.get(event.realm))?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
+    const kept = (await this.deps.realms.get(event.realm))?.settings.audit_event_lifetime ?? DEFAULT_SETTINGS.audit_event_lifetime;
     await this.deps.events.append(rowOf(event, occurredAt, details, kept));
   }
 }
@@ -110,9 +114,15 @@ function cleaned(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(cleaned);
   if (value instanceof Date) return value.toISOString();
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([name, inner]) => [name, SECRET_FIELDS.has(name) ? '[redacted]' : cleaned(inner)]),
-    );
+    // A loop rather than Object.entries and fromEntries: every token issued passes here, and the pairs were garbage.
+    const copy: Record<string, unknown> = {};
+    for (const name of Object.keys(value)) {
+      const inner = SECRET_FIELDS.has(name) ? '[redacted]' : cleaned((value as Record<string, unknown>)[name]);
+      // A field named __proto__ (a parsed body's) stays a field, as fromEntries kept it, not the copy's prototype.
+      if (name === '__proto__') Object.defineProperty(copy, name, { value: inner, enumerable: true, writable: true, configurable: true });
+      else copy[name] = inner;
+    }
+    return copy;
   }
   return value;
 }

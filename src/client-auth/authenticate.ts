@@ -89,7 +89,9 @@ export class ClientAuthenticator {
       throw failure('client authentication failed');
     }
     const context = new RequestAuthContext(request, `${realm.issuer}${endpointPath}`, this.certificateOf);
-    if (!(await method.verify(client, presented, context))) throw failure('client authentication failed');
+    // A secret's check answers at once: awaited only when it is a promise (an assertion's, a certificate's).
+    const verified = method.verify(client, presented, context);
+    if (!(typeof verified === 'boolean' ? verified : await verified)) throw failure('client authentication failed');
     return client;
   }
 }

@@ -151,21 +151,21 @@ async function describe(
   if (token.userId !== undefined && username === undefined) return INACTIVE;
   const mapped = token.userId === undefined ? undefined : await deps.scopeClaims.claimsFor(realm.name, scopeNames(token.scope), token.userId, ['introspection']);
   const person = token.userId === undefined || username === undefined ? undefined : await personAsSeenBy(deps, realm, client, { ...token, userId: token.userId }, username);
-  return {
-    ...mapped?.introspection,
-    active: true,
-    scope: token.scope,
-    client_id: token.clientId,
-    ...(person?.username === undefined ? {} : { username: person.username }),
-    sub: person?.sub ?? token.subject,
-    token_type: token.tokenType,
-    exp: token.expiresAt,
-    iat: token.issuedAt,
-    iss: realm.issuer,
-    ...(token.audience === undefined ? {} : { aud: token.audience.length === 1 ? token.audience[0] : token.audience }),
-    ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
-    ...(token.act === undefined || person?.hideActor ? {} : { act: token.act }),
-    ...(token.authorizationDetails === undefined ? {} : { authorization_details: token.authorizationDetails }),
-    realm: realm.name,
-  };
+  // Set member by member rather than spread from conditional literals: every introspection answers here.
+  const answer: Record<string, unknown> = mapped?.introspection === undefined ? {} : { ...mapped.introspection };
+  answer.active = true;
+  answer.scope = token.scope;
+  answer.client_id = token.clientId;
+  if (person?.username !== undefined) answer.username = person.username;
+  answer.sub = person?.sub ?? token.subject;
+  answer.token_type = token.tokenType;
+  answer.exp = token.expiresAt;
+  answer.iat = token.issuedAt;
+  answer.iss = realm.issuer;
+  if (token.audience !== undefined) answer.aud = token.audience.length === 1 ? token.audience[0] : token.audience;
+  if (isSenderConstrained(token)) answer.cnf = confirmationOf(token);
+  if (token.act !== undefined && !person?.hideActor) answer.act = token.act;
+  if (token.authorizationDetails !== undefined) answer.authorization_details = token.authorizationDetails;
+  answer.realm = realm.name;
+  return answer;
 }

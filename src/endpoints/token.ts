@@ -45,12 +45,16 @@ export function tokenEndpoint(deps: {
         throw new OAuthError('unauthorized_client', 'the client is not allowed this grant type');
       }
       // A grant that spendsProof spends the proof's jti with its tokens, in their statement.
-      const proof = await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token', { spend: !grant.spendsProof });
+      // A request without a DPoP header has no proof: its bearer tokens skip the checks' promises.
+      const proof = request.headers.dpop === undefined
+        ? undefined
+        : await proofAtAuthorizationServer(deps.dpop, request, request.realm, '/access_token', { spend: !grant.spendsProof });
       checkTokenRequest(request.realm, client, grant.type, proof !== undefined);
       const params = formParams(request.body, grant.parameters);
       const asked = formParamLists(request.body, TARGET_PARAMETERS);
       const ownTargets = grant.readsOwnTargets?.(params) === true;
-      const targets = ownTargets ? undefined : await requestedTargets(deps.resources, request.realm.name, asked, client);
+      const noTargets = asked.audience === undefined && asked.resource === undefined;
+      const targets = ownTargets || noTargets ? undefined : await requestedTargets(deps.resources, request.realm.name, asked, client);
       const response = await refusingProofErrors(deps.dpop, request.realm, () => grant.handle({
         realm: request.realm,
         client,

@@ -42,20 +42,24 @@ export class Drain {
   /** Requests being served now, and those of them that were under way when the drain began. */
   private inFlight = 0;
   inFlightAtBegin = 0;
-  /** Requests whose headers were read before the drain began: they are served, whenever their hooks run. */
-  private readonly arrivedBefore = new WeakSet<IncomingMessage>();
+  /**
+   * Requests whose headers were read once the drain had begun: they are refused. Those read
+   * before are served, whenever their hooks run; only the few of a stopping instance are noted,
+   * not every request (a WeakSet entry per request was 1 % of the token endpoint's busy time).
+   */
+  private readonly arrivedDuring = new WeakSet<IncomingMessage>();
 
   constructor(app: FastifyInstance) {
     // Prepended, so that it runs before Fastify's own listener starts the request's hooks.
     app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       this.inFlight++;
-      if (this.beganAt === undefined) this.arrivedBefore.add(request);
+      if (this.beganAt !== undefined) this.arrivedDuring.add(request);
       response.once('close', () => this.inFlight--);
     });
     // A callback hook, not an async one: every request passes it, and all but a stopping
     // instance's go straight on.
     app.addHook('onRequest', (request, reply, done) => {
-      if (this.beganAt === undefined || this.arrivedBefore.has(request.raw)) return done();
+      if (this.beganAt === undefined || !this.arrivedDuring.has(request.raw)) return done();
       const path = request.url.split('?', 1)[0]!;
       if (path === '/healthz') return done();
       reply.code(503).headers({ 'retry-after': '1', 'cache-control': 'no-store', connection: 'close' });

@@ -20,9 +20,10 @@ export const LINGER = { ms: 5_000, bytes: 16 * 1024 * 1024 };
  */
 export const lingeringClose = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onSend', async (request) => {
+    // A callback hook, not an async one: every answer passes it, and nearly all go straight on.
+    app.addHook('onSend', (request, _reply, payload, done) => {
       const incoming = request.raw;
-      if (incoming.complete || incoming.httpVersionMajor !== 1) return;
+      if (incoming.complete || incoming.httpVersionMajor !== 1) return done(null, payload);
       // Read by this listener, not dropped unseen by Node's HTTP parser (IncomingMessage#_dump), the
       // rest of the body is counted.
       const drained = { bytes: 0 };
@@ -36,6 +37,7 @@ export const lingeringClose = fp(
         Reflect.deleteProperty(socket, 'destroySoon'); // the prototype's again, for the connection's later answers
         linger(socket, incoming, drained);
       };
+      done(null, payload);
     });
   },
   { name: 'lingering-close' },

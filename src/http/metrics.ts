@@ -49,11 +49,13 @@ export function newMetrics(): Metrics {
 export function metricsRoutes(metrics: Metrics): FastifyPluginAsync {
   return fp(
     async (app) => {
-      app.addHook('onResponse', async (request, reply) => {
+      // A callback hook, not an async one: every request passes it, and it awaits nothing.
+      app.addHook('onResponse', (request, reply, done) => {
         // The route template, not the URL, keeps the label set bounded.
         const route = request.routeOptions.url ?? 'unmatched';
         metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
         metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+        done();
       });
 
       app.get('/metrics', async (_request, reply) => {

@@ -25,7 +25,8 @@ export async function belowIssuerPath(
   app.addHook('preValidation', (request, _reply, done) => withOutboundSpend(() => deps.rateLimits.outboundFetch(request), done));
   app.removeAllContentTypeParsers();
   await app.register(formBody, { bodyLimit: OAUTH_BODY_LIMIT });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    done(null, payload);
   });
 }

@@ -1,3 +1,4 @@
+import { epochMs, fromEpochMs } from './epoch-ms.js';
 import { StatementBatcher } from './statement-batcher.js';
 import type { Db } from './db.js';
 import type { StatementParams } from './statement.js';
@@ -59,15 +60,16 @@ interface AuditEventRow {
 
 /**
  * Inserts any number of events: parallel arrays from parameter $first on, one element per row,
- * as text (src/store/tokens.ts does the same), and perhaps more arrays (`extra`) that `where`
- * filters on. src/store/tokens.ts writes a token's `token.issued` event in the token's statement.
+ * as text, times as epoch milliseconds (src/store/epoch-ms.ts; src/store/tokens.ts does the
+ * same), and perhaps more arrays (`extra`) that `where` filters on. src/store/tokens.ts writes
+ * a token's `token.issued` event in the token's statement.
  */
 export function insertAuditEvents(first: number, extra: readonly string[] = [], where = ''): string {
   const columns = ['realm', 'occurred_at', 'type', 'client_id', 'user_id', 'address', 'details', 'expires_at', ...extra];
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
   INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
-  SELECT realm, occurred_at::timestamptz, type, client_id, user_id, address, details::jsonb, expires_at::timestamptz
+  SELECT realm, ${fromEpochMs('occurred_at')}, type, client_id, user_id, address, details::jsonb, ${fromEpochMs('expires_at')}
     FROM unnest(${arrays}) AS e(${columns.join(', ')}) ${where}`;
 }
 
@@ -76,13 +78,13 @@ export function auditEventColumns(events: readonly NewAuditEvent[]): Array<Array
   const column = (value: (event: NewAuditEvent) => string | null) => events.map(value);
   return [
     column((e) => e.realm),
-    column((e) => e.occurredAt.toISOString()),
+    column((e) => epochMs(e.occurredAt)),
     column((e) => e.type),
     column((e) => e.clientId ?? null),
     column((e) => e.userId ?? null),
     column((e) => e.address ?? null),
     column((e) => JSON.stringify(e.details)),
-    column((e) => e.expiresAt.toISOString()),
+    column((e) => epochMs(e.expiresAt)),
   ];
 }
 

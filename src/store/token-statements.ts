@@ -1,4 +1,5 @@
 import { insertAuditEvents } from './audit-events.js';
+import { epochMs, fromEpochMs } from './epoch-ms.js';
 import { denyGrantsStatement } from './revoked-jwts.js';
 import { spendAssertions } from './spent-assertions.js';
 import { CLIENT_EXISTS, type NewToken, TOKEN_COLUMNS } from './token-records.js';
@@ -17,7 +18,8 @@ export const INSERTED_COLUMNS = [
 
 /**
  * One statement inserts any number of tokens: parallel arrays from parameter $first on, one
- * element per row (text for every type, so that both adapters pass them alike), and perhaps
+ * element per row (text for every type, so that both adapters pass them alike; times as epoch
+ * milliseconds, src/store/epoch-ms.ts), and perhaps
  * more arrays (`extra`) that the condition `and` filters on. It answers the grant of each
  * token written.
  *
@@ -33,9 +35,9 @@ export function insertTokens(first: number, extra: readonly string[] = [], and =
   const arrays = columns.map((_, i) => `$${first + i}::text[]`).join(', ');
   return `
   INSERT INTO tokens (${WRITTEN_TOKEN_COLUMNS})
-  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, ${fromEpochMs('grant_started_at')},
          grant_type, subject,
-         user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
+         user_id::uuid, scope, ${fromEpochMs('issued_at')}, ${fromEpochMs('expires_at')}, ${fromEpochMs('auth_time')},
          string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt, asked_claims::jsonb, authorization_details::jsonb
     FROM unnest(${arrays}) AS t(${columns.join(', ')})
    WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled
@@ -165,14 +167,14 @@ export function insertedColumns(tokens: readonly NewToken[]): Array<Array<string
     column((t) => t.clientInternalId),
     column((t) => t.kind),
     column((t) => t.grantId),
-    column((t) => (t.grantStartedAt ?? t.issuedAt).toISOString()),
+    column((t) => epochMs(t.grantStartedAt ?? t.issuedAt)),
     column((t) => t.grantType),
     column((t) => t.subject),
     column((t) => t.userId ?? null),
     column((t) => t.scope),
-    column((t) => t.issuedAt.toISOString()),
-    column((t) => t.expiresAt.toISOString()),
-    column((t) => t.signIn?.authTime.toISOString() ?? null),
+    column((t) => epochMs(t.issuedAt)),
+    column((t) => epochMs(t.expiresAt)),
+    column((t) => (t.signIn ? epochMs(t.signIn.authTime) : null)),
     column((t) => t.signIn?.amr.join(' ') ?? null),
     column((t) => t.signIn?.acr ?? null),
     column((t) => t.signIn?.sid ?? null),

@@ -77,26 +77,26 @@ export async function mintJwtAccessToken(
 ): Promise<string> {
   const now = Date.now();
   const iat = Math.floor(now / 1000);
-  const payload: JWTPayload = {
-    ...token.claims,
-    iss: realm.issuer,
-    sub: token.pairwise?.sub ?? token.subject,
-    aud: audienceClaim(token.audience) ?? realm.issuer,
-    exp: iat + token.lifetime,
-    iat,
-    jti: timeOrderedJti(Math.min(now, token.since?.getTime() ?? now)),
-    client_id: token.clientId,
-    scope: token.scope,
-    ...(token.authTime === undefined ? {} : { auth_time: token.authTime }),
-    ...(token.sid === undefined ? {} : { sid: token.sid }),
-    ...(isSenderConstrained(token) ? { cnf: confirmationOf(token) } : {}),
-    ...(token.act === undefined ? {} : { act: token.act }),
-    ...(token.clientSubject && token.subject !== token.clientId ? { [CLIENT_SUBJECT_CLAIM]: true } : {}),
-    ...(token.askedUserinfo?.length ? { [ASKED_USERINFO_CLAIM]: [...token.askedUserinfo] } : {}),
-    ...(token.pairwise === undefined ? {} : { [SEALED_SUBJECT_CLAIM]: token.pairwise.sealed }),
-    ...(token.authorizationDetails ? { authorization_details: [...token.authorizationDetails] } : {}),
-    [GRANT_ID_CLAIM]: token.grantId,
-  };
+  // Set claim by claim rather than spread from conditional literals: this is the JWT token
+  // endpoint's inner loop, and each spread made and copied an object.
+  const payload: JWTPayload = token.claims === undefined ? {} : { ...token.claims };
+  payload.iss = realm.issuer;
+  payload.sub = token.pairwise?.sub ?? token.subject;
+  payload.aud = audienceClaim(token.audience) ?? realm.issuer;
+  payload.exp = iat + token.lifetime;
+  payload.iat = iat;
+  payload.jti = timeOrderedJti(Math.min(now, token.since?.getTime() ?? now));
+  payload.client_id = token.clientId;
+  payload.scope = token.scope;
+  if (token.authTime !== undefined) payload.auth_time = token.authTime;
+  if (token.sid !== undefined) payload.sid = token.sid;
+  if (isSenderConstrained(token)) payload.cnf = confirmationOf(token);
+  if (token.act !== undefined) payload.act = token.act;
+  if (token.clientSubject && token.subject !== token.clientId) payload[CLIENT_SUBJECT_CLAIM] = true;
+  if (token.askedUserinfo?.length) payload[ASKED_USERINFO_CLAIM] = [...token.askedUserinfo];
+  if (token.pairwise !== undefined) payload[SEALED_SUBJECT_CLAIM] = token.pairwise.sealed;
+  if (token.authorizationDetails) payload.authorization_details = [...token.authorizationDetails];
+  payload[GRANT_ID_CLAIM] = token.grantId;
   return signer.sign(realm.name, realm.settings.signing_alg, payload, AT_JWT);
 }
 
