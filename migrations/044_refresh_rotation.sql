@@ -33,9 +33,9 @@ BEGIN
   successors AS (
   INSERT INTO tokens (token_hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject,
                       user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf_x5t_s256, act, aud, cnf_jkt, asked_claims, authorization_details)
-  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, grant_started_at::timestamptz,
+  SELECT decode(hash, 'hex'), realm, client_id, client_internal_id::bigint, kind, grant_id::uuid, to_timestamp(grant_started_at::float8 / 1000),
          grant_type, subject,
-         user_id::uuid, scope, issued_at::timestamptz, expires_at::timestamptz, auth_time::timestamptz,
+         user_id::uuid, scope, to_timestamp(issued_at::float8 / 1000), to_timestamp(expires_at::float8 / 1000), to_timestamp(auth_time::float8 / 1000),
          string_to_array(amr, ' '), acr, sid::uuid, cnf, act::jsonb, aud::jsonb, jkt, asked_claims::jsonb, authorization_details::jsonb
     FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[]) AS t(hash, realm, client_id, client_internal_id, kind, grant_id, grant_started_at, grant_type, subject, user_id, scope, issued_at, expires_at, auth_time, amr, acr, sid, cnf, act, aud, jkt, asked_claims, authorization_details, password_of, successor_of)
    WHERE (t.user_id IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.realm = t.realm AND u.id = t.user_id::uuid AND u.enabled
@@ -45,7 +45,7 @@ BEGIN
   RETURNING grant_id),
   events AS (
   INSERT INTO audit_events (realm, occurred_at, type, client_id, user_id, address, details, expires_at)
-  SELECT realm, occurred_at::timestamptz, type, client_id, user_id, address, details::jsonb, expires_at::timestamptz
+  SELECT realm, to_timestamp(occurred_at::float8 / 1000), type, client_id, user_id, address, details::jsonb, to_timestamp(expires_at::float8 / 1000)
     FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[]) AS e(realm, occurred_at, type, client_id, user_id, address, details, expires_at, event_of) WHERE event_of::int IN (SELECT n FROM used))
   SELECT n, person FROM used;
 END;
