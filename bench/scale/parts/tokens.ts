@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
-import { connect, partDatabase, tokensTableMb } from '../database.js';
+import { connect, databaseActivity, partDatabase, tokensTableMb } from '../database.js';
 import { type LoadOptions, alternate, mean, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
@@ -102,11 +102,11 @@ export async function tokensPart(sharedConfig: ScaleConfig): Promise<PartResult>
     const rounds = await alternate(config.rounds, {
       small: () => {
         log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]));
+        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]), () => databaseActivity(watcher!, small.database.name));
       },
       large: () => {
         log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]));
+        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]), () => databaseActivity(watcher!, large.database.name));
       },
     }, favourBoth);
 
