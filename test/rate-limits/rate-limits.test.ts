@@ -50,6 +50,18 @@ describe('rate limits per client', () => {
     for (let i = 0; i < 20; i++) expect((await clientCredentials(t.app, 'unlimited', free)).statusCode).toBe(200);
   });
 
+  it('commit the shares they take without a flush of their own, and leave every other statement’s commit as it was', async () => {
+    await t.admin.createRealm('flushed', { rate_limit_token: 20 });
+    const client = await t.admin.serviceClient('flushed');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => clientCredentials(t.app, 'flushed', client)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(8).fill(200));
+    const counted = await t.store.db.query<{ failures: number }>("SELECT failures FROM attempt_counters WHERE key LIKE 'rate:token:flushed:%'");
+    expect(counted.rows.map((row) => row.failures)).toEqual([8]);
+    // As many at once as the pool holds connections, so that the one that ran the takes answers too.
+    const settings = await Promise.all(Array.from({ length: 20 }, () => t.store.db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')));
+    expect(new Set(settings.map((result) => result.rows[0]!.synchronous_commit))).toEqual(new Set(['on']));
+  });
+
   it('counts only authenticated clients: a wrong secret neither spends nor is refused with 429', async () => {
     await t.admin.createRealm('auth-first', { rate_limit_token: 1 });
     const client = await t.admin.serviceClient('auth-first');
