@@ -25,6 +25,10 @@ export async function partDatabase(serverUrl: string): Promise<{ url: string; na
  */
 export async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
+  // A connection ended by the server (the bench's own cleanup dropping a database or stopping
+  // its cluster on ctrl-c) fails the statement it runs; unheard, the error would end the bench
+  // before the rest of its cleanup.
+  client.on('error', (error) => log(`connection to ${new URL(url).pathname.slice(1)} lost: ${error.message}`));
   await client.connect();
   return client;
 }

@@ -75,10 +75,10 @@ export async function startOwnCluster(serverUrl: string, sharedBuffers: string):
     chownSync(directory, uid!, gid!);
   }
   let started = false;
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
+  let stopping: Promise<void> | undefined;
+  // Every caller (the part's end, the bench's exit on ctrl-c) waits for the one stop to finish.
+  const stop = (): Promise<void> => (stopping ??= stopAndRemove());
+  const stopAndRemove = async (): Promise<void> => {
     if (started) {
       const [command, args] = asClusterOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
       await runToCompletion(command, args, directory).catch((error: unknown) => log(`own cluster: pg_ctl stop failed: ${(error as Error).message}`));
