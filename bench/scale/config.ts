@@ -24,6 +24,11 @@ export interface ScaleConfig {
   readonly rounds: number;
   /** Peak RSS allowed to the server process of the realms part. */
   readonly rssBudgetMb: number;
+  /**
+   * With a value (a PostgreSQL size, or `default`), the `tokens` part runs on a PostgreSQL
+   * cluster of its own (own-cluster.ts) with that `shared_buffers`, not on the server of `serverUrl`.
+   */
+  readonly tokensSharedBuffers: string | undefined;
   /** Each server runs under `node --cpu-prof`, its profile written to results/profiles/. */
   readonly cpuProfile: boolean;
   readonly output: string;
@@ -46,9 +51,17 @@ export function readConfig(output: string): ScaleConfig {
     connections: wholeNumber('SCALE_CONNECTIONS', 50, 1),
     rounds: wholeNumber('SCALE_ROUNDS', 3, 1),
     rssBudgetMb: wholeNumber('SCALE_RSS_BUDGET_MB', 512, 1),
+    tokensSharedBuffers: sharedBuffers(process.env.SCALE_PG_SHARED_BUFFERS),
     cpuProfile: process.env.SCALE_CPU_PROF === '1' || process.env.SCALE_CPU_PROF === 'true',
     output: process.env.SCALE_OUTPUT || output,
   };
+}
+
+/** A size PostgreSQL reads (`4GB`, `512MB`, `131072` pages of 8 kB) or `default`; unset or empty: none. */
+function sharedBuffers(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^(default|\d+(kB|MB|GB|TB)?)$/.test(raw)) throw new Error(`SCALE_PG_SHARED_BUFFERS: expected a size such as 4GB, or default; got ${raw}`);
+  return raw;
 }
 
 /** The parts named on the command line (all when none), in their fixed order. */

@@ -22,6 +22,8 @@ export interface Measurement {
   readonly serverCores?: number;
   /** CPU per answered request of the PostgreSQL backends serving the server (`withDatabaseCpu`). */
   readonly databaseCpuMsPerRequest?: number;
+  /** What PostgreSQL counted for the server's database per answered request (`withDatabaseCpu`, given `activity`). */
+  readonly databasePerRequest?: DatabaseActivity;
   /** Cores busy on the whole machine: the server, PostgreSQL, autocannon, and whatever else runs. */
   readonly machineCores: number;
   /** The machine's load average over the last minute as the run began: how many others wanted the cores. */
@@ -63,16 +65,51 @@ function cpuByPid(pids: readonly number[]): Map<number, number> {
 }
 
 /**
+ * A database's counters in `pg_stat_database`: transactions committed (one per statement
+ * outside a transaction), rows inserted, updated and deleted, and pages found in PostgreSQL's
+ * buffers or read (from the kernel). A backend reports them at a commit at most once a
+ * second, and when idle after 10 s: a run's last second may count in the next one.
+ */
+export interface DatabaseActivity {
+  readonly commits: number;
+  readonly inserted: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly bufferHits: number;
+  readonly reads: number;
+}
+
+/**
  * `run`, with the CPU per request of the PostgreSQL backends that `backends` lists, read before
  * and after it: a backend the pool opened during the run counts from its start, one it closed
- * takes its seconds with it.
+ * takes its seconds with it. With `activity`, the database's counters per request as well.
  */
-export async function withDatabaseCpu(run: () => Promise<Measurement>, backends: () => Promise<number[]>): Promise<Measurement> {
+export async function withDatabaseCpu(
+  run: () => Promise<Measurement>,
+  backends: () => Promise<number[]>,
+  activity?: () => Promise<DatabaseActivity>,
+): Promise<Measurement> {
+  const countersBefore = await activity?.();
   const before = cpuByPid(await backends());
   const measurement = await run();
   let seconds = 0;
   for (const [pid, cpu] of cpuByPid(await backends())) seconds += cpu - (before.get(pid) ?? 0);
-  return { ...measurement, databaseCpuMsPerRequest: round((seconds * 1000) / Math.max(1, measurement.requests), 3) };
+  const countersAfter = await activity?.();
+  const requests = Math.max(1, measurement.requests);
+  const perRequest =
+    countersBefore && countersAfter
+      ? (Object.fromEntries(
+          Object.keys(countersAfter).map((name) => {
+            const key = name as keyof DatabaseActivity;
+            return [key, round((countersAfter[key] - countersBefore[key]) / requests, 2)];
+          }),
+        ) as unknown as DatabaseActivity)
+      : undefined;
+  return {
+    ...measurement,
+    databaseCpuMsPerRequest: round((seconds * 1000) / requests, 3),
+    ...(perRequest ? { databasePerRequest: perRequest } : {}),
+  };
 }
 
 /** Starts autocannon; `done` resolves when it ends, after `seconds`, `amount` or `stop()`. */

@@ -58,10 +58,18 @@ export const row = (m: Measurement) => ({
   server_cpu_ms_per_request: m.serverCpuMsPerRequest ?? null,
   server_cores: m.serverCores ?? null,
   database_cpu_ms_per_request: m.databaseCpuMsPerRequest ?? null,
+  database_per_request: m.databasePerRequest ?? null,
   machine_cores: m.machineCores,
   load_at_start: m.loadAtStart,
 });
 
 /** A measurement on one line of the notes. */
 export const describe = (m: Measurement): string =>
-  `${perSecond(m.requestsPerSecond)}, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors (${m.timeouts} timeouts); server ${m.serverCpuMsPerRequest ?? '?'} ms CPU/request, ${m.serverCores ?? '?'} cores; PostgreSQL ${m.databaseCpuMsPerRequest ?? '?'} ms CPU/request; machine ${m.machineCores} cores busy, load ${m.loadAtStart}`;
+  `${perSecond(m.requestsPerSecond)}, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.errors} errors (${m.timeouts} timeouts); server ${m.serverCpuMsPerRequest ?? '?'} ms CPU/request, ${m.serverCores ?? '?'} cores; PostgreSQL ${m.databaseCpuMsPerRequest ?? '?'} ms CPU/request${activity(m)}; machine ${m.machineCores} cores busy, load ${m.loadAtStart}`;
+
+/** The database's counters per request, as `describe` prints them. */
+function activity(m: Measurement): string {
+  const a = m.databasePerRequest;
+  if (!a) return '';
+  return ` (${a.commits} commits, rows ${a.inserted} inserted ${a.updated} updated ${a.deleted} deleted, pages ${a.bufferHits} hit ${a.reads} read)`;
+}

@@ -7,7 +7,7 @@ const SHARES_PER_WINDOW = 20;
 
 /** The part of a key's budget this instance holds in the current window. */
 interface Lease {
-  readonly perMinute: number;
+  perMinute: number;
   left: number;
   /** When the window ends, on this process's clock. */
   endsAt: number;
@@ -53,10 +53,23 @@ export class SharedBudgets {
     }
   }
 
-  /** The key's lease in the current window, a new empty one when its window ended or its limit changed. */
+  /**
+   * The key's lease in the current window, emptied when its window ended or its limit changed;
+   * while a share is being taken, that lease as it is (its callers wait for the share, then
+   * look again), so that no key is asked for twice at once.
+   */
   private current(key: string, perMinute: number): Lease {
     const lease = this.leases.get(key);
-    if (lease && lease.perMinute === perMinute && (lease.taking || lease.endsAt > this.now())) return lease;
+    if (lease?.taking || (lease && lease.perMinute === perMinute && lease.endsAt > this.now())) return lease;
+    if (lease) {
+      // Renewed in place: a key seen about once a window (a client among many) would otherwise
+      // cost an object that outlives the young generation and a second LRU write per request.
+      lease.perMinute = perMinute;
+      lease.left = 0;
+      lease.endsAt = 0;
+      lease.spent = false;
+      return lease;
+    }
     const fresh: Lease = { perMinute, left: 0, endsAt: 0, spent: false, taking: undefined };
     this.leases.set(key, fresh);
     return fresh;

@@ -34,12 +34,22 @@ export class RequestBudgetStore {
     return { count: take.count!, msLeft: take.msLeft! };
   }
 
+  /**
+   * Committed without waiting for its WAL to reach the disk (`synchronous_commit` off for this
+   * statement's transaction alone): the count is visible to every instance at once all the same,
+   * and the writes of the requests it admits (a token, a pushed request) commit after it with
+   * their own flush, which takes its record to the disk too, WAL being written in order. A crash
+   * of PostgreSQL can lose only the takes of its last moments (well under a second) whose
+   * requests have written nothing since: those shares would be counted again after it. The flush was half of PostgreSQL's CPU per take (45 against 24 µs a key in statements of 8).
+   */
   private async takeMany(takes: readonly Take[]): Promise<void> {
     const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const result = await this.db.query<{ key: string; count: number; ms_left: number }>(
       `INSERT INTO attempt_counters AS c (key, failures, window_ends_at)
        SELECT key, amount, now() + make_interval(secs => seconds)
-         FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS t(key, amount, seconds, n) ORDER BY n
+         FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS t(key, amount, seconds, n),
+              (SELECT set_config('synchronous_commit', 'off', true)) AS flushed_with_what_it_admits
+        ORDER BY n
        ON CONFLICT (key) DO UPDATE SET
          failures = CASE WHEN c.window_ends_at <= now() THEN excluded.failures ELSE c.failures + excluded.failures END,
          window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END

@@ -50,6 +50,18 @@ describe('rate limits per client', () => {
     for (let i = 0; i < 20; i++) expect((await clientCredentials(t.app, 'unlimited', free)).statusCode).toBe(200);
   });
 
+  it('commit the shares they take without a flush of their own, and leave every other statement’s commit as it was', async () => {
+    await t.admin.createRealm('flushed', { rate_limit_token: 20 });
+    const client = await t.admin.serviceClient('flushed');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => clientCredentials(t.app, 'flushed', client)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(8).fill(200));
+    const counted = await t.store.db.query<{ failures: number }>("SELECT failures FROM attempt_counters WHERE key LIKE 'rate:token:flushed:%'");
+    expect(counted.rows.map((row) => row.failures)).toEqual([8]);
+    // As many at once as the pool holds connections, so that the one that ran the takes answers too.
+    const settings = await Promise.all(Array.from({ length: 20 }, () => t.store.db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')));
+    expect(new Set(settings.map((result) => result.rows[0]!.synchronous_commit))).toEqual(new Set(['on']));
+  });
+
   it('counts only authenticated clients: a wrong secret neither spends nor is refused with 429', async () => {
     await t.admin.createRealm('auth-first', { rate_limit_token: 1 });
     const client = await t.admin.serviceClient('auth-first');
@@ -241,5 +253,64 @@ describe('shared budgets', () => {
     expect(store.statements).toBe(1);
     const all = await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? one : two).take('k', 100)));
     expect(all.filter((wait) => wait === 0)).toHaveLength(95);
+  });
+
+  it('takes a share of the new window once the last has ended, for a key that had spent its budget or not', async () => {
+    let now = 0;
+    const windows = new Map<string, { count: number; endsAt: number }>();
+    const store = {
+      statements: 0,
+      async take(key: string, amount: number) {
+        store.statements++;
+        const window = windows.get(key);
+        const current = window && window.endsAt > now ? window : { count: 0, endsAt: now + 60_000 };
+        current.count += amount;
+        windows.set(key, current);
+        return { count: current.count, msLeft: current.endsAt - now };
+      },
+    };
+    const budgets = new SharedBudgets(store as unknown as RequestBudgetStore, 100, () => now);
+    // A budget of 20: shares of 1.
+    const first: number[] = [];
+    for (let i = 0; i < 21; i++) first.push(await budgets.take('spent', 20));
+    expect(first.slice(0, 20).every((wait) => wait === 0)).toBe(true);
+    expect(first[20]).toBe(60);
+    expect(await budgets.take('seldom', 20)).toBe(0);
+    const before = store.statements;
+    now += 61_000;
+    expect(await budgets.take('spent', 20)).toBe(0);
+    expect(await budgets.take('seldom', 20)).toBe(0);
+    expect(store.statements).toBe(before + 2);
+    now += 61_000;
+    expect(await budgets.take('seldom', 20)).toBe(0);
+    expect(store.statements).toBe(before + 3);
+  });
+
+  it('follows a limit changed while a share is being taken once that share is in, never asking twice at once for a key', async () => {
+    const asked: number[] = [];
+    let inFlight = 0;
+    let answer: (() => void) | undefined;
+    const store = {
+      async take(_key: string, amount: number) {
+        inFlight++;
+        expect(inFlight).toBe(1);
+        asked.push(amount);
+        await new Promise<void>((resolve) => (answer = resolve));
+        inFlight--;
+        return { count: amount, msLeft: 30_000 };
+      },
+    };
+    const budgets = new SharedBudgets(store as unknown as RequestBudgetStore);
+    const old = budgets.take('k', 100);
+    const changed = budgets.take('k', 40);
+    await Promise.resolve();
+    expect(asked).toEqual([5]);
+    answer!();
+    await old;
+    // The share of the old limit is left: the new limit takes its own (a twentieth of 40).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([5, 2]);
+    answer!();
+    expect(await changed).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { log } from '../../processes.js';
 import { createBulkRealms } from '../bulk-realms.js';
 import type { ScaleConfig } from '../config.js';
-import { connect, partDatabase } from '../database.js';
+import { connect, databaseActivity, partDatabase } from '../database.js';
 import { type LoadOptions, type Measurement, alternate, mean, randomPicks, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { UNLIMITED, obtainAccessToken, provisionRealm, tokenRequest } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
@@ -81,11 +81,11 @@ export async function realmsPart(config: ScaleConfig): Promise<PartResult> {
     const rounds = await alternate(config.rounds, {
       one: () => {
         log(`realms: 1 realm, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds }), () => backendsOf(watcher, [oneDatabase.name]));
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(oneServer, one), seconds: config.durationSeconds }), () => backendsOf(watcher, [oneDatabase.name]), () => databaseActivity(watcher, oneDatabase.name));
       },
       many: () => {
         log(`realms: ${config.realms} realms, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds }), () => backendsOf(watcher, [manyDatabase.name]));
+        return withDatabaseCpu(() => runLoad({ ...spreadOver(manyServer, bulk.clients), seconds: config.durationSeconds }), () => backendsOf(watcher, [manyDatabase.name]), () => databaseActivity(watcher, manyDatabase.name));
       },
     }, favourBoth);
     const memory = manyServer.memory();

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { log } from '../../processes.js';
 import type { ScaleConfig } from '../config.js';
-import { connect, partDatabase, tokensTableMb } from '../database.js';
+import { connect, databaseActivity, partDatabase, tokensTableMb } from '../database.js';
 import { type LoadOptions, alternate, mean, runLoad, setupCost, withDatabaseCpu } from '../load.js';
 import { checkActive, introspectRequest, isActive, provisionRealm } from '../provision.js';
 import { backendsOf, favourWithBackends } from '../priority.js';
 import { type PartResult, describe, perSecond, ratio, row } from '../report.js';
 import { type ScaleServer, newMasterKey, startServer } from '../server.js';
+import { type OwnCluster, startOwnCluster } from '../own-cluster.js';
 import { type ClientCredentials, insertTokenRows, isClientCredentialsToken, ownerOf, tokenValue } from '../token-rows.js';
 
 const REALMS = 4;
@@ -27,7 +28,7 @@ function knownTokens(of: number, count: number): number[] {
 }
 
 /** A server on its own database with `rows` token rows of 4 realms × 5 clients, vacuumed and analyzed. */
-async function tokenSetup(config: ScaleConfig, name: string, rows: number, profile: boolean) {
+async function tokenSetup(config: ScaleConfig, name: string, rows: number, profile: boolean, prewarm: boolean) {
   const database = await partDatabase(config.serverUrl);
   const server = await startServer(name, database.url, newMasterKey(), profile);
   const owners: ClientCredentials[] = [];
@@ -43,6 +44,11 @@ async function tokenSetup(config: ScaleConfig, name: string, rows: number, profi
     const vacuumStarted = performance.now();
     await bulk.query('VACUUM (ANALYZE) tokens');
     const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+    // On a cluster sized for the table, its pages as a server that has run a while holds them in
+    // its buffers (the index builds and the load wrote them past the buffers).
+    const prewarmStarted = performance.now();
+    const prewarmedPages = prewarm ? await prewarmTokens(bulk) : 0;
+    const prewarmSeconds = (performance.now() - prewarmStarted) / 1000;
     const count = (await bulk.query<{ rows: number }>('SELECT count(*)::int AS rows FROM tokens')).rows[0]!.rows;
     const tableMb = await tokensTableMb(bulk);
     const request = (i: number) => introspectRequest(server.baseUrl, ownerOf(i, owners), tokenValue(seed, i));
@@ -54,7 +60,7 @@ async function tokenSetup(config: ScaleConfig, name: string, rows: number, profi
       check: isActive,
       requestsFor: () => knownTokens(rows, TOKENS_PER_CONNECTION).map(request),
     };
-    return { database, server, load, rows: count, tableMb, insertSeconds, indexSeconds, vacuumSeconds };
+    return { database, server, load, rows: count, tableMb, insertSeconds, indexSeconds, vacuumSeconds, prewarmedPages, prewarmSeconds };
   } finally {
     await bulk.end();
   }
@@ -66,17 +72,22 @@ async function tokenSetup(config: ScaleConfig, name: string, rows: number, profi
  * ten thousand), measured in alternation. Rows of a few realms and clients, written with one
  * INSERT … SELECT generate_series per half million.
  */
-export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
+export async function tokensPart(sharedConfig: ScaleConfig): Promise<PartResult> {
   const started = performance.now();
-  const smallRows = Math.min(config.tokensSmall, config.tokens);
+  const smallRows = Math.min(sharedConfig.tokensSmall, sharedConfig.tokens);
   const servers: ScaleServer[] = [];
   const drops: Array<() => Promise<void>> = [];
   let watcher: pg.Client | undefined;
+  let cluster: OwnCluster | undefined;
   try {
-    const small = await tokenSetup(config, 'realmgate-small-table', smallRows, config.cpuProfile);
+    // SCALE_PG_SHARED_BUFFERS: both tables on a cluster of the bench's own, sized for them.
+    if (sharedConfig.tokensSharedBuffers !== undefined) cluster = await startOwnCluster(sharedConfig.serverUrl, sharedConfig.tokensSharedBuffers);
+    const config: ScaleConfig = cluster ? { ...sharedConfig, serverUrl: cluster.url } : sharedConfig;
+    const postgresSettings = await postgresSettingsOf(config.serverUrl);
+    const small = await tokenSetup(config, 'realmgate-small-table', smallRows, config.cpuProfile, cluster !== undefined);
     servers.push(small.server);
     drops.push(small.database.drop);
-    const large = await tokenSetup(config, 'realmgate-large-table', config.tokens, config.cpuProfile);
+    const large = await tokenSetup(config, 'realmgate-large-table', config.tokens, config.cpuProfile, cluster !== undefined);
     servers.push(large.server);
     drops.push(large.database.drop);
 
@@ -91,11 +102,11 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     const rounds = await alternate(config.rounds, {
       small: () => {
         log(`tokens: introspection, ${fmt(small.rows)} rows, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]));
+        return withDatabaseCpu(() => runLoad({ ...small.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [small.database.name]), () => databaseActivity(watcher!, small.database.name));
       },
       large: () => {
         log(`tokens: introspection, ${fmt(large.rows)} rows, ${config.durationSeconds} s`);
-        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]));
+        return withDatabaseCpu(() => runLoad({ ...large.load, seconds: config.durationSeconds }), () => backendsOf(watcher!, [large.database.name]), () => databaseActivity(watcher!, large.database.name));
       },
     }, favourBoth);
 
@@ -111,6 +122,8 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
       insert_rows_per_s: Math.round(setup.rows / setup.insertSeconds),
       of_which_index_build_seconds: Math.round(setup.indexSeconds),
       vacuum_analyze_seconds: Number(setup.vacuumSeconds.toFixed(1)),
+      prewarmed_pages: setup.prewarmedPages,
+      prewarm_seconds: Number(setup.prewarmSeconds.toFixed(1)),
     });
     return {
       part: 'tokens',
@@ -124,6 +137,7 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
         },
       ],
       figures: {
+        postgres: { cluster: cluster ? 'own (SCALE_PG_SHARED_BUFFERS)' : 'the server of DATABASE_URL', settings: postgresSettings },
         owners: `${REALMS} realms × ${CLIENTS_PER_REALM} clients`,
         small_table: table(small),
         large_table: table(large),
@@ -136,8 +150,9 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
         timeouts: cost.small.timeouts + cost.large.timeouts,
       },
       notes: [
+        `PostgreSQL: ${cluster ? 'a cluster of its own' : 'the server of DATABASE_URL'}, ${Object.entries(postgresSettings).map(([name, value]) => `${name}=${value}`).join(', ')}`,
         `small table: ${fmt(small.rows)} rows, ${small.tableMb} MB with indexes`,
-        `large table: ${fmt(large.rows)} rows, ${large.tableMb} MB with indexes, inserted in ${Math.round(large.insertSeconds)} s with its indexes (${fmt(Math.round(large.rows / large.insertSeconds))} rows/s; the indexes ${Math.round(large.indexSeconds)} s of it), VACUUM (ANALYZE) ${large.vacuumSeconds.toFixed(1)} s`,
+        `large table: ${fmt(large.rows)} rows, ${large.tableMb} MB with indexes, inserted in ${Math.round(large.insertSeconds)} s with its indexes (${fmt(Math.round(large.rows / large.insertSeconds))} rows/s; the indexes ${Math.round(large.indexSeconds)} s of it), VACUUM (ANALYZE) ${large.vacuumSeconds.toFixed(1)} s${cluster ? `, ${fmt(large.prewarmedPages)} pages read into the buffers (pg_prewarm) in ${large.prewarmSeconds.toFixed(1)} s` : ''}`,
         ...rounds.flatMap((r, i) => [
           `round ${i + 1}, small table: ${describe(r.small)}`,
           `round ${i + 1}, large table: ${describe(r.large)}`,
@@ -149,5 +164,30 @@ export async function tokensPart(config: ScaleConfig): Promise<PartResult> {
     await watcher?.end();
     for (const server of servers) await server.stop();
     for (const drop of drops) await drop();
+    await cluster?.stop();
+  }
+}
+
+/** Reads the table `tokens` and its indexes into PostgreSQL's buffers (pg_prewarm); the pages read. */
+async function prewarmTokens(client: pg.Client): Promise<number> {
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+  const { rows } = await client.query<{ pages: string }>(
+    `SELECT sum(pg_prewarm(c.oid))::text AS pages FROM pg_class c
+      WHERE c.oid = 'tokens'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'tokens'::regclass)`,
+  );
+  return Number(rows[0]!.pages);
+}
+
+/** What bears on lookups in a table larger than memory: the buffers, what the planner assumes, vacuum. */
+async function postgresSettingsOf(url: string): Promise<Record<string, string>> {
+  const client = await connect(url);
+  try {
+    const { rows } = await client.query<{ name: string; value: string }>(
+      `SELECT name, current_setting(name) AS value FROM unnest($1::text[]) WITH ORDINALITY AS s(name, n) ORDER BY n`,
+      [['server_version', 'shared_buffers', 'effective_cache_size', 'work_mem', 'autovacuum', 'fsync', 'synchronous_commit', 'max_wal_size']],
+    );
+    return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+  } finally {
+    await client.end();
   }
 }
