@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
+
+/** The real time, which the moved `Date` does not read. */
+const realNow = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * The clock of test/support/clock.ts, which the tests of expiries and lifetimes move instead of
+ * sleeping: Node's time and the database's move together, on both stores, so that a rule read in
+ * either sees the same time.
+ */
+describe('the test clock', () => {
+  let t: TestApp & { clock: TestClock };
+
+  beforeAll(async () => {
+    t = await startTestApp({ clock: true });
+  });
+  afterAll(() => t.close());
+
+  const databaseTimes = async () =>
+    (
+      await t.store.db.query<{ now: Date; transaction: Date; statement: Date; clock: Date }>(
+        'SELECT now(), transaction_timestamp() AS transaction, statement_timestamp() AS statement, clock_timestamp() AS clock',
+      )
+    ).rows[0]!;
+
+  it("moves Node's time and the database's together, and column defaults with them", async () => {
+    const before = realNow();
+    await t.clock.advance(3_600_000);
+    const node = Date.now();
+    expect(new Date().getTime() - node).toBeLessThan(1000);
+    expect(node - before).toBeGreaterThan(3_599_000);
+    expect(node - realNow()).toBeGreaterThan(3_590_000);
+    for (const time of Object.values(await databaseTimes())) expect(Math.abs(time.getTime() - Date.now())).toBeLessThan(5_000);
+
+    const realm = `clock-${Date.now()}`;
+    await t.admin.createRealm(realm);
+    const { rows } = await t.store.db.query<{ created_at: Date }>('SELECT created_at FROM realms WHERE name = $1', [realm]);
+    expect(Math.abs(rows[0]!.created_at.getTime() - Date.now())).toBeLessThan(5_000);
+  });
+
+  it('moves forward only, and to a given time', async () => {
+    await expect(t.clock.advance(0)).rejects.toThrow('forward only');
+    const target = Math.floor(Date.now() / 1000) + 600;
+    await t.clock.advanceTo(target, 50);
+    expect(Date.now()).toBeGreaterThanOrEqual(target * 1000 + 50);
+    expect(Math.abs((await databaseTimes()).now.getTime() - Date.now())).toBeLessThan(5_000);
+  });
+
+  it("gives Date back as it was once the clock's application closes", async () => {
+    const other = await startTestApp({ clock: true });
+    await other.clock.advance(1000);
+    await other.close();
+    // This file's application still has its clock: the time stays moved.
+    expect(Date.now() - realNow()).toBeGreaterThan(3_590_000);
+  });
+});
+
+describe('without the test clock', () => {
+  it('the real time', async () => {
+    const t = await startTestApp();
+    try {
+      expect(Math.abs(Date.now() - realNow())).toBeLessThan(1000);
+      const { rows } = await t.store.db.query<{ now: Date }>('SELECT now()');
+      expect(Math.abs(rows[0]!.now.getTime() - realNow())).toBeLessThan(5_000);
+    } finally {
+      await t.close();
+    }
+  });
+});
