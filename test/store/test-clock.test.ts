@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
 import type { TestClock } from '../support/clock.js';
@@ -55,6 +56,22 @@ describe('the test clock', () => {
     // This file's application still has its clock: the time stays moved.
     expect(Date.now() - realNow()).toBeGreaterThan(3_590_000);
   });
+});
+
+/**
+ * What PostgreSQL reads the time with, not by a function's name: the test schema's functions
+ * would not reach it, and a test of the clock would pass on PGlite and fail on PostgreSQL.
+ */
+it('src/ and the migrations read the database time through now() and its kin only', () => {
+  const files = ['src', 'migrations'].flatMap((dir) => {
+    const root = new URL(`../../${dir}/`, import.meta.url);
+    return readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(ts|sql)$/.test(file))
+      .map((file) => new URL(file, root));
+  });
+  expect(files.length).toBeGreaterThan(100);
+  const unmoved = files.filter((file) => /\b(current_timestamp|localtimestamp|current_date|current_time)\b|'now'::/i.test(readFileSync(file, 'utf8'))).map(String);
+  expect(unmoved).toEqual([]);
 });
 
 describe('without the test clock', () => {
