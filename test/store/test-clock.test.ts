@@ -49,7 +49,7 @@ describe('the test clock', () => {
     expect(Math.abs((await databaseTimes()).now.getTime() - Date.now())).toBeLessThan(5_000);
   });
 
-  it("gives Date back as it was once the clock's application closes", async () => {
+  it("keeps the time moved while another clock's application is open, whichever closes first", async () => {
     const other = await startTestApp({ clock: true });
     await other.clock.advance(1000);
     await other.close();
@@ -74,8 +74,8 @@ it('src/ and the migrations read the database time through now() and its kin onl
   expect(unmoved).toEqual([]);
 });
 
-describe('without the test clock', () => {
-  it('the real time', async () => {
+describe('once every clock has closed', () => {
+  it("Node and an application without a clock read the real time again", async () => {
     const t = await startTestApp();
     try {
       expect(Math.abs(Date.now() - realNow())).toBeLessThan(1000);
