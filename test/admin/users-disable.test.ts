@@ -35,7 +35,6 @@ const SAML_IDP = 'https://idp.example/saml';
 const DISABLED = 'This account is disabled';
 
 const now = () => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const codeOf = (base32: string): string => new TOTP({ secret: Secret.fromBase32(base32), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 
 interface Tokens {
@@ -397,7 +396,7 @@ describe('admin API: disabling a person', () => {
       expect((await browser.post(pageUrl, { ...fields, decision: 'allow' })).statusCode).toBe(303);
 
       await disable(s);
-      await sleep(1100);
+      // The first poll of the request: no interval to wait (src/store/pending-authorizations.ts).
       expectGrantError(await postForm(t.app, `${realmPath(s.realm)}/access_token`, { grant_type: CIBA, auth_req_id: authReqId }, { authorization: basic(s.ciba.clientId, s.ciba.secret) }), 'access_denied');
       const refused = await bcAuthorize();
       expect(refused.statusCode, refused.body).toBe(403);

@@ -3,6 +3,7 @@ import { AuditTrail } from '../../src/audit/audit-trail.js';
 import { createLogger } from '../../src/logger.js';
 import { deleteExpired } from '../../src/store/cleanup.js';
 import { ADMIN_TOKEN, AdminClient, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { clientCredentials, revoke } from '../support/oauth.js';
 import { createUser, passwordGrant, passwordTokens } from '../support/users.js';
 import { eventsOf, typesOf, unlimitedRealm } from './support.js';
@@ -76,10 +77,10 @@ describe('audit events in the log', () => {
 });
 
 describe('audit event retention', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
   });
   afterAll(async () => {
     await t?.close();
@@ -113,7 +114,7 @@ describe('audit event retention', () => {
     const realm = await unlimitedRealm(t, { audit_event_lifetime: 1 });
     await t.admin.putScope(realm, 'short-lived');
     expect(await typesOf(t.admin, realm)).toEqual(['realm.created', 'scope.saved']);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await t.clock.advance(1100);
 
     expect((await eventsOf(t.admin, realm)).events).toEqual([]);
     const count = async (name: string) =>

@@ -1,26 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { authorize, codeRequest, expectRedirectError, issuerOf, redirectPath, signInFrom } from '../support/flow-helpers.js';
 import { TestBrowser, pkce } from '../support/flow.js';
 import { realmPath } from '../support/oauth.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { exchangeCode, selfServiceRealm } from '../support/self-service.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * CONTRACT.md §12: `max_age` and `prompt=login` sign the person in again, and the ID token's
  * `auth_time` is the time of the last sign-in (OIDC Core §3.1.2.1, §2), whichever request asks.
  */
 describe('auth_time after max_age and prompt=login', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   let realm: string;
   let clientId: string;
   let person: TestUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     ({ realm, clientId } = await selfServiceRealm(t, {}));
     person = await createUser(t.admin, realm, `ada-${randomBytes(4).toString('hex')}`);
   });
@@ -44,7 +43,7 @@ describe('auth_time after max_age and prompt=login', () => {
     expect(first.signedIn).toBe(true);
     expect(first.claims.auth_time).toEqual(expect.any(Number));
     expect(first.claims.sub).toBe(person.sub);
-    await sleep(1100); // so that a new sign-in's auth_time differs
+    await t.clock.advance(1100); // so that a new sign-in's auth_time differs
 
     const young = await codeFor(browser, { max_age: '3600' });
     expect(young.signedIn).toBe(false);
@@ -54,7 +53,7 @@ describe('auth_time after max_age and prompt=login', () => {
     expect(stale.signedIn).toBe(true);
     expect(stale.claims.auth_time).toBeGreaterThan(first.claims.auth_time as number);
     expect(stale.claims.auth_time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
-    await sleep(1100);
+    await t.clock.advance(1100);
 
     const forced = await codeFor(browser, { prompt: 'login' });
     expect(forced.signedIn).toBe(true);
@@ -70,7 +69,7 @@ describe('auth_time after max_age and prompt=login', () => {
   it('answers prompt=none with max_age past the sign-in with login_required, and prompt=login with none is invalid_request', async () => {
     const browser = new TestBrowser(t.app, BASE_URL);
     await codeFor(browser, {});
-    await sleep(1100);
+    await t.clock.advance(1100);
     expectRedirectError(await authorize(browser, realm, codeRequest(clientId, { prompt: 'none', max_age: '1' })), { error: 'login_required', iss: issuerOf(realm) });
     expectRedirectError(await authorize(browser, realm, codeRequest(clientId, { prompt: 'none login' })), { error: 'invalid_request', iss: issuerOf(realm) });
   });

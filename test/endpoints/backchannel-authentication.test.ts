@@ -6,6 +6,7 @@ import { type JWK, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { BASE_URL, type TestApp, freePort, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, passwordTokens } from '../support/users.js';
@@ -13,10 +14,10 @@ import { type TestUser, createUser, passwordTokens } from '../support/users.js';
 const CIBA = 'urn:openid:params:grant-type:ciba';
 
 /** As startTestApp, with a logger whose JSON lines the test reads. */
-async function startApp(): Promise<TestApp & { logs: string[] }> {
+async function startApp(): Promise<TestApp & { clock: TestClock; logs: string[] }> {
   const logs: string[] = [];
   // The notification tests' receiver listens on loopback, which only OUTBOUND_ALLOW lets the server reach.
-  const t = await startTestApp({ logger: createLogger('info', { write: (line: string) => void logs.push(line) }), outboundAllow: ['127.0.0.1'] });
+  const t = await startTestApp({ logger: createLogger('info', { write: (line: string) => void logs.push(line) }), outboundAllow: ['127.0.0.1'], clock: true });
   return { ...t, logs };
 }
 
@@ -76,7 +77,7 @@ interface PendingRow {
 }
 
 describe('POST /bc-authorize', () => {
-  let t: TestApp & { logs: string[] };
+  let t: TestApp & { clock: TestClock; logs: string[] };
   const realm = 'ciba';
   const issuer = issuerOf(realm);
   const path = `${realmPath(realm)}/bc-authorize`;
@@ -278,7 +279,7 @@ describe('POST /bc-authorize', () => {
         const other = await cibaClient('ciba-expired', [key]);
         const carol = await createUser(t.admin, 'ciba-expired', 'carol');
         const idToken = (await passwordTokens(t.app, 'ciba-expired', other, carol, 'openid')).id_token!;
-        await new Promise((resolve) => setTimeout(resolve, 2100));
+        await t.clock.advance(2100);
         const response = await bcAuthorize({ scope: 'openid', id_token_hint: idToken }, other, `${realmPath('ciba-expired')}/bc-authorize`);
         expectAnswer(response);
       });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { authorize, codeRequest, completeFlow, confidentialClient, expectCode, freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
@@ -10,7 +11,7 @@ import { verifyIdToken } from '../support/users.js';
  * exchange goes through the token endpoint (RFC 6749 §4.1.3).
  */
 describe('authorization codes', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   let realm: string;
   let clientId: string;
   let person: { username: string; password: string };
@@ -21,7 +22,7 @@ describe('authorization codes', () => {
     postForm(t.app, `${realmPath(r)}/access_token`, { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, ...form }, headers);
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     realm = await freshRealm(t);
     const setup = await codeFlowSetup(t.admin, realm);
     clientId = setup.clientId;
@@ -134,7 +135,7 @@ describe('authorization codes', () => {
     const shortLived = await freshRealm(t, { code_lifetime: 1 });
     const setup = await codeFlowSetup(t.admin, shortLived);
     const { code, verifier } = await obtainCode(browser(), shortLived, { clientId: setup.clientId, username: setup.username, password: setup.password });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await t.clock.advance(1200);
     const response = await exchange(shortLived, { code, code_verifier: verifier, client_id: setup.clientId });
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toBe('invalid_grant');

@@ -3,13 +3,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/secrets.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, verifyIdToken } from '../support/users.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface DeviceAuthorization {
   device_code: string;
@@ -21,10 +21,10 @@ interface DeviceAuthorization {
 }
 
 describe('device authorization grant (RFC 8628)', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
   });
   afterAll(async () => {
     await t.close();
@@ -149,7 +149,7 @@ describe('device authorization grant (RFC 8628)', () => {
       expect(done.statusCode).toBe(200);
       expect(done.body).toContain('Device connected');
 
-      await sleep(1100);
+      await t.clock.advance(1100);
       const tokens = await poll(realm, clientId, device.device_code);
       expect(tokens.statusCode, tokens.body).toBe(200);
       const body = tokens.json() as { access_token: string; refresh_token?: string; id_token?: string; scope: string };
@@ -159,7 +159,7 @@ describe('device authorization grant (RFC 8628)', () => {
       expect(payload.sub).toBe(user.sub);
       expect(payload.amr).toEqual(['pwd']);
 
-      await sleep(1100);
+      await t.clock.advance(1100);
       expectError(await poll(realm, clientId, device.device_code), 'invalid_grant');
     });
 
@@ -178,7 +178,7 @@ describe('device authorization grant (RFC 8628)', () => {
       expectError(await poll(realm, clientId, device.device_code), 'authorization_pending');
       expectError(await poll(realm, clientId, device.device_code), 'slow_down');
       // The interval is now 6 s: a poll after the original 1 s is still too soon.
-      await sleep(1200);
+      await t.clock.advance(1200);
       expectError(await poll(realm, clientId, device.device_code), 'slow_down');
       const row = await t.store.db.query<{ interval_seconds: number }>('SELECT interval_seconds FROM pending_authorizations WHERE realm = $1', [realm]);
       expect(row.rows[0]!.interval_seconds).toBe(11);
@@ -196,7 +196,7 @@ describe('device authorization grant (RFC 8628)', () => {
     it('answers expired_token once the device code has expired', async () => {
       const { realm, clientId } = await setup({ device_code_lifetime: 1, device_poll_interval: 1 });
       const device = await startDevice(realm, clientId);
-      await sleep(1200);
+      await t.clock.advance(1200);
       expectError(await poll(realm, clientId, device.device_code), 'expired_token');
       // The person can no longer use the code either.
       const browser = new TestBrowser(t.app, t.baseUrl);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import {
   authorize,
   codeRequest,
@@ -18,7 +19,7 @@ import { basic, postForm, realmPath } from '../support/oauth.js';
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
 describe('pushed authorization requests (RFC 9126)', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   /** A realm with par_lifetime 75, a person, a public and a confidential client. */
   let realm: string;
   let person: { username: string; password: string };
@@ -51,7 +52,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
     authorize(b, r, { client_id: clientId, request_uri: requestUri });
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     realm = await freshRealm(t, { par_lifetime: 75 });
     const setup = await codeFlowSetup(t.admin, realm);
     publicId = setup.clientId;
@@ -202,7 +203,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
       const client = await confidentialClient(t, shortLived);
       const response = await push(shortLived, client, pushedRequest());
       expect(response.json().expires_in).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await t.clock.advance(1200);
       expectErrorPage(await usePushed(browser(), shortLived, client.clientId, response.json().request_uri));
     });
   });

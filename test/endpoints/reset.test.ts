@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { expectErrorPage, redirectPath } from '../support/flow-helpers.js';
 import { TestBrowser, hiddenInputs, obtainCode } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
@@ -15,12 +16,12 @@ const NEW_PASSWORD = 'copper-meadow-47-sailing';
 /** Password reset (CONTRACT.md §9): `{issuer}/reset`, its mail, and the page of the mail's link. */
 describe('password reset', () => {
   let mail: TestMailServer;
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   const log = capturedLog();
 
   beforeAll(async () => {
     mail = await startMailServer();
-    t = await startTestApp({ mail: mail.settings, logger: log.logger });
+    t = await startTestApp({ mail: mail.settings, logger: log.logger, clock: true });
     log.keep(NEW_PASSWORD);
   });
   afterAll(async () => {
@@ -160,7 +161,7 @@ describe('password reset', () => {
     const browser = new TestBrowser(t.app, BASE_URL);
     const form = await browser.get(link);
     expect(form.statusCode).toBe(200);
-    await sleep(1_500);
+    await t.clock.advance(1_500);
     expectErrorPage(await browser.submit(link, form, { password: NEW_PASSWORD }), 400);
     expectErrorPage(await browser.get(link), 400);
   });

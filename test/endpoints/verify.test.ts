@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { expectErrorPage } from '../support/flow-helpers.js';
 import { TestBrowser, location } from '../support/flow.js';
 import { type TestMailServer, startMailServer } from '../support/mail.js';
@@ -17,12 +17,12 @@ const name = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
  */
 describe('email verification', () => {
   let mail: TestMailServer;
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   const log = capturedLog();
 
   beforeAll(async () => {
     mail = await startMailServer();
-    t = await startTestApp({ mail: mail.settings, logger: log.logger });
+    t = await startTestApp({ mail: mail.settings, logger: log.logger, clock: true });
     log.keep(GOOD_PASSWORD);
   });
   afterAll(async () => {
@@ -123,7 +123,7 @@ describe('email verification', () => {
     const username = name('late');
     await browser.submit(url, await browser.get(url), { username, email: `${username}@example.com`, password: GOOD_PASSWORD });
     const link = linkIn(await mail.nextMail(`${username}@example.com`), '/verify');
-    await sleep(1_500);
+    await t.clock.advance(1_500);
     expectErrorPage(await browser.get(link), 400);
     expect((await claimsOf(realm, username)).email_verified).toBe(false);
   });

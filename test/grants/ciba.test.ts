@@ -2,20 +2,20 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { TestBrowser, hiddenInputs, location } from '../support/flow.js';
 import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { type TestUser, createUser, refreshGrant, verifyIdToken } from '../support/users.js';
 
 const CIBA = 'urn:openid:params:grant-type:ciba';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CIBA poll mode end to end over HTTP: /bc-authorize, the approval page, and the token endpoint's answers. */
 describe('CIBA: the approval page and polling', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
   });
   afterAll(async () => {
     await t.close();
@@ -98,7 +98,7 @@ describe('CIBA: the approval page and polling', () => {
     expect(after.body).toContain('You allowed the request');
     expect(after.body).toContain('No requests are waiting for you');
 
-    await sleep(1100);
+    await t.clock.advance(1100);
     const tokens = await poll(realm, client, authReqId);
     expect(tokens.statusCode, tokens.body).toBe(200);
     const body = tokens.json() as { access_token: string; id_token: string; refresh_token: string; scope: string };
@@ -107,7 +107,7 @@ describe('CIBA: the approval page and polling', () => {
     expect(payload.sub).toBe(user.sub);
     expect((await refreshGrant(t.app, realm, client, body.refresh_token)).statusCode).toBe(200);
 
-    await sleep(1100);
+    await t.clock.advance(1100);
     expectError(await poll(realm, client, authReqId), 'invalid_grant');
   });
 
@@ -124,14 +124,14 @@ describe('CIBA: the approval page and polling', () => {
     const authReqId = await backchannelRequest(realm, client, { login_hint: user.username });
     expectError(await poll(realm, client, authReqId), 'authorization_pending');
     expectError(await poll(realm, client, authReqId), 'slow_down');
-    await sleep(1200); // the interval is 6 s now
+    await t.clock.advance(1200); // the interval is 6 s now
     expectError(await poll(realm, client, authReqId), 'slow_down');
   });
 
   it('answers expired_token once the request has expired, and the page no longer offers it', async () => {
     const { realm, user, client } = await setup({ ciba_lifetime: 1, ciba_poll_interval: 1 });
     const authReqId = await backchannelRequest(realm, client, { login_hint: user.username });
-    await sleep(1200);
+    await t.clock.advance(1200);
     expectError(await poll(realm, client, authReqId), 'expired_token');
     const { page } = await approvalPage(realm, user);
     expect(requestForms(page)).toHaveLength(0);

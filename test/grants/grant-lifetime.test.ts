@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { type ServiceClient, introspect } from '../support/oauth.js';
 import { type TestUser, createUser, passwordTokens, refreshGrant, tokenRequest } from '../support/users.js';
 
@@ -9,7 +9,7 @@ const LONG = { access_token_lifetime: 3600, refresh_token_lifetime: 604_800 };
 
 /** Realm setting `grant_max_lifetime` (CONTRACT.md §5): no token of a grant outlives the grant's start by more. */
 describe('grant_max_lifetime', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   const clients: Record<string, ServiceClient> = {};
   const auditors: Record<string, ServiceClient> = {};
   const people: Record<string, TestUser> = {};
@@ -30,7 +30,7 @@ describe('grant_max_lifetime', () => {
   const tokens = (realm: Realm) => passwordTokens(t.app, realm, clients[realm]!, people[realm]!, 'openid');
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     for (const [realm, settings] of Object.entries(realms)) {
       await t.admin.createRealm(realm, settings);
       const client = await t.admin.createClient(realm, { grant_types: ['password', 'refresh_token'], scope: 'openid' });
@@ -79,7 +79,7 @@ describe('grant_max_lifetime', () => {
     const exchanger = { clientId: created.client_id, secret: created.client_secret as string };
     const first = await passwordTokens(t.app, realm, exchanger, people[realm]!, 'openid');
     const grantEnd = (await inspect(realm, first.refresh_token!)).exp;
-    await sleep(2_100); // a token exchanged now, given the whole 60 s, would outlive the grant by 2 s
+    await t.clock.advance(2_100); // a token exchanged now, given the whole 60 s, would outlive the grant by 2 s
     const response = await tokenRequest(t.app, realm, exchanger, {
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: first.access_token,
@@ -103,7 +103,7 @@ describe('grant_max_lifetime', () => {
   it('past the grant lifetime, the refresh is invalid_grant', async () => {
     const first = await tokens('brief');
     expect(first.expires_in).toBe(1);
-    await sleep(1_100);
+    await t.clock.advance(1_100);
     const response = await refreshGrant(t.app, 'brief', clients.brief!, first.refresh_token!);
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toBe('invalid_grant');

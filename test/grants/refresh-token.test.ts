@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, obtainCode } from '../support/flow.js';
 import { type ServiceClient, introspect, postForm, revoke } from '../support/oauth.js';
 import { type TestUser, createUser, passwordTokens, refreshGrant, verifyIdToken } from '../support/users.js';
@@ -9,7 +9,7 @@ const ISSUER = 'https://auth.test/oauth2/alpha';
 const FULL_SCOPE = 'openid profile api:read api:write';
 
 describe('token endpoint: refresh token grant (RFC 6749 §6)', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   let alice: TestUser;
   let app: ServiceClient;
   let other: ServiceClient;
@@ -23,7 +23,7 @@ describe('token endpoint: refresh token grant (RFC 6749 §6)', () => {
   const active = async (token: string, realm = 'alpha', by = auditor) => (await introspect(t.app, realm, by, token)).json().active;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     await t.admin.createRealm('alpha', { access_token_lifetime: 600 });
     for (const scope of ['api:read', 'api:write']) await t.admin.putScope('alpha', scope);
     alice = await createUser(t.admin, 'alpha', 'alice', { claims: { name: 'Alice Liddell' } });
@@ -66,7 +66,7 @@ describe('token endpoint: refresh token grant (RFC 6749 §6)', () => {
     const first = await passwordTokens(t.app, 'alpha', app, alice);
     const expected = { issuer: ISSUER, audience: app.clientId };
     const original = (await verifyIdToken(t.app, 'alpha', first.id_token!, expected)).payload;
-    await sleep(1100); // so that a fresh auth_time would differ
+    await t.clock.advance(1100); // so that a fresh auth_time would differ
     const refreshed = (await refreshGrant(t.app, 'alpha', app, first.refresh_token!)).json();
     const { payload } = await verifyIdToken(t.app, 'alpha', refreshed.id_token, expected);
     expect(payload.sub).toBe(alice.sub);
@@ -282,10 +282,10 @@ describe('refresh tokens without rotation', () => {
 });
 
 describe('refresh token lifetime', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
   });
   afterAll(() => t.close());
 
@@ -297,7 +297,7 @@ describe('refresh token lifetime', () => {
       const created = await t.admin.createClient(realm, { grant_types: ['password', 'refresh_token'], scope: 'openid' });
       const app = { clientId: created.client_id, secret: created.client_secret as string };
       const first = await passwordTokens(t.app, realm, app, user);
-      await sleep(1200);
+      await t.clock.advance(1200);
       const response = await refreshGrant(t.app, realm, app, first.refresh_token!);
       expect(response.statusCode).toBe(400);
       expect(response.json().error).toBe('invalid_grant');

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { type JWTPayload, SignJWT, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { freshRealm, issuerOf } from '../support/flow-helpers.js';
 import { type KeyPair, keyPair } from '../support/keys.js';
 import { type ServiceClient, accessToken, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
@@ -35,7 +36,6 @@ const EXCHANGER_AUDIENCES = [
 ];
 
 const now = (): number => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Form = Record<string, string | string[]>;
 
@@ -63,10 +63,10 @@ interface World {
 }
 
 describe('token exchange (RFC 8693)', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
   });
   afterAll(() => t.close());
 
@@ -800,7 +800,7 @@ describe('token exchange (RFC 8693)', () => {
     it('refuses an expired subject token with invalid_request', async () => {
       const w = await world({ access_token_lifetime: 1 });
       const subject = await personToken(w, w.alice, 'a');
-      await sleep(1_200);
+      await t.clock.advance(1_200);
       refused(await exchange(w, ofAccessToken(subject)), 'invalid_request');
     });
 
@@ -808,7 +808,7 @@ describe('token exchange (RFC 8693)', () => {
       const w = await world({ access_token_lifetime: 1, stateless_tokens: true });
       const subject = await personToken(w, w.alice, 'a');
       // Whole seconds: two of them are surely past exp (the verifier allows no clock skew).
-      await sleep(2_100);
+      await t.clock.advance(2_100);
       refused(await exchange(w, ofAccessToken(subject)), 'invalid_request');
     });
 

@@ -3,6 +3,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestClock } from '../support/clock.js';
 import {
   type AuthorizationServer,
   type Realm,
@@ -13,7 +14,6 @@ import {
   revoke,
   serviceToken,
   sleep,
-  sleepUntil,
   startApi,
   startAuthorizationServer,
   tokens,
@@ -22,14 +22,14 @@ import { freePort } from '../support/app.js';
 
 /** Opaque access tokens, introspected (RFC 7662) by the plugin and kept a moment. */
 describe('resource server: opaque tokens by introspection', () => {
-  let as: AuthorizationServer;
+  let as: AuthorizationServer & { clock: TestClock };
   let realm: Realm;
   let api: FastifyInstance;
 
   const introspection = (r: Realm, extra: Record<string, unknown> = {}) => ({ clientId: r.api.clientId, clientSecret: r.api.secret, ...extra });
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
+    as = await startAuthorizationServer({ clock: true });
     realm = await createRealm(as);
     api = await startApi({ issuer: realm.issuer, introspection: introspection(realm, { cacheTtl: 1 }) });
   });
@@ -78,7 +78,7 @@ describe('resource server: opaque tokens by introspection', () => {
       const token = await serviceToken(as, brief);
       const first = await call(longCache, token);
       expect(first.statusCode).toBe(200);
-      await sleepUntil(first.json().token.exp);
+      await as.clock.advanceTo(first.json().token.exp, 50);
       expect((await call(longCache, token)).json()).toEqual({ error: 'invalid_token', error_description: expect.stringMatching(/expired/) });
     } finally {
       await longCache.close();

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestClock } from '../support/clock.js';
 import {
   type AuthorizationServer,
   type Realm,
@@ -12,7 +13,6 @@ import {
   revoke,
   serviceToken,
   sleep,
-  sleepUntil,
   startApi,
   startAuthorizationServer,
   tokens,
@@ -22,12 +22,12 @@ import { createUser } from '../support/users.js';
 
 /** JWT access tokens (RFC 9068, the realm's `stateless_tokens`) verified offline by the plugin. */
 describe('resource server: JWT access tokens', () => {
-  let as: AuthorizationServer;
+  let as: AuthorizationServer & { clock: TestClock };
   let realm: Realm;
   let api: FastifyInstance;
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
+    as = await startAuthorizationServer({ clock: true });
     realm = await createRealm(as, { stateless_tokens: true });
     api = await startApi({ issuer: realm.issuer });
   });
@@ -74,7 +74,7 @@ describe('resource server: JWT access tokens', () => {
     try {
       const token = await serviceToken(as, brief);
       expect((await call(strict, token)).statusCode).toBe(200);
-      await sleepUntil(decodeJwt(token).exp!);
+      await as.clock.advanceTo(decodeJwt(token).exp!, 50);
       const response = await call(strict, token);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual({ error: 'invalid_token', error_description: 'the token has expired' });

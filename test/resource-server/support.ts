@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { prepare } from '../../src/bootstrap.js';
 import { type ResourceServerOptions, resourceServer } from '../../src/resource-server/index.js';
 import { ADMIN_TOKEN, AdminClient, TEST_PASSWORD_HASHING, freePort } from '../support/app.js';
+import { type TestClock, testClock } from '../support/clock.js';
 import { type ServiceClient, basic, postForm, realmPath } from '../support/oauth.js';
 import { createTestDb } from '../support/store.js';
 import { testKeyPairs } from '../support/realm-key-pairs.js';
@@ -21,14 +22,22 @@ export interface AuthorizationServer {
   close(): Promise<void>;
 }
 
+export interface AuthorizationServerOptions {
+  tls?: { key: string; cert: string };
+  /** A clock the test moves, for the server, its database and the APIs in this process (test/support/clock.ts). */
+  clock?: boolean;
+}
+
 /**
  * realmgate listening on a port of 127.0.0.1, as the APIs of these tests reach it: over HTTP.
  * With `tls`, a second instance on the same store and BASE_URL (as behind a load balancer)
  * serves HTTPS and asks for client certificates, so that clients can get tokens bound to
  * theirs over mutual TLS (RFC 8705) while the APIs keep reading the first instance.
  */
-export async function startAuthorizationServer(options: { tls?: { key: string; cert: string } } = {}): Promise<AuthorizationServer> {
-  const testDb = await createTestDb({ migrated: true });
+export async function startAuthorizationServer(options: AuthorizationServerOptions & { clock: true }): Promise<AuthorizationServer & { clock: TestClock }>;
+export async function startAuthorizationServer(options?: AuthorizationServerOptions): Promise<AuthorizationServer>;
+export async function startAuthorizationServer(options: AuthorizationServerOptions = {}): Promise<AuthorizationServer & { clock?: TestClock }> {
+  const testDb = await createTestDb({ migrated: true, clock: options.clock ?? false });
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -45,6 +54,7 @@ export async function startAuthorizationServer(options: { tls?: { key: string; c
     admin: new AdminClient(app),
     baseUrl,
     tlsPort: tls ? (tls.server.address() as AddressInfo).port : undefined,
+    ...(options.clock ? { clock: testClock } : {}),
     async close() {
       await tls?.close();
       await app.close();
@@ -146,10 +156,8 @@ export function call(api: FastifyInstance, token: string | undefined, url = '/or
   return api.inject({ method, url, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
 }
 
+/** For the resource server's cache of introspection answers, whose lifetime lru-cache counts with `performance.now()`, which the test clock does not move. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Until just after `exp` (seconds since the epoch): a token of that `exp` has then expired. */
-export const sleepUntil = (exp: number) => sleep(Math.max(0, exp * 1000 - Date.now()) + 50);
 
 /** The parts of a `WWW-Authenticate: Bearer …` challenge. */
 export function challenge(response: LightMyRequestResponse): Record<string, string> {

@@ -3,7 +3,8 @@ import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceServer } from '../../src/resource-server/index.js';
 import type { ServiceClient } from '../support/oauth.js';
-import { type AuthorizationServer, type Realm, TOKEN_EXCHANGE, createRealm, serviceToken, sleepUntil, startAuthorizationServer, tokens } from './support.js';
+import type { TestClock } from '../support/clock.js';
+import { type AuthorizationServer, type Realm, TOKEN_EXCHANGE, createRealm, serviceToken, startAuthorizationServer, tokens } from './support.js';
 
 const TXN_TOKEN = 'urn:ietf:params:oauth:token-type:txn_token';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -14,13 +15,13 @@ const TRUST_DOMAIN = 'orders.trust-domain.example';
  * the API gateway calls with a `Txn-Token` header, verified offline with the realm's key set.
  */
 describe('resource server: transaction tokens (Txn-Token header)', () => {
-  let as: AuthorizationServer;
+  let as: AuthorizationServer & { clock: TestClock };
   let realm: Realm;
   let gateway: ServiceClient;
   let service: FastifyInstance;
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
+    as = await startAuthorizationServer({ clock: true });
     realm = await createRealm(as, { transaction_tokens: { trust_domain: TRUST_DOMAIN, lifetime: 2 } });
     const created = await as.admin.createClient(realm.name, { grant_types: [TOKEN_EXCHANGE], transaction_token_service: true });
     gateway = { clientId: created.client_id, secret: created.client_secret as string };
@@ -92,11 +93,11 @@ describe('resource server: transaction tokens (Txn-Token header)', () => {
     const token = await transactionToken('orders:read');
     const { exp } = decodeJwt(token);
     // The plugin's default clock tolerance is 5 seconds.
-    await sleepUntil(exp! + 5);
+    await as.clock.advanceTo(exp! + 5, 50);
     const response = await call({ 'txn-token': token });
     expect(response.statusCode).toBe(401);
     expect(response.json().error_description).toMatch(/expired/);
-  }, 20_000);
+  });
 
   it('needs the transactionTokens option to require one', async () => {
     const plain = Fastify();

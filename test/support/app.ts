@@ -15,6 +15,7 @@ import type { Store } from '../../src/store/index.js';
 import type { KeyEncryption } from '../../src/tokens/key-encryption.js';
 import { createPgDb } from '../../src/store/pg.js';
 import type { Db } from '../../src/store/db.js';
+import { type TestClock, testClock } from './clock.js';
 import { createTestDb } from './store.js';
 import { rootKeyPairs, testKeyPairs } from './realm-key-pairs.js';
 
@@ -56,31 +57,35 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  baseUrl?: string;
+  listen?: boolean;
+  cleanup?: CleanupOptions;
+  logger?: FastifyBaseLogger;
+  clientJwks?: ClientJwks;
+  /** The fetcher of clients' metadata documents, for tests whose documents a local HTTPS server serves. */
+  metadataDocuments?: MetadataDocumentFetcher;
+  /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
+  outboundAllow?: readonly string[];
+  /** The fetcher of clients' sector_identifier_uri documents, for tests whose documents a local HTTPS server serves. */
+  sectorIdentifiers?: SectorIdentifierFetcher;
+  /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
+  mail?: MailSettings;
+  /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
+  adminPort?: AdminPort;
+  /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `outbox.tick()`. */
+  outbox?: OutboxOptions;
+  /** argon2id's cost: TEST_PASSWORD_HASHING unless the test checks the real one. */
+  passwordHashing?: PasswordHashing;
+  /** A clock the test moves, for the application and its database (test/support/clock.ts). */
+  clock?: boolean;
+}
+
 /** The application on a fresh database, driven through `inject`; or listening, when asked. */
-export async function startTestApp(
-  options: {
-    baseUrl?: string;
-    listen?: boolean;
-    cleanup?: CleanupOptions;
-    logger?: FastifyBaseLogger;
-    clientJwks?: ClientJwks;
-    /** The fetcher of clients' metadata documents, for tests whose documents a local HTTPS server serves. */
-    metadataDocuments?: MetadataDocumentFetcher;
-    /** `OUTBOUND_ALLOW`, for tests whose outbound fetches reach a local server. */
-    outboundAllow?: readonly string[];
-    /** The fetcher of clients' sector_identifier_uri documents, for tests whose documents a local HTTPS server serves. */
-    sectorIdentifiers?: SectorIdentifierFetcher;
-    /** `SMTP_URL` and `MAIL_FROM`: test/support/mail.ts's server settings. */
-    mail?: MailSettings;
-    /** `ADMIN_PORT`: the admin API and console on a listener of their own (not listening here). */
-    adminPort?: AdminPort;
-    /** The outbox's polling (logout tokens, CIBA notifications); off unless asked: tests call `outbox.tick()`. */
-    outbox?: OutboxOptions;
-    /** argon2id's cost: TEST_PASSWORD_HASHING unless the test checks the real one. */
-    passwordHashing?: PasswordHashing;
-  } = {},
-): Promise<TestApp> {
-  const testDb = await createTestDb({ migrated: true });
+export async function startTestApp(options: TestAppOptions & { clock: true }): Promise<TestApp & { clock: TestClock }>;
+export async function startTestApp(options?: TestAppOptions): Promise<TestApp>;
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp & { clock?: TestClock }> {
+  const testDb = await createTestDb({ migrated: true, clock: options.clock ?? false });
   const { store, encryption, adminToken } = await prepare(testDb.db, { masterKey: randomBytes(32), adminToken: ADMIN_TOKEN, keyPairs: rootKeyPairs() });
   const port = options.listen ? await freePort() : undefined;
   const baseUrl = options.baseUrl ?? (port ? `http://127.0.0.1:${port}` : BASE_URL);
@@ -114,6 +119,7 @@ export async function startTestApp(
     encryption,
     baseUrl,
     admin: new AdminClient(app),
+    ...(options.clock ? { clock: testClock } : {}),
     async close() {
       await app.close();
       await testDb.dispose();

@@ -6,6 +6,7 @@ import type { Db } from '../../src/store/db.js';
 import { createPgDb } from '../../src/store/pg.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { initdbCopy } from '../../src/store/pglite-initdb.js';
+import { clockFunctionsBeforeMigrations, joinClock } from './clock.js';
 import { leaseMigratedPglite } from './pglite-pool.js';
 
 export const testStoreKind = (): 'pglite' | 'postgres' => (process.env.TEST_STORE === 'postgres' ? 'postgres' : 'pglite');
@@ -28,20 +29,28 @@ let migratedCluster: Blob | undefined;
  * TEST_DATABASE_URL. `migrated`: on PGlite, the copy that the global setup migrated, for
  * databases that `prepare` would migrate anyway (on PostgreSQL, `prepare` migrates the schema);
  * the worker's earlier ones are emptied and handed out again (./pglite-pool.ts).
+ * `clock`: its time moves with test/support/clock.ts's `testClock` until it is disposed.
  */
-export async function createTestDb(options: { migrated?: boolean } = {}): Promise<TestDb> {
+export async function createTestDb(options: { migrated?: boolean; clock?: boolean } = {}): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (testStoreKind() === 'pglite' || !url) {
     const db = options.migrated ? await leaseMigratedPglite(migratedTemplate()) : await createPgliteDb('memory://', initdbTemplate());
-    return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => {} };
+    const leave = options.clock ? joinClock() : () => {};
+    return { db, databaseUrl: undefined, searchPath: undefined, dispose: async () => leave() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  await withAdminClient(url, (client) => client.query(`CREATE SCHEMA ${schema}`));
+  const clock = options.clock ? clockFunctionsBeforeMigrations(schema) : undefined;
+  await withAdminClient(url, (client) => client.query(`CREATE SCHEMA ${schema};${clock?.script ?? ''}`));
+  const db = createPgDb(url, { searchPath: clock?.searchPath ?? schema, poolSize: 5 });
+  const leave = clock ? joinClock({ db, schema }) : () => {};
   return {
-    db: createPgDb(url, { searchPath: schema, poolSize: 5 }),
+    db,
     databaseUrl: url,
-    searchPath: schema,
-    dispose: () => withAdminClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`)).then(() => {}),
+    searchPath: clock?.searchPath ?? schema,
+    dispose: async () => {
+      leave();
+      await withAdminClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, BASE_URL, type TestApp, startTestApp, startTwoInstances } from '../support/app.js';
+import type { TestClock } from '../support/clock.js';
 import { REDIRECT_URI, TestBrowser, codeFlowSetup, location, obtainCode } from '../support/flow.js';
 import { type ServiceClient, accessToken, basic, introspect, postForm, realmPath, revoke } from '../support/oauth.js';
 import { createUser, passwordTokens, refreshGrant } from '../support/users.js';
@@ -23,7 +24,7 @@ async function currentKid(admin: AdminClient, realm: string, alg: string): Promi
 
 /** Stateless access tokens (RFC 9068) of a realm with `stateless_tokens`, CONTRACT.md §5–6. */
 describe('stateless access tokens', () => {
-  let t: TestApp;
+  let t: TestApp & { clock: TestClock };
   let svc: ServiceClient;
   let other: ServiceClient;
   let auditor: ServiceClient;
@@ -35,7 +36,7 @@ describe('stateless access tokens', () => {
   const active = async (realm: string, caller: ServiceClient, token: string) => (await introspect(t.app, realm, caller, token)).json();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ clock: true });
     await t.admin.createRealm('es', { stateless_tokens: true, access_token_lifetime: 600 });
     await t.admin.createRealm('rs', { stateless_tokens: true, signing_alg: 'RS256', access_token_lifetime: 900 });
     await t.admin.createRealm('beta', { stateless_tokens: true });
@@ -137,7 +138,7 @@ describe('stateless access tokens', () => {
     const client = await t.admin.serviceClient('brief');
     const token = await accessToken(t.app, 'brief', client);
     expect(await active('brief', client, token)).toMatchObject({ active: true });
-    await sleep(decodeJwt(token).exp! * 1000 - Date.now() + 50);
+    await t.clock.advanceTo(decodeJwt(token).exp!, 50);
     expect(await active('brief', client, token)).toEqual({ active: false });
   });
 
