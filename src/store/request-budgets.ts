@@ -40,7 +40,8 @@ export class RequestBudgetStore {
    * and the writes of the requests it admits (a token, a pushed request) commit after it with
    * their own flush, which takes its record to the disk too, WAL being written in order. A crash
    * of PostgreSQL can lose only the takes of its last moments (well under a second) whose
-   * requests have written nothing since: those shares would be counted again after it. The flush was half of PostgreSQL's CPU per take (45 against 24 µs a key in statements of 8).
+   * requests have written nothing since: those shares would be counted again after it. The
+   * flush was half of PostgreSQL's CPU per take (45 against 24 µs a key in statements of 8).
    */
   private async takeMany(takes: readonly Take[]): Promise<void> {
     const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
