@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -43,8 +43,12 @@ describe('realmgate start: the server, as npm start runs it', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'realmgate-cli-'));
     try {
       const server = startCommand({ PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir });
-      // A fresh embedded store takes seconds to create: the signal arrives in the middle of it.
-      await delay(700);
+      // A fresh embedded store takes seconds to create: the signal arrives in the middle of it,
+      // once its first files are in DATA_DIR. The process creates them after it has installed its
+      // signal handlers; a fixed wait could end before Node.js had loaded them, on a busy machine.
+      const deadline = Date.now() + 30_000;
+      while (readdirSync(dataDir).length === 0 && Date.now() < deadline && !server.exit) await delay(10);
+      expect(readdirSync(dataDir)).not.toHaveLength(0);
       expect(server.exit).toBeUndefined();
       server.signal('SIGTERM');
       expect(await server.waitForExit(15_000), server.output).toEqual({ code: 0, signal: null });

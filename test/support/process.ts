@@ -235,8 +235,13 @@ export function spawnServer(env: NodeJS.ProcessEnv, launch: Launch = 'dist'): Se
   return new ServerProcess(command, args, env);
 }
 
-/** Runs the server until it exits, as for a configuration it must refuse. */
-export async function runToExit(env: NodeJS.ProcessEnv, timeoutMs = 15_000): Promise<Exit & { stdout: string; stderr: string }> {
+/**
+ * Runs the server until it exits, as for a configuration it must refuse. The deadline catches a
+ * process that hangs: it is not a measure of speed. Under the suite's three workers on two cores,
+ * five such processes started at once took some 10 s each to load and refuse, and 15 s was once
+ * not enough.
+ */
+export async function runToExit(env: NodeJS.ProcessEnv, timeoutMs = 45_000): Promise<Exit & { stdout: string; stderr: string }> {
   const server = spawnServer(env);
   const exit = await server.waitForExit(timeoutMs);
   return { ...exit, stdout: server.stdout, stderr: server.stderr };
