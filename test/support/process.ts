@@ -238,8 +238,8 @@ export function spawnServer(env: NodeJS.ProcessEnv, launch: Launch = 'dist'): Se
 /**
  * Runs the server until it exits, as for a configuration it must refuse. The deadline catches a
  * process that hangs: it is not a measure of speed. Under the suite's three workers on two cores,
- * five such processes started at once took some 10 s each to load and refuse, and 15 s was once
- * not enough.
+ * test/process/config.test.ts (19 such processes, five at a time) took 53 s in a green CI run,
+ * and 15 s was once not enough.
  */
 export async function runToExit(env: NodeJS.ProcessEnv, timeoutMs = 45_000): Promise<Exit & { stdout: string; stderr: string }> {
   const server = spawnServer(env);
