@@ -1,7 +1,6 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/store/migrate.js';
@@ -46,9 +45,7 @@ describe('realmgate start: the server, as npm start runs it', () => {
       // A fresh embedded store takes seconds to create: the signal arrives in the middle of it,
       // once its first files are in DATA_DIR. The process creates them after it has installed its
       // signal handlers; a fixed wait could end before Node.js had loaded them, on a busy machine.
-      const deadline = Date.now() + 30_000;
-      while (readdirSync(dataDir).length === 0 && Date.now() < deadline && !server.exit) await delay(10);
-      expect(readdirSync(dataDir)).not.toHaveLength(0);
+      await expect.poll(() => readdirSync(dataDir).length, { timeout: 30_000, interval: 10 }).toBeGreaterThan(0);
       expect(server.exit).toBeUndefined();
       server.signal('SIGTERM');
       expect(await server.waitForExit(15_000), server.output).toEqual({ code: 0, signal: null });
